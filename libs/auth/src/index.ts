@@ -1,0 +1,5 @@
+export * from './keys';
+export * from './access';
+export * from './authenticate';
+export * from './passwords';
+export * from './admin';

@@ -1,0 +1,5 @@
+// The only code that writes credit rows (credit_accounts, credit_reservations, ledger_entries).
+export * from './accounts';
+export * from './ledger';
+export * from './reservations';
+export * from './reads';

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+export { z };
+
+/**
+ * Parses process.env once against a zod schema. Every problem is printed as one line naming the
+ * variable, then the process exits 1: a service must never start on half-valid configuration.
+ */
+export function defineEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env, opts: { exit?: boolean } = {}): Readonly<z.infer<S>> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `invalid configuration: ${i.path.join('.') || '(env)'}: ${i.message}`);
+    if (opts.exit === false) throw new Error(lines.join('\n'));
+    for (const l of lines) process.stderr.write(l + '\n');
+    process.exit(1);
+  }
+  return Object.freeze(parsed.data);
+}
+
+const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+/** Variables every service reads (decisions.md, "Names and process contract"). */
+export const baseEnv = z.object({
+  NODE_ENV: z.string().default('development'),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/docfleet'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DB_POOL_MAX: intFromEnv(10, 1),
+  QUEUE_PREFIX: z.string().min(1).default('docfleet'),
+  HEALTH_PORT: intFromEnv(0),
+});
+
+export const gatewayEnv = baseEnv.extend({
+  PORT: intFromEnv(8080),
+  HOST: z.string().default('0.0.0.0'),
+  MAX_UPLOAD_BYTES: intFromEnv(200 * 1024 * 1024, 1),
+  MAX_BODY_BYTES: intFromEnv(1024 * 1024, 1),
+  RATE_LIMIT_POINTS: intFromEnv(600, 1),
+  RATE_LIMIT_WINDOW_SECONDS: intFromEnv(60, 1),
+  SESSION_TTL_HOURS: intFromEnv(24 * 7, 1),
+  MAX_PAGES: intFromEnv(2000, 1),
+  TRUST_PROXY: z.string().default('loopback'),
+});
+
+export type BaseEnv = z.infer<typeof baseEnv>;
+export type GatewayEnv = z.infer<typeof gatewayEnv>;
+export { intFromEnv };

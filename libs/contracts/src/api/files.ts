@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { JsonObject, Timestamp, Uuid } from './common';
+
+export const FileVersion = z.object({
+  id: Uuid,
+  version_number: z.number().int(),
+  byte_size: z.number().int(),
+  page_count: z.number().int().nullable(),
+});
+
+export const FileRecord = z.object({
+  id: Uuid,
+  org_id: Uuid,
+  knowledge_base_id: Uuid,
+  folder_id: Uuid.nullable(),
+  filename: z.string(),
+  content_type: z.string(),
+  metadata: JsonObject,
+  deleted_at: Timestamp.nullable(),
+  current_version: FileVersion,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type FileRecord = z.infer<typeof FileRecord>;
+
+export const ListFilesQuery = z.object({
+  knowledge_base_id: Uuid.optional(),
+  folder_id: Uuid.optional(),
+  include_deleted: z.enum(['true', 'false']).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional(),
+});
+
+export const UploadFields = z.object({
+  knowledge_base_id: Uuid,
+  folder_id: Uuid.optional(),
+  filename: z.string().trim().min(1).max(512).optional(),
+  metadata: z.string().optional().describe('JSON object as a string'),
+  auto_parse: z.enum(['true', 'false']).optional(),
+});
+
+export const MoveFileBody = z.object({ folder_id: Uuid.nullable() });
+export const PermanentDeleteQuery = z.object({ confirm_permanent: z.string().optional() });
+
+export const JobSummary = z.object({
+  job_id: Uuid,
+  status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+  stage: z.string().nullable(),
+  percent: z.number().int(),
+  error: z.string().nullable(),
+  created_at: Timestamp,
+  completed_at: Timestamp.nullable(),
+});
+
+const ArtifactLinks = z.object({
+  result_md: z.string().nullable(),
+  grounding_json: z.string().nullable(),
+  workbook_json: z.string().nullable(),
+  tables_json: z.string().nullable(),
+  pages: z.string().nullable(),
+  imgs: z.string().nullable(),
+});
+
+export const IndexEntry = z.object({
+  file_id: Uuid,
+  filename: z.string(),
+  content_type: z.string(),
+  folder_id: Uuid.nullable(),
+  folder_name: z.string().nullable(),
+  current_version_id: Uuid,
+  version_number: z.number().int(),
+  storage_path: z.string().describe('opaque bundle key; never build paths from it'),
+  sha256: z.string(),
+  byte_size: z.number().int(),
+  page_count: z.number().int().nullable(),
+  metadata: JsonObject,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  latest_parse_job: JobSummary.nullable(),
+  latest_extract_job: JobSummary.nullable(),
+  parse_artifacts: z.object({ manifest_id: Uuid, created_at: Timestamp, links: ArtifactLinks }).nullable(),
+  extract_artifacts: z.object({ manifest_id: Uuid, created_at: Timestamp, links: z.object({ result_json: z.string().nullable() }) }).nullable(),
+});
+export type IndexEntry = z.infer<typeof IndexEntry>;
+
+export const IndexEnvelope = z.object({
+  knowledge_base: z.object({ id: Uuid, name: z.string() }),
+  index_version: z.string(),
+  files: z.array(IndexEntry),
+});
+export const IndexQuery = z.object({ folder_id: Uuid.optional() });

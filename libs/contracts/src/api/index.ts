@@ -1,0 +1,5 @@
+export * from './common';
+export * from './knowledge-bases';
+export * from './files';
+export * from './billing';
+export * from './auth';

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+// WIRE CONTRACT: queue names and job names are read by running workers and by the autoscalers
+// (KEDA watches `<prefix>:<queue>:wait`). Never rename one in place; add a new name instead.
+export const QUEUES = ['parse', 'index', 'workflow', 'billing'] as const;
+export type QueueName = (typeof QUEUES)[number];
+
+const trace = z.record(z.string(), z.string()).optional();
+
+/** Every job of the fleet: its queue, payload schema, attempts and backoff. Payloads carry ids. */
+export const JOBS = {
+  'parse.file': {
+    queue: 'parse',
+    payload: z.object({ jobId: z.string().uuid(), orgId: z.string().uuid(), trace }),
+    attempts: 3,
+    backoffMs: 2000,
+  },
+  'index.file-version': {
+    queue: 'index',
+    payload: z.object({ orgId: z.string().uuid(), fileId: z.string().uuid(), fileVersionId: z.string().uuid(), manifestId: z.string().uuid(), trace }),
+    attempts: 5,
+    backoffMs: 1000,
+  },
+  'index.remove-file': {
+    queue: 'index',
+    payload: z.object({ orgId: z.string().uuid(), fileId: z.string().uuid(), trace }),
+    attempts: 5,
+    backoffMs: 1000,
+  },
+  'extract.file': {
+    queue: 'workflow',
+    payload: z.object({ jobId: z.string().uuid(), orgId: z.string().uuid(), trace }),
+    attempts: 3,
+    backoffMs: 2000,
+  },
+  'operation.run': {
+    queue: 'workflow',
+    payload: z.object({ operationId: z.string().uuid(), orgId: z.string().uuid(), attempt: z.number().int().min(1), trace }),
+    attempts: 2,
+    backoffMs: 2000,
+  },
+  'billing.reap': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
+  'billing.rollover': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
+  'billing.rollup': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
+  'billing.reconcile': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
+} as const satisfies Record<string, { queue: QueueName; payload: z.ZodType; attempts: number; backoffMs: number }>;
+
+export type JobName = keyof typeof JOBS;
+export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]['payload']>;
+export type JobsOfQueue<Q extends QueueName> = { [N in JobName]: (typeof JOBS)[N]['queue'] extends Q ? N : never }[JobName];
+
+export function jobsOfQueue(queue: QueueName): JobName[] {
+  return (Object.keys(JOBS) as JobName[]).filter((n) => JOBS[n].queue === queue);
+}

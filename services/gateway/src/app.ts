@@ -1,0 +1,75 @@
+import express, { Router, type Request, type Response } from 'express';
+import type { Deps } from './deps';
+import { ApiRoutes } from './http/route';
+import { authMiddleware, errorHandler, notFound, rateLimit, requestContext } from './http/middleware';
+import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
+import { billingRoutes } from './routes/billing.routes';
+import { fileRoutes, type FileHooks } from './routes/files.routes';
+import { knowledgeBaseRoutes } from './routes/knowledge-bases.routes';
+
+export const API_VERSION = '0.1.0';
+
+export interface AppOptions {
+  fileHooks?: FileHooks;
+  /** Extra route groups (later features) mounted behind auth. */
+  extraRoutes?: Array<(r: ApiRoutes, deps: Deps) => void>;
+}
+
+/** Builds the express app without listening, so tests can mount it. */
+export function buildApp(deps: Deps, opts: AppOptions = {}) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.env.TRUST_PROXY);
+  app.use(requestContext(deps.logger));
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req: Request, res: Response) => {
+    const checks: Record<string, string> = {};
+    try {
+      await deps.db.$queryRaw`SELECT 1`;
+      checks.database = 'ok';
+    } catch (e) {
+      checks.database = (e as Error).message;
+    }
+    try {
+      checks.redis = (await deps.redis.ping()) === 'PONG' ? 'ok' : 'unexpected reply';
+    } catch (e) {
+      checks.redis = (e as Error).message;
+    }
+    const ok = Object.values(checks).every((v) => v === 'ok');
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks });
+  });
+
+  const json = express.json({ limit: deps.env.MAX_BODY_BYTES });
+  const publicRouter = Router();
+  const privateRouter = Router();
+  const publicRoutes = new ApiRoutes(publicRouter);
+  const routes = new ApiRoutes(privateRouter);
+
+  loginRoute(publicRoutes, deps);
+  knowledgeBaseRoutes(routes, deps);
+  fileRoutes(routes, deps, opts.fileHooks);
+  billingRoutes(routes, deps);
+  apiKeyRoutes(routes, deps);
+  for (const add of opts.extraRoutes ?? []) add(routes, deps);
+
+  // One OpenAPI document from both registries: generated from the validating schemas.
+  const openapi = () => {
+    const doc = routes.openapi(API_VERSION) as { paths?: Record<string, unknown>; components?: Record<string, Record<string, unknown>> };
+    const pub = publicRoutes.openapi(API_VERSION) as typeof doc;
+    doc.paths = { ...pub.paths, ...doc.paths };
+    doc.components = { ...doc.components, schemas: { ...pub.components?.schemas, ...doc.components?.schemas } };
+    return doc;
+  };
+  let cached: unknown;
+  app.get('/v1/openapi.json', (_req, res) => void res.json((cached ??= openapi())));
+
+  app.use(json, publicRouter);
+  // Credentials are resolved for every /v1 call that carries them; routes demand a principal,
+  // so an unknown route still answers route_not_found.
+  app.use('/v1', authMiddleware(deps.db), rateLimit(deps.redis, deps.env.RATE_LIMIT_POINTS, deps.env.RATE_LIMIT_WINDOW_SECONDS, deps.env.QUEUE_PREFIX));
+  app.use(privateRouter);
+  app.use(notFound);
+  app.use(errorHandler);
+  return { app, openapi };
+}

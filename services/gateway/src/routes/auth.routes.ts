@@ -1,0 +1,33 @@
+import { api } from '@docfleet/contracts';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import type { ApiRoutes } from '../http/route';
+import { createApiKey, listApiKeys, login, revokeApiKey } from '../domain/auth/sessions';
+
+const tags = ['Access'];
+
+/** Login is public and registered on the public router; key management needs an admin session. */
+export function loginRoute(r: ApiRoutes, deps: Deps) {
+  r.add(
+    { method: 'post', path: '/v1/auth/login', summary: 'Sign in as a person; returns a bearer token', tags, auth: false, body: api.LoginBody,
+      responses: { 200: { description: 'session', schema: api.LoginResponse } }, errors: ['invalid_credentials'] },
+    async ({ body }) => ({ body: await login(deps, body.email, body.password) }),
+  );
+}
+
+export function apiKeyRoutes(r: ApiRoutes, deps: Deps) {
+  r.add(
+    { method: 'post', path: '/v1/api-keys', summary: 'Create an API key (admin session); the secret is shown once', tags, body: api.CreateApiKeyBody,
+      responses: { 201: { description: 'created', schema: api.CreateApiKeyResponse } }, errors: ['permission_required'] },
+    async ({ body, principal }) => ({ status: 201, body: await createApiKey(deps, principal, body.name) }),
+  );
+  r.add(
+    { method: 'get', path: '/v1/api-keys', summary: 'List API keys (never secrets)', tags, responses: { 200: { description: 'keys', schema: z.object({ api_keys: z.array(api.ApiKeyRecord) }) } } },
+    async ({ principal }) => ({ body: await listApiKeys(deps, principal) }),
+  );
+  r.add(
+    { method: 'delete', path: '/v1/api-keys/:id', summary: 'Revoke an API key', tags, params: z.object({ id: api.Uuid }),
+      responses: { 200: { description: 'revoked', schema: z.object({ api_key: api.ApiKeyRecord }) } }, errors: ['api_key_not_found'] },
+    async ({ params, principal }) => ({ body: await revokeApiKey(deps, principal, params.id) }),
+  );
+}

@@ -1,0 +1,104 @@
+import { api } from '@docfleet/contracts';
+import { ApiError } from '@docfleet/errors';
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import type { ApiRoutes } from '../http/route';
+import { serializeFile } from '../http/serializers';
+import { StagingStorage, type StagedFile } from '../upload/staging-storage';
+import { listFiles, loadFile, moveFile, permanentDeleteFile, replaceContent, restoreFile, softDeleteFile, uploadFile } from '../domain/files/files';
+
+const FileParams = z.object({ fileId: api.Uuid });
+const tags = ['Files'];
+const FileEnvelope = z.object({ file: api.FileRecord });
+
+/** Hooks later features plug into (auto_parse dispatches a parse job). */
+export interface FileHooks {
+  afterUpload?: (ctx: { req: Request; fileId: string; autoParse: boolean }) => Promise<Record<string, unknown>>;
+}
+
+export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
+  const upload = multer({
+    storage: new StagingStorage(deps.storage, deps.env.MAX_UPLOAD_BYTES),
+    limits: { fileSize: deps.env.MAX_UPLOAD_BYTES, files: 1, fields: 20, fieldSize: 256 * 1024 },
+  }).single('file');
+
+  // Runs multer, hands the staged file to fn, and never leaves a staged object behind.
+  async function withUpload<T>(req: Request, res: Response, fn: (staged: StagedFile) => Promise<T>): Promise<T> {
+    await new Promise<void>((resolve, reject) => upload(req, res, (err: unknown) => (err ? reject(err) : resolve())));
+    const staged = (req.file as (Express.Multer.File & { staged?: StagedFile }) | undefined)?.staged;
+    if (!staged) throw new ApiError('invalid_request_body', "Send the document as multipart field 'file'.");
+    // busboy decodes header parameters as latin1; names are UTF-8 on the wire.
+    staged.originalname = Buffer.from(staged.originalname, 'latin1').toString('utf8');
+    try {
+      return await fn(staged);
+    } finally {
+      await deps.storage.removePrefix(staged.key).catch(() => undefined);
+    }
+  }
+
+  const afterUpload = async (req: Request, fileId: string, autoParse: boolean) =>
+    hooks.afterUpload ? hooks.afterUpload({ req, fileId, autoParse }) : {};
+
+  r.add(
+    { method: 'post', path: '/v1/files', summary: 'Upload a document (multipart)', tags, multipart: api.UploadFields,
+      responses: { 201: { description: 'created', schema: FileEnvelope } },
+      errors: ['duplicate_filename', 'file_too_large', 'unsupported_file_type', 'empty_file', 'invalid_metadata', 'knowledge_base_not_found', 'folder_not_found'] },
+    async ({ req, res, principal }) =>
+      withUpload(req, res, async (staged) => {
+        const parsed = api.UploadFields.safeParse(req.body ?? {});
+        if (!parsed.success) {
+          const i = parsed.error.issues[0];
+          throw new ApiError('invalid_request_body', `Invalid upload field ${i.path.join('.')}: ${i.message}`);
+        }
+        const { file } = await uploadFile(deps, principal, parsed.data, staged);
+        const extra = await afterUpload(req, file.id, parsed.data.auto_parse === 'true');
+        return { status: 201, body: { file: serializeFile(file), ...extra } };
+      }),
+  );
+  r.add(
+    { method: 'get', path: '/v1/files', summary: 'List files', tags, query: api.ListFilesQuery,
+      responses: { 200: { description: 'page of files', schema: z.object({ files: z.array(api.FileRecord), next_cursor: z.string().nullable() }) } } },
+    async ({ query, principal }) => {
+      const out = await listFiles(deps, principal, query);
+      return { body: { files: out.files.map((f) => serializeFile(f)), next_cursor: out.next_cursor } };
+    },
+  );
+  r.add(
+    { method: 'get', path: '/v1/files/:fileId', summary: 'Get a file', tags, params: FileParams, responses: { 200: { description: 'file', schema: FileEnvelope } }, errors: ['file_not_found'] },
+    async ({ params, principal }) => ({ body: { file: serializeFile(await loadFile(deps.db, principal, params.fileId)) } }),
+  );
+  r.add(
+    { method: 'patch', path: '/v1/files/:fileId/move', summary: 'Move a file to another folder (or the top level)', tags, params: FileParams, body: api.MoveFileBody,
+      responses: { 200: { description: 'moved', schema: FileEnvelope } }, errors: ['duplicate_filename', 'folder_not_found'] },
+    async ({ params, body, principal }) => ({ body: { file: serializeFile(await moveFile(deps, principal, params.fileId, body.folder_id)) } }),
+  );
+  r.add(
+    { method: 'put', path: '/v1/files/:fileId/content', summary: 'Replace the content (creates a new version)', tags, params: FileParams,
+      multipart: z.object({ auto_parse: z.enum(['true', 'false']).optional() }),
+      responses: { 200: { description: 'new version', schema: FileEnvelope } }, errors: ['file_has_active_job', 'unsupported_file_type', 'file_too_large'] },
+    async ({ req, res, params, principal }) =>
+      withUpload(req, res, async (staged) => {
+        const { file } = await replaceContent(deps, principal, params.fileId, staged);
+        const extra = await afterUpload(req, file.id, (req.body as { auto_parse?: string })?.auto_parse === 'true');
+        return { body: { file: serializeFile(file), ...extra } };
+      }),
+  );
+  r.add(
+    { method: 'delete', path: '/v1/files/:fileId', summary: 'Move a file to the trash (restorable)', tags, params: FileParams,
+      responses: { 200: { description: 'trashed', schema: FileEnvelope } }, errors: ['file_has_active_job'] },
+    async ({ params, principal }) => ({ body: { file: serializeFile(await softDeleteFile(deps, principal, params.fileId)) } }),
+  );
+  r.add(
+    { method: 'post', path: '/v1/files/:fileId/restore', summary: 'Restore a trashed file', tags, params: FileParams,
+      responses: { 200: { description: 'restored', schema: FileEnvelope } }, errors: ['duplicate_filename'] },
+    async ({ params, principal }) => ({ body: { file: serializeFile(await restoreFile(deps, principal, params.fileId)) } }),
+  );
+  r.add(
+    { method: 'delete', path: '/v1/files/:fileId/permanent', summary: 'Permanently delete a file, its versions and artifacts', tags, params: FileParams, query: api.PermanentDeleteQuery,
+      responses: { 200: { description: 'deletion report', schema: z.object({ deleted: z.literal(true), permanent: z.literal(true), file_id: api.Uuid, database: z.record(z.string(), z.number().int()) }) } },
+      errors: ['confirmation_required', 'file_has_active_job'] },
+    async ({ params, query, principal }) => ({ body: await permanentDeleteFile(deps, principal, params.fileId, query.confirm_permanent === 'true') }),
+  );
+}
