@@ -1,0 +1,2 @@
+export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, rebuildTemplate, testDbUrl } from './db';
+export type { TestDb } from './db';
