@@ -27,7 +27,9 @@ function need(v: string | undefined, name: string): string {
 /** Runs one admin command and returns what to print (an object for --json, a line otherwise). */
 export async function runAdmin(db: Db, argv: string[], readStdin: () => Promise<string>): Promise<{ json: Record<string, unknown>; text: string }> {
   const [cmd, ...rest] = argv;
-  const { values } = parseArgs({
+  let parsed;
+  try {
+    parsed = parseArgs({
     args: rest,
     options: {
       name: { type: 'string' }, credits: { type: 'string' }, 'monthly-quota': { type: 'string' }, org: { type: 'string' },
@@ -35,7 +37,11 @@ export async function runAdmin(db: Db, argv: string[], readStdin: () => Promise<
       'password-stdin': { type: 'boolean' }, json: { type: 'boolean' },
     },
     strict: true,
-  });
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { values } = parsed;
   switch (cmd) {
     case 'create-org': {
       const name = need(values.name, 'name');

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole suite: typecheck, OpenAPI lint, jest (integration tests on real PostgreSQL and Redis).
+# Ends with one line "N passed, N failed" for CI.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || exit 1
+export OMP_THREAD_LIMIT=1
+status=0
+echo "== typecheck"
+pnpm exec tsc -p tsconfig.json --noEmit || status=1
+echo "== openapi lint"
+pnpm --silent lint:openapi || status=1
+echo "== jest"
+mkdir -p .tmp
+rm -f .tmp/jest-results.json
+pnpm exec jest --ci --json --outputFile=.tmp/jest-results.json "$@" || status=1
+if [ -s .tmp/jest-results.json ]; then
+  node -e '
+    const r = require("./.tmp/jest-results.json");
+    const failed = r.numFailedTests + (r.numRuntimeErrorTestSuites || 0);
+    console.log(`${r.numPassedTests} passed, ${failed} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));'
+else
+  echo "0 passed, 1 failed"
+  status=1
+fi
+exit $status
