@@ -53,6 +53,6 @@ fi
 
 if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yaml ]; then
   log "installing workspace packages"
-  CI=true pnpm install --frozen-lockfile --reporter=silent
+  CI=true pnpm install --frozen-lockfile --reporter=append-only >/dev/null || { echo "setup: pnpm install failed:" >&2; CI=true pnpm install --frozen-lockfile 2>&1 | tail -n 20 >&2; exit 1; }
 fi
 bash scripts/prisma-generate.sh >/dev/null
