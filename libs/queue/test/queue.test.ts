@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { QueueClient, createRedis, createWorker, JOBS, QUEUES, jobsOfQueue } from '../src';
+
+const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const workerRedis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { forWorker: true });
+const prefix = `qtest${randomUUID().slice(0, 6)}`;
+const queues = new QueueClient(redis, prefix);
+afterAll(async () => {
+  await queues.close();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  await workerRedis.quit();
+});
+
+describe('job registry', () => {
+  it('maps every job to a known queue and every queue has jobs', () => {
+    for (const [name, def] of Object.entries(JOBS)) expect({ name, ok: (QUEUES as readonly string[]).includes(def.queue) }).toEqual({ name, ok: true });
+    for (const q of QUEUES) expect(jobsOfQueue(q).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a payload that does not match the job schema', async () => {
+    await expect(queues.enqueue('parse.file', { jobId: 'not-a-uuid', orgId: randomUUID() })).rejects.toThrow();
+  });
+
+  it('refuses to start a worker with a job of its queue unhandled', () => {
+    expect(() => createWorker('index', { 'index.file-version': async () => undefined } as never, { connection: workerRedis, prefix })).toThrow(/no handler for: index.remove-file/);
+  });
+});
+
+describe('enqueue and createWorker', () => {
+  it('delivers validated payloads with trace context, and close() waits for the active job', async () => {
+    const seen: unknown[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let finished = false;
+    const worker = createWorker('index', {
+      'index.file-version': async (p) => { seen.push(p); await gate; finished = true; },
+      'index.remove-file': async (p) => { seen.push(p); },
+    }, { connection: workerRedis, prefix });
+    const ids = { orgId: randomUUID(), fileId: randomUUID(), fileVersionId: randomUUID(), manifestId: randomUUID() };
+    await queues.enqueue('index.file-version', ids);
+    const depth = await queues.depth('index');
+    expect(depth.wait + depth.active + (depth.prioritized ?? 0)).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen[0]).toMatchObject(ids);
+    expect((seen[0] as { trace: unknown }).trace).toEqual(expect.any(Object));
+    const closing = worker.close();
+    setTimeout(release, 200);
+    await closing;
+    expect(finished).toBe(true);
+  });
+});
