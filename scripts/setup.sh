@@ -55,4 +55,4 @@ if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yam
   log "installing workspace packages"
   CI=true pnpm install --frozen-lockfile --reporter=append-only >/dev/null || { echo "setup: pnpm install failed:" >&2; CI=true pnpm install --frozen-lockfile 2>&1 | tail -n 20 >&2; exit 1; }
 fi
-bash scripts/prisma-generate.sh >/dev/null
+gen_log=$(bash scripts/prisma-generate.sh 2>&1) || { echo "setup: prisma generate failed:" >&2; echo "$gen_log" >&2; exit 1; }
