@@ -139,7 +139,10 @@ export async function run(): Promise<Row[]> {
     const { text: sql, values } = captured;
 
     // Profile: response size, serialisation cost, and the plan of the index query.
-    const body = await buildIndex({ db: gw.db }, principal, kbId);
+    const built = await buildIndex({ db: gw.db }, principal, kbId);
+    if (built.notModified) throw new Error('unexpected 304 without If-None-Match');
+    const body = built.body;
+    const etag = `"${built.version}"`;
     const s0 = process.hrtime.bigint();
     const reps = 20;
     let json = '';
@@ -182,12 +185,13 @@ export async function run(): Promise<Row[]> {
     );
 
     const loop = (fn: () => Promise<unknown>) => (seconds: number, warmupSeconds?: number) => closedLoop(fn, { concurrency: CONCURRENCY, seconds, warmupSeconds });
-    const [direct, viaPrisma, inProcess, http] = await roundRobin<LoadResult>(
+    const [direct, viaPrisma, inProcess, http, conditional] = await roundRobin<LoadResult>(
       [
         { label: 'sql', measure: loop(() => pool.query(sql, values)) },
         { label: 'prisma', measure: loop(() => gw.db.$queryRawUnsafe(sql, ...values)) },
         { label: 'buildIndex', measure: loop(() => buildIndex({ db: gw.db }, principal, kbId)) },
         { label: 'http', measure: (seconds, warmupSeconds) => httpLoad(gw.url + path, { headers: { 'x-api-key': key }, connections: CONCURRENCY, seconds, warmupSeconds }) },
+        { label: 'http-304', measure: (seconds, warmupSeconds) => httpLoad(gw.url + path, { headers: { 'x-api-key': key, 'if-none-match': etag }, connections: CONCURRENCY, seconds, warmupSeconds, notModifiedIsOk: true }) },
       ],
       { rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
     );
@@ -198,6 +202,7 @@ export async function run(): Promise<Row[]> {
       loadRow('same SQL, Prisma $queryRawUnsafe', viaPrisma, 'the gateway\'s pg adapter'),
       loadRow('buildIndex() in process, no HTTP', inProcess, 'loadKb + query + mapping'),
       loadRow(`GET /v1/knowledge-bases/{id}/index`, http, `autocannon; ${kib} KiB JSON per response`, { profile }),
+      loadRow('same, polling with If-None-Match (304, nothing changed)', conditional, 'autocannon; index_version check only'),
     ]);
   } finally {
     await pool.end().catch(() => undefined);

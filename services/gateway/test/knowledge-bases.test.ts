@@ -91,6 +91,15 @@ describe('knowledge bases', () => {
       byte_size: pdf.length, page_count: null, metadata: { vendor: 'Azure' }, created_at: expect.any(String), updated_at: expect.any(String),
       latest_parse_job: null, latest_extract_job: null, parse_artifacts: null, extract_artifacts: null,
     });
+    // polling with the ETag answers 304 until something changes
+    const etag = idx.headers.get('etag')!;
+    expect(etag).toBe(`"${idx.body.index_version}"`);
+    expect((await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { key, headers: { 'if-none-match': etag } })).status).toBe(304);
+    await gw.req('PATCH', `/v1/files/${up.body.file.id}/move`, { key, body: { folder_id: null } });
+    const changed = await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { key, headers: { 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.index_version).not.toBe(idx.body.index_version);
+    await gw.req('PATCH', `/v1/files/${up.body.file.id}/move`, { key, body: { folder_id: folder.id } });
     const filtered = await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index?folder_id=${folder.id}`, { key });
     expect(filtered.body.files.map((f: any) => f.filename)).toEqual(['azure.pdf']);
   });

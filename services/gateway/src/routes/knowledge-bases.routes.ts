@@ -38,7 +38,17 @@ export function knowledgeBaseRoutes(r: ApiRoutes, deps: Deps) {
   );
   r.add(
     { method: 'get', path: '/v1/knowledge-bases/:kbId/index', summary: 'Every file with its job state and artifact links', tags, params: KbParams, query: api.IndexQuery,
-      responses: { 200: { description: 'index', schema: api.IndexEnvelope } }, errors: ['knowledge_base_not_found', 'folder_not_found'] },
-    async ({ params, query, principal }) => ({ body: await buildIndex(deps, principal, params.kbId, query.folder_id) }),
+      responses: { 200: { description: 'index; ETag is the index_version', schema: api.IndexEnvelope }, 304: { description: 'unchanged since the If-None-Match index_version' } },
+      errors: ['knowledge_base_not_found', 'folder_not_found'] },
+    async ({ req, res, params, query, principal }) => {
+      const out = await buildIndex(deps, principal, params.kbId, query.folder_id, req.header('if-none-match'));
+      res.setHeader('ETag', `"${out.version}"`);
+      res.setHeader('Cache-Control', 'private, no-cache');
+      if (out.notModified) {
+        res.status(304).end();
+        return;
+      }
+      return { body: out.body };
+    },
   );
 }

@@ -28,13 +28,32 @@ const job = (id: string | null, status: string | null, stage: string | null, per
   id ? { job_id: id, status: normaliseJobStatus(status!), stage, percent: percent ?? 0, error, created_at: created!.toISOString(), completed_at: completed?.toISOString() ?? null } : null;
 
 /**
+ * A cheap stamp of everything an index entry shows: live file count, and the newest change to a
+ * file, a job (workers must bump jobs.updated_at with every progress write) or an artifact manifest.
+ * Clients polling the index send it back as If-None-Match and get 304 while nothing changed.
+ */
+export async function indexVersion(deps: Pick<Deps, 'db'>, kbId: string, folderId?: string): Promise<string> {
+  const rows = await deps.db.$queryRaw<{ n: number; stamp: Date | null }[]>`
+    SELECT (SELECT count(*)::int FROM files f WHERE f.knowledge_base_id = ${kbId}::uuid AND f.deleted_at IS NULL
+              ${folderId ? Prisma.sql`AND f.folder_id = ${folderId}::uuid` : Prisma.empty}) AS n,
+      GREATEST(
+        (SELECT max(f.updated_at) FROM files f WHERE f.knowledge_base_id = ${kbId}::uuid),
+        (SELECT max(j.updated_at) FROM jobs j WHERE j.knowledge_base_id = ${kbId}::uuid),
+        (SELECT max(m.created_at) FROM artifact_manifests m JOIN files f ON f.id = m.file_id WHERE f.knowledge_base_id = ${kbId}::uuid)
+      ) AS stamp`;
+  return `${rows[0].n}.${rows[0].stamp?.getTime() ?? 0}`;
+}
+
+/**
  * Every live file of a knowledge base with its newest parse/extract job and artifacts, in one
  * query: polling the index is how clients watch bulk work, so it must stay cheap at thousands of files.
  * Artifacts shown are those of the current version only.
  */
-export async function buildIndex(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, folderId?: string) {
+export async function buildIndex(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, folderId?: string, ifNoneMatch?: string) {
   const kb = await loadKb(deps.db, p, kbId, 'viewer');
   if (folderId) await loadFolder(deps, kb.id, folderId);
+  const version = await indexVersion(deps, kb.id, folderId);
+  if (ifNoneMatch && ifNoneMatch.replace(/^W\//, '').replace(/"/g, '') === version) return { notModified: true as const, version };
   const rows = await deps.db.$queryRaw<Row[]>`
     SELECT f.id AS file_id, f.filename, f.content_type, f.folder_id, fo.name AS folder_name,
       v.id AS current_version_id, v.version_number, v.storage_path, v.sha256, v.byte_size, v.page_count,
@@ -71,13 +90,11 @@ export async function buildIndex(deps: Pick<Deps, 'db'>, p: Principal, kbId: str
     latest_parse_job: job(r.pj_id, r.pj_status, r.pj_stage, r.pj_percent, r.pj_error, r.pj_created_at, r.pj_completed_at),
     latest_extract_job: job(r.ej_id, r.ej_status, r.ej_stage, r.ej_percent, r.ej_error, r.ej_created_at, r.ej_completed_at),
     parse_artifacts: r.pm_id
-      ? { manifest_id: r.pm_id, created_at: r.pm_created_at!.toISOString(), links: artifactLinks(r.pm_id, r.pm_links ?? {}, PARSE_LINK_KEYS) as api.IndexEntry['parse_artifacts'] extends infer T ? T extends { links: infer L } ? L : never : never }
+      ? { manifest_id: r.pm_id, created_at: r.pm_created_at!.toISOString(), links: artifactLinks(r.pm_id, r.pm_links ?? {}, PARSE_LINK_KEYS) as NonNullable<api.IndexEntry['parse_artifacts']>['links'] }
       : null,
     extract_artifacts: r.em_id
       ? { manifest_id: r.em_id, created_at: r.em_created_at!.toISOString(), links: { result_json: (r.em_links ?? {}).result_json ? `/v1/artifacts/${r.em_id}/result_json` : null } }
       : null,
   }));
-  // The index version changes whenever anything an entry shows changes.
-  const stamp = files.reduce((m, f) => Math.max(m, Date.parse(f.updated_at), Date.parse(f.latest_parse_job?.created_at ?? f.updated_at), Date.parse(f.parse_artifacts?.created_at ?? f.updated_at)), 0);
-  return { knowledge_base: { id: kb.id, name: kb.name }, index_version: `${files.length}.${stamp}`, files };
+  return { notModified: false as const, version, body: { knowledge_base: { id: kb.id, name: kb.name }, index_version: version, files } };
 }
