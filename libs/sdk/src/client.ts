@@ -1,0 +1,135 @@
+import type { IndexEnvelope } from './contract-types';
+import { Transport, type Credentials, type RequestOptions, type TransportOptions } from './http';
+import { poll, type PollingOptions } from './polling';
+import { ApiKeys, Auth, Billing } from './resources/account';
+import { Artifacts } from './resources/artifacts';
+import { Files } from './resources/files';
+import { KnowledgeBases } from './resources/knowledge-bases';
+import { Classify, Edit, Extract, Operations, Split } from './resources/workflows';
+import type { Job, Operation, SearchBody, SearchResponse } from './types';
+
+export interface DocfleetClientOptions extends TransportOptions {
+  /** Defaults for the wait helpers (backoff and budget); each call may override them. */
+  polling?: PollingOptions;
+}
+
+export interface WaitOptions<T> extends PollingOptions {
+  /** Called with every state polled, including the final one. */
+  onProgress?: (state: T) => void;
+  /** Limit for each poll request (the client's timeoutMs otherwise). */
+  requestTimeoutMs?: number;
+}
+
+const JOB_TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const OPERATION_TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * Typed client for the docfleet HTTP API. Every method returns the response body as the API
+ * defines it; every non-2xx answer throws DocfleetApiError (branch on `code`).
+ */
+export class DocfleetClient {
+  readonly knowledgeBases: KnowledgeBases;
+  readonly files: Files;
+  readonly artifacts: Artifacts;
+  readonly extract: Extract;
+  readonly operations: Operations;
+  readonly split: Split;
+  readonly classify: Classify;
+  readonly edit: Edit;
+  readonly billing: Billing;
+  readonly auth: Auth;
+  readonly apiKeys: ApiKeys;
+  readonly #options: DocfleetClientOptions;
+  readonly #http: Transport;
+
+  constructor(options: DocfleetClientOptions) {
+    this.#options = { ...options };
+    const http = (this.#http = new Transport(options));
+    this.knowledgeBases = new KnowledgeBases(http);
+    this.files = new Files(http);
+    this.artifacts = new Artifacts(http);
+    this.extract = new Extract(http);
+    this.operations = new Operations(http);
+    this.split = new Split(http);
+    this.classify = new Classify(http);
+    this.edit = new Edit(http);
+    this.billing = new Billing(http);
+    this.auth = new Auth(http);
+    this.apiKeys = new ApiKeys(http);
+  }
+
+  /** The base URL without trailing slashes. */
+  get baseUrl(): string {
+    return this.#http.baseUrl;
+  }
+
+  /** A client with the same settings and other credentials (e.g. the session from auth.login). */
+  withCredentials(creds: Credentials): DocfleetClient {
+    const { apiKey: _k, bearerToken: _t, orgId: _o, ...rest } = this.#options;
+    return new DocfleetClient({ ...rest, ...creds });
+  }
+
+  /** Lexical full-text search over a knowledge base; no model, no credits. */
+  search(kbId: string, body: SearchBody, o?: RequestOptions): Promise<SearchResponse> {
+    return this.knowledgeBases.search(kbId, body, o);
+  }
+
+  /** Polls a parse or extract job until completed, failed or cancelled, and returns it (it does not throw on failure). */
+  async waitForJob(fileId: string, jobId: string, opts: WaitOptions<Job> = {}): Promise<Job> {
+    const o = this.pollOptions(opts);
+    return poll(
+      {
+        what: `job ${jobId}`,
+        fetch: async () => (await this.files.job(fileId, jobId, { signal: o.signal, timeoutMs: opts.requestTimeoutMs })).job,
+        done: (j) => JOB_TERMINAL.has(j.status),
+        onProgress: opts.onProgress,
+      },
+      o,
+    );
+  }
+
+  /** Polls an operation until completed, failed or cancelled, and returns it; `output` is set only when completed. */
+  async waitForOperation<TOutput = unknown>(operationId: string, opts: WaitOptions<Operation<TOutput>> = {}): Promise<Operation<TOutput>> {
+    const o = this.pollOptions(opts);
+    return poll(
+      {
+        what: `operation ${operationId}`,
+        fetch: () => this.operations.get<TOutput>(operationId, { signal: o.signal, timeoutMs: opts.requestTimeoutMs }),
+        done: (op) => OPERATION_TERMINAL.has(op.status),
+        onProgress: opts.onProgress,
+      },
+      o,
+    );
+  }
+
+  /**
+   * Polls the knowledge-base index until `predicate` holds (the index is how the API means many
+   * files to be watched), e.g. every file's latest parse job terminal. After the first poll it asks
+   * conditionally (If-None-Match: index_version): an unchanged index answers 304 and the previous
+   * envelope stands, so watching thousands of files stays cheap for the gateway.
+   */
+  async waitForIndex(kbId: string, predicate: (index: IndexEnvelope) => boolean, opts: WaitOptions<IndexEnvelope> & { folderId?: string } = {}): Promise<IndexEnvelope> {
+    const o = this.pollOptions(opts);
+    const req = { folderId: opts.folderId, signal: o.signal, timeoutMs: opts.requestTimeoutMs };
+    let last: IndexEnvelope | undefined;
+    return poll(
+      {
+        what: `index of knowledge base ${kbId}`,
+        fetch: async () => {
+          const fresh = last ? await this.knowledgeBases.indexIfChanged(kbId, last.index_version, req) : await this.knowledgeBases.index(kbId, req);
+          last = fresh ?? last;
+          return last!;
+        },
+        done: predicate,
+        onProgress: opts.onProgress,
+      },
+      o,
+    );
+  }
+
+  private pollOptions(opts: PollingOptions): PollingOptions {
+    const merged: PollingOptions = { ...this.#options.polling };
+    for (const [k, v] of Object.entries(opts)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
+    return merged;
+  }
+}

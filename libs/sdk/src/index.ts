@@ -1,0 +1,10 @@
+export { DocfleetClient, type DocfleetClientOptions, type WaitOptions } from './client';
+export { DocfleetApiError, DocfleetRequestError, DocfleetTimeoutError, type DocfleetApiErrorInit } from './errors';
+export { DEFAULT_TIMEOUT_MS, type Credentials, type FetchLike, type RequestOptions } from './http';
+export { DEFAULT_POLLING, backoffDelays, isTransient, type PollingOptions } from './polling';
+export type { UploadSource } from './upload';
+export type { UploadOptions, ReplaceContentOptions, ListFilesOptions } from './resources/files';
+export type { ArtifactOptions } from './resources/artifacts';
+export type { LedgerOptions } from './resources/account';
+export type * from './contract-types';
+export type * from './types';
