@@ -47,8 +47,11 @@ export interface GroundingElement {
 
 export interface GroundingPage {
   page_number: number;
+  /** Page size in pixels at the rendered resolution (the space of `pixel_bbox` and the page image). */
   width: number;
   height: number;
+  /** Resolution `pixel_bbox` and the page image were produced at (optional; parsers set it). */
+  dpi?: number;
   elements: GroundingElement[];
 }
 

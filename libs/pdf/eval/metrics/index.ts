@@ -1,0 +1,7 @@
+export { levenshtein } from './edit-distance';
+export { characterErrorRate, normaliseMarkdown, textSimilarity } from './text-similarity';
+export { cellAccuracy, gridToCells, normCell, type CellScore, type GtCell, type OurCell } from './table-accuracy';
+export { bestMatches, bottomLeftToTopLeft, iou, type Rect } from './box-iou';
+export { parseCsv } from './csv';
+export { parseIcdarRegions, parseIcdarStructure, type IcdarCell, type IcdarTable } from './icdar-xml';
+export { htmlTableCells } from './html-table';

@@ -1,0 +1,9 @@
+// @docfleet/pdf: PDF and image parsing for the parse worker. See README.md.
+export { ParseError, isParseError, type ParseErrorCode } from './parse-error';
+export { inspectDocument, type InspectOptions, type InspectResult, type InputKind } from './inspect/inspect-document';
+export { GRAPHICS_CEILING, TEXT_FLOOR_CHARS, type Backend, type BackendDecision, type PageMetrics } from './inspect/backend-decision';
+export { parsePages } from './parse/parse-pages';
+export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
+export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
+export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';
+export { tableMarkdown } from './markdown/markdown-writer';

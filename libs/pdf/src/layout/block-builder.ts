@@ -1,0 +1,78 @@
+// Lines → blocks (paragraph-like groups). A line joins the block directly above it when it is
+// close in leading, overlaps it horizontally and has the same size and weight; list markers,
+// first-line indents and widened gaps start new blocks.
+import { overlap1d } from '../geometry';
+import type { Block, Line } from '../types';
+import { isMarkerText } from './line-builder';
+
+const LIST_START = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖·∙*–-]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\(?[ivx]{1,4}[.)]\s+)/;
+
+interface OpenBlock extends Block { gap: number | undefined; size: number; bold: boolean; mono: boolean }
+
+export function buildBlocks(lines: Line[]): Block[] {
+  const sorted = [...lines].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  const blocks: OpenBlock[] = [];
+  for (const line of sorted) {
+    const target = findBlock(blocks, line);
+    if (target) {
+      const last = target.lines[target.lines.length - 1]!;
+      target.gap = line.y0 - last.y0;
+      target.lines.push(line);
+      target.x0 = Math.min(target.x0, line.x0); target.x1 = Math.max(target.x1, line.x1);
+      target.y0 = Math.min(target.y0, line.y0); target.y1 = Math.max(target.y1, line.y1);
+    } else {
+      blocks.push({ lines: [line], x0: line.x0, y0: line.y0, x1: line.x1, y1: line.y1, gap: undefined, size: line.size, bold: line.bold, mono: line.mono });
+    }
+  }
+  return blocks.map(({ lines: ls, x0, y0, x1, y1 }) => ({ lines: ls, x0, y0, x1, y1 }));
+}
+
+function findBlock(blocks: OpenBlock[], line: Line): OpenBlock | undefined {
+  let best: OpenBlock | undefined;
+  let bestDist = Infinity;
+  for (let i = blocks.length - 1; i >= 0 && i >= blocks.length - 40; i--) {
+    const b = blocks[i]!;
+    const last = b.lines[b.lines.length - 1]!;
+    const dist = line.y0 - last.y0; // baseline-ish distance between consecutive lines
+    if (dist <= 0.2 * line.size || dist > 2.0 * Math.max(line.size, last.size)) continue;
+    if (!compatible(b, last, line, dist)) continue;
+    if (dist < bestDist) { best = b; bestDist = dist; }
+  }
+  return best;
+}
+
+function compatible(b: OpenBlock, last: Line, line: Line, dist: number): boolean {
+  const size = Math.max(line.size, last.size);
+  if (Math.abs(line.size - b.size) > 0.12 * size) return false;
+  if (line.mono !== b.mono) return false;
+  // A fully bold block (heading) does not absorb the regular paragraph below it.
+  if (b.bold !== line.bold && (b.bold || line.text.length < 80)) return false;
+  const hov = overlap1d(line.x0, line.x1, b.x0, b.x1);
+  const narrow = Math.min(line.x1 - line.x0, b.x1 - b.x0);
+  const sameLeft = Math.abs(line.x0 - b.x0) < 1.5 * size;
+  if (!(sameLeft || hov > 0.5 * narrow)) return false;
+  // Leading must stay consistent once the block has an established rhythm.
+  if (b.gap !== undefined && dist > b.gap * 1.3 + 0.5) return false;
+  if (b.gap === undefined && dist > 2.0 * size) return false;
+  if (LIST_START.test(line.text) || isMarkerText(line.runs[0]?.text ?? '')) return false;
+  // First-line indent after a full-width line starts a new paragraph.
+  const indent = line.x0 - b.x0;
+  if (b.lines.length >= 1 && indent > 0.8 * size && indent < 6 * size && line.x1 > last.x1 - 2 * size && Math.abs(last.x0 - b.x0) < 0.5 * size && b.x1 - b.x0 > 15 * size) {
+    return false;
+  }
+  return true;
+}
+
+export function blockText(b: Block): string {
+  let out = '';
+  for (const line of b.lines) {
+    const t = line.text;
+    if (!out) { out = t; continue; }
+    // Re-join words hyphenated across lines ("imple-" + "mentation").
+    if (/[a-z]-$/.test(out) && /^[a-z]/.test(t)) out = out.slice(0, -1) + t;
+    else out += ' ' + t;
+  }
+  return out.trim();
+}
+
+export const startsLikeListItem = (text: string): boolean => LIST_START.test(text);

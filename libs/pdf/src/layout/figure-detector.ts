@@ -1,0 +1,70 @@
+// Figure regions: placed images of a meaningful size, and clusters of vector drawings that
+// contain curves or diagonals (charts, diagrams). Table rulings never make a figure on their own.
+import type { Box } from '../geometry';
+import { boxArea, expand, intersectionArea, unionBox } from '../geometry';
+import type { PageGraphics } from '../types';
+
+export function detectFigures(g: PageGraphics, width: number, height: number, textChars: number, exclude: Box[]): Box[] {
+  const pageArea = width * height;
+  const cands: Box[] = [];
+  for (const img of g.images) {
+    const a = boxArea(img);
+    if (a < 0.004 * pageArea || img.x1 - img.x0 < 16 || img.y1 - img.y0 < 16) continue;
+    // A page-sized image under a real text layer is a scan background, not a figure.
+    if (a > 0.8 * pageArea && textChars > 200) continue;
+    cands.push(img);
+  }
+  const notExcluded = (b: Box) => !exclude.some((e) => intersectionArea(e, b) > 0.5 * Math.max(1, boxArea(b)));
+  // Hairlines (rules, underlines, table borders) would chain unrelated graphics together across
+  // the page, so clusters grow from solid drawings and only then absorb nearby hairlines.
+  const isHairline = (b: Box) => Math.min(b.x1 - b.x0, b.y1 - b.y0) < 3;
+  const solid = g.drawings.filter((b) => notExcluded(b) && !isHairline(b));
+  const hair = g.drawings.filter((b) => notExcluded(b) && isHairline(b));
+  const shapes = g.shapes.filter(notExcluded);
+  if (shapes.length) {
+    for (const seed of clusterBoxes([...solid, ...shapes], 10)) {
+      const cluster = hair.filter((h) => contains(expand(seed, 12), h)).reduce((acc, h) => unionBox(acc, h), seed);
+      const a = boxArea(cluster);
+      if (a < 0.01 * pageArea || a > 0.9 * pageArea) continue;
+      const inner = shapes.filter((s) => intersectionArea(s, cluster) > 0.5 * Math.max(1, boxArea(s)));
+      const shapeArea = inner.reduce((s, b) => s + boxArea(b), 0);
+      if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(cluster);
+    }
+  }
+  return clusterBoxes(cands, 4).filter((b) => !exclude.some((e) => intersectionArea(e, b) > 0.5 * boxArea(b)));
+}
+
+/** Merges boxes whose expanded bounds touch, repeatedly, so frames absorb what they enclose. */
+export function clusterBoxes(boxes: Box[], gap: number): Box[] {
+  let clusters = boxes.length > 1500 ? bucket(boxes, 16) : boxes.map((b) => ({ ...b }));
+  let merged = true;
+  while (merged && clusters.length > 1) {
+    merged = false;
+    const next: Box[] = [];
+    for (const b of clusters) {
+      const hit = next.find((n) => intersectionArea(expand(n, gap), b) > 0 || touchesEdge(expand(n, gap), b));
+      if (hit) { Object.assign(hit, unionBox(hit, b)); merged = true; }
+      else next.push({ ...b });
+    }
+    clusters = next;
+  }
+  return clusters;
+}
+
+// Zero-area boxes (hairlines) have no intersection area; treat overlapping extents as touching.
+function touchesEdge(a: Box, b: Box): boolean {
+  return a.x0 <= b.x1 && b.x0 <= a.x1 && a.y0 <= b.y1 && b.y0 <= a.y1;
+}
+
+/** Pre-merges boxes per coarse grid cell so pages with tens of thousands of strokes stay linear. */
+function bucket(boxes: Box[], cell: number): Box[] {
+  const map = new Map<string, Box>();
+  for (const b of boxes) {
+    const key = `${Math.floor(b.x0 / cell)}:${Math.floor(b.y0 / cell)}`;
+    const cur = map.get(key);
+    map.set(key, cur ? unionBox(cur, b) : { ...b });
+  }
+  return [...map.values()];
+}
+
+const contains = (outer: Box, inner: Box) => inner.x0 >= outer.x0 && inner.x1 <= outer.x1 && inner.y0 >= outer.y0 && inner.y1 <= outer.y1;

@@ -1,0 +1,200 @@
+// Runs → lines. Runs sharing a baseline band form a row; a row splits into separate lines at gaps
+// wider than a word space can plausibly be (column gutters, table cells), so later stages see
+// "line fragments" that never straddle two columns.
+import type { Line, TextRun } from '../types';
+
+const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
+// Private-use glyphs (Wingdings/Symbol bullets extracted without a Unicode mapping).
+const PRIVATE_USE = /[\uE000-\uF8FF]/g;
+
+export interface LineOptions {
+  /** Gap (in multiples of the font size) above which a row is always split into separate lines. */
+  splitGapEm?: number;
+  /** Smaller gap that still splits a row when it lines up with a page-wide gutter. */
+  gutterGapEm?: number;
+}
+
+export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
+  const splitGapEm = opts.splitGapEm ?? 2.5;
+  const gutterGapEm = opts.gutterGapEm ?? 0.7;
+  const runs = dedupeRuns(input.map(normaliseRun).filter((r) => r.text.trim()));
+  const lines: Line[] = [];
+  const horizontal = runs.filter((r) => !r.rotated);
+  for (const r of runs) if (r.rotated) lines.push(makeLine([r]));
+
+  // OCR runs already carry Tesseract's line grouping; trust it (then still split wide gaps).
+  const rows = horizontal.some((r) => r.ocrLine) ? groupByOcrLine(horizontal) : groupRows(horizontal);
+  const gutter = findGutters(rows);
+  for (const row of rows) {
+    row.sort((a, b) => a.x0 - b.x0);
+    let current: TextRun[] = [];
+    for (const run of row) {
+      const prev = current[current.length - 1];
+      if (prev) {
+        const gap = run.x0 - prev.x1;
+        const em = Math.max(prev.size, run.size);
+        const prevIsMarker = current.length === 1 && BULLET_ONLY.test(prev.text);
+        const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(prev.x1, run.x0));
+        if (split && !(prevIsMarker && gap < 4 * em)) {
+          lines.push(makeLine(current));
+          current = [];
+        }
+      }
+      current.push(run);
+    }
+    if (current.length) lines.push(makeLine(current));
+  }
+  return lines;
+}
+
+/**
+ * Gutters: x positions that sit inside an inter-run gap on many rows and inside text on few.
+ * Justified word spacing can be as wide as a narrow column gutter; only the gutter repeats
+ * down the page at the same x.
+ */
+function findGutters(rows: TextRun[][]): (a: number, b: number) => boolean {
+  let maxX = 0;
+  for (const row of rows) for (const r of row) maxX = Math.max(maxX, r.x1);
+  const bins = Math.ceil(maxX) + 2;
+  const gapCount = new Uint16Array(bins);
+  const crossCount = new Uint16Array(bins);
+  for (const row of rows) {
+    const sorted = [...row].sort((a, b) => a.x0 - b.x0);
+    for (let i = 0; i < sorted.length; i++) {
+      const r = sorted[i]!;
+      for (let x = Math.max(0, Math.ceil(r.x0)); x < Math.min(bins, Math.floor(r.x1)); x++) crossCount[x]!++;
+      const next = sorted[i + 1];
+      if (next && next.x0 - r.x1 > 0.5 * r.size) {
+        for (let x = Math.max(0, Math.ceil(r.x1)); x < Math.min(bins, Math.floor(next.x0)); x++) gapCount[x]!++;
+      }
+    }
+  }
+  const isGutter = new Uint8Array(bins);
+  for (let x = 0; x < bins; x++) isGutter[x] = gapCount[x]! >= 4 && gapCount[x]! >= 2 * crossCount[x]! ? 1 : 0;
+  return (a, b) => {
+    for (let x = Math.max(0, Math.ceil(a)); x < Math.min(bins, Math.floor(b)); x++) if (isGutter[x]) return true;
+    return false;
+  };
+}
+
+// Glyph ids leaked as control characters: fonts without a usable Unicode mapping.
+const CONTROL = /[\u0000-\u0008\u000B-\u001F]/g;
+
+function normaliseRun(r: TextRun): TextRun {
+  const controls = r.text.match(CONTROL)?.length ?? 0;
+  if (controls) {
+    const visible = r.text.replace(/\s/g, '').length;
+    // Mostly undecodable: drop the run entirely rather than emit symbol soup.
+    if (controls > 0.3 * visible) return { ...r, text: '' };
+    r = { ...r, text: r.text.replace(CONTROL, '') };
+  }
+  if (!PRIVATE_USE.test(r.text)) return r;
+  PRIVATE_USE.lastIndex = 0;
+  const text = r.text.trim().length <= 2 ? '•' : r.text.replace(PRIVATE_USE, '');
+  return { ...r, text, mono: false };
+}
+
+/** Drops runs painted twice at (almost) the same spot, a common fake-bold trick. */
+function dedupeRuns(runs: TextRun[]): TextRun[] {
+  const seen = new Set<string>();
+  const out: TextRun[] = [];
+  for (const r of runs) {
+    const key = `${r.text}|${Math.round(r.x0)}|${Math.round(r.baseline)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(r);
+  }
+  return out;
+}
+
+function groupByOcrLine(runs: TextRun[]): TextRun[][] {
+  const map = new Map<string, TextRun[]>();
+  for (const r of runs) {
+    const key = r.ocrLine ?? `${Math.round(r.baseline)}`;
+    const list = map.get(key);
+    if (list) list.push(r);
+    else map.set(key, [r]);
+  }
+  return [...map.values()];
+}
+
+/**
+ * Groups runs into rows by vertical overlap. Superscripts and footnote markers overlap the main
+ * text band enough to join it; the next text line does not.
+ */
+function groupRows(runs: TextRun[]): TextRun[][] {
+  const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
+  interface Row { runs: TextRun[]; y0: number; y1: number; baseline: number; size: number }
+  const rows: Row[] = [];
+  for (const r of sorted) {
+    let best: Row | undefined;
+    let bestScore = 0;
+    // Only recent rows can match: rows are created in baseline order.
+    for (let i = rows.length - 1; i >= 0 && i >= rows.length - 8; i--) {
+      const row = rows[i]!;
+      const ov = Math.min(row.y1, r.y1) - Math.max(row.y0, r.y0);
+      const minH = Math.min(row.y1 - row.y0, r.y1 - r.y0);
+      if (minH <= 0) continue;
+      const sameBaseline = Math.abs(row.baseline - r.baseline) <= 0.25 * Math.min(row.size, r.size);
+      const score = sameBaseline ? 2 : ov / minH;
+      if (score >= 0.6 && score > bestScore && !collides(row.runs, r)) { best = row; bestScore = score; }
+    }
+    if (best) {
+      best.runs.push(r);
+      // The row band follows its dominant (largest) text so superscripts don't stretch it.
+      if (r.size >= best.size) { best.baseline = r.baseline; best.size = r.size; best.y0 = Math.min(best.y0, r.y0); best.y1 = Math.max(best.y1, r.y1); }
+    } else {
+      rows.push({ runs: [r], y0: r.y0, y1: r.y1, baseline: r.baseline, size: r.size });
+    }
+  }
+  return rows.map((row) => row.runs);
+}
+
+/** A run overlapping another run of the row horizontally belongs to a different text line. */
+function collides(rowRuns: TextRun[], r: TextRun): boolean {
+  for (const o of rowRuns) {
+    const ov = Math.min(o.x1, r.x1) - Math.max(o.x0, r.x0);
+    if (ov > 0.5 * Math.min(o.x1 - o.x0, r.x1 - r.x0)) return true;
+  }
+  return false;
+}
+
+export function makeLine(runs: TextRun[]): Line {
+  let text = '';
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  let boldChars = 0, chars = 0;
+  const sizes: Array<[number, number]> = [];
+  let prev: TextRun | undefined;
+  for (const r of runs) {
+    if (prev) {
+      const gap = r.x0 - prev.x1;
+      // Monospaced code is often placed glyph by glyph: only a gap near a full cell is a space.
+      const charW = prev.mono && r.mono ? (prev.x1 - prev.x0) / Math.max(1, prev.text.length) : 0;
+      const threshold = charW > 0 ? 0.5 * charW : 0.12 * Math.min(prev.size, r.size);
+      const needSpace = gap > threshold && !text.endsWith(' ') && !r.text.startsWith(' ');
+      if (needSpace) text += ' ';
+    }
+    text += r.text;
+    x0 = Math.min(x0, r.x0); y0 = Math.min(y0, r.y0); x1 = Math.max(x1, r.x1); y1 = Math.max(y1, r.y1);
+    const n = r.text.replace(/\s/g, '').length;
+    chars += n;
+    if (r.bold) boldChars += n;
+    sizes.push([r.size, n]);
+    prev = r;
+  }
+  return {
+    runs, text: text.replace(/\s+/g, ' ').trim(), x0, y0, x1, y1,
+    size: weightedMedian(sizes), bold: chars > 0 && boldChars / chars > 0.6, mono: runs.every((r) => r.mono),
+  };
+}
+
+function weightedMedian(pairs: Array<[number, number]>): number {
+  const total = pairs.reduce((s, [, w]) => s + w, 0);
+  if (total === 0) return pairs[0]?.[0] ?? 10;
+  const sorted = [...pairs].sort((a, b) => a[0] - b[0]);
+  let acc = 0;
+  for (const [v, w] of sorted) { acc += w; if (acc >= total / 2) return v; }
+  return sorted[sorted.length - 1]![0];
+}
+
+export const isMarkerText = (s: string): boolean => BULLET_ONLY.test(s);

@@ -1,0 +1,78 @@
+// One page from runs + graphics to ordered elements: tables and figures are found first and
+// take their text out of the flow; the rest becomes lines, blocks, typed elements in reading order.
+import { boxArea, centerInside, expand, intersectionArea, type Box } from '../geometry';
+import { detectTables } from '../tables/table-detector';
+import type { Block, LayoutElement, Line, PageLayoutInput } from '../types';
+import { blockText, buildBlocks } from './block-builder';
+import { bodyFontSize, classifyBlock, marginalType, type PageStats } from './element-classifier';
+import { detectFigures } from './figure-detector';
+import { buildLines } from './line-builder';
+import { readingOrder } from './reading-order';
+
+export function layoutPage(input: PageLayoutInput): LayoutElement[] {
+  const lines = buildLines(input.runs);
+  const textChars = input.runs.reduce((n, r) => n + r.text.length, 0);
+
+  const tables = detectTables(input, lines);
+  const tableBoxes: Box[] = tables.map((t) => expand(t, 1));
+  const figures = detectFigures(input.graphics, input.width, input.height, textChars, tableBoxes);
+
+  const inTable = (l: Line) => tableBoxes.some((t) => centerInside(l, t));
+  const figureOf = (l: Line) => figures.findIndex((f) => intersectionArea(l, f) > 0.6 * Math.max(boxArea(l), 0.01) || centerInside(l, f));
+  const figureText: string[][] = figures.map(() => []);
+  const figureLines: Line[][] = figures.map(() => []);
+  const flow: Line[] = [];
+  for (const l of lines) {
+    if (inTable(l)) continue;
+    const fi = figureOf(l);
+    if (fi >= 0) figureLines[fi]!.push(l);
+    else flow.push(l);
+  }
+  // Chart labels belong to the figure; a "figure" holding real prose is a designed page
+  // (background art behind text), whose text must stay in the reading flow.
+  // A captioned figure ("Figure 3-1 ...") is a diagram even when it holds a lot of text.
+  figureLines.forEach((ls, i) => {
+    const chars = ls.reduce((n, l) => n + l.text.length, 0);
+    if (chars > 250 && !hasCaption(figures[i]!, flow)) flow.push(...ls);
+    else figureText[i] = ls.map((l) => l.text);
+  });
+
+  const blocks = buildBlocks(flow);
+  const stats: PageStats = { width: input.width, height: input.height, bodySize: bodyFontSize(blocks), source: input.source };
+  const headers: LayoutElement[] = [];
+  const footers: LayoutElement[] = [];
+  const body: Array<LayoutElement & { lineCount: number }> = [];
+  for (const b of blocks) {
+    const marginal = marginalType(b, blocks, stats);
+    if (marginal) {
+      const el: LayoutElement = { x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, type: marginal, text: blockText(b), ...confOf(b) };
+      (marginal === 'page_header' ? headers : footers).push(el);
+      continue;
+    }
+    body.push({ ...classifyBlock(b, stats), lineCount: b.lines.length });
+  }
+  tables.forEach((t) => body.push({ x0: t.x0, y0: t.y0, x1: t.x1, y1: t.y1, type: 'table', text: tableText(t), table: t, lineCount: t.rows }));
+  figures.forEach((f, i) => body.push({ ...f, type: 'figure', text: figureText[i]!.join(' '), lineCount: 3 }));
+
+  const ordered = readingOrder(body).map(({ lineCount: _omit, ...el }) => el);
+  const byY = (a: LayoutElement, b: LayoutElement) => a.y0 - b.y0 || a.x0 - b.x0;
+  return [...headers.sort(byY), ...ordered, ...footers.sort(byY)];
+}
+
+const FIGURE_CAPTION = /^(figure|fig\.|chart|diagram|exhibit|illustration)\s*[0-9IVXA-Z]/i;
+
+function hasCaption(fig: Box, flow: Line[]): boolean {
+  return flow.some((l) => FIGURE_CAPTION.test(l.text) && l.x1 > fig.x0 && l.x0 < fig.x1 && (Math.abs(l.y0 - fig.y1) < 30 || Math.abs(fig.y0 - l.y1) < 30));
+}
+
+function tableText(t: { cells: Array<{ row: number; col: number; text: string }> }): string {
+  const rows = new Map<number, string[]>();
+  for (const c of t.cells) if (c.text) { const r = rows.get(c.row) ?? []; r.push(c.text); rows.set(c.row, r); }
+  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, cs]) => cs.join(' | ')).join('\n');
+}
+
+function confOf(b: Block): { confidence?: number } {
+  let s = 0, n = 0;
+  for (const l of b.lines) for (const r of l.runs) if (r.conf !== undefined) { s += r.conf; n++; }
+  return n ? { confidence: s / n } : {};
+}

@@ -1,0 +1,46 @@
+// Reading order by recursive XY-cut. Column cuts are tried first so a two-column page is read
+// column by column; a full-width title or table above the columns blocks the column cut at the
+// top level, which makes the first cut horizontal and keeps the title first.
+import type { Box } from '../geometry';
+
+export interface Orderable extends Box {
+  /** Number of text lines; single-line items on both sides of a cut suggest a form, not columns. */
+  lineCount: number;
+}
+
+export function readingOrder<T extends Orderable>(items: T[]): T[] {
+  return cut(items, 0);
+}
+
+function cut<T extends Orderable>(items: T[], depth: number): T[] {
+  if (items.length <= 1 || depth > 50) return items;
+  const cols = splitByGaps(items, 'x', 4);
+  const colsLookLikeColumns = cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items));
+  if (colsLookLikeColumns) return cols.flatMap((c) => cut(c, depth + 1));
+  const rows = splitByGaps(items, 'y', 0.5);
+  if (rows.length > 1) return rows.flatMap((r) => cut(r, depth + 1));
+  if (cols.length > 1) return cols.flatMap((c) => cut(c, depth + 1));
+  return [...items].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+}
+
+function heightOf(items: Box[]): number {
+  let y0 = Infinity, y1 = -Infinity;
+  for (const i of items) { y0 = Math.min(y0, i.y0); y1 = Math.max(y1, i.y1); }
+  return y1 - y0;
+}
+
+function splitByGaps<T extends Box>(items: T[], axis: 'x' | 'y', minGap: number): T[][] {
+  const lo = axis === 'x' ? 'x0' : 'y0';
+  const hi = axis === 'x' ? 'x1' : 'y1';
+  const sorted = [...items].sort((a, b) => a[lo] - b[lo]);
+  const groups: T[][] = [];
+  let current: T[] = [];
+  let reach = -Infinity;
+  for (const it of sorted) {
+    if (current.length && it[lo] > reach + minGap) { groups.push(current); current = []; }
+    current.push(it);
+    reach = Math.max(reach, it[hi]);
+  }
+  if (current.length) groups.push(current);
+  return groups;
+}

@@ -1,0 +1,63 @@
+// Phase 'figures' for one page: crops of figures and tables to imgs/ (from the page image when
+// one was rendered, else from a one-page raster), then the grounding page and its markdown.
+import path from 'node:path';
+import type { CropRasters } from '../render/crop-rasters';
+import { loadImagePage } from '../render/image-input';
+import { pixelBoxWithin, writeCrop } from '../render/page-image';
+import type { RenderedPage } from '../render/page-renderer';
+import type { RawImage } from '../render/ppm';
+import type { LayoutElement } from '../types';
+import { buildGroundingPage, cropName, pixelBox, type PageGeometry } from './grounding-builder';
+import type { LaidOutPage, ParsedPage } from './parse-types';
+
+export interface FinishContext {
+  pdfPath?: string;
+  imagePath?: string;
+  imageDensity?: number;
+  dpi: number;
+  outDir: string;
+  tmp: string;
+  rendered?: RenderedPage;
+  /** Background rasters for crops when no page image was rendered (PDF only). */
+  cropRasters?: CropRasters;
+  timeoutMs: number;
+}
+
+const CROPPED = new Set(['figure', 'table']);
+
+export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise<ParsedPage> {
+  const n = page.pageNumber;
+  const g: PageGeometry = {
+    pageNumber: n, widthPt: page.widthPt, heightPt: page.heightPt, dpi: ctx.dpi,
+    // pdftoppm rounds page pixels up; match it when the page was not rendered.
+    widthPx: ctx.rendered?.width ?? Math.ceil((page.widthPt * ctx.dpi) / 72 - 1e-6),
+    heightPx: ctx.rendered?.height ?? Math.ceil((page.heightPt * ctx.dpi) / 72 - 1e-6),
+  };
+  const names = new Map<LayoutElement, string>();
+  const counters: Record<string, number> = {};
+  for (const el of page.elements) {
+    if (!CROPPED.has(el.type)) continue;
+    counters[el.type] = (counters[el.type] ?? 0) + 1;
+    names.set(el, cropName(n, el.type, counters[el.type]!));
+  }
+  const files: string[] = ctx.rendered ? [ctx.rendered.relPath] : [];
+  if (names.size) {
+    const source = ctx.rendered?.file ?? (await rasterFor(page, ctx));
+    for (const [el, name] of names) {
+      const box = pixelBoxWithin(pixelBox(el, g), g.widthPx, g.heightPx);
+      if (!box) { names.delete(el); continue; }
+      await writeCrop(source, box, path.join(ctx.outDir, 'imgs', name));
+      files.push(`imgs/${name}`);
+    }
+  }
+  const { page: grounding, markdown } = buildGroundingPage(g, page.elements, (el) => {
+    const name = names.get(el);
+    return name ? `imgs/${name}` : undefined;
+  });
+  return { pageNumber: n, grounding, markdown, files, source: page.source };
+}
+
+async function rasterFor(page: LaidOutPage, ctx: FinishContext): Promise<RawImage> {
+  if (ctx.imagePath) return loadImagePage(ctx.imagePath, page.pageNumber - 1);
+  return ctx.cropRasters!.take(page.pageNumber);
+}

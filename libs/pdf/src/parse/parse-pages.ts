@@ -1,0 +1,113 @@
+// parsePages: the per-page parse the worker calls, on all pages or on the changed subset.
+// Phase 'text' lays out every requested page; phase 'figures' writes page images and crops and
+// builds grounding. Pages stream through: only layout elements are held between the phases.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ParseError } from '../parse-error';
+import { openPdf, readPdfBytes } from '../pdfjs-loader';
+import { CropRasters } from '../render/crop-rasters';
+import { imagePageCount, loadImagePage } from '../render/image-input';
+import { writePagePng } from '../render/page-image';
+import { PageRenderer, pageImageName, type RenderedPage } from '../render/page-renderer';
+import { finishPage } from './finish-page';
+import { ocrImagePage, type OcrSettings } from './ocr-page';
+import { throwIfCancelled, withPageTimeout } from './page-guard';
+import type { LaidOutPage, ParsedPage, ParsePagesOptions, ParsePagesResult } from './parse-types';
+import { layoutPdfPages } from './pdf-text-phase';
+
+export type { ParsedPage, ParsePagesOptions, ParsePagesResult } from './parse-types';
+
+export async function parsePages(opts: ParsePagesOptions): Promise<ParsePagesResult> {
+  const dpi = opts.dpi ?? 150;
+  if (!(dpi >= 36 && dpi <= 600)) throw new RangeError(`dpi must be between 36 and 600, got ${dpi}`);
+  await fs.mkdir(path.join(opts.outDir, 'pages'), { recursive: true });
+  await fs.mkdir(path.join(opts.outDir, 'imgs'), { recursive: true });
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-pdf-'));
+  try {
+    return opts.kind === 'pdf' ? await parsePdf(opts, dpi, tmp) : await parseImage(opts, tmp);
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSettings } {
+  const timeoutSeconds = opts.timeoutSeconds ?? 120;
+  return { timeoutMs: timeoutSeconds * 1000, ocr: { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds } };
+}
+
+function selectPages(requested: number[] | undefined, pageCount: number, maxPages?: number): number[] {
+  if (maxPages !== undefined && pageCount > maxPages) {
+    throw new ParseError('too_many_pages', `The document has ${pageCount} pages; the limit is ${maxPages}.`);
+  }
+  const pages = requested ?? Array.from({ length: pageCount }, (_, i) => i + 1);
+  for (const n of pages) {
+    if (!Number.isInteger(n) || n < 1 || n > pageCount) throw new RangeError(`page ${n} is outside 1..${pageCount}`);
+  }
+  return [...new Set(pages)].sort((a, b) => a - b);
+}
+
+async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Promise<ParsePagesResult> {
+  const { timeoutMs, ocr } = settings(opts);
+  const bytes = await readPdfBytes(opts.path);
+  const doc = await openPdf(opts.path, bytes);
+  let renderer: PageRenderer | undefined;
+  const cropRasters = new CropRasters(opts.path, CropRasters.dirIn(tmp), dpi, timeoutMs);
+  try {
+    const pages = selectPages(opts.pageNumbers, doc.numPages, opts.maxPages);
+    // Page images render in the background (pdftoppm + sharp) while this thread extracts text.
+    if (opts.renderPages !== false) renderer = new PageRenderer(opts.path, pages, dpi, tmp, opts.outDir, timeoutMs);
+    const t0 = Date.now();
+    const laid = await layoutPdfPages(doc, pages, {
+      path: opts.path, backend: opts.backend, fallbackOcr: opts.pageFallbackOcr ?? true, timeoutMs, ocr, tmp,
+      onProgress: opts.onProgress, shouldCancel: opts.shouldCancel,
+      onPage: (p) => { if (!renderer && p.elements.some((e) => e.type === 'figure' || e.type === 'table')) cropRasters.schedule(p.pageNumber); },
+    });
+    const t1 = Date.now();
+    const out: ParsedPage[] = [];
+    for (const [i, page] of laid.entries()) {
+      await throwIfCancelled(opts.shouldCancel);
+      const rendered = renderer ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber) : undefined;
+      out.push(await finishPage(page, { pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, rendered, cropRasters, timeoutMs }));
+      await opts.onProgress?.(i + 1, laid.length, 'figures');
+    }
+    return { pageCount: doc.numPages, pages: out, timings: { textMs: t1 - t0, figuresMs: Date.now() - t1 } };
+  } finally {
+    await renderer?.stop();
+    await cropRasters.stop();
+    await doc.destroy().catch(() => undefined);
+  }
+}
+
+async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePagesResult> {
+  const { timeoutMs, ocr } = settings(opts);
+  const pageCount = await imagePageCount(opts.path);
+  const pages = selectPages(opts.pageNumbers, pageCount, opts.maxPages);
+  const t0 = Date.now();
+  const laid: Array<LaidOutPage & { rendered?: RenderedPage; density: number }> = [];
+  for (const [i, n] of pages.entries()) {
+    await throwIfCancelled(opts.shouldCancel);
+    const img = await loadImagePage(opts.path, n - 1);
+    const k = 72 / img.density;
+    const elements = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n);
+    let rendered: RenderedPage | undefined;
+    if (opts.renderPages !== false) {
+      // The page image of an image input is the image itself, normalised; pixel boxes use its grid.
+      const relPath = `pages/${pageImageName(n)}`;
+      await writePagePng(img, path.join(opts.outDir, relPath));
+      rendered = { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height };
+    }
+    laid.push({ pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr', rendered, density: img.density });
+    await opts.onProgress?.(i + 1, pages.length, 'text');
+  }
+  const t1 = Date.now();
+  const out: ParsedPage[] = [];
+  for (const [i, page] of laid.entries()) {
+    await throwIfCancelled(opts.shouldCancel);
+    out.push(await finishPage(page, {
+      imagePath: opts.path, imageDensity: page.density, dpi: page.density, outDir: opts.outDir, tmp, rendered: page.rendered, timeoutMs,
+    }));
+    await opts.onProgress?.(i + 1, laid.length, 'figures');
+  }
+  return { pageCount, pages: out, timings: { textMs: t1 - t0, figuresMs: Date.now() - t1 } };
+}

@@ -1,0 +1,55 @@
+import type { GroundingPage } from '@docfleet/contracts';
+import type { LayoutElement } from '../types';
+
+export type ParseBackend = 'text' | 'ocr';
+export type ParsePhase = 'text' | 'figures';
+
+export interface ParsePagesOptions {
+  path: string;
+  kind: 'pdf' | 'image';
+  /** 1-based pages to parse; default every page. */
+  pageNumbers?: number[];
+  backend: ParseBackend;
+  /** Resolution of page images and pixel_bbox (default 150). */
+  dpi?: number;
+  /** Write pages/page_NNNN.png (default true). */
+  renderPages?: boolean;
+  /** Artifact folder; pages/ and imgs/ are created inside it. */
+  outDir: string;
+  /** Text backend only: OCR pages whose text layer is unusable (default true). */
+  pageFallbackOcr?: boolean;
+  /** Per-page limit (default 120 s). */
+  timeoutSeconds?: number;
+  /** Raster resolution handed to Tesseract (default 300; boxes are still reported at `dpi`). */
+  ocrDpi?: number;
+  ocrLang?: string;
+  /** Refuse documents with more pages than this. */
+  maxPages?: number;
+  onProgress?: (done: number, total: number, phase: ParsePhase) => void | Promise<void>;
+  shouldCancel?: () => boolean | Promise<boolean>;
+}
+
+export interface ParsedPage {
+  pageNumber: number;
+  grounding: GroundingPage;
+  markdown: string;
+  /** Files written for this page, relative to outDir (pages/page_0001.png, imgs/p0001_figure_1.jpg). */
+  files: string[];
+  /** Backend that actually produced the page (the text backend may fall back to OCR per page). */
+  source: ParseBackend;
+}
+
+export interface ParsePagesResult {
+  pageCount: number;
+  pages: ParsedPage[];
+  timings: { textMs: number; figuresMs: number };
+}
+
+/** Output of the text phase for one page, before crops and ids. */
+export interface LaidOutPage {
+  pageNumber: number;
+  widthPt: number;
+  heightPt: number;
+  elements: LayoutElement[];
+  source: ParseBackend;
+}

@@ -1,0 +1,77 @@
+// Phase 'text' for PDFs: every requested page through the chosen backend. On the text backend a
+// page whose text layer is unusable (scanned page inside a digital PDF, glyphs without Unicode)
+// is OCRed instead when page_fallback_ocr is on.
+import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api';
+import path from 'node:path';
+import { layoutPage } from '../layout/page-layout';
+import { toParseError } from '../pdfjs-loader';
+import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
+import { OcrRasterPrefetch, ocrRasterFile, type OcrSettings } from './ocr-page';
+import { throwIfCancelled, withPageTimeout } from './page-guard';
+import type { LaidOutPage, ParseBackend, ParsePhase } from './parse-types';
+import { ParseError } from '../parse-error';
+
+export interface TextPhaseOptions {
+  path: string;
+  backend: ParseBackend;
+  fallbackOcr: boolean;
+  timeoutMs: number;
+  ocr: OcrSettings;
+  tmp: string;
+  onProgress?: (done: number, total: number, phase: ParsePhase) => void | Promise<void>;
+  shouldCancel?: () => boolean | Promise<boolean>;
+  /** Called as each page is laid out (lets the caller start crop rasters early). */
+  onPage?: (page: LaidOutPage) => void;
+}
+
+export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: TextPhaseOptions): Promise<LaidOutPage[]> {
+  const prefetch = new OcrRasterPrefetch(o.path, path.join(o.tmp, 'ocr'), o.ocr);
+  const out: LaidOutPage[] = [];
+  for (const [i, n] of pages.entries()) {
+    await throwIfCancelled(o.shouldCancel);
+    const next = o.backend === 'ocr' ? pages[i + 1] : undefined;
+    const page = await withPageTimeout(async () => {
+      try {
+        if (o.backend === 'ocr') return await ocrPdfPage(doc, n, prefetch, o.ocr, next);
+        const loaded = await loadTextPage(doc, n);
+        if (o.fallbackOcr && !usableTextLayer(loaded)) return await ocrPdfPage(doc, n, prefetch, o.ocr);
+        const laid: LaidOutPage = { pageNumber: n, widthPt: loaded.width, heightPt: loaded.height, elements: layoutPage(loaded), source: 'text' };
+        return laid;
+      } catch (err) {
+        if (err instanceof ParseError) throw err;
+        throw toParseError(err, n);
+      }
+    }, o.timeoutMs, n);
+    out.push(page);
+    o.onPage?.(page);
+    await o.onProgress?.(i + 1, pages.length, 'text');
+  }
+  return out;
+}
+
+async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterPrefetch, s: OcrSettings, next?: number): Promise<LaidOutPage> {
+  const page = await doc.getPage(n);
+  const vp = page.getViewport({ scale: 1 });
+  page.cleanup();
+  const file = await prefetch.get(n, next);
+  const elements = await ocrRasterFile(file, n, vp.width, vp.height, s);
+  return { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements, source: 'ocr' };
+}
+
+/**
+ * A text layer is unusable when it is (nearly) empty, mostly undecodable glyphs, or a thin
+ * layer over a page-sized scan.
+ */
+export function usableTextLayer(p: LoadedPage): boolean {
+  if (p.textChars < 10) return false;
+  let bad = 0, total = 0;
+  for (const r of p.runs) for (const ch of r.text) {
+    if (/\s/.test(ch)) continue;
+    total++;
+    if (/[\uE000-\uF8FF\uFFFD\u0000-\u001F]/.test(ch)) bad++;
+  }
+  if (total > 0 && bad / total > 0.3) return false;
+  const pageArea = p.width * p.height;
+  const scanLike = p.graphics.images.some((b) => (b.x1 - b.x0) * (b.y1 - b.y0) > 0.8 * pageArea);
+  return !(scanLike && p.textChars < 150);
+}

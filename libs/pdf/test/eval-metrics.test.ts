@@ -1,0 +1,36 @@
+import { bottomLeftToTopLeft, cellAccuracy, characterErrorRate, iou, levenshtein, normaliseMarkdown, parseCsv, textSimilarity } from '../eval/metrics';
+import { levenshteinReference } from '../eval/metrics/edit-distance';
+
+describe('evaluation metrics', () => {
+  it('bit-parallel Levenshtein matches the plain dynamic programme', () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let t = 0; t < 300; t++) {
+      const alpha = 'abcd efg'.slice(0, 2 + (t % 7));
+      const gen = (n: number) => Array.from({ length: n }, () => alpha[Math.floor(rnd() * alpha.length)]).join('');
+      const a = gen(Math.floor(rnd() * 90)), b = gen(Math.floor(rnd() * 90));
+      expect(levenshtein(a, b)).toBe(levenshteinReference(a, b));
+    }
+  });
+
+  it('normalises markdown before comparing', () => {
+    expect(normaliseMarkdown('## Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<!-- image -->\n![x](imgs/a.jpg)\n- item')).toBe('Title a b 1 2 item');
+    expect(textSimilarity('# Hello world', 'Hello  world')).toBe(1);
+    expect(textSimilarity('abcd', 'abxd')).toBeCloseTo(0.75);
+    expect(characterErrorRate('The quick\nbrown fox', 'The quick brown fix')).toBeCloseTo(1 / 19);
+  });
+
+  it('scores table cells by position after the best offset', () => {
+    const gt = [{ row: 0, col: 0, text: 'Name' }, { row: 0, col: 1, text: 'Age' }, { row: 1, col: 0, text: 'Ann' }, { row: 1, col: 1, text: '31' }];
+    const shifted = gt.map((c) => ({ ...c, row: c.row + 1 })).concat([{ row: 0, col: 0, text: 'Table 1' }]);
+    expect(cellAccuracy(gt, shifted)).toMatchObject({ accuracy: 1, offset: [1, 0] });
+    const swapped = [{ row: 1, col: 0, text: '31' }, { row: 1, col: 1, text: 'Ann' }, { row: 0, col: 0, text: 'Name' }, { row: 0, col: 1, text: 'Age' }];
+    expect(cellAccuracy(gt, swapped).accuracy).toBe(0.5);
+  });
+
+  it('converts ICDAR boxes and computes IoU', () => {
+    expect(bottomLeftToTopLeft([10, 700, 110, 780], 792)).toEqual([10, 12, 110, 92]);
+    expect(iou([0, 0, 10, 10], [5, 0, 15, 10])).toBeCloseTo(1 / 3);
+    expect(parseCsv('a,"b,c"\n"x ""y""",\n')).toEqual([['a', 'b,c'], ['x "y"', '']]);
+  });
+});
