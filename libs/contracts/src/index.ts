@@ -1,2 +1,3 @@
 export * from './documents';
 export * as api from './api';
+export * from './bundle';
