@@ -3,3 +3,4 @@ export * from './accounts';
 export * from './ledger';
 export * from './reservations';
 export * from './reads';
+export * from './duties';

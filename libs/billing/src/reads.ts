@@ -1,4 +1,5 @@
 import type { Db } from '@docfleet/db';
+import { ApiError } from '@docfleet/errors';
 import { monthStart, reservedHold } from './accounts';
 
 export async function getCredits(db: Db, orgId: string) {
@@ -60,19 +61,33 @@ export async function listLedger(db: Db, orgId: string, opts: { limit: number; c
   };
 }
 
-/** Grouped activity per UTC day, computed from the ledger (the billing service keeps usage_daily). */
+/**
+ * Grouped activity per UTC day. Finished days come from the usage_daily roll-up (services/billing);
+ * days the roll-up has not finalised yet are computed live from the ledger, so the view is exact
+ * even when the billing service is behind.
+ */
 export async function ledgerByDay(db: Db, orgId: string, opts: { limit: number; cursor?: string }) {
   const before = opts.cursor ? new Date(Buffer.from(opts.cursor, 'base64url').toString()) : null;
+  if (before && Number.isNaN(before.getTime())) throw new ApiError('invalid_request', 'Invalid cursor.');
   const rows = await db.$queryRaw<{ day: Date; debited: bigint; refunded: bigint; granted: bigint; adjusted: bigint; entry_count: bigint }[]>`
-    SELECT date_trunc('day', created_at AT TIME ZONE 'UTC')::date AS day,
-      COALESCE(SUM(-amount_credits) FILTER (WHERE kind = 'debit'), 0) AS debited,
-      COALESCE(SUM(amount_credits) FILTER (WHERE kind = 'reversal'), 0) AS refunded,
-      COALESCE(SUM(amount_credits) FILTER (WHERE kind = 'grant'), 0) AS granted,
-      COALESCE(SUM(amount_credits) FILTER (WHERE kind = 'adjustment'), 0) AS adjusted,
-      COUNT(*) AS entry_count
-    FROM ledger_entries WHERE org_id = ${orgId}::uuid
-      AND (${before}::date IS NULL OR (created_at AT TIME ZONE 'UTC')::date < ${before}::date)
-    GROUP BY 1 ORDER BY 1 DESC LIMIT ${opts.limit + 1}`;
+    WITH final AS (
+      SELECT day, debited_credits::bigint AS debited, refunded_credits::bigint AS refunded, granted_credits::bigint AS granted,
+        adjusted_credits::bigint AS adjusted, entry_count::bigint AS entry_count
+      FROM usage_daily WHERE org_id = ${orgId}::uuid AND updated_at >= (day + 1)::timestamp AT TIME ZONE 'UTC'
+    ), live AS (
+      SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
+        COALESCE(SUM(-amount_credits) FILTER (WHERE kind = 'debit'), 0) AS debited,
+        COALESCE(SUM(amount_credits) FILTER (WHERE kind = 'reversal'), 0) AS refunded,
+        COALESCE(SUM(amount_credits) FILTER (WHERE kind = 'grant'), 0) AS granted,
+        COALESCE(SUM(amount_credits) FILTER (WHERE kind = 'adjustment'), 0) AS adjusted,
+        COUNT(*) AS entry_count
+      FROM ledger_entries WHERE org_id = ${orgId}::uuid
+        AND created_at >= COALESCE(((SELECT max(day) FROM final) + 1)::timestamp AT TIME ZONE 'UTC', '-infinity')
+      GROUP BY 1
+    )
+    SELECT * FROM (SELECT * FROM final UNION ALL SELECT * FROM live) d
+    WHERE (${before}::date IS NULL OR d.day < ${before}::date)
+    ORDER BY day DESC LIMIT ${opts.limit + 1}`;
   const page = rows.slice(0, opts.limit);
   const iso = (d: Date) => d.toISOString().slice(0, 10);
   return {

@@ -1,0 +1,63 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+
+export type ReadyCheck = () => Promise<void>;
+
+/**
+ * The small HTTP server every worker exposes on HEALTH_PORT: /healthz (alive), /readyz (every
+ * check passes: database, Redis, …) and /metrics (Prometheus text format).
+ */
+export async function startHealthServer(opts: { port: number; host?: string; checks: Record<string, ReadyCheck>; registry?: Registry }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const registry = opts.registry ?? new Registry();
+  const server = createServer(async (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (path === '/readyz') {
+      const checks: Record<string, string> = {};
+      for (const [name, check] of Object.entries(opts.checks)) {
+        try {
+          await check();
+          checks[name] = 'ok';
+        } catch (e) {
+          checks[name] = (e as Error).message;
+        }
+      }
+      const ok = Object.values(checks).every((v) => v === 'ok');
+      return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', checks }));
+    }
+    if (path === '/metrics') {
+      const body = await registry.metrics();
+      return void res.writeHead(200, { 'content-type': registry.contentType }).end(body);
+    }
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found","code":"route_not_found"}');
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port, opts.host ?? '0.0.0.0', resolve));
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A registry with the process's default metrics, labelled with the service name. */
+export function createMetricsRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or the grace period forces exit. */
+export function onShutdown(stop: (signal: string) => Promise<void>, graceMs = 30_000, log: (msg: string) => void = () => undefined) {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log(`${signal}: shutting down (grace ${graceMs} ms)`);
+    setTimeout(() => process.exit(1), graceMs).unref();
+    stop(signal).then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}

@@ -1,0 +1,64 @@
+import { baseEnv, defineEnv, intFromEnv } from '@docfleet/config';
+import { createPrismaClient } from '@docfleet/db';
+import { createLogger } from '@docfleet/logger';
+import { QueueClient, createRedis, createWorker, type JobName } from '@docfleet/queue';
+import { createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { createBillingHandlers } from './billing-duties.handler';
+
+const billingEnv = baseEnv.extend({
+  HEALTH_PORT: intFromEnv(9104),
+  BILLING_REAP_EVERY_SECONDS: intFromEnv(60, 1),
+  BILLING_ROLLOVER_EVERY_SECONDS: intFromEnv(3600, 1),
+  BILLING_ROLLUP_EVERY_SECONDS: intFromEnv(300, 1),
+  BILLING_RECONCILE_EVERY_SECONDS: intFromEnv(300, 1),
+  REAPER_RUNNING_STALE_MINUTES: intFromEnv(30, 1),
+  REAPER_QUEUED_STALE_HOURS: intFromEnv(24, 1),
+});
+
+// Composition root of the billing service: the ledger's background duties on the 'billing' queue,
+// scheduled with BullMQ job schedulers (one instance runs each tick however many replicas exist).
+async function main() {
+  const env = defineEnv(billingEnv);
+  const logger = createLogger('billing', env.LOG_LEVEL);
+  const db = createPrismaClient(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
+  const redis = createRedis(env.REDIS_URL);
+  const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  const queues = new QueueClient(redis, env.QUEUE_PREFIX);
+  const registry = createMetricsRegistry('billing');
+  const handlers = createBillingHandlers({
+    db, logger, registry,
+    config: { runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000, queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000 },
+  });
+  const worker = createWorker('billing', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX });
+  worker.on('failed', (job, err) => logger.error({ job: job?.name, err }, 'billing job failed'));
+
+  const schedule: Array<[JobName, number]> = [
+    ['billing.reap', env.BILLING_REAP_EVERY_SECONDS],
+    ['billing.rollover', env.BILLING_ROLLOVER_EVERY_SECONDS],
+    ['billing.rollup', env.BILLING_ROLLUP_EVERY_SECONDS],
+    ['billing.reconcile', env.BILLING_RECONCILE_EVERY_SECONDS],
+  ];
+  for (const [name, seconds] of schedule) {
+    await queues.queue('billing').upsertJobScheduler(name, { every: seconds * 1000 }, { name, data: {} });
+  }
+
+  const health = await startHealthServer({
+    port: env.HEALTH_PORT,
+    registry,
+    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
+  });
+  logger.info({ health_port: health.port, schedule: Object.fromEntries(schedule) }, 'billing service started');
+
+  onShutdown(async () => {
+    await worker.close();
+    await health.close();
+    await queues.close();
+    await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+    await db.$disconnect();
+  }, 30_000, (m) => logger.info(m));
+}
+
+main().catch((err) => {
+  process.stderr.write(`billing failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});
