@@ -61,7 +61,7 @@ const APP_MUTATIONS: Array<[string, (objs: K8sObject[]) => K8sObject[] | void, R
   ['an image on latest', (o) => void (container(o, 'gateway').image = 'docfleet:latest'), /must not use the latest tag/],
   ['a parse worker with 1 GiB', (o) => void (container(o, 'parse-worker').resources.limits.memory = '1Gi'), /memory limit must be at least 1\.5Gi/],
   ['OpenMP threads in the parse worker', (o) => void (container(o, 'parse-worker').env = container(o, 'parse-worker').env.filter((e: { name: string }) => e.name !== 'OMP_THREAD_LIMIT')), /OMP_THREAD_LIMIT must be 1/],
-  ['a grace period shorter than the drain', (o) => void (find(o, 'Deployment', 'index-worker').spec.template.spec.terminationGracePeriodSeconds = 30), /index-worker: terminationGracePeriodSeconds 30 does not match/],
+  ['a grace period shorter than the drain', (o) => void (find(o, 'Deployment', 'billing').spec.template.spec.terminationGracePeriodSeconds = 10), /billing: terminationGracePeriodSeconds 10 does not match/],
   ['the database URL in plain text', (o) => void (container(o, 'billing').env = [...container(o, 'billing').env.filter((e: { name: string }) => e.name !== 'DATABASE_URL'), { name: 'DATABASE_URL', value: 'postgresql://x' }]), /DATABASE_URL must come from Secret docfleet-secrets/],
   ['an invalid env value', (o) => void (find(o, 'ConfigMap').data.LOG_LEVEL = 'loud'), /env contract: LOG_LEVEL/],
   ['DATA_DIR elsewhere', (o) => void (find(o, 'ConfigMap').data.DATA_DIR = '/var/data'), /DATA_DIR must be \/data/],

@@ -94,16 +94,19 @@ function checkDeployment(d: K8sObject, objs: K8sObject[]): string[] {
   const pvc = ofKind(objs, 'PersistentVolumeClaim').find((o) => o.metadata.name === claim);
   if (!pvc || !(pvc.spec as { accessModes?: string[] }).accessModes?.includes('ReadWriteMany')) v.push(`${where}: /data must be mounted from a ReadWriteMany PersistentVolumeClaim in the render`);
 
-  // Grace period: the service's own drain time, plus the preStop hook, plus a margin.
+  // Grace period: the service's own drain time, plus the preStop hook, plus a margin. A service whose
+  // code has not landed yet has no drain time or metrics to compare with: those two rules wait for it.
   const needed = facts.graceSeconds + preStopSeconds(c);
   const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-  if (grace < needed + GRACE_MARGIN_MIN || grace > needed + GRACE_MARGIN_MAX) {
+  if (facts.fromCode && (grace < needed + GRACE_MARGIN_MIN || grace > needed + GRACE_MARGIN_MAX)) {
     v.push(`${where}: terminationGracePeriodSeconds ${grace} does not match the service (drains ${facts.graceSeconds} s + preStop ${preStopSeconds(c)} s; want ${needed + GRACE_MARGIN_MIN}–${needed + GRACE_MARGIN_MAX})`);
   }
 
   // Metrics scraping where the service serves /metrics, and only there.
   const ann = pod.metadata?.annotations ?? {};
-  if (facts.metrics) {
+  if (!facts.fromCode) {
+    // nothing to compare with yet
+  } else if (facts.metrics) {
     if (ann['prometheus.io/scrape'] !== 'true' || ann['prometheus.io/port'] !== String(svc.port) || ann['prometheus.io/path'] !== '/metrics') {
       v.push(`${where}: pods need prometheus.io/scrape "true", port "${svc.port}", path /metrics`);
     }
