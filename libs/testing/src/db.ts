@@ -1,11 +1,28 @@
 // Test databases: jest's global setup migrates one template database; every test that needs a
 // database clones it (CREATE DATABASE ... TEMPLATE copies files, far faster than migrating).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
 import { createPrismaClient, type PrismaClient } from '@docfleet/db';
-import { migrate, quoteIdent } from '@docfleet/db/src/migrate';
+import { DEFAULT_MIGRATIONS_DIR, migrate, quoteIdent } from '@docfleet/db/src/migrate';
 
-export const TEMPLATE_DB = 'docfleet_test_template';
+/**
+ * The template is named after a hash of the migrations, so checkouts with different migrations
+ * (two branches, or CI beside a working tree) sharing one PostgreSQL server never clone each other's.
+ */
+function templateName(): string {
+  const h = createHash('sha256');
+  for (const dir of readdirSync(DEFAULT_MIGRATIONS_DIR).sort()) {
+    try {
+      h.update(dir).update(readFileSync(path.join(DEFAULT_MIGRATIONS_DIR, dir, 'migration.sql')));
+    } catch {
+      // not a migration folder (migration_lock.toml)
+    }
+  }
+  return `docfleet_test_template_${h.digest('hex').slice(0, 12)}`;
+}
+export const TEMPLATE_DB = templateName();
 export const TEST_DB_PREFIX = 'docfleet_test_';
 /** Serialises template swaps between jest runs started at the same time on one server. */
 const TEMPLATE_LOCK_KEY = 72707370;
