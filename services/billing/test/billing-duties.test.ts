@@ -118,6 +118,9 @@ describe('reconciliation', () => {
   });
 });
 
+const afterAllCleanups: Array<() => void> = [];
+afterAll(() => afterAllCleanups.forEach((f) => f()));
+
 describe('the billing service process', () => {
   it('schedules its duties on its own queue, serves health and metrics, and stops on SIGTERM', async () => {
     const port = await new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); }); });
@@ -128,6 +131,9 @@ describe('the billing service process', () => {
     });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
+    // Never leave the service running if an assertion below throws.
+    const cleanup = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
+    afterAllCleanups.push(cleanup);
     let metrics = '';
     for (let i = 0; i < 100; i++) {
       try {
