@@ -1,3 +1,4 @@
 export * from './documents';
 export * as api from './api';
 export * from './bundle';
+export * from './parse-input';

@@ -1,6 +1,7 @@
 // @docfleet/pdf: PDF and image parsing for the parse worker. See README.md.
 export { ParseError, isParseError, type ParseErrorCode } from './parse-error';
 export { inspectDocument, type InspectOptions, type InspectResult, type InputKind } from './inspect/inspect-document';
+export { countPages } from './inspect/count-pages';
 export { GRAPHICS_CEILING, TEXT_FLOOR_CHARS, type Backend, type BackendDecision, type PageMetrics } from './inspect/backend-decision';
 export { parsePages } from './parse/parse-pages';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';

@@ -4,7 +4,7 @@ import { injectTraceContext } from '@docfleet/telemetry';
 import { JOBS, jobsOfQueue, type JobName, type JobPayload, type JobsOfQueue, type QueueName } from './registry';
 
 export * from './registry';
-export { UnrecoverableError, type Job } from 'bullmq';
+export { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 
 export function createRedis(url: string, opts: { forWorker?: boolean } = {}): Redis {
   // BullMQ workers block on Redis; they need maxRetriesPerRequest null.
@@ -55,6 +55,10 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Lock duration: a job whose worker died is handed to another worker after this long. */
   lockDurationMs?: number;
+  /** How often expired locks are looked for (BullMQ default 30 s). */
+  stalledIntervalMs?: number;
+  /** Times a job may lose its worker before it is failed (BullMQ default 1). */
+  maxStalledCount?: number;
 }
 
 /**
@@ -74,6 +78,10 @@ export function createWorker<Q extends QueueName>(queue: Q, handlers: Handlers<Q
       const handler = (handlers as Record<string, (p: unknown, j: Job) => Promise<unknown>>)[name];
       return handler(payload, job);
     },
-    { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1, lockDuration: opts.lockDurationMs ?? 30000 },
+    {
+      connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1, lockDuration: opts.lockDurationMs ?? 30000,
+      ...(opts.stalledIntervalMs ? { stalledInterval: opts.stalledIntervalMs } : {}),
+      ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
+    },
   );
 }

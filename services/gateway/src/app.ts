@@ -6,6 +6,9 @@ import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
 import { fileRoutes, type FileHooks } from './routes/files.routes';
 import { knowledgeBaseRoutes } from './routes/knowledge-bases.routes';
+import { searchRoutes } from './routes/search.routes';
+import { parseRoutes } from './routes/parse.routes';
+import { artifactRoutes } from './routes/artifacts.routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -51,6 +54,9 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   fileRoutes(routes, deps, opts.fileHooks);
   billingRoutes(routes, deps);
   apiKeyRoutes(routes, deps);
+  searchRoutes(routes, deps);
+  parseRoutes(routes, deps);
+  artifactRoutes(routes, deps);
   for (const add of opts.extraRoutes ?? []) add(routes, deps);
 
   // One OpenAPI document from both registries: generated from the validating schemas.

@@ -5,6 +5,7 @@ import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { createStorage } from '@docfleet/storage';
 import { buildApp } from './app';
+import { parseFileHooks } from './domain/parse/auto-parse';
 import type { Deps } from './deps';
 
 // Composition root: config, logger, database, queues, storage; then listen, and drain on SIGTERM.
@@ -20,7 +21,7 @@ async function main() {
     redis,
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
   };
-  const { app } = buildApp(deps);
+  const { app } = buildApp(deps, { fileHooks: parseFileHooks(deps) });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   server.listen(env.PORT, env.HOST, () => logger.info({ port: env.PORT }, 'gateway listening'));

@@ -3,3 +3,4 @@ export * from './knowledge-bases';
 export * from './files';
 export * from './billing';
 export * from './auth';
+export * from './parse';

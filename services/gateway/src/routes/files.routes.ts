@@ -8,6 +8,7 @@ import type { ApiRoutes } from '../http/route';
 import { serializeFile } from '../http/serializers';
 import { StagingStorage, type StagedFile } from '../upload/staging-storage';
 import { listFiles, loadFile, moveFile, permanentDeleteFile, replaceContent, restoreFile, softDeleteFile, uploadFile } from '../domain/files/files';
+import { reindexFile, unindexFile } from '../domain/search/index-sync';
 
 const FileParams = z.object({ fileId: api.Uuid });
 const tags = ['Files'];
@@ -88,17 +89,29 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   r.add(
     { method: 'delete', path: '/v1/files/:fileId', summary: 'Move a file to the trash (restorable)', tags, params: FileParams,
       responses: { 200: { description: 'trashed', schema: FileEnvelope } }, errors: ['file_has_active_job'] },
-    async ({ params, principal }) => ({ body: { file: serializeFile(await softDeleteFile(deps, principal, params.fileId)) } }),
+    async ({ params, principal }) => {
+      const file = await softDeleteFile(deps, principal, params.fileId);
+      await unindexFile(deps, file);
+      return { body: { file: serializeFile(file) } };
+    },
   );
   r.add(
     { method: 'post', path: '/v1/files/:fileId/restore', summary: 'Restore a trashed file', tags, params: FileParams,
       responses: { 200: { description: 'restored', schema: FileEnvelope } }, errors: ['duplicate_filename'] },
-    async ({ params, principal }) => ({ body: { file: serializeFile(await restoreFile(deps, principal, params.fileId)) } }),
+    async ({ params, principal }) => {
+      const file = await restoreFile(deps, principal, params.fileId);
+      await reindexFile(deps, file);
+      return { body: { file: serializeFile(file) } };
+    },
   );
   r.add(
     { method: 'delete', path: '/v1/files/:fileId/permanent', summary: 'Permanently delete a file, its versions and artifacts', tags, params: FileParams, query: api.PermanentDeleteQuery,
       responses: { 200: { description: 'deletion report', schema: z.object({ deleted: z.literal(true), permanent: z.literal(true), file_id: api.Uuid, database: z.record(z.string(), z.number().int()) }) } },
       errors: ['confirmation_required', 'file_has_active_job'] },
-    async ({ params, query, principal }) => ({ body: await permanentDeleteFile(deps, principal, params.fileId, query.confirm_permanent === 'true') }),
+    async ({ params, query, principal }) => {
+      const out = await permanentDeleteFile(deps, principal, params.fileId, query.confirm_permanent === 'true');
+      await unindexFile(deps, { org_id: principal.orgId, id: out.file_id });
+      return { body: out };
+    },
   );
 }

@@ -1,0 +1,94 @@
+// `pnpm eval:parse [corpusDir] [--json out.json]`: parse-quality evaluation THROUGH THE REAL WORKER.
+// A real gateway (over a fresh database cloned from the migrated template) and the real parse
+// worker run in this process; every corpus document is uploaded with libs/sdk, parsed as a queued
+// job, waited on, and its result_md and grounding_json are fetched from the artifact endpoints.
+// The metrics are libs/pdf/eval's (evaluateCorpus takes the parse function): text similarity vs
+// docling, CER on the scanned samples, table cell accuracy vs ICDAR-2013/tabula, region IoU vs ICDAR.
+// Default corpus: ../shared/corpus relative to the repository root.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { GroundingDocument } from '../libs/contracts/src';
+import { createLogger } from '../libs/logger/src';
+import { createRedis } from '../libs/queue/src';
+import { DocfleetClient } from '../libs/sdk/src';
+import { evaluateCorpus, printReport, type EvalParseFn, type EvalRow } from '../libs/pdf/eval';
+import globalSetup from '../libs/testing/src/global-setup';
+import { parseFileHooks } from '../services/gateway/src/domain/parse/auto-parse';
+import type { Deps } from '../services/gateway/src/deps';
+import { startGateway } from '../services/gateway/test/harness';
+import { startParseWorker } from '../services/parse-worker/src/worker';
+
+const ROOT = path.resolve(__dirname, '..');
+
+function markdownTable(rows: EvalRow[]): string {
+  const fmt = (v: number) => (Number.isNaN(v) ? 'n/a' : v.toFixed(3));
+  const lines = ['| document | metric | value | target | detail |', '|---|---|---:|---:|---|'];
+  for (const r of rows) lines.push(`| ${r.doc} | ${r.metric} | ${fmt(r.value)} | ${r.target === undefined ? '' : (r.metric === 'cer' ? '≤ ' : '≥ ') + r.target.toFixed(2)} | ${r.detail.replace(/\|/g, '\\|')} |`);
+  lines.push('', '| metric | mean | n |', '|---|---:|---:|');
+  for (const metric of ['text_similarity', 'cer', 'cell_accuracy', 'table_iou'] as const) {
+    const vs = rows.filter((r) => r.metric === metric && !Number.isNaN(r.value)).map((r) => r.value);
+    if (vs.length) lines.push(`| ${metric} | ${(vs.reduce((a, b) => a + b, 0) / vs.length).toFixed(3)} | ${vs.length} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main(argv: string[]) {
+  const jsonAt = argv.indexOf('--json');
+  const jsonOut = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
+  const positional = argv.filter((a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1));
+  const corpus = path.resolve(positional[0] ?? path.resolve(ROOT, '../shared/corpus'));
+  process.env.OMP_THREAD_LIMIT ??= '1';
+
+  await globalSetup();
+  const holder: { deps?: Deps } = {};
+  const gw = await startGateway({ MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) }, { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } });
+  holder.deps = gw.deps;
+  const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
+  const worker = startParseWorker(
+    { env: { MAX_PAGES: 2000 }, db: gw.db, storage: gw.deps.storage, queues: gw.deps.queues, logger: createLogger('parse-worker', 'warn'), workerId: 'eval', handBack: { requested: false } },
+    { connection: workerRedis, prefix: gw.deps.env.QUEUE_PREFIX },
+  );
+  const { key } = await gw.createOrg({ credits: 100_000 });
+  const client = new DocfleetClient({ baseUrl: gw.url, apiKey: key, polling: { initialIntervalMs: 100, maxIntervalMs: 500, timeoutMs: 15 * 60_000 } });
+  const kb = (await client.knowledgeBases.create({ name: 'eval' })).knowledge_base;
+  let n = 0;
+  let parseMs = 0;
+  let pages = 0;
+
+  const parseThroughWorker: EvalParseFn = async (file, _kind, backend) => {
+    const { file: f } = await client.files.upload(file, { knowledgeBaseId: kb.id, filename: `${++n}-${path.basename(file)}` });
+    const t0 = Date.now();
+    const { job } = await client.files.parse(f.id, { options: { backend } });
+    const done = await client.waitForJob(f.id, job.job_id);
+    parseMs += Date.now() - t0;
+    if (done.status !== 'completed') throw new Error(`job ${done.status}: ${done.error}`);
+    const manifestId = (done.result as { artifact_manifest_id: string }).artifact_manifest_id;
+    const markdown = await client.artifacts.get(manifestId, 'result_md');
+    const grounding = (await client.artifacts.get(manifestId, 'grounding_json')) as GroundingDocument;
+    pages += grounding.pages.length;
+    // Grounding page sizes are pixels at the page's dpi; the metrics want PDF points.
+    const pageSizesPt = grounding.pages.map((p) => ({ width: (p.width * 72) / (p.dpi ?? 150), height: (p.height * 72) / (p.dpi ?? 150) }));
+    return { markdown, grounding, pageSizesPt };
+  };
+
+  const started = Date.now();
+  let rows: EvalRow[];
+  try {
+    rows = await evaluateCorpus(corpus, parseThroughWorker, (s) => process.stderr.write(`${s}\n`));
+  } finally {
+    await worker.close(0).catch(() => undefined);
+    await workerRedis.quit().catch(() => undefined);
+    await gw.close();
+  }
+  printReport(rows);
+  console.log(`\n${pages} pages through the worker; ${(parseMs / 1000).toFixed(1)} s in queued jobs (dispatch to completed), ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+  console.log(`\nmarkdown:\n\n${markdownTable(rows)}`);
+  if (jsonOut) await writeFile(jsonOut, JSON.stringify(rows, null, 2));
+  const failed = rows.filter((r) => Number.isNaN(r.value));
+  return failed.length ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code), (err) => {
+  console.error(err);
+  process.exit(1);
+});

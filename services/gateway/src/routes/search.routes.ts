@@ -1,0 +1,25 @@
+import { api } from '@docfleet/contracts';
+import { z } from 'zod';
+import type { Deps } from '../deps';
+import type { ApiRoutes } from '../http/route';
+import { searchKnowledgeBase, searchResponseJson } from '../domain/search/search';
+import { SearchBody, SearchResponse, normaliseSearchBody } from '../domain/search/search.schemas';
+
+export function searchRoutes(r: ApiRoutes, deps: Deps) {
+  r.add(
+    {
+      method: 'post',
+      path: '/v1/knowledge-bases/:kbId/search',
+      summary: 'Lexical full-text search over the knowledge base’s parsed segments (no model, no credits)',
+      tags: ['Search'],
+      params: z.object({ kbId: api.Uuid }),
+      body: SearchBody,
+      responses: { 200: { description: 'hits, best first (blank query: document order)', schema: SearchResponse } },
+      errors: ['invalid_request_body', 'knowledge_base_not_found', 'knowledge_base_access_denied', 'folder_not_found'],
+    },
+    async ({ params, body, principal, res }) => {
+      const result = await searchKnowledgeBase(deps, principal, params.kbId, normaliseSearchBody(body));
+      res.status(200).type('application/json').send(searchResponseJson(result));
+    },
+  );
+}

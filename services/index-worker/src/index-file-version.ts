@@ -1,0 +1,135 @@
+// 'index.file-version': replace a file's segments in the search index with those of one parse
+// manifest, in one transaction, so a search never sees half a document or two versions at once.
+import { BUNDLE } from '@docfleet/contracts';
+import { Prisma, type Db, type Tx } from '@docfleet/db';
+import type { Logger } from '@docfleet/logger';
+import type { StorageDriver } from '@docfleet/storage';
+import { applyIndexDelta } from './index-state';
+import { SegmentsFile, clean, segmentRows, type SegmentRow } from './segment-rows';
+
+export interface IndexDeps {
+  db: Db;
+  storage: StorageDriver;
+  logger: Logger;
+  /** Rows per INSERT statement (one jsonb parameter each). */
+  batchRows?: number;
+  /** Interactive transaction time limit; a 20k-segment workbook takes seconds. */
+  txTimeoutMs?: number;
+}
+
+export type SkipReason = 'file_not_found' | 'file_deleted' | 'version_not_current' | 'manifest_not_found' | 'manifest_not_newest';
+export type IndexOutcome =
+  | { status: 'indexed'; segments: number; removed: number; ms: number }
+  | { status: 'skipped'; reason: SkipReason };
+
+export interface IndexFileVersionPayload { orgId: string; fileId: string; fileVersionId: string; manifestId: string }
+
+const DEFAULT_BATCH_ROWS = 500;
+/** Also cut a batch at this much JSON, so wide spreadsheet bands do not make one huge statement. */
+const BATCH_CHARS = 4 * 1024 * 1024;
+
+interface FileRow { id: string; knowledge_base_id: string; folder_id: string | null; current_version_id: string | null; deleted_at: Date | null; content_type: string; filename: string }
+
+/**
+ * The skip rules, checked before reading the bundle and again under the file's row lock: the file
+ * exists and is live, the version is still current, and the manifest is the newest parse manifest
+ * of that version (an older job arriving late must not overwrite a newer parse).
+ */
+async function check(db: Db | Tx, p: IndexFileVersionPayload, lock: boolean): Promise<{ file: FileRow; storagePrefix: string } | { skip: SkipReason }> {
+  const files = await db.$queryRaw<FileRow[]>`
+    SELECT id::text, knowledge_base_id::text, folder_id::text, current_version_id::text, deleted_at, content_type, filename
+    FROM files WHERE id = ${p.fileId}::uuid AND org_id = ${p.orgId}::uuid
+    ${lock ? Prisma.sql`FOR NO KEY UPDATE` : Prisma.empty}`;
+  const file = files[0];
+  if (!file) return { skip: 'file_not_found' };
+  if (file.deleted_at) return { skip: 'file_deleted' };
+  if (file.current_version_id !== p.fileVersionId) return { skip: 'version_not_current' };
+  const manifests = await db.$queryRaw<{ id: string; storage_prefix: string }[]>`
+    SELECT id::text, storage_prefix FROM artifact_manifests
+    WHERE file_version_id = ${p.fileVersionId}::uuid AND file_id = ${p.fileId}::uuid AND org_id = ${p.orgId}::uuid AND artifact_type = 'parse'
+    ORDER BY created_at DESC, id DESC LIMIT 1`;
+  const newest = manifests[0];
+  if (!newest) return { skip: 'manifest_not_found' };
+  if (newest.id !== p.manifestId) return { skip: 'manifest_not_newest' };
+  return { file, storagePrefix: newest.storage_prefix };
+}
+
+export function defaultSourceType(contentType: string): string {
+  if (contentType === 'application/pdf') return 'pdf';
+  if (contentType.startsWith('image/')) return 'image';
+  return 'spreadsheet';
+}
+
+/** Reads and validates segments.json of a manifest; the rows to index, in document order. */
+export async function readSegmentRows(storage: StorageDriver, storagePrefix: string, contentType: string): Promise<SegmentRow[]> {
+  const raw = await storage.read(`${storagePrefix}/${BUNDLE.segments_json}`);
+  const parsed = SegmentsFile.safeParse(JSON.parse(raw.toString('utf8')));
+  if (!parsed.success) throw new Error(`segments.json under ${storagePrefix} is not a segment list: ${parsed.error.issues[0]?.message}`);
+  return segmentRows(parsed.data, defaultSourceType(contentType));
+}
+
+export function* batches(rows: SegmentRow[], maxRows: number): Generator<SegmentRow[]> {
+  let batch: SegmentRow[] = [];
+  let chars = 0;
+  for (const r of rows) {
+    const size = r.markdown.length + r.labels.length + r.title.length + 400;
+    if (batch.length && (batch.length >= maxRows || chars + size > BATCH_CHARS)) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+    batch.push(r);
+    chars += size;
+  }
+  if (batch.length) yield batch;
+}
+
+export interface RowOwner { orgId: string; kbId: string; folderId: string | null; fileId: string; fileVersionId: string; manifestId: string; filename: string }
+
+/** The words of a file name ("AzureInterior.pdf" → "Azure Interior"), so a question naming the document matches its segments. */
+export function filenameWords(filename: string): string {
+  return clean(filename)
+    .replace(/\.[A-Za-z0-9]{1,5}$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_\-.]+/g, ' ')
+    .trim();
+}
+
+/**
+ * One multi-row INSERT: the batch travels as a single jsonb parameter and the weighted tsvector is
+ * built in SQL: title A, table headers and row labels B, markdown C, and the file name's words D
+ * (weak, but they make every segment of "the Azure Interior invoice" match "azure").
+ */
+export async function insertRows(tx: Tx, o: RowOwner, rows: SegmentRow[]): Promise<number> {
+  return tx.$executeRaw`
+    INSERT INTO evidence_index_segments (org_id, knowledge_base_id, folder_id, file_id, file_version_id, artifact_manifest_id,
+      segment_id, ordinal, title, markdown, source_type, coordinates, is_table, table_metadata, note_refs, years, quarters, neighbors, tsv)
+    SELECT ${o.orgId}::uuid, ${o.kbId}::uuid, ${o.folderId}::uuid, ${o.fileId}::uuid, ${o.fileVersionId}::uuid, ${o.manifestId}::uuid,
+      r.segment_id, r.ordinal, r.title, r.markdown, r.source_type, r.coordinates, r.is_table, r.table_metadata, r.note_refs, r.years, r.quarters, r.neighbors,
+      setweight(to_tsvector('english', r.title), 'A') || setweight(to_tsvector('english', r.labels), 'B') || setweight(to_tsvector('english', r.markdown), 'C')
+        || setweight(to_tsvector('english', ${filenameWords(o.filename)}), 'D')
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(segment_id text, ordinal int, title text, labels text, markdown text, source_type text,
+      coordinates jsonb, is_table boolean, table_metadata jsonb, note_refs text[], years int[], quarters text[], neighbors jsonb)`;
+}
+
+export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPayload): Promise<IndexOutcome> {
+  const t0 = Date.now();
+  const pre = await check(deps.db, p, false);
+  if ('skip' in pre) return { status: 'skipped', reason: pre.skip };
+  // Read and derive outside the transaction: no lock is held while storage is read.
+  const rows = await readSegmentRows(deps.storage, pre.storagePrefix, pre.file.content_type);
+  return deps.db.$transaction(
+    async (tx) => {
+      const now = await check(tx, p, true);
+      if ('skip' in now) return { status: 'skipped' as const, reason: now.skip };
+      const { file } = now;
+      const removed = await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid`;
+      const owner: RowOwner = { orgId: p.orgId, kbId: file.knowledge_base_id, folderId: file.folder_id, fileId: p.fileId, fileVersionId: p.fileVersionId, manifestId: p.manifestId, filename: file.filename };
+      let inserted = 0;
+      for (const batch of batches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS)) inserted += await insertRows(tx, owner, batch);
+      await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: inserted - removed, files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0) });
+      return { status: 'indexed' as const, segments: inserted, removed, ms: Date.now() - t0 };
+    },
+    { timeout: deps.txTimeoutMs ?? 600_000, maxWait: 30_000 },
+  );
+}

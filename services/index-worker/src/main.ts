@@ -1,0 +1,45 @@
+import { defineEnv } from '@docfleet/config';
+import { createPrismaClient } from '@docfleet/db';
+import { createLogger } from '@docfleet/logger';
+import { createRedis, createWorker } from '@docfleet/queue';
+import { createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { createStorage } from '@docfleet/storage';
+import { indexWorkerEnv } from './config';
+import { createIndexHandlers } from './handlers';
+
+// Composition root of the index worker: consumes the 'index' queue, writes evidence_index_segments.
+async function main() {
+  const env = defineEnv(indexWorkerEnv);
+  const logger = createLogger('index-worker', env.LOG_LEVEL);
+  // Each job in flight holds one connection for its transaction; one more serves health checks.
+  const db = createPrismaClient(env.DATABASE_URL, { poolMax: Math.max(env.DB_POOL_MAX, env.INDEX_CONCURRENCY + 1) });
+  const redis = createRedis(env.REDIS_URL);
+  const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  const registry = createMetricsRegistry('index-worker');
+  const handlers = createIndexHandlers({
+    db, logger, registry, storage: createStorage(env.DATA_DIR), batchRows: env.INDEX_BATCH_ROWS, txTimeoutMs: env.INDEX_TX_TIMEOUT_MS,
+  });
+  const worker = createWorker('index', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.INDEX_CONCURRENCY });
+  worker.on('failed', (job, err) => logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'index job failed'));
+  worker.on('error', (err) => logger.error({ err }, 'index worker error'));
+
+  const health = await startHealthServer({
+    port: env.HEALTH_PORT,
+    registry,
+    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
+  });
+  logger.info({ health_port: health.port, concurrency: env.INDEX_CONCURRENCY }, 'index worker started');
+
+  // SIGTERM: stop taking jobs and let the ones in flight commit (worker.close waits for them).
+  onShutdown(async () => {
+    await worker.close();
+    await health.close();
+    await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+    await db.$disconnect();
+  }, 60_000, (m) => logger.info(m));
+}
+
+main().catch((err) => {
+  process.stderr.write(`index-worker failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,75 @@
+// Writing the artifact bundle (libs/contracts bundle.ts is the layout contract). The bundle of a
+// job lives under artifactPrefix(kb, file, manifestId) with a manifest id derived from the job id,
+// so a redelivered job rewrites the same files under the same names instead of leaving a second,
+// orphaned bundle behind.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { once } from 'node:events';
+import { BUNDLE, type GroundingPage, type Segment } from '@docfleet/contracts';
+
+/** A name-based UUID (version 5 layout, sha256) for the manifest of a job. */
+export function manifestIdFor(jobId: string): string {
+  const h = createHash('sha256').update(`docfleet:parse-manifest:${jobId}`).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export const pageResultName = (n: number) => `page_${String(n).padStart(4, '0')}.json`;
+
+/** page-results/page_NNNN.json: what a re-parse needs to reuse an unchanged page. */
+export interface PageResult {
+  page_number: number;
+  grounding: GroundingPage;
+  markdown: string;
+  /** Files of this page relative to the bundle root (pages/…, imgs/…). */
+  files: string[];
+  source: 'text' | 'ocr';
+}
+
+export async function writeJson(file: string, value: unknown): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(tmp, JSON.stringify(value));
+  await fs.rename(tmp, file);
+}
+
+export async function writeText(file: string, text: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(tmp, text);
+  await fs.rename(tmp, file);
+}
+
+/** Streams segments.json as a JSON array, one segment at a time (spreadsheets can have tens of thousands). */
+export async function writeSegments(outDir: string, segments: Iterable<Segment>): Promise<number> {
+  const file = path.join(outDir, BUNDLE.segments_json);
+  const tmp = `${file}.tmp-${process.pid}`;
+  const out = createWriteStream(tmp);
+  let n = 0;
+  const write = async (s: string) => {
+    if (!out.write(s)) await once(out, 'drain');
+  };
+  await write('[');
+  for (const seg of segments) {
+    await write((n++ ? ',' : '') + JSON.stringify(seg));
+  }
+  await write(']');
+  out.end();
+  await once(out, 'finish');
+  await fs.rename(tmp, file);
+  return n;
+}
+
+/** Readable artifacts of a previous bundle (the spec's condition for a `reused` completion). */
+export async function bundleReadable(root: string, names: string[]): Promise<boolean> {
+  for (const n of names) {
+    try {
+      await fs.access(path.join(root, n));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,21 @@
+import type { Db } from '@docfleet/db';
+import type { Logger } from '@docfleet/logger';
+import type { QueueClient } from '@docfleet/queue';
+import type { StorageDriver } from '@docfleet/storage';
+import type { ParseWorkerEnv } from './config';
+
+/** What the handler needs, built once in main.ts (or by a test that runs the worker in process). */
+export interface WorkerDeps {
+  env: Pick<ParseWorkerEnv, 'MAX_PAGES'>;
+  db: Db;
+  storage: StorageDriver;
+  /** Enqueues the index job after a parse completes. */
+  queues: QueueClient;
+  logger: Logger;
+  /** Identifies this process in jobs.lease_owner. */
+  workerId: string;
+  /** Set when a SIGTERM's grace period ran out: the current job is handed back to the queue. */
+  handBack: { requested: boolean };
+  /** Page images (default true); false only for diagnostics and benchmarks (PARSE_PAGE_IMAGES). */
+  pageImages?: boolean;
+}

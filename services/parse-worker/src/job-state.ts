@@ -1,0 +1,138 @@
+// Every write the worker makes to a job row. Progress writes bump updated_at (the index ETag is
+// built from it) and never lower percent; terminal writes close the credit reservation in the
+// same transaction (libs/billing finalizeReservation), so a job can never end with credits held.
+import { finalizeReservation, type JobOutcome } from '@docfleet/billing';
+import type { Db, Prisma, Tx } from '@docfleet/db';
+import { tail } from '@docfleet/errors';
+
+export const ACTIVE = ['queued', 'started', 'in_progress', 'running'];
+export const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+export interface Progress {
+  stage?: string;
+  percent?: number;
+  /** Stored raw status while running: 'started' at claim, 'in_progress' once pages are parsed. */
+  rawStatus?: 'started' | 'in_progress';
+  totalPages?: number;
+  completedPages?: number;
+}
+
+/** Takes the job for this worker (also on redelivery after a crash). False when it is already terminal. */
+export async function claimJob(db: Db, jobId: string, workerId: string): Promise<boolean> {
+  const n = await db.$executeRaw`UPDATE jobs SET status = 'started', started_at = COALESCE(started_at, now()), lease_owner = ${workerId},
+      heartbeat_at = now(), updated_at = now()
+    WHERE id = ${jobId}::uuid AND status IN ('queued', 'started', 'in_progress', 'running')`;
+  return n > 0;
+}
+
+/** Percent is monotonic (GREATEST); stage, counts and raw status only move while the job is active. */
+export async function setProgress(db: Db, jobId: string, p: Progress): Promise<void> {
+  await db.$executeRaw`UPDATE jobs SET
+      stage = COALESCE(${p.stage ?? null}::text, stage),
+      percent = GREATEST(percent, ${Math.min(100, Math.floor(p.percent ?? 0))}::int),
+      status = COALESCE(${p.rawStatus ?? null}::text, status),
+      total_pages = COALESCE(${p.totalPages ?? null}::int, total_pages),
+      completed_pages = COALESCE(${p.completedPages ?? null}::int, completed_pages),
+      heartbeat_at = now(), updated_at = now()
+    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running')`;
+}
+
+export async function addEvent(db: Db | Tx, jobId: string, eventType: string, stage: string | null, message: string, payload: Record<string, unknown> = {}) {
+  await db.jobEvent.create({ data: { job_id: jobId, event_type: eventType, stage, message, payload: payload as Prisma.InputJsonValue } });
+}
+
+export async function cancelRequested(db: Db, jobId: string): Promise<boolean> {
+  const j = await db.job.findUnique({ where: { id: jobId }, select: { cancel_requested_at: true, status: true } });
+  return !j || !!j.cancel_requested_at || TERMINAL.includes(j.status);
+}
+
+/** Locks the job row; returns it unless it is already terminal (then the caller does nothing). */
+async function lockActive(tx: Tx, jobId: string) {
+  await tx.$queryRaw`SELECT id FROM jobs WHERE id = ${jobId}::uuid FOR UPDATE`;
+  const job = await tx.job.findUnique({ where: { id: jobId } });
+  return job && !TERMINAL.includes(job.status) ? job : null;
+}
+
+export interface Completion {
+  manifest: Omit<Prisma.ArtifactManifestUncheckedCreateInput, 'manifest' | 'links'> & { manifest: object; links: unknown };
+  stage: 'completed' | 'reused';
+  pageCount: number;
+  /** page_versions rows for the version (documents; spreadsheets have none). */
+  pageHashes?: string[];
+  result: Record<string, unknown>;
+  /** Where the time went (ms per stage), recorded on the job.completed event. */
+  timings?: Record<string, number>;
+}
+
+export type FinishOutcome = JobOutcome | 'skipped';
+
+/**
+ * Completes the job: manifest, page hashes, page count, job row and reservation in one
+ * transaction. A cancel requested meanwhile wins (the stage boundary is a cancel checkpoint).
+ */
+export async function finishCompleted(db: Db, jobId: string, c: Completion): Promise<FinishOutcome> {
+  return db.$transaction(async (tx) => {
+    const job = await lockActive(tx, jobId);
+    if (!job) return 'skipped';
+    if (job.cancel_requested_at) {
+      await cancelTx(tx, jobId, job.stage);
+      return 'cancelled';
+    }
+    // Two parses of one version (different options) finishing together write page_versions in turn.
+    await tx.$queryRaw`SELECT id FROM file_versions WHERE id = ${job.file_version_id}::uuid FOR UPDATE`;
+    await tx.artifactManifest.create({ data: { ...c.manifest, manifest: c.manifest.manifest as Prisma.InputJsonObject, links: c.manifest.links as Prisma.InputJsonObject } });
+    if (c.pageHashes) {
+      await tx.pageVersion.deleteMany({ where: { file_version_id: job.file_version_id } });
+      await tx.pageVersion.createMany({ data: c.pageHashes.map((h, i) => ({ file_version_id: job.file_version_id, page_number: i + 1, content_hash: h })) });
+    }
+    await tx.fileVersion.update({ where: { id: job.file_version_id }, data: { page_count: c.pageCount } });
+    await tx.job.update({
+      where: { id: jobId },
+      data: {
+        status: 'completed', stage: c.stage, percent: 100, total_pages: c.pageCount, completed_pages: c.pageCount,
+        result: c.result as Prisma.InputJsonValue, error: null, completed_at: new Date(), lease_owner: null,
+      },
+    });
+    const res = await finalizeReservation(tx, { jobId, outcome: 'completed' });
+    await addEvent(tx, jobId, 'job.completed', c.stage, c.stage === 'reused' ? 'Nothing changed; the previous artifacts were kept and no credits were used.' : `Parsed; ${res?.debited_credits ?? 0} credit(s) charged.`, {
+      artifact_manifest_id: c.manifest.id, credits_charged: res?.debited_credits ?? 0, reservation_status: res?.status ?? null, ...(c.timings ? { timings_ms: c.timings } : {}),
+    });
+    return 'completed';
+  });
+}
+
+async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
+  await tx.job.update({ where: { id: jobId }, data: { status: 'cancelled', completed_at: new Date(), lease_owner: null } });
+  const res = await finalizeReservation(tx, { jobId, outcome: 'cancelled' });
+  await addEvent(tx, jobId, 'job.cancelled', stage, `Cancelled; ${res?.debited_credits ?? 0} page(s) already processed stay charged.`, { credits_charged: res?.debited_credits ?? 0 });
+}
+
+export async function finishCancelled(db: Db, jobId: string): Promise<FinishOutcome> {
+  return db.$transaction(async (tx) => {
+    const job = await lockActive(tx, jobId);
+    if (!job) return 'skipped';
+    await cancelTx(tx, jobId, job.stage);
+    return 'cancelled';
+  });
+}
+
+/** Fails the job with a readable reason; the reservation ends failed and its page debits are reversed. */
+export async function finishFailed(db: Db, jobId: string, error: string, detail: { traceback: string; code?: string; page?: number }): Promise<FinishOutcome> {
+  return db.$transaction(async (tx) => {
+    const job = await lockActive(tx, jobId);
+    if (!job) return 'skipped';
+    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, completed_at: new Date(), lease_owner: null } });
+    await finalizeReservation(tx, { jobId, outcome: 'failed' });
+    await addEvent(tx, jobId, 'job.failed', job.stage, error, {
+      traceback: tail(detail.traceback, 4000), ...(detail.code ? { code: detail.code } : {}), ...(detail.page ? { page: detail.page } : {}),
+    });
+    return 'failed';
+  });
+}
+
+/** SIGTERM grace ran out: the job goes back to the queue for another worker; progress is kept. */
+export async function handBack(db: Db, jobId: string, workerId: string): Promise<void> {
+  await db.$executeRaw`UPDATE jobs SET status = 'queued', lease_owner = NULL, updated_at = now()
+    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
+  await addEvent(db, jobId, 'job.handed_back', null, 'The worker shut down before finishing; the job went back to the queue.', { worker: workerId });
+}

@@ -1,0 +1,74 @@
+// Composition root of the parse worker: config, logger, database, storage, queues; then consume
+// queue 'parse' and serve /healthz and /readyz on HEALTH_PORT. SIGTERM stops taking jobs and lets
+// the current one finish; after PARSE_GRACE_SECONDS it is handed back to the queue.
+import { hostname } from 'node:os';
+import { defineEnv } from '@docfleet/config';
+import { createPrismaClient } from '@docfleet/db';
+import { createLogger } from '@docfleet/logger';
+import { QueueClient, createRedis } from '@docfleet/queue';
+import { createStorage } from '@docfleet/storage';
+import { parseWorkerEnv } from './config';
+import type { WorkerDeps } from './deps';
+import { startHealthServer } from './health';
+import { startParseWorker } from './worker';
+
+async function main() {
+  const env = defineEnv(parseWorkerEnv);
+  // Tesseract's OpenMP threads fight each other (and the other services) on a busy machine.
+  process.env.OMP_THREAD_LIMIT ??= '1';
+  const logger = createLogger('parse-worker', env.LOG_LEVEL);
+  const redis = createRedis(env.REDIS_URL);
+  const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  const deps: WorkerDeps = {
+    env,
+    logger,
+    db: createPrismaClient(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX }),
+    storage: createStorage(env.DATA_DIR),
+    queues: new QueueClient(redis, env.QUEUE_PREFIX),
+    workerId: `${hostname()}:${process.pid}`,
+    handBack: { requested: false },
+    pageImages: env.PARSE_PAGE_IMAGES,
+  };
+  const running = startParseWorker(deps, {
+    connection: workerRedis,
+    prefix: env.QUEUE_PREFIX,
+    concurrency: env.PARSE_CONCURRENCY,
+    lockMs: env.PARSE_LOCK_SECONDS * 1000,
+    stalledIntervalMs: env.PARSE_STALLED_INTERVAL_SECONDS * 1000,
+    maxStalledCount: env.PARSE_MAX_STALLED,
+    reapIntervalMs: env.PARSE_REAP_INTERVAL_SECONDS * 1000,
+  });
+  const health = await startHealthServer(env.HEALTH_PORT, {
+    database: () => deps.db.$queryRaw`SELECT 1`,
+    redis: async () => {
+      if ((await redis.ping()) !== 'PONG') throw new Error('unexpected reply');
+    },
+  });
+  logger.info({ concurrency: env.PARSE_CONCURRENCY, health_port: health.port, worker: deps.workerId }, 'parse worker started');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal, grace_seconds: env.PARSE_GRACE_SECONDS }, 'shutting down: no new jobs; finishing or handing back the current one');
+    // Last resort if closing hangs (Redis unreachable): the lock expires and another worker takes over.
+    setTimeout(() => process.exit(1), (env.PARSE_GRACE_SECONDS + 30) * 1000).unref();
+    try {
+      await running.close(env.PARSE_GRACE_SECONDS * 1000);
+    } catch (err) {
+      logger.error({ err }, 'closing the worker failed');
+    }
+    health.server.close();
+    await deps.queues.close().catch(() => undefined);
+    await Promise.all([redis.quit(), workerRedis.quit()].map((p) => p.catch(() => undefined)));
+    await deps.db.$disconnect().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`parse-worker failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

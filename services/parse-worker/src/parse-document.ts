@@ -1,0 +1,128 @@
+// PDFs and images: page-diff → parse (text 10→75, figures 75→95) → bundle → completed, or
+// completed at stage `reused` when nothing changed.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { BUNDLE, type Segment } from '@docfleet/contracts';
+import { ParseError, assembleDocument, inspectDocument, parsePages, segmentsFromGrounding } from '@docfleet/pdf';
+import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
+import { UnitCharger, type JobContext } from './job-context';
+import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
+import { diffPages, findPreviousParse, reusePage, type ParseSettings } from './page-diff';
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
+  const { deps, job, file, version, options } = ctx;
+  const kind = ctx.kind as 'pdf' | 'image';
+  const db = deps.db;
+  const src = deps.storage.localPath(version.storage_path);
+  const t0 = Date.now();
+
+  // ---- stage page-diff (5)
+  await setProgress(db, job.id, { stage: 'page-diff', percent: 5 });
+  await addEvent(db, job.id, 'parse.page_diff.started', 'page-diff', 'Hashing pages and comparing them with the previous parse.');
+  const inspect = await inspectDocument(src, kind, { maxPages: deps.env.MAX_PAGES, decideBackend: kind === 'pdf' && options.backend === 'auto' });
+  // Spec: images always go to OCR; `auto` follows inspectDocument's decision (the spec's rule).
+  const backend = kind === 'image' ? 'ocr' : options.backend === 'auto' ? inspect.backend.backend : options.backend;
+  const pageImages = deps.pageImages !== false;
+  const settings: ParseSettings = { backend, dpi: options.dpi, page_fallback_ocr: options.page_fallback_ocr, layout_device: options.layout_device, page_images: pageImages };
+  const prev = await findPreviousParse(db, deps.storage, file.id);
+  const { changed, unchanged } = await diffPages(prev, inspect.pageHashes, settings);
+  const pageCount = inspect.pageCount;
+  await setProgress(db, job.id, { totalPages: pageCount, completedPages: 0 });
+  await ctx.checkpoint();
+
+  const tDiff = Date.now();
+  const baseManifest = { page_count: pageCount, backend, backend_reasons: inspect.backend.reasons.slice(0, 10), parse_settings: settings };
+  if (!changed.length && prev && prev.pageCount === pageCount && (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.segments_json]))) {
+    // Nothing changed: a new manifest row for this version pointing at the previous bundle (no copy).
+    await addEvent(db, job.id, 'parse.reused', 'page-diff', `No page changed since the previous parse; its artifacts are kept and no credits are used.`, { previous_manifest_id: prev.manifest.id });
+    const prevManifest = (prev.manifest.manifest ?? {}) as Record<string, unknown>;
+    return finishCompleted(db, job.id, {
+      stage: 'reused',
+      pageCount,
+      pageHashes: inspect.pageHashes,
+      manifest: {
+        id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse',
+        storage_prefix: prev.manifest.storage_prefix, links: prev.manifest.links ?? {},
+        manifest: { ...baseManifest, changed_pages: [], unchanged_pages: range(pageCount), segment_count: prevManifest.segment_count ?? null, reused_from_manifest_id: prev.manifest.id },
+      },
+      result: { artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: [], unchanged_pages: range(pageCount), backend, credits_charged: 0, reused: true },
+      timings: { page_diff: tDiff - t0 },
+    });
+  }
+
+  // ---- stage parse (10 → 75 text, 75 → 95 figures)
+  await setProgress(db, job.id, { stage: 'parse', percent: 10, rawStatus: 'in_progress', completedPages: unchanged.length });
+  await addEvent(db, job.id, 'parse.started', 'parse',
+    `Parsing ${changed.length} of ${pageCount} page(s) with the ${backend} backend${unchanged.length ? `; ${unchanged.length} unchanged page(s) reused` : ''}.`,
+    { backend, backend_reasons: inspect.backend.reasons.slice(0, 10), changed_pages: changed, unchanged_pages: unchanged });
+  // A redelivered job starts from a clean bundle: every file is rewritten under the same name.
+  await fs.rm(ctx.outDir, { recursive: true, force: true });
+  await fs.mkdir(ctx.outDir, { recursive: true });
+  const results = new Map<number, PageResult>();
+  for (const n of unchanged) {
+    const r = await reusePage(prev!.root, ctx.outDir, n);
+    results.set(n, r);
+    await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(n)), r);
+  }
+
+  const charger = new UnitCharger(db, ctx, 'page');
+  if (changed.length) {
+    let written = 10;
+    const parsed = await parsePages({
+      path: src, kind, backend, outDir: ctx.outDir, pageNumbers: changed, dpi: options.dpi, renderPages: pageImages,
+      pageFallbackOcr: options.page_fallback_ocr, timeoutSeconds: options.timeout_seconds, maxPages: deps.env.MAX_PAGES,
+      onProgress: async (done, total, phase) => {
+        if (phase === 'text') {
+          charger.add(changed[done - 1]!); // pages come back in ascending order
+          await charger.maybeFlush();
+        }
+        const pct = Math.floor(phase === 'text' ? 10 + (65 * done) / total : 75 + (20 * done) / total);
+        if (pct > written) {
+          written = pct;
+          await setProgress(db, job.id, { percent: pct });
+        }
+      },
+      shouldCancel: ctx.shouldStop,
+    });
+    await charger.flush();
+    for (const p of parsed.pages) {
+      const r: PageResult = { page_number: p.pageNumber, grounding: p.grounding, markdown: p.markdown, files: p.files, source: p.source };
+      results.set(p.pageNumber, r);
+      await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
+    }
+  }
+  await ctx.checkpoint();
+  const tParse = Date.now();
+
+  // ---- bundle
+  const ordered = [...results.values()].sort((a, b) => a.page_number - b.page_number);
+  if (ordered.length !== pageCount) {
+    throw new ParseError('no_artifacts', `The parser finished without expected artifacts: ${ordered.length} of ${pageCount} page(s) came back.`);
+  }
+  const { grounding, markdown } = assembleDocument(file.filename, kind, ordered.map((r) => r.grounding), ordered.map((r) => r.markdown), backend, { pageCount });
+  await writeText(path.join(ctx.outDir, BUNDLE.result_md), markdown);
+  await writeJson(path.join(ctx.outDir, BUNDLE.grounding_json), grounding);
+  const segments: Segment[] = segmentsFromGrounding(grounding, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId, sourceType: kind });
+  const segmentCount = await writeSegments(ctx.outDir, segments);
+  const pngs = await fs.readdir(path.join(ctx.outDir, BUNDLE.pages)).catch(() => [] as string[]);
+  if (pageImages && pngs.filter((n) => n.endsWith('.png')).length < pageCount) {
+    throw new ParseError('no_artifacts', `The parser finished without expected artifacts: ${pngs.length} of ${pageCount} page image(s) were written.`);
+  }
+  const crops = await fs.readdir(path.join(ctx.outDir, BUNDLE.imgs)).catch(() => [] as string[]);
+  await setProgress(db, job.id, { percent: 95 });
+
+  return finishCompleted(db, job.id, {
+    stage: 'completed',
+    pageCount,
+    pageHashes: inspect.pageHashes,
+    manifest: {
+      id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse', storage_prefix: ctx.prefix,
+      links: { result_md: BUNDLE.result_md, grounding_json: BUNDLE.grounding_json, pages: pageImages ? BUNDLE.pages : null, imgs: crops.length ? BUNDLE.imgs : null, workbook_json: null, tables_json: null, result_json: null },
+      manifest: { ...baseManifest, changed_pages: changed, unchanged_pages: unchanged, segment_count: segmentCount },
+    },
+    result: { artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: changed, unchanged_pages: unchanged, backend, credits_charged: changed.length, reused: false },
+    timings: { page_diff: tDiff - t0, parse: tParse - tDiff, bundle: Date.now() - tParse },
+  });
+}

@@ -1,0 +1,121 @@
+// The 'parse.file' job: claim the job row, run the document or spreadsheet flow, and end in
+// exactly one terminal state with the reservation closed in the same transaction. Permanent
+// failures (the file itself is the problem) fail at once; anything else is retried by BullMQ and
+// fails on the last attempt. A worker killed mid-job is redelivered by BullMQ's stalled-job
+// recovery: page debits are idempotent and the bundle is rewritten under the same names.
+import fs from 'node:fs/promises';
+import { isSpreadsheetKind } from '@docfleet/contracts';
+import { isApiError } from '@docfleet/errors';
+import { isParseError } from '@docfleet/pdf';
+import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
+import { isSheetParseError } from '@docfleet/sheets';
+import type { WorkerDeps } from './deps';
+import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
+import { TERMINAL, addEvent, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
+import { parseDocument } from './parse-document';
+import { parseSheets } from './parse-spreadsheet';
+
+/** The recognisable message for inputs that are not what their name claims (spec, Errors). */
+const NO_ARTIFACTS = 'The parser finished without expected artifacts';
+
+interface Failure { message: string; code: string; permanent: boolean; page?: number }
+
+/** A readable sentence: capitalised, ending with a full stop. */
+const sentence = (s: string) => {
+  const t = s.trim().replace(/[.;,\s]+$/, '');
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}.`;
+};
+
+export function classifyFailure(err: unknown): Failure {
+  if (isParseError(err)) {
+    let message = sentence(err.message);
+    if ((err.code === 'not_a_pdf' || err.code === 'no_artifacts') && !err.message.startsWith(NO_ARTIFACTS)) {
+      message = `${NO_ARTIFACTS}: ${err.message.replace(/\.$/, '')} (usually a file that is not what its extension claims).`;
+    }
+    if (err.code === 'page_timeout') message = `Page ${err.pageNumber ?? '?'} took too long (${err.message.replace(/\.$/, '')}). Raise timeout_seconds or split the document.`;
+    // A page over its time limit would time out again: retrying only burns time.
+    return { message, code: err.code, permanent: err.permanent || err.code === 'page_timeout', page: err.pageNumber };
+  }
+  if (isSheetParseError(err)) {
+    const text = err.message.replace(/^[a-z_]+: /, '');
+    const message = err.code === 'not_a_spreadsheet' ? `${NO_ARTIFACTS}: ${text} (usually a file that is not what its extension claims).`
+      : err.code === 'zip_bomb' ? `The workbook was refused as a likely zip bomb: ${text}.`
+      : sentence(text);
+    return { message, code: err.code, permanent: true };
+  }
+  if (err instanceof PermanentFailure) return { message: err.message, code: err.code, permanent: true };
+  if (isApiError(err) && err.code === 'reserved_credits_exhausted') {
+    return { message: `${err.message} The document has more pages than were reserved when it was queued; parse it again.`, code: err.code, permanent: true };
+  }
+  return { message: `Parsing failed: ${(err as Error)?.message ?? String(err)}`, code: 'internal_error', permanent: false };
+}
+
+function traceback(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 4; depth++) {
+    parts.push((e as Error).stack ?? String(e));
+    e = (e as { cause?: unknown }).cause;
+  }
+  return parts.join('\nCaused by: ');
+}
+
+export async function enqueueIndex(deps: WorkerDeps, jobId: string) {
+  const m = await deps.db.artifactManifest.findFirst({ where: { job_id: jobId, artifact_type: 'parse' } });
+  if (!m) return;
+  // One index job per manifest (BullMQ job id): a redelivered parse does not index twice.
+  await deps.queues.enqueue('index.file-version', { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id }, { jobId: `index-${m.id}` });
+}
+
+export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'parse.file'>, queueJob: QueueJob): Promise<{ outcome: FinishOutcome | 'missing' }> {
+  const log = deps.logger.child({ job_id: payload.jobId });
+  const job = await deps.db.job.findUnique({ where: { id: payload.jobId } });
+  if (!job || job.org_id !== payload.orgId || job.kind !== 'parse') {
+    log.warn('parse.file for an unknown job; dropped');
+    return { outcome: 'missing' };
+  }
+  if (TERMINAL.includes(job.status)) {
+    // Redelivered after the terminal write: make sure the index job exists, then stop.
+    if (job.status === 'completed') await enqueueIndex(deps, job.id);
+    return { outcome: 'skipped' };
+  }
+  if (job.cancel_requested_at) return { outcome: await finishCancelled(deps.db, job.id) };
+  if (!(await claimJob(deps.db, job.id, deps.workerId))) return { outcome: 'skipped' };
+  const attempt = queueJob.attemptsMade + 1;
+  await addEvent(deps.db, job.id, 'job.started', job.stage, attempt > 1 || job.status !== 'queued' ? `Resumed by worker ${deps.workerId}.` : `Started by worker ${deps.workerId}.`, { worker: deps.workerId, attempt });
+
+  let ctx: JobContext | undefined;
+  const started = Date.now();
+  try {
+    ctx = await buildContext(deps, job, log);
+    const outcome = isSpreadsheetKind(ctx.kind) ? await parseSheets(ctx) : await parseDocument(ctx);
+    if (outcome === 'completed') await enqueueIndex(deps, job.id);
+    if (outcome === 'cancelled') await fs.rm(ctx.outDir, { recursive: true, force: true });
+    log.info({ outcome, ms: Date.now() - started }, 'parse finished');
+    return { outcome };
+  } catch (err) {
+    if (err instanceof HandBackSignal) {
+      log.info('grace period over: handing the job back to the queue');
+      await handBack(deps.db, job.id, deps.workerId);
+      await queueJob.moveToDelayed(Date.now() + 1000, queueJob.token);
+      throw new DelayedError();
+    }
+    if (err instanceof CancelSignal || (isParseError(err) && err.code === 'cancelled') || (isSheetParseError(err) && err.code === 'cancelled')) {
+      const outcome = await finishCancelled(deps.db, job.id);
+      if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
+      log.info({ outcome }, 'parse cancelled');
+      return { outcome };
+    }
+    const f = classifyFailure(err);
+    const last = attempt >= (queueJob.opts.attempts ?? 1);
+    if (f.permanent || last) {
+      const outcome = await finishFailed(deps.db, job.id, f.message, { traceback: traceback(err), code: f.code, page: f.page });
+      if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
+      log.info({ outcome, code: f.code, err: f.message }, 'parse failed');
+      return { outcome };
+    }
+    log.warn({ err, attempt }, 'parse attempt failed; it will be retried');
+    await addEvent(deps.db, job.id, 'parse.attempt_failed', null, `Attempt ${attempt} failed (${f.message}); retrying.`, { attempt, traceback: traceback(err).slice(-4000) }).catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,33 @@
+// Jobs the queue has given up on never reach the handler again: a job whose worker was killed
+// more often than PARSE_MAX_STALLED allows is moved to BullMQ's failed set by its Lua script, and a
+// queue entry can be lost with Redis. The reaper finds active job rows whose queue entry is
+// failed, finished or gone, and fails them with their reservation closed.
+import type { QueueClient } from '@docfleet/queue';
+import type { WorkerDeps } from './deps';
+import { finishFailed } from './job-state';
+
+export const KILLED_MESSAGE =
+  'The parse worker was stopped while processing this document (for example killed by the container runtime for insufficient memory) and the retry stopped too. The input may be fine: parse it again, or on-premises give the worker more memory.';
+
+export async function reapOnce(deps: Pick<WorkerDeps, 'db' | 'logger'>, queue: ReturnType<QueueClient['queue']>, staleMs: number): Promise<string[]> {
+  const stale = await deps.db.job.findMany({
+    where: { kind: 'parse', status: { in: ['queued', 'started', 'in_progress', 'running'] }, updated_at: { lt: new Date(Date.now() - staleMs) } },
+    select: { id: true },
+    orderBy: { updated_at: 'asc' },
+    take: 200,
+  });
+  const reaped: string[] = [];
+  for (const { id } of stale) {
+    const entry = await queue.getJob(id);
+    const state = entry ? await entry.getState() : 'missing';
+    if (state !== 'failed' && state !== 'completed' && state !== 'missing' && state !== 'unknown') continue;
+    const stalled = /stalled/i.test(entry?.failedReason ?? '');
+    const message = stalled ? KILLED_MESSAGE : `The parse job was lost by the queue (its entry is ${state}); nothing was charged. Parse the file again.`;
+    const outcome = await finishFailed(deps.db, id, message, { traceback: entry?.stacktrace?.join('\n') || entry?.failedReason || `queue entry ${state}`, code: stalled ? 'worker_stopped' : 'queue_entry_lost' });
+    if (outcome === 'failed') {
+      reaped.push(id);
+      deps.logger.warn({ job_id: id, state, failed_reason: entry?.failedReason }, 'reaped a parse job the queue gave up on');
+    }
+  }
+  return reaped;
+}

@@ -1,0 +1,54 @@
+import { createWorker, type Job as QueueJob } from '@docfleet/queue';
+import type { WorkerDeps } from './deps';
+import { handleParseFile } from './parse-file.handler';
+import { reapOnce } from './reaper';
+
+export interface ParseWorkerOptions {
+  connection: Parameters<typeof createWorker>[2]['connection'];
+  prefix: string;
+  concurrency?: number;
+  lockMs?: number;
+  stalledIntervalMs?: number;
+  maxStalledCount?: number;
+  /** 0 disables the reaper (tests run it by hand). */
+  reapIntervalMs?: number;
+}
+
+export interface RunningParseWorker {
+  worker: ReturnType<typeof createWorker>;
+  /** Stops taking jobs; the current one finishes, or after graceMs is handed back to the queue. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** The parse worker: consumes queue 'parse' (job 'parse.file'), plus the reaper. */
+export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): RunningParseWorker {
+  const lockMs = o.lockMs ?? 60_000;
+  const worker = createWorker('parse', {
+    'parse.file': (payload, job: QueueJob) => handleParseFile(deps, payload, job),
+  }, { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 1, lockDurationMs: lockMs, stalledIntervalMs: o.stalledIntervalMs, maxStalledCount: o.maxStalledCount });
+  worker.on('error', (err) => deps.logger.error({ err }, 'parse worker error'));
+  worker.on('stalled', (jobId) => deps.logger.warn({ job_id: jobId }, 'a parse job lost its worker; it is redelivered'));
+
+  let reaper: NodeJS.Timeout | undefined;
+  if (o.reapIntervalMs) {
+    const queue = deps.queues.queue('parse');
+    const staleMs = 2 * lockMs;
+    const tick = () => reapOnce(deps, queue, staleMs).catch((err) => deps.logger.warn({ err }, 'parse reaper failed'));
+    void tick();
+    reaper = setInterval(tick, o.reapIntervalMs);
+    reaper.unref();
+  }
+
+  return {
+    worker,
+    async close(graceMs = 25_000) {
+      if (reaper) clearInterval(reaper);
+      const handBackTimer = setTimeout(() => { deps.handBack.requested = true; }, graceMs);
+      try {
+        await worker.close();
+      } finally {
+        clearTimeout(handBackTimer);
+      }
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// Crash safety with real processes: a worker killed with SIGKILL mid-parse (BullMQ redelivers the
+// job to another worker: every page charged exactly once, nothing left reserved, ledger = balance);
+// a job whose worker dies more often than allowed is failed by the reaper with its reservation
+// closed; health endpoints; SIGTERM exits cleanly.
+import { readFile } from 'node:fs/promises';
+import { NDA3, NDA5 } from './fixtures';
+import { creditInvariants, startStack, type Stack } from './stack';
+import { spawnWorker, type WorkerProcess } from './worker-process';
+
+let s: Stack;
+const procs: WorkerProcess[] = [];
+beforeAll(async () => {
+  s = await startStack({}, { worker: false });
+});
+afterAll(async () => {
+  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  await s.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const FAST = { PARSE_LOCK_SECONDS: '4', PARSE_STALLED_INTERVAL_SECONDS: '1' };
+
+async function dispatchOcr(key: string, kbId: string, file: string, name: string) {
+  const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name, data: await readFile(file) });
+  const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, { key, body: { options: { backend: 'ocr', dpi: 72 } } });
+  expect(r.status).toBe(202);
+  return { fileId: up.body.file.id as string, jobId: r.body.job.job_id as string };
+}
+
+async function debits(jobId: string) {
+  return s.gw.db.ledgerEntry.findMany({ where: { job_id: jobId, kind: 'debit' } });
+}
+
+async function killAfterFirstDebits(w: WorkerProcess, jobId: string) {
+  for (let i = 0; i < 1200; i++) {
+    const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    if (['completed', 'failed'].includes(job.status)) throw new Error(`job ended before the kill:\n${w.output()}`);
+    if ((await debits(jobId)).length >= 1) break;
+    await sleep(50);
+  }
+  w.child.kill('SIGKILL');
+  expect((await w.exited).signal).toBe('SIGKILL');
+}
+
+async function waitTerminal(jobId: string, ms = 90_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
+    if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
+    if (Date.now() > until) throw new Error(`job ${jobId} still ${job.status}`);
+    await sleep(200);
+  }
+}
+
+it('a worker killed with SIGKILL mid-parse: another worker finishes, each page charged exactly once', async () => {
+  const { key, orgId } = await s.gw.createOrg({ credits: 40 });
+  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Crash' } })).body.knowledge_base.id;
+  const a = await spawnWorker(s.gw, FAST);
+  procs.push(a);
+  const { fileId, jobId } = await dispatchOcr(key, kbId, NDA5, 'nda5.pdf');
+  await killAfterFirstDebits(a, jobId);
+  const before = await debits(jobId);
+  expect(before.length).toBeGreaterThanOrEqual(1);
+  expect(before.length).toBeLessThan(5);
+  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'reserved' });
+
+  const b = await spawnWorker(s.gw, FAST);
+  procs.push(b);
+  const health = await fetch(`http://127.0.0.1:${b.healthPort}/healthz`);
+  expect(await health.json()).toEqual({ status: 'ok' });
+  const ready = await fetch(`http://127.0.0.1:${b.healthPort}/readyz`);
+  expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok', checks: { database: 'ok', redis: 'ok' } }]);
+
+  const job = await waitTerminal(jobId);
+  expect(job.status).toBe('completed');
+  const charged = await debits(jobId);
+  expect(charged.map((e) => e.idempotency_key).sort()).toEqual([1, 2, 3, 4, 5].map((n) => `parse:${jobId}:page:${n}`));
+  expect(charged.every((e) => e.amount_credits === -1)).toBe(true);
+  expect(await s.gw.db.ledgerEntry.count({ where: { job_id: jobId, kind: 'reversal' } })).toBe(0);
+  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'committed', debited_credits: 5 });
+  expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: 35, ledgerSum: 35, openReservations: 0 });
+  const events = (await s.gw.req('GET', `/v1/files/${fileId}/jobs/${jobId}/events`, { key })).body.events.map((e: { event_type: string }) => e.event_type);
+  expect(events.filter((t: string) => t === 'job.started')).toHaveLength(2);
+  expect((await s.gw.req('GET', `/v1/files/${fileId}/segments`, { key })).status).toBe(200);
+
+  // SIGTERM: stops taking jobs and exits 0.
+  b.child.kill('SIGTERM');
+  expect((await b.exited).code).toBe(0);
+}, 150_000);
+
+it('a job whose worker is killed more often than allowed is failed with its reservation closed', async () => {
+  const { key, orgId } = await s.gw.createOrg({ credits: 40 });
+  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Crash twice' } })).body.knowledge_base.id;
+  const env = { ...FAST, PARSE_MAX_STALLED: '0', PARSE_REAP_INTERVAL_SECONDS: '1' };
+  const c = await spawnWorker(s.gw, env);
+  procs.push(c);
+  const { jobId } = await dispatchOcr(key, kbId, NDA3, 'nda3.pdf');
+  await killAfterFirstDebits(c, jobId);
+  const d = await spawnWorker(s.gw, env);
+  procs.push(d);
+  const job = await waitTerminal(jobId);
+  expect(job).toMatchObject({ status: 'failed', error: expect.stringMatching(/worker was stopped while processing/) });
+  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'failed' });
+  const net = await s.gw.db.ledgerEntry.aggregate({ where: { job_id: jobId }, _sum: { amount_credits: true } });
+  expect(net._sum.amount_credits).toBe(0);
+  expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: 40, ledgerSum: 40, openReservations: 0 });
+  d.child.kill('SIGTERM');
+  expect((await d.exited).code).toBe(0);
+}, 150_000);
+
+it('SIGTERM past the grace period hands the job back; the next worker finishes it without charging twice', async () => {
+  const { key, orgId } = await s.gw.createOrg({ credits: 40 });
+  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Drain' } })).body.knowledge_base.id;
+  const e = await spawnWorker(s.gw, { ...FAST, PARSE_GRACE_SECONDS: '0' });
+  procs.push(e);
+  const { fileId, jobId } = await dispatchOcr(key, kbId, NDA3, 'nda3-drain.pdf');
+  for (let i = 0; i < 1200 && (await debits(jobId)).length < 1; i++) await sleep(50);
+  e.child.kill('SIGTERM');
+  expect((await e.exited).code).toBe(0);
+  const handed = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
+  expect(handed.status).toBe('queued');
+  const events = (await s.gw.req('GET', `/v1/files/${fileId}/jobs/${jobId}/events`, { key })).body.events.map((x: { event_type: string }) => x.event_type);
+  expect(events).toContain('job.handed_back');
+  s.startWorker({ lockMs: 4000 });
+  const job = await waitTerminal(jobId);
+  expect(job.status).toBe('completed');
+  expect((await debits(jobId)).map((d) => d.idempotency_key).sort()).toEqual([1, 2, 3].map((n) => `parse:${jobId}:page:${n}`));
+  expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: 37, ledgerSum: 37, openReservations: 0 });
+}, 120_000);

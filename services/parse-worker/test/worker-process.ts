@@ -1,0 +1,57 @@
+// The parse worker as a real process (`node --import tsx services/parse-worker/src/main.ts`: one
+// process, so a signal reaches the worker itself and not a wrapper).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { Gateway } from '../../gateway/test/harness';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  healthPort: number;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function spawnWorker(gw: Gateway, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const healthPort = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', 'parse-worker', 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: gw.deps.env.DATABASE_URL,
+      REDIS_URL: gw.deps.env.REDIS_URL,
+      DATA_DIR: gw.dataDir,
+      QUEUE_PREFIX: gw.deps.env.QUEUE_PREFIX,
+      HEALTH_PORT: String(healthPort),
+      LOG_LEVEL: 'info',
+      DB_POOL_MAX: '3',
+      OMP_THREAD_LIMIT: '1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b) => (out += b));
+  child.stderr!.on('data', (b) => (out += b));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  // Ready when the health port answers.
+  for (let i = 0; i < 300; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${healthPort}/healthz`);
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (child.exitCode !== null) throw new Error(`worker exited at start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, healthPort, output: () => out, exited };
+}
