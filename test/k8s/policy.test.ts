@@ -20,7 +20,7 @@ describe('the fleet', () => {
   });
 
   it('reads drain times and /metrics from the services that exist', () => {
-    expect(serviceCodeFacts('gateway')).toMatchObject({ fromCode: true, graceSeconds: 25, metrics: false });
+    expect(serviceCodeFacts('gateway')).toMatchObject({ fromCode: true, graceSeconds: 25, metrics: true });
     expect(serviceCodeFacts('billing')).toMatchObject({ fromCode: true, graceSeconds: 30, metrics: true, defaultHealthPort: 9104 });
   });
 });

@@ -2,6 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import type { Deps } from './deps';
 import { ApiRoutes } from './http/route';
 import { authMiddleware, errorHandler, notFound, rateLimit, requestContext } from './http/middleware';
+import { createGatewayMetrics } from './http/metrics';
 import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
 import { fileRoutes, type FileHooks } from './routes/files.routes';
@@ -24,6 +25,13 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.env.TRUST_PROXY);
   app.use(requestContext(deps.logger));
+  const metrics = createGatewayMetrics(deps.queues);
+  app.use(metrics.middleware);
+  // Scraped by Prometheus inside the cluster; the production ingress routes only /v1 and /healthz.
+  app.get('/metrics', async (_req, res) => {
+    res.setHeader('content-type', metrics.registry.contentType);
+    res.end(await metrics.registry.metrics());
+  });
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req: Request, res: Response) => {

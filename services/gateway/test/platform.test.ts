@@ -65,3 +65,25 @@ describe('platform', () => {
     }
   });
 });
+
+describe('metrics', () => {
+  it('exposes request latency by route pattern and status, and queue depth', async () => {
+    const m = await startGateway();
+    try {
+      const { key } = await m.createOrg();
+      const kb = (await m.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Metrics' } })).body.knowledge_base;
+      await m.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { key });
+      await m.req('GET', '/v1/files/00000000-0000-4000-8000-000000000000', { key });
+      const r = await fetch(`${m.url}/metrics`);
+      const text = await r.text();
+      expect(r.headers.get('content-type')).toMatch(/text\/plain/);
+      const sample = (name: string, labels: string[]) => text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)));
+      expect(sample('docfleet_http_request_duration_seconds_count', ['method="GET"', 'route="/v1/knowledge-bases/:kbId/index"', 'status="200"'])).toMatch(/ 1$/);
+      expect(sample('docfleet_http_request_duration_seconds_count', ['route="/v1/files/:fileId"', 'status="404"'])).toMatch(/ 1$/);
+      expect(text).not.toContain(kb.id);
+      expect(sample('docfleet_queue_depth', ['queue="parse"', 'state="wait"'])).toMatch(/ \d+$/);
+    } finally {
+      await m.close();
+    }
+  });
+});
