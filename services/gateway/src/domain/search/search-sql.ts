@@ -19,7 +19,7 @@ export interface SearchFilters {
   tableOnly?: boolean;
 }
 
-/** Ranking knobs (README "Search"); the defaults were tuned on `pnpm eval:search`. */
+/** Ranking knobs; the defaults were measured with `pnpm eval:search` and `pnpm bench --only search` (docs/benchmarks.md). */
 export interface Ranking {
   /** ts_rank_cd weights for D (file name), C (body), B (table labels), A (title). */
   weights: [number, number, number, number];
@@ -40,7 +40,6 @@ export interface Ranking {
 // normalisation gave MRR@10 0.78; flatter weights and normalisation 32 gave 0.88. A heading is
 // repeated as the title of every segment under it, so a steep title weight let headings win.
 export const RANKING: Ranking = { weights: [0.2, 0.5, 0.6, 0.7], normalisation: 32, tableBoost: 1.15, coverage: [0.15, 0.55, 0.3], rerank: 200, commonRows: 500, maxCandidates: 5000 };
-export const TABLE_BOOST = RANKING.tableBoost;
 
 /** The statement's one row (none when the knowledge base is not the caller's organisation's). */
 export interface SearchRow {
@@ -114,10 +113,10 @@ function envelope(sc: SearchScope, f: SearchFilters, ctes: Prisma.Sql): Prisma.S
 }
 
 // Only what a reader may see: the file is live and the row belongs to its current version.
-// Correctness never waits for the index worker to remove trashed files or old versions. (The
-// knowledge base condition lets the planner read only this knowledge base's files.)
-const visible = (sc: SearchScope) =>
-  Prisma.sql`JOIN files f ON f.id = s.file_id AND f.knowledge_base_id = ${sc.kbId}::uuid AND f.deleted_at IS NULL AND f.current_version_id = s.file_version_id`;
+// Correctness never waits for the index worker to remove trashed files or old versions.
+// (No knowledge base condition on files here: with one, the planner started from the knowledge
+// base's files and read every segment of each, 20,000 rows for 137 matches, instead of the GIN index.)
+const VISIBLE = Prisma.sql`JOIN files f ON f.id = s.file_id AND f.deleted_at IS NULL AND f.current_version_id = s.file_version_id`;
 
 /**
  * Text search.
@@ -125,24 +124,26 @@ const visible = (sc: SearchScope) =>
  * Candidates. A segment is a candidate when it contains a query word (or a synonym). Words that
  * are common in a large knowledge base (their share of all segments in PostgreSQL's statistics,
  * pg_stats' most_common_elems of the tsv column, times the knowledge base's segment count, is
- * over `commonRows`) do not make candidates on their own when the query has a rarer word: "Azure Interior bank account number" takes the segments with azure or interior,
- * and scores them on all five words. A query made only of common words takes the segments having
- * all of them, or, when none has, those having any. At most MAX_CANDIDATES are scored. Without
- * statistics (a fresh database) every word counts as rare.
+ * over `commonRows`) do not make candidates on their own when the query has a rarer word:
+ * "Azure Interior bank account number" takes the segments with azure or interior, and scores them
+ * on all five words. A query made only of common words takes the segments having all of them, or,
+ * when none has, those having any. At most `maxCandidates` are scored. Without statistics (a fresh
+ * database) every word counts as rare.
  *
  * Score. coverage factor = 0.15 + 0.55 · segment coverage² + 0.30 · file coverage², where coverage
  * is the IDF-weighted share of query words present (in the segment; anywhere in its file among
  * the candidates), IDF over the candidates: a rare word such as a name or a number counts more
  * than one every candidate has, and a question naming a document ("the AOL Verizon agreement")
  * lifts that document's segments even where they do not repeat its name. Then
- *   score = coverage factor × ts_rank_cd/(ts_rank_cd + 1) × TABLE_BOOST for table segments,
+ *   score = coverage factor × ts_rank_cd/(ts_rank_cd + 1) × `tableBoost` for table segments,
  * ts_rank_cd being cover density with weights by field (title A, table labels B, body C, file name D).
  *
  * Cost. ts_rank_cd is the expensive part (~25 µs a row for a long OR query). The rank term is
- * below 1, so coverage factor × boost bounds the score: only the RERANK candidates with the
+ * below 1, so coverage factor × boost bounds the score: only the `rerank` candidates with the
  * highest bound get ts_rank_cd (all of them when every candidate has every word).
  */
 export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFilters, limit: number, r: Ranking = RANKING): Prisma.Sql {
+  if (groups.length === 1) return oneWordSql(sc, groups[0], f, limit, r);
   const gs = groups.map(groupQuery);
   const idx = gs.map((_, i) => i);
   const bit = (i: number) => Prisma.sql`(1::bigint << ${num(i)})`;
@@ -161,7 +162,7 @@ export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFil
       SELECT s.id, s.file_id, s.ordinal, s.is_table, (${mask}) AS mask
       FROM q
       JOIN evidence_index_segments s ON s.tsv @@ ${query}
-      ${visible(sc)}
+      ${VISIBLE}
       WHERE ${filters(sc, f)} ${extra}
       LIMIT ${num(r.maxCandidates)}`;
   return envelope(sc, f, Prisma.sql`
@@ -204,13 +205,39 @@ export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFil
     top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`);
 }
 
+/**
+ * One query word (with its synonyms): every candidate covers all of the query, so the coverage
+ * factor is 1 and the score is ts_rank_cd × `tableBoost`, computed while the candidates are read
+ * (no second visit to their rows).
+ */
+function oneWordSql(sc: SearchScope, g: TermGroup, f: SearchFilters, limit: number, r: Ranking): Prisma.Sql {
+  return envelope(sc, f, Prisma.sql`
+    q AS MATERIALIZED (SELECT ${groupQuery(g)} AS q),
+    cand AS (
+      SELECT s.id, s.file_id, s.ordinal, s.is_table, s.tsv
+      FROM q
+      JOIN evidence_index_segments s ON s.tsv @@ q.q
+      ${VISIBLE}
+      WHERE ${filters(sc, f)}
+      LIMIT ${num(r.maxCandidates)}
+    ),
+    ranked AS (
+      SELECT c.id, c.file_id, c.ordinal,
+        ts_rank_cd(ARRAY[${Prisma.join(r.weights.map(num))}]::float4[], c.tsv, q.q, ${num(r.normalisation)}) * CASE WHEN c.is_table THEN ${num(r.tableBoost)} ELSE 1 END AS score
+      FROM cand c, q
+      ORDER BY score DESC, c.file_id, c.ordinal
+      LIMIT ${num(limit)}
+    ),
+    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`);
+}
+
 /** Blank query: the filters alone, in document order (file name, then position in the file). */
 export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number): Prisma.Sql {
   return envelope(sc, f, Prisma.sql`
     top AS (
       SELECT s.id, 0::float8 AS score, row_number() OVER (ORDER BY f.filename, s.file_id, s.ordinal) AS pos
       FROM evidence_index_segments s
-      ${visible(sc)}
+      ${VISIBLE}
       WHERE ${filters(sc, f)}
       ORDER BY f.filename, s.file_id, s.ordinal
       LIMIT ${num(limit)}
