@@ -4,6 +4,8 @@ export { inspectDocument, type InspectOptions, type InspectResult, type InputKin
 export { countPages } from './inspect/count-pages';
 export { GRAPHICS_CEILING, TEXT_FLOOR_CHARS, type Backend, type BackendDecision, type PageMetrics } from './inspect/backend-decision';
 export { parsePages } from './parse/parse-pages';
+export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';
+export type { DecodedImage } from './render/image-input';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BUNDLE, type Segment } from '@docfleet/contracts';
-import { ParseError, assembleDocument, inspectDocument, parsePages, segmentsFromGrounding } from '@docfleet/pdf';
+import { ParseError, assembleDocument, inspectDocument, parsePages, segmentsFromGrounding, startOcrHeadStart, type OcrHeadStart } from '@docfleet/pdf';
 import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
 import { UnitCharger, type JobContext } from './job-context';
 import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
@@ -12,6 +12,19 @@ import { diffPages, findPreviousParse, reusePage, type ParseSettings } from './p
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
+  // An OCR parse of a PDF: page 1's raster and Tesseract start now, while the pages are hashed and
+  // diffed; parsePages takes them over (a first parse always parses page 1), else they are dropped.
+  const head = ctx.kind === 'pdf' && ctx.options.backend === 'ocr'
+    ? startOcrHeadStart(ctx.deps.storage.localPath(ctx.version.storage_path), { timeoutSeconds: ctx.options.timeout_seconds })
+    : undefined;
+  try {
+    return await parseDocumentFlow(ctx, head);
+  } finally {
+    await head?.dispose();
+  }
+}
+
+async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined): Promise<FinishOutcome> {
   const { deps, job, file, version, options } = ctx;
   const kind = ctx.kind as 'pdf' | 'image';
   const db = deps.db;
@@ -21,13 +34,15 @@ export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
   // ---- stage page-diff (5)
   await setProgress(db, job.id, { stage: 'page-diff', percent: 5 });
   await addEvent(db, job.id, 'parse.page_diff.started', 'page-diff', 'Hashing pages and comparing them with the previous parse.');
-  const inspect = await inspectDocument(src, kind, { maxPages: deps.env.MAX_PAGES, decideBackend: kind === 'pdf' && options.backend === 'auto' });
+  // An image's decoded pixels are kept for the parse below (a single-page image is decoded once).
+  const inspect = await inspectDocument(src, kind, { maxPages: deps.env.MAX_PAGES, decideBackend: kind === 'pdf' && options.backend === 'auto', keepImage: kind === 'image' });
   // Spec: images always go to OCR; `auto` follows inspectDocument's decision (the spec's rule).
   const backend = kind === 'image' ? 'ocr' : options.backend === 'auto' ? inspect.backend.backend : options.backend;
   const pageImages = deps.pageImages !== false;
   const settings: ParseSettings = { backend, dpi: options.dpi, page_fallback_ocr: options.page_fallback_ocr, layout_device: options.layout_device, page_images: pageImages };
   const prev = await findPreviousParse(db, deps.storage, file.id);
   const { changed, unchanged } = await diffPages(prev, inspect.pageHashes, settings);
+  if (head && !changed.includes(1)) await head.dispose(); // page 1 is reused: stop its OCR now
   const pageCount = inspect.pageCount;
   await setProgress(db, job.id, { totalPages: pageCount, completedPages: 0 });
   await ctx.checkpoint();
@@ -85,6 +100,7 @@ export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
         }
       },
       shouldCancel: ctx.shouldStop,
+      ocrHeadStart: head, decodedImage: inspect.decodedImage,
     });
     await charger.flush();
     for (const p of parsed.pages) {

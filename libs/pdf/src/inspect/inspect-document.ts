@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { openPdf, readPdfBytes, toParseError } from '../pdfjs-loader';
 import { ParseError } from '../parse-error';
-import { imagePageCount, loadImagePage } from '../render/image-input';
+import { imagePageCount, loadImagePage, type DecodedImage } from '../render/image-input';
 import { decidePdfBackend, type BackendDecision } from './backend-decision';
 import { pdfPageHashes } from './page-hash';
 
@@ -14,6 +14,11 @@ export interface InspectOptions {
   maxPages?: number;
   /** Skip the backend decision (e.g. when the caller forces a backend). */
   decideBackend?: boolean;
+  /**
+   * Images: keep the decoded pixels of a single-page image (`decodedImage`) so parsePages can take
+   * them instead of decoding the file a second time.
+   */
+  keepImage?: boolean;
 }
 
 export interface InspectResult {
@@ -21,6 +26,8 @@ export interface InspectResult {
   pageCount: number;
   pageHashes: string[];
   backend: BackendDecision;
+  /** With `keepImage`, for a single-page image: pass it to parsePages as `decodedImage`. */
+  decodedImage?: DecodedImage;
 }
 
 export async function inspectDocument(path: string, kind: InputKind, opts: InspectOptions = {}): Promise<InspectResult> {
@@ -76,10 +83,12 @@ async function inspectImage(path: string, opts: InspectOptions): Promise<Inspect
     throw new ParseError('too_many_pages', `The image has ${pageCount} pages; the limit is ${opts.maxPages}.`);
   }
   const pageHashes: string[] = [];
+  let decodedImage: DecodedImage | undefined;
   for (let i = 0; i < pageCount; i++) {
     // Hash decoded pixels, so the same picture re-encoded or in another file hashes the same.
     const img = await loadImagePage(path, i);
     pageHashes.push(createHash('sha256').update(`${img.width}x${img.height}x${img.channels}`).update(img.data).digest('hex'));
+    if (opts.keepImage && pageCount === 1) decodedImage = { path, pageIndex: i, image: img };
   }
-  return { kind: 'image', pageCount, pageHashes, backend: { backend: 'ocr', reasons: ['image inputs always use OCR'], pages: [] } };
+  return { kind: 'image', pageCount, pageHashes, backend: { backend: 'ocr', reasons: ['image inputs always use OCR'], pages: [] }, decodedImage };
 }

@@ -1,9 +1,10 @@
-// Tesseract through node-tesseract-ocr, TSV output → TextRuns in page points.
-// node-tesseract-ocr builds a shell command string, so the only path ever passed is one we
-// generated inside our own temp dir (see assertSafePath); user file names never reach a shell.
+// Tesseract TSV output → TextRuns in page points. Tesseract is started directly (spawn through
+// run-tool: no shell, no `timeout` wrapper), with the arguments the plain CLI gets. Only raster
+// files we generated in our own temp dir are passed (assertSafePath), so a user's file name never
+// reaches the command line or the process at all.
 import path from 'node:path';
-import { recognize } from 'node-tesseract-ocr';
 import { ParseError } from '../parse-error';
+import { runTool, ToolError, type ToolOptions } from '../render/run-tool';
 import type { TextRun } from '../types';
 
 export interface OcrOptions {
@@ -20,33 +21,90 @@ export interface OcrOptions {
 const SAFE_PATH = /^[A-Za-z0-9_./-]+$/;
 function assertSafePath(p: string): void {
   if (!path.isAbsolute(p) || !SAFE_PATH.test(p) || p.includes('..')) {
-    throw new Error(`refusing to pass an unsafe path to the OCR shell command: ${JSON.stringify(p)}`);
+    throw new Error(`refusing to pass an unsafe path to Tesseract: ${JSON.stringify(p)}`);
+  }
+}
+
+function tesseractArgs(input: string, opts: OcrOptions): string[] {
+  const lang = opts.lang ?? 'eng';
+  if (!/^[A-Za-z_+]+$/.test(lang)) throw new Error(`invalid OCR language ${lang}`);
+  const args = [input, 'stdout', '-l', lang, '--oem', '1', '--psm', String(opts.psm ?? 3), '--dpi', String(opts.dpi)];
+  for (const [k, v] of Object.entries(opts.vars ?? {})) {
+    if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(String(v))) throw new Error(`invalid Tesseract variable ${k}`);
+    args.push('-c', `${k}=${v}`);
+  }
+  args.push('tsv');
+  return args;
+}
+
+const timeoutOf = (opts: OcrOptions) => Math.max(1, Math.ceil(opts.timeoutSeconds ?? 120));
+
+async function tesseract(args: string[], opts: OcrOptions, extra: Pick<ToolOptions, 'input' | 'signal'> = {}): Promise<string> {
+  const timeout = timeoutOf(opts);
+  try {
+    // OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads only fight each other on small machines
+    // (measured ~2x faster on 2 cores). The process is killed at the page limit.
+    const { stdout } = await runTool('tesseract', args, { env: { OMP_THREAD_LIMIT: '1' }, timeoutMs: timeout * 1000, ...extra });
+    return stdout;
+  } catch (err) {
+    if (err instanceof ToolError && err.details.timedOut) {
+      throw new ParseError('page_timeout', `OCR exceeded the ${timeout}s page time limit`, { pageNumber: opts.pageNumber, cause: err });
+    }
+    throw new ParseError('ocr_failed', `Tesseract failed: ${(err as Error).message.replace(/^tesseract failed: /, '')}`, { pageNumber: opts.pageNumber, cause: err });
   }
 }
 
 /** Runs Tesseract on a raster file we wrote and returns its TSV text. */
 export async function runTesseractTsv(imagePath: string, opts: OcrOptions): Promise<string> {
   assertSafePath(imagePath);
-  const lang = opts.lang ?? 'eng';
-  if (!/^[A-Za-z_+]+$/.test(lang)) throw new Error(`invalid OCR language ${lang}`);
-  const timeout = Math.max(1, Math.ceil(opts.timeoutSeconds ?? 120));
-  // OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads only fight each other on small machines
-  // (measured ~2x faster on 2 cores). `timeout` kills a runaway process at the page limit.
-  const binary = `OMP_THREAD_LIMIT=1 timeout -k 5 ${timeout} tesseract`;
-  const started = Date.now();
+  return tesseract(tesseractArgs(imagePath, opts), opts);
+}
+
+export interface TesseractRun {
+  /**
+   * Hands the raster file to the waiting process and resolves with its TSV (the page limit runs
+   * from here). Calling it again with the same file returns the same result.
+   */
+  recognize(imagePath: string): Promise<string>;
+  /** Kills the process unless it has finished (not needed after all, or the page failed). */
+  cancel(): void;
+}
+
+/**
+ * Starts Tesseract before its raster exists: it loads its model (~100 ms) while pdftoppm renders,
+ * then reads the raster's path from stdin as a one-line file list and reads the file itself. The
+ * TSV is byte-identical to `tesseract FILE stdout …` with the same arguments.
+ */
+export function startTesseractTsv(opts: OcrOptions): TesseractRun {
+  let args: string[];
   try {
-    const vars: Record<string, string | number> = {};
-    for (const [k, v] of Object.entries(opts.vars ?? {})) {
-      if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(String(v))) throw new Error(`invalid Tesseract variable ${k}`);
-      vars[k] = v;
-    }
-    return await recognize(imagePath, { lang, oem: 1, psm: opts.psm ?? 3, dpi: opts.dpi, ...vars, presets: ['tsv'], binary });
+    args = tesseractArgs('stdin', opts);
   } catch (err) {
-    if (Date.now() - started >= timeout * 1000 - 50) {
-      throw new ParseError('page_timeout', `OCR exceeded the ${timeout}s page time limit`, { pageNumber: opts.pageNumber, cause: err });
-    }
-    throw new ParseError('ocr_failed', `Tesseract failed: ${(err as Error).message}`, { pageNumber: opts.pageNumber, cause: err });
+    return { recognize: () => Promise.reject(err), cancel: () => undefined };
   }
+  let give!: (line: string) => void;
+  const input = new Promise<string>((resolve) => { give = resolve; });
+  const abort = new AbortController();
+  const result = tesseract(args, opts, { input, signal: abort.signal });
+  result.catch(() => undefined);
+  let given: string | undefined;
+  return {
+    recognize: (imagePath) => {
+      if (given !== undefined) {
+        return given === imagePath ? result : Promise.reject(new Error(`Tesseract was already given ${given}`));
+      }
+      try {
+        assertSafePath(imagePath);
+      } catch (err) {
+        abort.abort();
+        return Promise.reject(err);
+      }
+      given = imagePath;
+      give(`${imagePath}\n`);
+      return result;
+    },
+    cancel: () => abort.abort(),
+  };
 }
 
 interface TsvWord { block: number; par: number; line: number; left: number; top: number; width: number; height: number; conf: number; text: string }

@@ -1,5 +1,7 @@
-// Phase 'figures' for one page: crops of figures and tables to imgs/ (from the page image when
-// one was rendered, else from a one-page raster), then the grounding page and its markdown.
+// Phase 'figures' for one page: crops of figures and tables to imgs/ (from the page raster when the
+// caller still holds it, as OCR pages and image inputs do, else from the page image when one was
+// rendered, else from a one-page raster), then the grounding page and its markdown. OCR pages run
+// this right after their layout, while their raster is in memory.
 import path from 'node:path';
 import type { CropRasters } from '../render/crop-rasters';
 import { loadImagePage } from '../render/image-input';
@@ -18,6 +20,8 @@ export interface FinishContext {
   outDir: string;
   tmp: string;
   rendered?: RenderedPage;
+  /** The page at `dpi` in memory (OCR raster downscaled, or the image input): crops come from it. */
+  raster?: RawImage;
   /** Background rasters for crops when no page image was rendered (PDF only). */
   cropRasters?: CropRasters;
   timeoutMs: number;
@@ -42,9 +46,10 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
   }
   const files: string[] = ctx.rendered ? [ctx.rendered.relPath] : [];
   if (names.size) {
-    const source = ctx.rendered?.file ?? (await rasterFor(page, ctx));
+    const source = ctx.raster ?? ctx.rendered?.file ?? (await rasterFor(page, ctx));
+    const [w, h] = typeof source === 'string' ? [g.widthPx, g.heightPx] : [Math.min(g.widthPx, source.width), Math.min(g.heightPx, source.height)];
     for (const [el, name] of names) {
-      const box = pixelBoxWithin(pixelBox(el, g), g.widthPx, g.heightPx);
+      const box = pixelBoxWithin(pixelBox(el, g), w, h);
       if (!box) { names.delete(el); continue; }
       await writeCrop(source, box, path.join(ctx.outDir, 'imgs', name));
       files.push(`imgs/${name}`);

@@ -1,6 +1,8 @@
 // parsePages: the per-page parse the worker calls, on all pages or on the changed subset.
 // Phase 'text' lays out every requested page; phase 'figures' writes page images and crops and
 // builds grounding. Pages stream through: only layout elements are held between the phases.
+// OCR pages and image inputs are the exception: their page image comes from the raster Tesseract
+// reads, so they are finished in the text phase while that raster is in memory.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,10 +13,10 @@ import { imagePageCount, loadImagePage } from '../render/image-input';
 import { writePagePng } from '../render/page-image';
 import { PageRenderer, pageImageName, type RenderedPage } from '../render/page-renderer';
 import { finishPage } from './finish-page';
-import { ocrImagePage, type OcrSettings } from './ocr-page';
+import { OcrRasterPrefetch, ocrImagePage, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
-import type { LaidOutPage, ParsedPage, ParsePagesOptions, ParsePagesResult } from './parse-types';
-import { layoutPdfPages } from './pdf-text-phase';
+import type { ParsedPage, ParsePagesOptions, ParsePagesResult } from './parse-types';
+import { layoutPdfPages, type OcrArtifacts } from './pdf-text-phase';
 
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult } from './parse-types';
 
@@ -27,6 +29,7 @@ export async function parsePages(opts: ParsePagesOptions): Promise<ParsePagesRes
   try {
     return opts.kind === 'pdf' ? await parsePdf(opts, dpi, tmp) : await parseImage(opts, tmp);
   } finally {
+    await opts.ocrHeadStart?.dispose();
     await fs.rm(tmp, { recursive: true, force: true });
   }
 }
@@ -49,33 +52,54 @@ function selectPages(requested: number[] | undefined, pageCount: number, maxPage
 
 async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Promise<ParsePagesResult> {
   const { timeoutMs, ocr } = settings(opts);
-  const bytes = await readPdfBytes(opts.path);
-  const doc = await openPdf(opts.path, bytes);
+  // A head start from the caller (page 1 started while it diffed pages) is used when it fits.
+  const head = opts.ocrHeadStart?.matches(opts.path, ocr) ? opts.ocrHeadStart : undefined;
+  if (opts.ocrHeadStart && !head) await opts.ocrHeadStart.dispose();
+  const prefetch = head?.prefetch ?? new OcrRasterPrefetch(opts.path, path.join(tmp, 'ocr'), ocr);
+  // The first OCR page starts now: pdftoppm renders, Tesseract loads and then reads the raster,
+  // while pdf.js opens the file (nothing else is OCRing yet, so it need not wait its turn).
+  const first = opts.pageNumbers?.length ? Math.min(...opts.pageNumbers) : 1;
+  if (opts.backend === 'ocr' && Number.isInteger(first) && first >= 1) prefetch.warm(first, true);
   let renderer: PageRenderer | undefined;
   const cropRasters = new CropRasters(opts.path, CropRasters.dirIn(tmp), dpi, timeoutMs);
+  let doc: Awaited<ReturnType<typeof openPdf>> | undefined;
   try {
+    const bytes = await readPdfBytes(opts.path);
+    doc = await openPdf(opts.path, bytes);
     const pages = selectPages(opts.pageNumbers, doc.numPages, opts.maxPages);
-    // Page images render in the background (pdftoppm + sharp) while this thread extracts text.
-    if (opts.renderPages !== false) renderer = new PageRenderer(opts.path, pages, dpi, tmp, opts.outDir, timeoutMs);
+    prefetch.keepOnly(new Set(opts.backend === 'ocr' ? pages : []));
+    // OCR pages make their page image from their OCR raster when it is at least as fine as `dpi`.
+    const ocrImages = dpi <= ocr.dpi;
+    // Page images of text pages render in the background (pdftoppm + sharp) while this thread extracts text.
+    if (opts.renderPages !== false && !(opts.backend === 'ocr' && ocrImages)) renderer = new PageRenderer(opts.path, pages, dpi, tmp, opts.outDir, timeoutMs);
+    const ocrArtifacts: OcrArtifacts | undefined = ocrImages ? {
+      pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, timeoutMs, renderPages: opts.renderPages !== false,
+      claim: (n) => !renderer || renderer.claim(n),
+    } : undefined;
     const t0 = Date.now();
     const laid = await layoutPdfPages(doc, pages, {
-      path: opts.path, backend: opts.backend, fallbackOcr: opts.pageFallbackOcr ?? true, timeoutMs, ocr, tmp,
+      path: opts.path, backend: opts.backend, fallbackOcr: opts.pageFallbackOcr ?? true, timeoutMs, ocr, tmp, prefetch, ocrArtifacts,
       onProgress: opts.onProgress, shouldCancel: opts.shouldCancel,
-      onPage: (p) => { if (!renderer && p.elements.some((e) => e.type === 'figure' || e.type === 'table')) cropRasters.schedule(p.pageNumber); },
+      onPage: (p) => { if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table')) cropRasters.schedule(p.pageNumber); },
     });
     const t1 = Date.now();
     const out: ParsedPage[] = [];
     for (const [i, page] of laid.entries()) {
       await throwIfCancelled(opts.shouldCancel);
-      const rendered = renderer ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber) : undefined;
-      out.push(await finishPage(page, { pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, rendered, cropRasters, timeoutMs }));
+      if (page.finished) {
+        out.push(page.finished);
+      } else {
+        const rendered = renderer ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber) : undefined;
+        out.push(await finishPage(page, { pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, rendered, cropRasters, timeoutMs }));
+      }
       await opts.onProgress?.(i + 1, laid.length, 'figures');
     }
     return { pageCount: doc.numPages, pages: out, timings: { textMs: t1 - t0, figuresMs: Date.now() - t1 } };
   } finally {
+    await (head ? head.dispose() : prefetch.stop());
     await renderer?.stop();
     await cropRasters.stop();
-    await doc.destroy().catch(() => undefined);
+    await doc?.destroy().catch(() => undefined);
   }
 }
 
@@ -84,30 +108,32 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
   const pageCount = await imagePageCount(opts.path);
   const pages = selectPages(opts.pageNumbers, pageCount, opts.maxPages);
   const t0 = Date.now();
-  const laid: Array<LaidOutPage & { rendered?: RenderedPage; density: number }> = [];
+  const out: ParsedPage[] = [];
   for (const [i, n] of pages.entries()) {
     await throwIfCancelled(opts.shouldCancel);
-    const img = await loadImagePage(opts.path, n - 1);
+    // Decoded once (or not at all here, when inspectDocument kept its pixels): the same pixels
+    // feed Tesseract, the page image and the crops.
+    const kept = opts.decodedImage;
+    const img = kept && kept.path === opts.path && kept.pageIndex === n - 1 ? kept.image : await loadImagePage(opts.path, n - 1);
     const k = 72 / img.density;
-    const elements = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n);
-    let rendered: RenderedPage | undefined;
-    if (opts.renderPages !== false) {
-      // The page image of an image input is the image itself, normalised; pixel boxes use its grid.
-      const relPath = `pages/${pageImageName(n)}`;
-      await writePagePng(img, path.join(opts.outDir, relPath));
-      rendered = { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height };
-    }
-    laid.push({ pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr', rendered, density: img.density });
+    // The page image of an image input is the image itself, normalised; pixel boxes use its grid.
+    // It is encoded on the other core while Tesseract runs.
+    const relPath = `pages/${pageImageName(n)}`;
+    const png = opts.renderPages !== false ? writePagePng(img, path.join(opts.outDir, relPath)) : undefined;
+    png?.catch(() => undefined);
+    const elements = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n)
+      .finally(() => png?.catch(() => undefined)); // no encode left running if the page failed
+    await png;
+    const rendered: RenderedPage | undefined = png ? { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height } : undefined;
+    out.push(await finishPage({ pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr' }, {
+      imagePath: opts.path, imageDensity: img.density, dpi: img.density, outDir: opts.outDir, tmp, rendered, raster: img, timeoutMs,
+    }));
     await opts.onProgress?.(i + 1, pages.length, 'text');
   }
   const t1 = Date.now();
-  const out: ParsedPage[] = [];
-  for (const [i, page] of laid.entries()) {
+  for (const [i] of out.entries()) {
     await throwIfCancelled(opts.shouldCancel);
-    out.push(await finishPage(page, {
-      imagePath: opts.path, imageDensity: page.density, dpi: page.density, outDir: opts.outDir, tmp, rendered: page.rendered, timeoutMs,
-    }));
-    await opts.onProgress?.(i + 1, laid.length, 'figures');
+    await opts.onProgress?.(i + 1, out.length, 'figures');
   }
   return { pageCount, pages: out, timings: { textMs: t1 - t0, figuresMs: Date.now() - t1 } };
 }

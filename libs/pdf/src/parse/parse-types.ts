@@ -1,5 +1,7 @@
 import type { GroundingPage } from '@docfleet/contracts';
 import type { LayoutElement } from '../types';
+import type { DecodedImage } from '../render/image-input';
+import type { OcrHeadStart } from './ocr-head-start';
 
 export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
@@ -27,6 +29,13 @@ export interface ParsePagesOptions {
   maxPages?: number;
   onProgress?: (done: number, total: number, phase: ParsePhase) => void | Promise<void>;
   shouldCancel?: () => boolean | Promise<boolean>;
+  /**
+   * OCR work the caller started early (startOcrHeadStart) for this file; taken over when the path
+   * and OCR settings match, else dropped. parsePages disposes it either way.
+   */
+  ocrHeadStart?: OcrHeadStart;
+  /** Images: pixels inspectDocument already decoded (`keepImage`), used for that page of this file. */
+  decodedImage?: DecodedImage;
 }
 
 export interface ParsedPage {
@@ -52,4 +61,6 @@ export interface LaidOutPage {
   heightPt: number;
   elements: LayoutElement[];
   source: ParseBackend;
+  /** Already finished in the text phase (OCR pages, from their raster in memory). */
+  finished?: ParsedPage;
 }

@@ -5,11 +5,29 @@ import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api';
 import path from 'node:path';
 import { layoutPage } from '../layout/page-layout';
 import { toParseError } from '../pdfjs-loader';
+import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
-import { OcrRasterPrefetch, ocrRasterFile, type OcrSettings } from './ocr-page';
+import { finishPage } from './finish-page';
+import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
 import type { LaidOutPage, ParseBackend, ParsePhase } from './parse-types';
 import { ParseError } from '../parse-error';
+
+/**
+ * OCR pages make their page image and crops from their own OCR raster and are finished (grounding,
+ * crops) as soon as they are laid out, while that raster is in memory.
+ */
+export interface OcrArtifacts {
+  pdfPath: string;
+  /** Page image / pixel box resolution; must not exceed the OCR resolution. */
+  dpi: number;
+  outDir: string;
+  tmp: string;
+  timeoutMs: number;
+  renderPages: boolean;
+  /** Whether this page's image is ours to make (false: the background renderer already has it). */
+  claim(pageNumber: number): boolean;
+}
 
 export interface TextPhaseOptions {
   path: string;
@@ -22,19 +40,22 @@ export interface TextPhaseOptions {
   shouldCancel?: () => boolean | Promise<boolean>;
   /** Called as each page is laid out (lets the caller start crop rasters early). */
   onPage?: (page: LaidOutPage) => void;
+  /** OCR rasters (the caller may have started the first one already). */
+  prefetch?: OcrRasterPrefetch;
+  ocrArtifacts?: OcrArtifacts;
 }
 
 export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: TextPhaseOptions): Promise<LaidOutPage[]> {
-  const prefetch = new OcrRasterPrefetch(o.path, path.join(o.tmp, 'ocr'), o.ocr);
+  const prefetch = o.prefetch ?? new OcrRasterPrefetch(o.path, path.join(o.tmp, 'ocr'), o.ocr);
   const out: LaidOutPage[] = [];
   for (const [i, n] of pages.entries()) {
     await throwIfCancelled(o.shouldCancel);
     const next = o.backend === 'ocr' ? pages[i + 1] : undefined;
     const page = await withPageTimeout(async () => {
       try {
-        if (o.backend === 'ocr') return await ocrPdfPage(doc, n, prefetch, o.ocr, next);
+        if (o.backend === 'ocr') return await ocrPdfPage(doc, n, prefetch, o, next);
         const loaded = await loadTextPage(doc, n);
-        if (o.fallbackOcr && !usableTextLayer(loaded)) return await ocrPdfPage(doc, n, prefetch, o.ocr);
+        if (o.fallbackOcr && !usableTextLayer(loaded)) return await ocrPdfPage(doc, n, prefetch, o);
         const laid: LaidOutPage = { pageNumber: n, widthPt: loaded.width, heightPt: loaded.height, elements: layoutPage(loaded), source: 'text' };
         return laid;
       } catch (err) {
@@ -49,13 +70,27 @@ export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: 
   return out;
 }
 
-async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterPrefetch, s: OcrSettings, next?: number): Promise<LaidOutPage> {
+async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterPrefetch, o: TextPhaseOptions, next?: number): Promise<LaidOutPage> {
   const page = await doc.getPage(n);
   const vp = page.getViewport({ scale: 1 });
   page.cleanup();
-  const file = await prefetch.get(n, next);
-  const elements = await ocrRasterFile(file, n, vp.width, vp.height, s);
-  return { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements, source: 'ocr' };
+  const job = prefetch.get(n, next);
+  const a = o.ocrArtifacts;
+  const own = !!a && a.claim(n);
+  const relPath = `pages/${pageImageName(n)}`;
+  const png = own && a!.renderPages ? path.join(a!.outDir, relPath) : undefined;
+  let r;
+  try {
+    const file = await job.raster;
+    r = await ocrPdfRaster(file, n, vp.width, vp.height, o.ocr, own ? { dpi: a!.dpi, pngFile: png } : undefined, job.tesseract);
+  } finally {
+    job.tesseract.cancel(); // no-op once it has finished
+  }
+  const laid: LaidOutPage = { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements: r.elements, source: 'ocr' };
+  if (!own) return laid;
+  const rendered = png && r.image ? { file: png, relPath, width: r.image.width, height: r.image.height } : undefined;
+  laid.finished = await finishPage(laid, { pdfPath: a!.pdfPath, dpi: a!.dpi, outDir: a!.outDir, tmp: a!.tmp, rendered, raster: r.pageRaster, timeoutMs: a!.timeoutMs });
+  return laid;
 }
 
 /**

@@ -9,6 +9,14 @@ export interface ImagePage extends RawImage {
   density: number;
 }
 
+/** A page already decoded by loadImagePage (inspectDocument's `keepImage`), handed to parsePages. */
+export interface DecodedImage {
+  path: string;
+  /** 0-based frame. */
+  pageIndex: number;
+  image: ImagePage;
+}
+
 function imageError(err: unknown): ParseError {
   return new ParseError('unsupported_image', `The image could not be decoded: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }

@@ -1,6 +1,8 @@
 // Background page-image pipeline: pdftoppm renders small batches of pages to PPM in a temp dir
 // and sharp encodes each to pages/page_NNNN.png, while the main thread extracts text. Only one
 // batch of raw rasters exists at a time, so memory and temp disk stay flat for any page count.
+// A page whose rendering has not started can be claimed by the OCR path, which makes its image
+// from its own raster (one rasterisation per page).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readPnm } from './ppm';
@@ -17,6 +19,8 @@ export class PageRenderer {
   private readonly waiting = new Map<number, { promise: Promise<RenderedPage>; resolve: (p: RenderedPage) => void; reject: (e: unknown) => void }>();
   private readonly abort = new AbortController();
   private readonly done: Promise<void>;
+  /** Pages not yet handed to pdftoppm, ascending. */
+  private readonly queue: number[];
 
   constructor(private readonly pdfPath: string, pages: number[], private readonly dpi: number, private readonly tmpDir: string,
     private readonly outDir: string, private readonly pageTimeoutMs: number) {
@@ -26,7 +30,21 @@ export class PageRenderer {
       promise.catch(() => undefined); // observed later by page(); avoid unhandled-rejection noise
       this.waiting.set(n, { promise, resolve, reject });
     }
-    this.done = this.run(batches([...pages].sort((a, b) => a - b)));
+    this.queue = [...new Set(pages)].sort((a, b) => a - b);
+    this.done = this.run();
+  }
+
+  /**
+   * Takes page n away from the renderer if its batch has not started; the caller then writes the
+   * page image itself. False when the page is rendering or rendered (or was never scheduled).
+   */
+  claim(n: number): boolean {
+    const i = this.queue.indexOf(n);
+    if (i < 0) return false;
+    this.queue.splice(i, 1);
+    this.waiting.get(n)!.reject(new Error(`page ${n} was claimed by the OCR path`));
+    this.waiting.delete(n);
+    return true;
   }
 
   page(n: number): Promise<RenderedPage> {
@@ -41,11 +59,11 @@ export class PageRenderer {
     await this.done;
   }
 
-  private async run(groups: number[][]): Promise<void> {
+  private async run(): Promise<void> {
     const dir = path.join(this.tmpDir, 'render');
     await fs.mkdir(dir, { recursive: true });
-    for (const group of groups) {
-      if (this.abort.signal.aborted) break;
+    while (this.queue.length && !this.abort.signal.aborted) {
+      const group = nextBatch(this.queue);
       const first = group[0]!, last = group[group.length - 1]!;
       try {
         const files = await rasterisePdf(this.pdfPath, dir, {
@@ -70,12 +88,9 @@ export class PageRenderer {
   }
 }
 
-function batches(pages: number[]): number[][] {
-  const out: number[][] = [];
-  for (const n of pages) {
-    const cur = out[out.length - 1];
-    if (cur && cur.length < BATCH && cur[cur.length - 1] === n - 1) cur.push(n);
-    else out.push([n]);
-  }
-  return out;
+/** Removes and returns the next run of up to BATCH consecutive pages. */
+function nextBatch(queue: number[]): number[] {
+  let k = 1;
+  while (k < queue.length && k < BATCH && queue[k] === queue[k - 1]! + 1) k++;
+  return queue.splice(0, k);
 }

@@ -1,9 +1,9 @@
 // Rasterising with poppler's pdftoppm: a separate process (so it runs on the second core while
 // JS extracts text) that writes uncompressed PPM/PGM, much cheaper than encoding PNG.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ParseError } from '../parse-error';
+import { runTool, ToolError } from './run-tool';
 
 export interface RasteriseOptions {
   dpi: number;
@@ -14,25 +14,24 @@ export interface RasteriseOptions {
   signal?: AbortSignal;
 }
 
-/**
- * Renders pages [firstPage, lastPage] into `dir` and returns page number → file path.
- * execFile (no shell) with an absolute input path, so a file name can't become an option or command.
- */
+async function pdftoppm(pdfPath: string, args: string[], opts: RasteriseOptions): Promise<void> {
+  // An absolute input path, so a file name can't become an option.
+  const all = ['-r', String(opts.dpi), '-f', String(opts.firstPage), '-l', String(opts.lastPage), ...(opts.gray ? ['-gray'] : []), ...args];
+  all.splice(all.length - 1, 0, path.resolve(pdfPath));
+  try {
+    await runTool('pdftoppm', all, { timeoutMs: opts.timeoutMs ?? 120_000, signal: opts.signal, maxBuffer: 1 << 20 });
+  } catch (err) {
+    if (opts.signal?.aborted) throw new Error('rendering aborted');
+    if (err instanceof ToolError && err.details.timedOut) {
+      throw new ParseError('page_timeout', `rendering pages ${opts.firstPage}-${opts.lastPage} exceeded the time limit`, { pageNumber: opts.firstPage });
+    }
+    throw new ParseError('render_failed', (err as Error).message, { pageNumber: opts.firstPage, cause: err });
+  }
+}
+
+/** Renders pages [firstPage, lastPage] into `dir` and returns page number → file path. */
 export async function rasterisePdf(pdfPath: string, dir: string, opts: RasteriseOptions): Promise<Map<number, string>> {
-  const prefix = path.join(dir, `r${opts.firstPage}`);
-  const args = ['-r', String(opts.dpi), '-f', String(opts.firstPage), '-l', String(opts.lastPage)];
-  if (opts.gray) args.push('-gray');
-  args.push(path.resolve(pdfPath), prefix);
-  await new Promise<void>((resolve, reject) => {
-    execFile('pdftoppm', args, { timeout: opts.timeoutMs ?? 120_000, maxBuffer: 1 << 20, signal: opts.signal }, (err, _out, stderr) => {
-      if (!err) return resolve();
-      if (opts.signal?.aborted) return reject(new Error('rendering aborted'));
-      if ((err as { killed?: boolean }).killed) {
-        return reject(new ParseError('page_timeout', `rendering pages ${opts.firstPage}-${opts.lastPage} exceeded the time limit`, { pageNumber: opts.firstPage }));
-      }
-      reject(new ParseError('render_failed', `pdftoppm failed: ${String(stderr).trim() || err.message}`, { pageNumber: opts.firstPage, cause: err }));
-    });
-  });
+  await pdftoppm(pdfPath, [path.join(dir, `r${opts.firstPage}`)], opts);
   // pdftoppm zero-pads page numbers to the width of the document's page count.
   const files = (await fs.readdir(dir)).filter((f) => f.startsWith(`r${opts.firstPage}-`));
   const out = new Map<number, string>();
@@ -41,4 +40,10 @@ export async function rasterisePdf(pdfPath: string, dir: string, opts: Rasterise
     if (m) out.set(Number(m[1]), path.join(dir, f));
   }
   return out;
+}
+
+/** Renders one page to `{prefix}.pgm` (gray) or `{prefix}.ppm` (-singlefile: no directory listing). */
+export async function rasterisePage(pdfPath: string, prefix: string, page: number, opts: Omit<RasteriseOptions, 'firstPage' | 'lastPage'>): Promise<string> {
+  await pdftoppm(pdfPath, ['-singlefile', prefix], { ...opts, firstPage: page, lastPage: page });
+  return `${prefix}.${opts.gray ? 'pgm' : 'ppm'}`;
 }

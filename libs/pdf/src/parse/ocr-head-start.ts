@@ -1,0 +1,51 @@
+// A head start for OCR of a PDF: the worker knows a job is an OCR parse before it has hashed and
+// diffed the pages, so it starts page 1 then (pdftoppm, and Tesseract reading the raster as soon
+// as it exists); parsePages takes the page over when it OCRs that page of that file with the same
+// settings, and otherwise it is killed.
+import { mkdtempSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { OcrRasterPrefetch, type OcrSettings } from './ocr-page';
+
+export interface OcrHeadStartOptions {
+  /** Page to start (default 1, the page a first parse always parses). */
+  pageNumber?: number;
+  /** As parsePages' ocrDpi, ocrLang, timeoutSeconds (the head start is only used when they match). */
+  ocrDpi?: number;
+  ocrLang?: string;
+  timeoutSeconds?: number;
+}
+
+export class OcrHeadStart {
+  private disposed?: Promise<void>;
+
+  private constructor(readonly pdfPath: string, readonly settings: OcrSettings, readonly dir: string, readonly prefetch: OcrRasterPrefetch) {}
+
+  static start(pdfPath: string, opts: OcrHeadStartOptions = {}): OcrHeadStart {
+    const settings: OcrSettings = { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds: opts.timeoutSeconds ?? 120 };
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'docfleet-ocr-'));
+    const head = new OcrHeadStart(pdfPath, settings, dir, new OcrRasterPrefetch(pdfPath, dir, settings));
+    const n = opts.pageNumber ?? 1;
+    if (Number.isInteger(n) && n >= 1) head.prefetch.warm(n, true);
+    return head;
+  }
+
+  /** Whether parsePages with these inputs can use it. */
+  matches(pdfPath: string, s: OcrSettings): boolean {
+    return !this.disposed && pdfPath === this.pdfPath && s.dpi === this.settings.dpi && s.lang === this.settings.lang && s.timeoutSeconds === this.settings.timeoutSeconds;
+  }
+
+  /** Kills whatever was not taken and removes its files; safe to call more than once. */
+  dispose(): Promise<void> {
+    return (this.disposed ??= (async () => {
+      await this.prefetch.stop();
+      await fs.rm(this.dir, { recursive: true, force: true });
+    })());
+  }
+}
+
+/** Starts OCR of one page of a PDF ahead of parsePages; pass it as `ocrHeadStart` and dispose() it afterwards. */
+export function startOcrHeadStart(pdfPath: string, opts?: OcrHeadStartOptions): OcrHeadStart {
+  return OcrHeadStart.start(pdfPath, opts);
+}
