@@ -16,6 +16,7 @@ import { openPdf } from '../libs/pdf/src/pdfjs-loader';
 import { rasterisePdf } from '../libs/pdf/src/render/rasterise';
 import { combine, repeatPages } from '../services/parse-worker/test/fixtures';
 import { spawnWorker, type WorkerProcess } from '../services/parse-worker/test/worker-process';
+import { rawPdfjs } from '../libs/pdf/bench/raw-pdfjs';
 
 export const name = 'parse';
 
@@ -34,23 +35,6 @@ async function rssMiB(pid: number): Promise<{ now: number; peak: number }> {
   const s = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
   return { now: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
-async function rawPdfjs(files: string[], dpi: number): Promise<void> {
-  for (const file of files) {
-    const doc = await openPdf(file);
-    for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      await page.getTextContent();
-      const viewport = page.getViewport({ scale: dpi / 72 });
-      const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { encode(f: string): Promise<Buffer> } } } }).canvasFactory;
-      const { canvas } = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
-      await page.render({ canvas: canvas as never, viewport }).promise;
-      await canvas.encode('png');
-      page.cleanup();
-    }
-    await doc.destroy();
-  }
 }
 
 async function pageCount(file: string) {

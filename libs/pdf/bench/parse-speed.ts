@@ -12,6 +12,7 @@ import { parsePages } from '../src';
 import { ocrRasterFile } from '../src/parse/ocr-page';
 import { openPdf } from '../src/pdfjs-loader';
 import { rasterisePdf } from '../src/render/rasterise';
+import { rawPdfjs } from './raw-pdfjs';
 
 const run = promisify(execFile);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -24,23 +25,6 @@ async function timeIt(reps: number, fn: () => Promise<unknown>): Promise<number>
     times.push(performance.now() - t);
   }
   return median(times);
-}
-
-async function rawPdfjs(files: string[], dpi: number): Promise<void> {
-  for (const file of files) {
-    const doc = await openPdf(file);
-    for (let n = 1; n <= doc.numPages; n++) {
-      const page = await doc.getPage(n);
-      await page.getTextContent();
-      const viewport = page.getViewport({ scale: dpi / 72 });
-      const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { encode(f: string): Promise<Buffer> } } } }).canvasFactory;
-      const { canvas } = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
-      await page.render({ canvas: canvas as never, viewport }).promise;
-      await canvas.encode('png');
-      page.cleanup();
-    }
-    await doc.destroy();
-  }
 }
 
 async function main(argv: string[]): Promise<void> {
