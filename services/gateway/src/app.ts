@@ -10,6 +10,8 @@ import { knowledgeBaseRoutes } from './routes/knowledge-bases.routes';
 import { searchRoutes } from './routes/search.routes';
 import { parseRoutes } from './routes/parse.routes';
 import { artifactRoutes } from './routes/artifacts.routes';
+import { operationRoutes } from './routes/operations.routes';
+import { extractRunRoutes } from './routes/extract-runs.routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -65,6 +67,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   searchRoutes(routes, deps);
   parseRoutes(routes, deps);
   artifactRoutes(routes, deps);
+  operationRoutes(routes, deps);
+  extractRunRoutes(routes, deps);
   for (const add of opts.extraRoutes ?? []) add(routes, deps);
 
   // One OpenAPI document from both registries: generated from the validating schemas.

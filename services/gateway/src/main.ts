@@ -3,6 +3,7 @@ import { defineEnv, gatewayEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
+import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createStorage } from '@docfleet/storage';
 import { buildApp } from './app';
 import { parseFileHooks } from './domain/parse/auto-parse';
@@ -20,6 +21,7 @@ async function main() {
     storage: createStorage(env.DATA_DIR),
     redis,
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
+    models: new ModelRegistry(readModelConfig(process.env)),
   };
   const { app } = buildApp(deps, { fileHooks: parseFileHooks(deps) });
   const server = createServer(app);

@@ -4,3 +4,4 @@ export * from './files';
 export * from './billing';
 export * from './auth';
 export * from './parse';
+export * from './workflows';

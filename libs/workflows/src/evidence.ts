@@ -1,0 +1,73 @@
+// Reads what a workflow needs from the newest parse of a file version: its segments (always) and
+// its grounding (pages with headers and footers, for split and classify). Shared by the gateway
+// (which refuses unparsed files before charging) and the workflow worker (which runs the model).
+import { BUNDLE, type GroundingDocument, type Segment } from '@docfleet/contracts';
+import type { ArtifactManifest, Db, Tx } from '@docfleet/db';
+import { ApiError, type ErrorCode } from '@docfleet/errors';
+import { buildEvidence, type Evidence } from '@docfleet/models';
+import type { StorageDriver } from '@docfleet/storage';
+
+export interface ParseBundle {
+  manifest: ArtifactManifest;
+  segments: Segment[];
+  /** Present when the parse wrote one (PDFs, images and spreadsheets all do). */
+  grounding?: GroundingDocument;
+}
+
+export interface LoadOptions {
+  orgId: string;
+  fileVersionId: string;
+  /** Keep only these segments (request order is not kept: reading order is). */
+  segmentIds?: string[];
+  /** Also read grounding.json (page texts with headers and footers). */
+  withGrounding?: boolean;
+  /** Error code when there is no readable parse (the two extraction paths use different codes). */
+  missingCode?: Extract<ErrorCode, 'file_must_be_parsed' | 'file_must_be_parsed_before_extraction'>;
+}
+
+/** The newest parse manifest of a version, or null. */
+export function newestParseManifest(db: Db | Tx, orgId: string, fileVersionId: string) {
+  return db.artifactManifest.findFirst({
+    where: { org_id: orgId, file_version_id: fileVersionId, artifact_type: 'parse' },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+  });
+}
+
+export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts: LoadOptions): Promise<ParseBundle> {
+  const code = opts.missingCode ?? 'file_must_be_parsed';
+  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
+  const missing = () => new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
+  if (!manifest) throw missing();
+  let segments: Segment[];
+  try {
+    segments = JSON.parse((await storage.read(`${manifest.storage_prefix}/${BUNDLE.segments_json}`)).toString('utf8')) as Segment[];
+  } catch {
+    throw missing();
+  }
+  if (opts.segmentIds?.length) {
+    const wanted = new Set(opts.segmentIds);
+    segments = segments.filter((s) => wanted.has(s.id));
+    if (!segments.length) throw new ApiError(code, 'None of the given segment_ids belong to the newest parse of this file.');
+  }
+  let grounding: GroundingDocument | undefined;
+  if (opts.withGrounding) {
+    const key = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
+    if (await storage.exists(key)) grounding = JSON.parse((await storage.read(key)).toString('utf8')) as GroundingDocument;
+  }
+  return { manifest, segments, ...(grounding ? { grounding } : {}) };
+}
+
+export function evidenceOf(bundle: ParseBundle): Evidence {
+  return buildEvidence(bundle.segments, bundle.grounding);
+}
+
+/** Pages of the parse: the grounding's page count, else the highest page a segment sits on. */
+export function pageCountOf(bundle: ParseBundle): number {
+  if (bundle.grounding?.pages.length) return bundle.grounding.pages.length;
+  let max = 0;
+  for (const s of bundle.segments) {
+    const n = (s.coordinates as { pageNumber?: number }).pageNumber;
+    max = Math.max(max, typeof n === 'number' ? n : 1);
+  }
+  return max;
+}

@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+
+/** JSON with object keys sorted at every level, so equal requests hash equally. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v as object).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+export const hashOf = (v: unknown, len = 24) => createHash('sha256').update(canonicalJson(v)).digest('hex').slice(0, len);

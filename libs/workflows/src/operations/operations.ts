@@ -1,0 +1,91 @@
+// The Operation resource (spec: "Operation", "States and transitions"). Every queued workflow and
+// every synchronous one is a row in `operations`; this module owns its wire shape, its charging
+// keys and its terminal transitions, so the gateway (cancel of a queued attempt) and the workflow
+// worker (completion, failure, cancel at a checkpoint) move it the same way.
+import { refundDebit } from '@docfleet/billing';
+import type { Db, Operation, Tx } from '@docfleet/db';
+import { Prisma } from '@docfleet/db';
+
+export const QUEUED_OPERATION_TYPES = ['split_run', 'extract_run', 'split_rules_suggest', 'schema_generate'] as const;
+export const SYNC_OPERATION_TYPES = ['classify_run', 'classify_suggest', 'edit_run'] as const;
+export type QueuedOperationType = (typeof QUEUED_OPERATION_TYPES)[number];
+export type OperationType = QueuedOperationType | (typeof SYNC_OPERATION_TYPES)[number];
+export type OperationStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+export const TERMINAL: readonly OperationStatus[] = ['completed', 'failed', 'cancelled'];
+export const isTerminal = (s: string) => (TERMINAL as readonly string[]).includes(s);
+
+export interface Progress { done: number; total: number; phase: string | null }
+export const NO_PROGRESS: Progress = { done: 0, total: 0, phase: null };
+
+/** Ledger key of one attempt's charge; its refund is `<key>:refund` (libs/billing refundDebit). */
+export function attemptKey(op: Pick<Operation, 'operation_type' | 'idempotency_key' | 'attempt'>): string {
+  return `op:${op.operation_type}:${op.idempotency_key}:attempt-${op.attempt}`;
+}
+
+export interface OperationView {
+  operation_id: string;
+  operation_type: string;
+  status: OperationStatus;
+  progress: Progress;
+  output: unknown;
+  error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export function serializeOperation(op: Operation): OperationView {
+  const p = (op.progress ?? {}) as Partial<Progress>;
+  return {
+    operation_id: op.id,
+    operation_type: op.operation_type,
+    status: op.status as OperationStatus,
+    progress: { done: p.done ?? 0, total: p.total ?? 0, phase: p.phase ?? null },
+    output: op.status === 'completed' ? (op.output ?? null) : null,
+    error: op.status === 'failed' || op.status === 'cancelled' ? op.error : null,
+    created_at: op.created_at.toISOString(),
+    completed_at: op.completed_at?.toISOString() ?? null,
+  };
+}
+
+export type Ending =
+  | { status: 'completed'; output: unknown }
+  | { status: 'failed'; error: string }
+  | { status: 'cancelled'; error?: string };
+
+/**
+ * Ends one attempt: writes the terminal status and, for a failed or cancelled queued attempt, the
+ * refund of its charge in the same transaction (spec). Guarded by attempt and a non-terminal
+ * status, so a stale worker or a racing cancel cannot end an attempt twice. Returns the row when
+ * this call ended it, null when something else already had.
+ */
+export async function endAttempt(db: Db | Tx, op: Pick<Operation, 'id' | 'org_id' | 'file_id' | 'operation_type' | 'idempotency_key' | 'attempt'>, ending: Ending, opts: { refund: boolean }): Promise<Operation | null> {
+  const run = async (tx: Tx) => {
+    const now = new Date();
+    const n = await tx.operation.updateMany({
+      where: { id: op.id, attempt: op.attempt, status: { in: ['queued', 'in_progress'] } },
+      data: {
+        status: ending.status,
+        completed_at: now,
+        output: ending.status === 'completed' ? (ending.output as Prisma.InputJsonValue) : Prisma.DbNull,
+        error: ending.status === 'completed' ? null : (ending.error ?? 'Cancelled on request.'),
+      },
+    });
+    if (!n.count) return null;
+    if (ending.status !== 'completed' && opts.refund) {
+      await refundDebit(tx, {
+        orgId: op.org_id,
+        originalKey: attemptKey(op),
+        reason: `${op.operation_type} attempt ${op.attempt} ${ending.status}: refund`,
+        operationId: op.id,
+        fileId: op.file_id,
+      });
+    }
+    return tx.operation.findUniqueOrThrow({ where: { id: op.id } });
+  };
+  return '$transaction' in db ? (db as Db).$transaction(run) : run(db as Tx);
+}
+
+/** Advisory progress; never moves a terminal row. */
+export async function reportProgress(db: Db, opId: string, attempt: number, progress: Progress): Promise<void> {
+  await db.operation.updateMany({ where: { id: opId, attempt, status: 'in_progress' }, data: { progress: progress as unknown as Prisma.InputJsonValue } });
+}

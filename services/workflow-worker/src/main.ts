@@ -1,0 +1,46 @@
+import { defineEnv } from '@docfleet/config';
+import { createPrismaClient } from '@docfleet/db';
+import { createLogger } from '@docfleet/logger';
+import { ModelRegistry, readModelConfig } from '@docfleet/models';
+import { createRedis, QueueClient } from '@docfleet/queue';
+import { createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { createStorage } from '@docfleet/storage';
+import { workflowWorkerEnv } from './config';
+import { startWorkflowWorker } from './worker';
+
+// Composition root of the workflow worker: consumes the 'workflow' queue (operations of every
+// model workflow, and file-path extraction jobs). Model configuration is read at start-up, so a
+// bad provider setting fails here with one line rather than on the first job.
+async function main() {
+  const env = defineEnv(workflowWorkerEnv);
+  const logger = createLogger('workflow-worker', env.LOG_LEVEL);
+  const models = new ModelRegistry(readModelConfig(process.env));
+  const db = createPrismaClient(env.DATABASE_URL, { poolMax: Math.max(env.DB_POOL_MAX, env.WORKFLOW_CONCURRENCY + 1) });
+  const redis = createRedis(env.REDIS_URL);
+  const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  const registry = createMetricsRegistry('workflow-worker');
+  const deps = { db, storage: createStorage(env.DATA_DIR), models, logger, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
+  const worker = startWorkflowWorker(deps, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKFLOW_CONCURRENCY });
+
+  const health = await startHealthServer({
+    port: env.HEALTH_PORT,
+    registry,
+    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
+  });
+  logger.info({ health_port: health.port, concurrency: env.WORKFLOW_CONCURRENCY, default_model: models.defaultModelId() ?? 'none' }, 'workflow worker started');
+
+  // SIGTERM: stop taking jobs; running attempts get the grace period, then their model calls are
+  // aborted and the jobs handed back to the queue for another worker.
+  onShutdown(async () => {
+    await worker.close(20_000);
+    await health.close();
+    await deps.queues.close().catch(() => undefined);
+    await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+    await db.$disconnect();
+  }, 30_000, (m) => logger.info(m));
+}
+
+main().catch((err) => {
+  process.stderr.write(`workflow-worker failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

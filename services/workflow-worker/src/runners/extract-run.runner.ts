@@ -1,0 +1,27 @@
+import { ApiError } from '@docfleet/errors';
+import type { ReasoningLevel } from '@docfleet/models';
+import { loadParseBundle, pageCountOf, runExtract } from '@docfleet/workflows';
+import type { RunContext } from './types';
+
+/** extract_run: the file version the gateway validated, the resolved field list, one model call. */
+export async function extractRunRunner(ctx: RunContext) {
+  const r = ctx.request as { file_version_id: string; schema: Record<string, unknown>; segment_ids?: string[]; reasoning_level: ReasoningLevel };
+  await ctx.progress(0, 1, 'extract');
+  const all = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });
+  const selected = r.segment_ids?.length ? all.segments.filter((s) => r.segment_ids!.includes(s.id)) : all.segments;
+  if (!selected.length) throw new ApiError('file_must_be_parsed', 'None of the given segment_ids belong to the newest parse of this file.');
+  const output = await runExtract({
+    operationId: ctx.op.id,
+    schema: r.schema,
+    allSegments: all.segments.length,
+    segments: selected,
+    ...(all.grounding ? { grounding: all.grounding } : {}),
+    pageCount: pageCountOf(all),
+    reasoningLevel: r.reasoning_level,
+    model: ctx.model(),
+    signal: ctx.signal,
+    checkpoint: ctx.checkpoint,
+  });
+  await ctx.progress(1, 1, 'extract');
+  return output;
+}

@@ -1,0 +1,9 @@
+// One runner per operation type. A type without a runner fails its attempt with a clear error
+// (and, for queued workflows, its refund) rather than sitting in the queue.
+import type { OperationType } from '@docfleet/workflows';
+import { extractRunRunner } from './extract-run.runner';
+import type { Runner } from './types';
+
+export const RUNNERS: Partial<Record<OperationType, Runner>> = {
+  extract_run: extractRunRunner,
+};

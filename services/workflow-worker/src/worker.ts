@@ -1,0 +1,32 @@
+import { createWorker, type createRedis } from '@docfleet/queue';
+
+type Redis = ReturnType<typeof createRedis>;
+type Worker = ReturnType<typeof createWorker>;
+import { extractFileHandler } from './extract-file/extract-file.handler';
+import { createWorkflowHandlers } from './handlers';
+import type { WorkerDeps } from './runners/types';
+
+export interface WorkflowWorkerOptions { connection: Redis; prefix: string; concurrency?: number; lockDurationMs?: number }
+
+export interface RunningWorkflowWorker {
+  worker: Worker;
+  /** Stops taking jobs; after graceMs, model calls in flight are aborted and their jobs handed back. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** The 'workflow' queue consumer (main.ts and the tests start it the same way). */
+export function startWorkflowWorker(deps: WorkerDeps, opts: WorkflowWorkerOptions): RunningWorkflowWorker {
+  const { handlers, abort } = createWorkflowHandlers(deps, { extractFile: (payload, job) => extractFileHandler(deps, payload, job) });
+  const worker = createWorker('workflow', handlers, { connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 4, ...(opts.lockDurationMs ? { lockDurationMs: opts.lockDurationMs } : {}) });
+  worker.on('failed', (job, err) => deps.logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'workflow job failed'));
+  worker.on('error', (err) => deps.logger.error({ err }, 'workflow worker error'));
+  return {
+    worker,
+    async close(graceMs = 20_000) {
+      const closing = worker.close();
+      const timer = setTimeout(abort, graceMs);
+      await closing;
+      clearTimeout(timer);
+    },
+  };
+}
