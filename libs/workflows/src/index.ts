@@ -6,3 +6,4 @@ export * from './keys';
 export * from './operations/operations';
 export * from './extract/result-tree';
 export * from './extract/extract-run';
+export * from './operations/reap';
