@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { authenticate } from '@docfleet/auth';
+import { apiKeyCacheFor, authenticate, type ApiKeyCache } from '@docfleet/auth';
+import { defineEnv, z } from '@docfleet/config';
 import type { Db } from '@docfleet/db';
 import { ApiError, isApiError, toEnvelope } from '@docfleet/errors';
 import type { Logger } from '@docfleet/logger';
 import type { NextFunction, Request, Response } from 'express';
 import { MulterError } from 'multer';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import './types';
 
@@ -27,7 +27,21 @@ export function requestContext(logger: Logger) {
   };
 }
 
-export function authMiddleware(db: Db) {
+/**
+ * Settings of the gateway's two per-request shortcuts (docs/operations.md). Read here rather than
+ * in the gateway's env schema so the middleware can be built on its own; invalid values stop the
+ * gateway at start-up with one line naming the variable, like every other setting.
+ */
+const shortcutEnv = z.object({
+  /** API key rows are trusted this long in each gateway process; 0 reads the database on every request. */
+  API_KEY_CACHE_TTL_SECONDS: z.coerce.number().min(0).max(300).default(5),
+  /** Rate-limit tokens a gateway reserves from Redis at a time; 1 asks Redis on every request. */
+  RATE_LIMIT_LOCAL_BATCH: z.coerce.number().int().min(1).max(1000).default(10),
+});
+export const shortcutSettings = (env: NodeJS.ProcessEnv = process.env) => defineEnv(shortcutEnv, env, { exit: false });
+
+export function authMiddleware(db: Db, opts: { keyCache?: ApiKeyCache } = {}) {
+  const keyCache = opts.keyCache ?? apiKeyCacheFor(db, shortcutSettings().API_KEY_CACHE_TTL_SECONDS * 1000);
   return async (req: Request, _res: Response, next: NextFunction) => {
     try {
       const auth = req.header('authorization');
@@ -35,7 +49,7 @@ export function authMiddleware(db: Db) {
       const q = req.query.org_id;
       const orgId = req.header('x-service-org-id') ?? (typeof q === 'string' ? q : undefined);
       const apiKey = req.header('x-api-key') || undefined;
-      if (apiKey || bearer) req.principal = await authenticate(db, { apiKey, bearer, orgId });
+      if (apiKey || bearer) req.principal = await authenticate(db, { apiKey, bearer, orgId }, { keyCache });
       next();
     } catch (err) {
       next(err);
@@ -43,26 +57,141 @@ export function authMiddleware(db: Db) {
   };
 }
 
-/** Per-caller rate limit in Redis (rate-limiter-flexible), shared by every gateway replica. */
-export function rateLimit(redis: Redis, points: number, windowSeconds: number, prefix: string) {
-  const limiter = new RateLimiterRedis({ storeClient: redis, points, duration: windowSeconds, keyPrefix: `${prefix}:ratelimit` });
+// Atomically takes up to ARGV[2] tokens from a fixed window of ARGV[1] tokens per ARGV[3] ms.
+// The counter has the same shape rate-limiter-flexible's RateLimiterRedis writes (an integer with
+// a PX expiry under `<prefix>:ratelimit:<caller>`), so replicas of the previous release that still
+// use it count against the same windows during a rolling update.
+const RESERVE_LUA = `
+local limit = tonumber(ARGV[1])
+local want = tonumber(ARGV[2])
+local windowMs = tonumber(ARGV[3])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+if used >= limit then
+  if ttl < 0 then redis.call('PEXPIRE', KEYS[1], windowMs); ttl = windowMs end
+  return {0, used, ttl}
+end
+local take = math.min(want, limit - used)
+used = redis.call('INCRBY', KEYS[1], take)
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], windowMs); ttl = windowMs end
+return {take, used, ttl}
+`;
+
+interface Bucket {
+  /** tokens reserved from Redis and not used yet */
+  tokens: number;
+  /** local time at which the Redis window ends (no later than Redis's own end) */
+  windowEnd: number;
+  /** the window is spent: refuse without asking Redis until then */
+  deniedUntil: number;
+  /** Redis's remaining count after the last reservation (for x-ratelimit-remaining) */
+  redisRemaining: number;
+  pending?: Promise<void>;
+}
+
+export type TakeResult = { ok: true; remaining: number } | { ok: false; retryMs: number };
+
+/**
+ * A fixed-window limit of `points` per `windowSeconds` per caller, counted in Redis and shared by
+ * every gateway replica, with a local token bucket in front: a replica reserves up to `batch`
+ * tokens in one Redis call and spends them locally until they run out or the window ends.
+ *
+ * Bounds, for one caller over one Redis window with R replicas serving it:
+ * - never more than `points` requests are admitted (tokens are only spent inside the window they
+ *   were reserved in; the local window end is computed from the time the reservation was sent,
+ *   so it falls before Redis's);
+ * - a request may be refused while up to (R − 1) × (batch − 1) reserved tokens sit unused in
+ *   other replicas, and tokens a replica reserved but did not use before the window ended are
+ *   lost: the limit errs on the strict side, by at most R × (batch − 1) requests per window.
+ * - once Redis says the window is spent, the replica refuses locally until it ends (the count
+ *   only grows within a window, so that answer cannot change).
+ * The batch is capped at points / 50 (at least 1), so a small limit is counted request by request.
+ */
+export class LocalRateLimiter {
+  readonly batch: number;
+  private readonly buckets = new Map<string, Bucket>();
+  private reservations = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly points: number,
+    private readonly windowSeconds: number,
+    private readonly keyPrefix: string,
+    batch: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.batch = Math.max(1, Math.min(batch, Math.floor(points / 50)));
+  }
+
+  async take(caller: string): Promise<TakeResult> {
+    for (let attempt = 0; ; attempt++) {
+      const now = this.now();
+      const b = this.buckets.get(caller);
+      if (b && b.deniedUntil > now) return { ok: false, retryMs: b.deniedUntil - now };
+      if (b && b.tokens > 0 && b.windowEnd > now) {
+        b.tokens--;
+        return { ok: true, remaining: Math.max(0, b.redisRemaining + b.tokens) };
+      }
+      // Requests arriving while a reservation is on its way wait for it rather than reserving too.
+      if (b?.pending && attempt < 5) {
+        await b.pending;
+        continue;
+      }
+      await this.reserve(caller, attempt < 5 ? this.batch : 1);
+    }
+  }
+
+  private reserve(caller: string, want: number): Promise<void> {
+    const bucket: Bucket = this.buckets.get(caller) ?? { tokens: 0, windowEnd: 0, deniedUntil: 0, redisRemaining: 0 };
+    this.buckets.set(caller, bucket);
+    const sentAt = this.now();
+    const p = (this.redis.eval(RESERVE_LUA, 1, `${this.keyPrefix}:${caller}`, this.points, want, this.windowSeconds * 1000) as Promise<[number, number, number]>)
+      .then(([taken, used, ttl]) => {
+        const end = sentAt + Math.max(0, Number(ttl));
+        if (Number(taken) > 0) {
+          bucket.tokens = Number(taken);
+          bucket.windowEnd = end;
+          bucket.redisRemaining = this.points - Number(used);
+        } else {
+          bucket.tokens = 0;
+          bucket.deniedUntil = Math.max(end, sentAt + 1);
+        }
+      })
+      .finally(() => {
+        if (bucket.pending === p) bucket.pending = undefined;
+      });
+    bucket.pending = p;
+    if (++this.reservations % 1000 === 0) this.sweep(sentAt);
+    return p;
+  }
+
+  /** Drops buckets whose window is over, so callers seen once do not stay in memory. */
+  private sweep(now: number) {
+    for (const [k, b] of this.buckets) if (!b.pending && b.windowEnd <= now && b.deniedUntil <= now) this.buckets.delete(k);
+  }
+}
+
+/** Per-caller rate limit in Redis shared by every gateway replica, with a local token bucket in front (LocalRateLimiter). */
+export function rateLimit(redis: Redis, points: number, windowSeconds: number, prefix: string, opts: { batch?: number } = {}) {
+  const limiter = new LocalRateLimiter(redis, points, windowSeconds, `${prefix}:ratelimit`, opts.batch ?? shortcutSettings().RATE_LIMIT_LOCAL_BATCH);
   return async (req: Request, res: Response, next: NextFunction) => {
     const p = req.principal;
     const key = p ? (p.apiKeyId ? `key:${p.apiKeyId}` : `user:${p.userId}`) : `ip:${req.ip}`;
+    let r: TakeResult;
     try {
-      const r = await limiter.consume(key);
-      res.setHeader('x-ratelimit-limit', String(points));
-      res.setHeader('x-ratelimit-remaining', String(r.remainingPoints));
-      next();
+      r = await limiter.take(key);
     } catch (err) {
-      if (err instanceof RateLimiterRes) {
-        const retry = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        return next(new ApiError('rate_limited', 'Too many requests.', { headers: { 'Retry-After': String(retry) }, message: `Retry after ${retry} s.` }));
-      }
       // Redis trouble must not take the API down: fail open and log.
       req.log.warn({ err }, 'rate limiter unavailable');
-      next();
+      return next();
     }
+    if (!r.ok) {
+      const retry = Math.max(1, Math.ceil(r.retryMs / 1000));
+      return next(new ApiError('rate_limited', 'Too many requests.', { headers: { 'Retry-After': String(retry) }, message: `Retry after ${retry} s.` }));
+    }
+    res.setHeader('x-ratelimit-limit', String(points));
+    res.setHeader('x-ratelimit-remaining', String(r.remaining));
+    next();
   };
 }
 

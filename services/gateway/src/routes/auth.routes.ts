@@ -1,3 +1,4 @@
+import { apiKeyCacheFor } from '@docfleet/auth';
 import { api } from '@docfleet/contracts';
 import { z } from 'zod';
 import type { Deps } from '../deps';
@@ -28,6 +29,12 @@ export function apiKeyRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
     { method: 'delete', path: '/v1/api-keys/:id', summary: 'Revoke an API key', tags, params: z.object({ id: api.Uuid }),
       responses: { 200: { description: 'revoked', schema: z.object({ api_key: api.ApiKeyRecord }) } }, errors: ['api_key_not_found'] },
-    async ({ params, principal }) => ({ body: await revokeApiKey(deps, principal, params.id) }),
+    async ({ params, principal }) => {
+      const body = await revokeApiKey(deps, principal, params.id);
+      // This process stops accepting the key at once; other replicas (and revocations by the
+      // admin CLI) within API_KEY_CACHE_TTL_SECONDS, when their cached row goes stale.
+      apiKeyCacheFor(deps.db).evictKey(params.id);
+      return { body };
+    },
   );
 }
