@@ -12,6 +12,8 @@ import { parseRoutes } from './routes/parse.routes';
 import { artifactRoutes } from './routes/artifacts.routes';
 import { operationRoutes } from './routes/operations.routes';
 import { extractRunRoutes } from './routes/extract-runs.routes';
+import { extractSchemaRoutes } from './routes/extract-schemas.routes';
+import { extractJobRoutes } from './routes/extract-jobs.routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -69,6 +71,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   artifactRoutes(routes, deps);
   operationRoutes(routes, deps);
   extractRunRoutes(routes, deps);
+  extractSchemaRoutes(routes, deps);
+  extractJobRoutes(routes, deps);
   for (const add of opts.extraRoutes ?? []) add(routes, deps);
 
   // One OpenAPI document from both registries: generated from the validating schemas.

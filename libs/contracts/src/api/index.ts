@@ -5,3 +5,4 @@ export * from './billing';
 export * from './auth';
 export * from './parse';
 export * from './workflows';
+export * from './extract';

@@ -2,8 +2,10 @@
 // (and, for queued workflows, its refund) rather than sitting in the queue.
 import type { OperationType } from '@docfleet/workflows';
 import { extractRunRunner } from './extract-run.runner';
+import { schemaGenerateRunner } from './schema-generate.runner';
 import type { Runner } from './types';
 
 export const RUNNERS: Partial<Record<OperationType, Runner>> = {
   extract_run: extractRunRunner,
+  schema_generate: schemaGenerateRunner,
 };
