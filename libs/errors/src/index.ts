@@ -57,6 +57,7 @@ export const CODE_STATUS = {
   rate_limited: 429,
   // 5xx
   internal_error: 500,
+  model_call_failed: 502,
   model_provider_unavailable: 503,
   service_unavailable: 503,
 } as const;

@@ -1,33 +1,16 @@
-import { baseEnv, defineEnv } from '@docfleet/config';
-import { createPrismaClient } from '@docfleet/db';
-import { isApiError } from '@docfleet/errors';
-import { runAdmin, UsageError } from './admin';
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+// `pnpm docfleet <command>`: operator commands under `admin` (database access), and the user
+// commands (kb, upload, parse, search, extract, split, credits) that go through the HTTP API with
+// SERVICE_API_KEY. Each group is loaded only when used.
+import { USER_USAGE } from './user/usage';
 
 async function main(argv: string[]): Promise<number> {
   const [group, ...rest] = argv;
-  if (group !== 'admin') {
-    process.stderr.write('usage: docfleet admin <command> … (see docs/operations.md)\n');
-    return 2;
+  if (group === 'admin') return (await import('./admin-main')).adminMain(rest);
+  if (!group || group === 'help' || group === '--help' || group === '-h') {
+    process.stderr.write(`${USER_USAGE}\n  docfleet admin <command> …   operator commands (see docs/operations.md)\n`);
+    return group ? 0 : 2;
   }
-  const env = defineEnv(baseEnv);
-  const db = createPrismaClient(env.DATABASE_URL, { poolMax: 2 });
-  try {
-    const out = await runAdmin(db, rest, readStdin);
-    process.stdout.write((rest.includes('--json') ? JSON.stringify(out.json) : out.text) + '\n');
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError || isApiError(err)) process.stderr.write(`docfleet: ${(err as Error).message}\n`);
-    else process.stderr.write(`docfleet: ${(err as Error).message.split('\n').filter(Boolean).slice(-1)[0]}\n`);
-    return err instanceof UsageError ? 2 : 1;
-  } finally {
-    await db.$disconnect();
-  }
+  return (await import('./user/run')).runUserCommand(argv);
 }
 
 main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -14,6 +14,8 @@ import { operationRoutes } from './routes/operations.routes';
 import { extractRunRoutes } from './routes/extract-runs.routes';
 import { extractSchemaRoutes } from './routes/extract-schemas.routes';
 import { extractJobRoutes } from './routes/extract-jobs.routes';
+import { splitRoutes } from './routes/split.routes';
+import { classifyEditRoutes } from './routes/classify-edit.routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -73,6 +75,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   extractRunRoutes(routes, deps);
   extractSchemaRoutes(routes, deps);
   extractJobRoutes(routes, deps);
+  splitRoutes(routes, deps);
+  classifyEditRoutes(routes, deps);
   for (const add of opts.extraRoutes ?? []) add(routes, deps);
 
   // One OpenAPI document from both registries: generated from the validating schemas.

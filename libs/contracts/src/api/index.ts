@@ -6,3 +6,5 @@ export * from './auth';
 export * from './parse';
 export * from './workflows';
 export * from './extract';
+export * from './split';
+export * from './classify-edit';

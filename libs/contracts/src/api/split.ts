@@ -1,0 +1,65 @@
+// Split: rules suggestion and split runs (queued operations, 1 credit each) and the free download
+// of a page range as PDF.
+import { z } from 'zod';
+import { JsonObject, Uuid } from './common';
+import { ModelControls } from './workflows';
+
+export const SplitRule = z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000) });
+
+export const SplitRulesSuggestBody = ModelControls.extend({ file_id: Uuid });
+export type SplitRulesSuggestBody = z.infer<typeof SplitRulesSuggestBody>;
+
+export const SplitRunBody = ModelControls.extend({
+  file_id: Uuid,
+  rules: z.array(SplitRule).max(100).optional().describe('boundary rules written for the model; default none'),
+});
+export type SplitRunBody = z.infer<typeof SplitRunBody>;
+
+export const SplitDownloadBody = z.object({
+  file_id: Uuid,
+  startPage: z.number().int().describe('first page, 1-based'),
+  endPage: z.number().int().describe('last page, inclusive'),
+  title: z.string().max(500).default('').describe('names the downloaded file (Content-Disposition)'),
+});
+export type SplitDownloadBody = z.infer<typeof SplitDownloadBody>;
+
+export const SplitRulesOutput = z.object({ rules: z.array(SplitRule), modelId: z.string() });
+
+const Warning = z.object({ code: z.string(), message: z.string() }).passthrough();
+
+export const SplitRecord = z.object({
+  id: z.string(),
+  title: z.string(),
+  documentType: z.string(),
+  startPage: z.number().int(),
+  endPage: z.number().int(),
+  segmentIds: z.array(z.string()),
+  metadata: JsonObject,
+  confidence: z.number(),
+  boundaryReason: z.string(),
+  warnings: z.array(Warning),
+});
+
+export const SplitSession = z.object({
+  sessionId: Uuid,
+  sourceDocId: Uuid,
+  sourceDocName: z.string(),
+  sourcePageCount: z.number().int(),
+  records: z.array(SplitRecord),
+  rules: z.array(SplitRule),
+  quality: z.object({
+    coverage: z.number(),
+    recordCount: z.number().int(),
+    pageCount: z.number().int(),
+    gapPages: z.array(z.number().int()),
+    overlapPages: z.array(z.number().int()),
+    duplicateRecordIds: z.array(z.string()),
+    invalidRecords: z.array(JsonObject),
+    status: z.enum(['pass', 'review', 'fail']).describe('review means a human should look'),
+  }),
+  warnings: z.array(Warning),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  operation_id: Uuid,
+  modelId: z.string(),
+});
