@@ -88,6 +88,8 @@ export function eraseLines(img: RawImage, lines: RasterLine[], region: { left: n
     const pad = Math.ceil(l.thickness / 2) + 1;
     const x0 = Math.max(0, Math.floor(l.x0 - pad - region.left)), x1 = Math.min(region.width - 1, Math.ceil(l.x1 + pad - region.left));
     const y0 = Math.max(0, Math.floor(l.y0 - pad - region.top)), y1 = Math.min(region.height - 1, Math.ceil(l.y1 + pad - region.top));
+    // A ruling that lies outside the region (a page-wide line beside a cropped cell) erases nothing.
+    if (x0 > x1 || y0 > y1) continue;
     for (let y = y0; y <= y1; y++) out.fill(255, y * region.width + x0, y * region.width + x1 + 1);
   }
   return { width: region.width, height: region.height, channels: 1, data: out };
