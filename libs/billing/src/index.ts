@@ -4,3 +4,4 @@ export * from './ledger';
 export * from './reservations';
 export * from './reads';
 export * from './duties';
+export { observeCredits, type CreditObserver } from './observers';

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import { lockAccount, reservedHold, type AccountRow } from './accounts';
+import { reportCreditMovement } from './observers';
 
 export type LedgerKind = 'grant' | 'debit' | 'reversal' | 'adjustment';
 
@@ -30,7 +31,7 @@ async function writeEntry(tx: Tx, acc: AccountRow, kind: LedgerKind, amount: num
   acc.balance_credits = balance;
   acc.total_used_credits += used;
   acc.monthly_used_credits += used;
-  return tx.ledgerEntry.create({
+  const entry = await tx.ledgerEntry.create({
     data: {
       org_id: acc.org_id,
       kind,
@@ -44,6 +45,8 @@ async function writeEntry(tx: Tx, acc: AccountRow, kind: LedgerKind, amount: num
       reservation_id: refs.reservationId ?? null,
     },
   });
+  reportCreditMovement(kind, amount);
+  return entry;
 }
 
 /** Throws 402 unless `amount` more credits fit the balance (minus holds) and the monthly quota. */

@@ -2,6 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 
+export * from './metrics';
+// One prom-client for the fleet: services without their own dependency on it define metrics with these.
+export { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
 export type ReadyCheck = () => Promise<void>;
 
 /**

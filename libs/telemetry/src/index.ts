@@ -1,4 +1,4 @@
-import { context, propagation, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 
 /**
  * Thin wrappers over @opentelemetry/api. Without an SDK registered (no OTEL_EXPORTER_OTLP_ENDPOINT)
@@ -6,8 +6,14 @@ import { context, propagation, SpanStatusCode, trace, type Span } from '@opentel
  */
 export const tracer = (name = 'docfleet') => trace.getTracer(name);
 
-export async function withSpan<T>(name: string, attrs: Record<string, string | number | boolean | undefined>, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, async (span) => {
+// Re-exported so services and libraries instrument through this package only (one API copy).
+export { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+export { initTelemetry, type Telemetry } from './init';
+
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
+export async function withSpan<T>(name: string, attrs: SpanAttributes, fn: (span: Span) => Promise<T>, opts: { kind?: SpanKind } = {}): Promise<T> {
+  return tracer().startActiveSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL }, async (span) => {
     for (const [k, v] of Object.entries(attrs)) if (v !== undefined) span.setAttribute(k, v);
     try {
       return await fn(span);

@@ -1,8 +1,11 @@
+import { observeCredits } from '@docfleet/billing';
 import { baseEnv, defineEnv, intFromEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis, createWorker, type JobName } from '@docfleet/queue';
-import { createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { initTelemetry } from '@docfleet/telemetry';
+import { operationJobId } from '@docfleet/workflows';
 import { createBillingHandlers } from './billing-duties.handler';
 
 const billingEnv = baseEnv.extend({
@@ -18,6 +21,7 @@ const billingEnv = baseEnv.extend({
 // Composition root of the billing service: the ledger's background duties on the 'billing' queue,
 // scheduled with BullMQ job schedulers (one instance runs each tick however many replicas exist).
 async function main() {
+  const telemetry = initTelemetry('billing');
   const env = defineEnv(billingEnv);
   const logger = createLogger('billing', env.LOG_LEVEL);
   const db = createPrismaClient(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX });
@@ -25,11 +29,18 @@ async function main() {
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
   const queues = new QueueClient(redis, env.QUEUE_PREFIX);
   const registry = createMetricsRegistry('billing');
+  // The reaper's finalizeReservation reverses page charges: refunds are counted here.
+  observeCredits(createCreditMetrics(registry));
+  const live = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
   const handlers = createBillingHandlers({
     db, logger, registry,
+    hasLiveOperationJob: async (id, attempt) => {
+      const job = await queues.queue('workflow').getJob(operationJobId(id, attempt));
+      return !!job && live.has(await job.getState());
+    },
     config: { runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000, queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000 },
   });
-  const worker = createWorker('billing', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX });
+  const worker = createWorker('billing', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, metrics: createJobMetrics(registry) });
   worker.on('failed', (job, err) => logger.error({ job: job?.name, err }, 'billing job failed'));
 
   const schedule: Array<[JobName, number]> = [
@@ -55,6 +66,7 @@ async function main() {
     await queues.close();
     await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
     await db.$disconnect();
+    await telemetry.shutdown();
   }, 30_000, (m) => logger.info(m));
 }
 

@@ -2,10 +2,12 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { debitReserved, grantCredits, ledgerByDay, reconcile, reserveCredits, rollupUsage, rolloverPeriods, debitCredits } from '@docfleet/billing';
+import { debitReserved, grantCredits, ledgerByDay, observeCredits, reconcile, refundDebit, reserveCredits, rollupUsage, rolloverPeriods, debitCredits } from '@docfleet/billing';
+import { createCreditMetrics, sampleValue } from '@docfleet/runtime';
 import { createLogger } from '@docfleet/logger';
 import { Registry } from 'prom-client';
 import { createTestDb, type TestDb } from '@docfleet/testing';
+import { attemptKey } from '@docfleet/workflows';
 import { createBillingHandlers } from '../src/billing-duties.handler';
 
 let t: TestDb;
@@ -70,6 +72,25 @@ describe('reaper', () => {
     expect((await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: done.id } })).status).toBe('committed');
     expect((await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: cancelled.id } })).status).toBe('cancelled');
   });
+
+  it('fails and refunds operations whose attempt has no live queue entry left, counting them', async () => {
+    const { org } = await fixture(10);
+    const op = await t.db.operation.create({ data: { org_id: org.id, operation_type: 'split_run', status: 'in_progress', permission: 'extract.run', idempotency_key: randomUUID() } });
+    await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 1, idempotencyKey: attemptKey(op), reason: 'split', operationId: op.id }));
+    await t.db.$executeRaw`UPDATE operations SET updated_at = now() - interval '45 minutes' WHERE id = ${op.id}::uuid`;
+    const registry = new Registry();
+    const asked: Array<[string, number]> = [];
+    const h = createBillingHandlers({
+      db: t.db, logger: createLogger('billing-test', 'silent'), registry, config: { runningStaleMs: 30 * 60_000, queuedStaleMs: 24 * 3600_000 },
+      hasLiveOperationJob: async (id, attempt) => (asked.push([id, attempt]), false),
+    });
+    const out = (await h['billing.reap']({}, {} as never)) as { operationsFailed: string[] };
+    expect(out.operationsFailed).toEqual([op.id]);
+    expect(asked).toEqual([[op.id, 1]]);
+    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ status: 'failed', error: expect.stringMatching(/^abandoned/) });
+    expect(await balance(org.id)).toBe(10);
+    expect(await registry.getSingleMetricAsString('docfleet_billing_operations_reaped_total')).toMatch(/ 1$/m);
+  });
 });
 
 describe('quota period roll-over', () => {
@@ -118,11 +139,39 @@ describe('reconciliation', () => {
   });
 });
 
+
+describe('credit counters', () => {
+  it('count debit and reversal rows as they are written, and nothing for an idempotent repeat', async () => {
+    // Sums over every organisation: the reaper below also closes what earlier tests left behind.
+    const ledger = async (kind: string) => Math.abs((await t.db.ledgerEntry.aggregate({ where: { kind }, _sum: { amount_credits: true } }))._sum.amount_credits ?? 0);
+    const before = { debited: await ledger('debit'), refunded: await ledger('reversal') };
+    const registry = new Registry();
+    const stop = observeCredits(createCreditMetrics(registry));
+    try {
+      const { org, job } = await fixture(20);
+      await job('running', 45 * 60_000, 5, 3); // 3 page debits
+      await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' }));
+      await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' })); // repeat: no row
+      await t.db.$transaction((tx) => refundDebit(tx, { orgId: org.id, originalKey: `op:${org.id}`, reason: 'workflow failed' }));
+      await handlers().h['billing.reap']({}, {} as never); // the dead job's 3 page debits reversed
+      const text = await registry.metrics();
+      const counted = { debited: sampleValue(text, 'docfleet_credits_debited_total'), refunded: sampleValue(text, 'docfleet_credits_refunded_total') };
+      expect(counted).toEqual({ debited: (await ledger('debit')) - before.debited, refunded: (await ledger('reversal')) - before.refunded });
+      expect(counted.debited).toBe(7); // 3 pages + 4
+      expect(counted.refunded).toBeGreaterThanOrEqual(7); // 4 + 3 pages (+ whatever the reaper found from earlier tests)
+    } finally {
+      stop();
+    }
+  });
+});
+
 const afterAllCleanups: Array<() => void> = [];
 afterAll(() => afterAllCleanups.forEach((f) => f()));
 
 describe('the billing service process', () => {
   it('schedules its duties on its own queue, serves health and metrics, and stops on SIGTERM', async () => {
+    const { job } = await fixture(10);
+    await job('running', 45 * 60_000, 3, 2); // died after 2 pages: the service's reaper refunds them
     const port = await new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); }); });
     const child = spawn(path.resolve(__dirname, '../../../node_modules/.bin/tsx'), ['services/billing/src/main.ts'], {
       cwd: path.resolve(__dirname, '../../..'),
@@ -138,12 +187,17 @@ describe('the billing service process', () => {
     for (let i = 0; i < 100; i++) {
       try {
         metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        if (metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"')) break;
+        if (metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"') && sampleValue(metrics, 'docfleet_credits_refunded_total') >= 2) break;
       } catch { /* starting */ }
       await new Promise((r) => setTimeout(r, 200));
     }
     expect({ metrics: metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"'), err }).toEqual({ metrics: true, err: '' });
     expect(metrics).toContain('docfleet_billing_reconciliation_mismatches');
+    // createWorker's job metrics and the credit counters (the reaper's reversals) are exposed too
+    expect(sampleValue(metrics, 'docfleet_jobs_completed_total', { queue: 'billing', job: 'billing.reconcile', service: 'billing' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(metrics, 'docfleet_job_duration_seconds_count', { queue: 'billing', job: 'billing.reap', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(metrics, 'docfleet_credits_refunded_total')).toBe(2);
+    expect(sampleValue(metrics, 'docfleet_credits_debited_total')).toBe(0);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect((await (await fetch(`http://127.0.0.1:${port}/healthz`)).json())).toEqual({ status: 'ok' });
     const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });

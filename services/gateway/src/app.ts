@@ -1,8 +1,11 @@
 import express, { Router, type Request, type Response } from 'express';
+import { observeCredits } from '@docfleet/billing';
+import { createCreditMetrics } from '@docfleet/runtime';
 import type { Deps } from './deps';
 import { ApiRoutes } from './http/route';
 import { authMiddleware, errorHandler, notFound, rateLimit, requestContext } from './http/middleware';
 import { createGatewayMetrics } from './http/metrics';
+import { tracingMiddleware } from './http/tracing';
 import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
 import { fileRoutes, type FileHooks } from './routes/files.routes';
@@ -30,8 +33,10 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.env.TRUST_PROXY);
+  app.use(tracingMiddleware());
   app.use(requestContext(deps.logger));
   const metrics = createGatewayMetrics(deps.queues);
+  observeCredits(createCreditMetrics(metrics.registry));
   app.use(metrics.middleware);
   // Scraped by Prometheus inside the cluster; the production ingress routes only /v1 and /healthz.
   app.get('/metrics', async (_req, res) => {

@@ -5,12 +5,14 @@ import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createStorage } from '@docfleet/storage';
+import { initTelemetry } from '@docfleet/telemetry';
 import { buildApp } from './app';
 import { parseFileHooks } from './domain/parse/auto-parse';
 import type { Deps } from './deps';
 
 // Composition root: config, logger, database, queues, storage; then listen, and drain on SIGTERM.
 async function main() {
+  const telemetry = initTelemetry('gateway');
   const env = defineEnv(gatewayEnv);
   const logger = createLogger('gateway', env.LOG_LEVEL);
   const redis = createRedis(env.REDIS_URL);
@@ -38,6 +40,7 @@ async function main() {
       await deps.queues.close().catch(() => undefined);
       await deps.redis.quit().catch(() => undefined);
       await deps.db.$disconnect().catch(() => undefined);
+      await telemetry.shutdown();
       clearTimeout(force);
       process.exit(0);
     });

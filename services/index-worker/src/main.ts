@@ -2,13 +2,15 @@ import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
-import { createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { initTelemetry } from '@docfleet/telemetry';
 import { createStorage } from '@docfleet/storage';
 import { indexWorkerEnv } from './config';
 import { createIndexHandlers } from './handlers';
 
 // Composition root of the index worker: consumes the 'index' queue, writes evidence_index_segments.
 async function main() {
+  const telemetry = initTelemetry('index-worker');
   const env = defineEnv(indexWorkerEnv);
   const logger = createLogger('index-worker', env.LOG_LEVEL);
   // Each job in flight holds one connection for its transaction; one more serves health checks.
@@ -19,7 +21,7 @@ async function main() {
   const handlers = createIndexHandlers({
     db, logger, registry, storage: createStorage(env.DATA_DIR), batchRows: env.INDEX_BATCH_ROWS, txTimeoutMs: env.INDEX_TX_TIMEOUT_MS,
   });
-  const worker = createWorker('index', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.INDEX_CONCURRENCY });
+  const worker = createWorker('index', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, metrics: createJobMetrics(registry), concurrency: env.INDEX_CONCURRENCY });
   worker.on('failed', (job, err) => logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'index job failed'));
   worker.on('error', (err) => logger.error({ err }, 'index worker error'));
 
@@ -36,6 +38,7 @@ async function main() {
     await health.close();
     await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
     await db.$disconnect();
+    await telemetry.shutdown();
   }, 60_000, (m) => logger.info(m));
 }
 

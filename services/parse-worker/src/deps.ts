@@ -3,6 +3,7 @@ import type { Logger } from '@docfleet/logger';
 import type { QueueClient } from '@docfleet/queue';
 import type { StorageDriver } from '@docfleet/storage';
 import type { ParseWorkerEnv } from './config';
+import type { ParseMetrics } from './parse-metrics';
 
 /** What the handler needs, built once in main.ts (or by a test that runs the worker in process). */
 export interface WorkerDeps {
@@ -18,4 +19,6 @@ export interface WorkerDeps {
   handBack: { requested: boolean };
   /** Page images (default true); false only for diagnostics and benchmarks (PARSE_PAGE_IMAGES). */
   pageImages?: boolean;
+  /** Parse outcomes and pages for /metrics (main.ts; tests may leave it out). */
+  metrics?: ParseMetrics;
 }

@@ -1,24 +1,30 @@
 // Composition root of the parse worker: config, logger, database, storage, queues; then consume
-// queue 'parse' and serve /healthz and /readyz on HEALTH_PORT. SIGTERM stops taking jobs and lets
-// the current one finish; after PARSE_GRACE_SECONDS it is handed back to the queue.
+// queue 'parse' and serve /healthz, /readyz and /metrics on HEALTH_PORT (libs/runtime). SIGTERM
+// stops taking jobs and lets the current one finish; after PARSE_GRACE_SECONDS it is handed back.
 import { hostname } from 'node:os';
+import { observeCredits } from '@docfleet/billing';
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
+import { createCreditMetrics, createJobMetrics, createMetricsRegistry, startHealthServer } from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
+import { initTelemetry } from '@docfleet/telemetry';
 import { parseWorkerEnv } from './config';
 import type { WorkerDeps } from './deps';
-import { startHealthServer } from './health';
+import { createParseMetrics } from './parse-metrics';
 import { startParseWorker } from './worker';
 
 async function main() {
+  const telemetry = initTelemetry('parse-worker');
   const env = defineEnv(parseWorkerEnv);
   // Tesseract's OpenMP threads fight each other (and the other services) on a busy machine.
   process.env.OMP_THREAD_LIMIT ??= '1';
   const logger = createLogger('parse-worker', env.LOG_LEVEL);
   const redis = createRedis(env.REDIS_URL);
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  const registry = createMetricsRegistry('parse-worker');
+  observeCredits(createCreditMetrics(registry));
   const deps: WorkerDeps = {
     env,
     logger,
@@ -28,6 +34,7 @@ async function main() {
     workerId: `${hostname()}:${process.pid}`,
     handBack: { requested: false },
     pageImages: env.PARSE_PAGE_IMAGES,
+    metrics: createParseMetrics(registry),
   };
   const running = startParseWorker(deps, {
     connection: workerRedis,
@@ -37,11 +44,16 @@ async function main() {
     stalledIntervalMs: env.PARSE_STALLED_INTERVAL_SECONDS * 1000,
     maxStalledCount: env.PARSE_MAX_STALLED,
     reapIntervalMs: env.PARSE_REAP_INTERVAL_SECONDS * 1000,
+    jobMetrics: createJobMetrics(registry),
   });
-  const health = await startHealthServer(env.HEALTH_PORT, {
-    database: () => deps.db.$queryRaw`SELECT 1`,
-    redis: async () => {
-      if ((await redis.ping()) !== 'PONG') throw new Error('unexpected reply');
+  const health = await startHealthServer({
+    port: env.HEALTH_PORT,
+    registry,
+    checks: {
+      database: async () => void (await deps.db.$queryRaw`SELECT 1`),
+      redis: async () => {
+        if ((await redis.ping()) !== 'PONG') throw new Error('unexpected reply');
+      },
     },
   });
   logger.info({ concurrency: env.PARSE_CONCURRENCY, health_port: health.port, worker: deps.workerId }, 'parse worker started');
@@ -58,10 +70,11 @@ async function main() {
     } catch (err) {
       logger.error({ err }, 'closing the worker failed');
     }
-    health.server.close();
+    await health.close();
     await deps.queues.close().catch(() => undefined);
     await Promise.all([redis.quit(), workerRedis.quit()].map((p) => p.catch(() => undefined)));
     await deps.db.$disconnect().catch(() => undefined);
+    await telemetry.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

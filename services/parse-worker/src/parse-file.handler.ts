@@ -13,6 +13,7 @@ import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
 import { TERMINAL, addEvent, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
 import { parseDocument } from './parse-document';
+import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
 
 /** The recognisable message for inputs that are not what their name claims (spec, Errors). */
@@ -89,7 +90,17 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
   try {
     ctx = await buildContext(deps, job, log);
     const outcome = isSpreadsheetKind(ctx.kind) ? await parseSheets(ctx) : await parseDocument(ctx);
-    if (outcome === 'completed') await enqueueIndex(deps, job.id);
+    if (outcome === 'completed') {
+      await enqueueIndex(deps, job.id);
+      if (deps.metrics) {
+        // Metrics never fail a finished job (a throw here would mean a retry).
+        const done = await deps.db.job.findUnique({ where: { id: job.id }, select: { result: true } }).catch(() => null);
+        if (done) {
+          const u = unitsOfResult(done.result);
+          deps.metrics.units(ctx.kind, u.parsed, u.reused);
+        }
+      }
+    }
     if (outcome === 'cancelled') await fs.rm(ctx.outDir, { recursive: true, force: true });
     log.info({ outcome, ms: Date.now() - started }, 'parse finished');
     return { outcome };

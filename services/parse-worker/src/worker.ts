@@ -1,11 +1,13 @@
-import { createWorker, type Job as QueueJob } from '@docfleet/queue';
+import { createWorker, type Job as QueueJob, type WorkerOptions } from '@docfleet/queue';
 import type { WorkerDeps } from './deps';
 import { handleParseFile } from './parse-file.handler';
 import { reapOnce } from './reaper';
 
 export interface ParseWorkerOptions {
-  connection: Parameters<typeof createWorker>[2]['connection'];
+  connection: WorkerOptions['connection'];
   prefix: string;
+  /** Job duration and counts (libs/runtime createJobMetrics). */
+  jobMetrics?: WorkerOptions['metrics'];
   concurrency?: number;
   lockMs?: number;
   stalledIntervalMs?: number;
@@ -24,8 +26,15 @@ export interface RunningParseWorker {
 export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): RunningParseWorker {
   const lockMs = o.lockMs ?? 60_000;
   const worker = createWorker('parse', {
-    'parse.file': (payload, job: QueueJob) => handleParseFile(deps, payload, job),
-  }, { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 1, lockDurationMs: lockMs, stalledIntervalMs: o.stalledIntervalMs, maxStalledCount: o.maxStalledCount });
+    'parse.file': async (payload, job: QueueJob) => {
+      const out = await handleParseFile(deps, payload, job);
+      deps.metrics?.jobFinished(out.outcome);
+      return out;
+    },
+  }, {
+    connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 1, lockDurationMs: lockMs, stalledIntervalMs: o.stalledIntervalMs, maxStalledCount: o.maxStalledCount,
+    metrics: o.jobMetrics,
+  });
   worker.on('error', (err) => deps.logger.error({ err }, 'parse worker error'));
   worker.on('stalled', (jobId) => deps.logger.warn({ job_id: jobId }, 'a parse job lost its worker; it is redelivered'));
 

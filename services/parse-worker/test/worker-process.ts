@@ -55,3 +55,43 @@ export async function spawnWorker(gw: Gateway, env: Record<string, string> = {})
   }
   return { child, healthPort, output: () => out, exited };
 }
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Any service of services/ as a real process (`node --import tsx services/<name>/src/main.ts`),
+ * ready once `readyUrl` answers 2xx. The environment is exactly `env` on top of this process's.
+ */
+export async function spawnService(name: string, env: Record<string, string>, readyUrl: string): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
+    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b) => (out += b));
+  child.stderr!.on('data', (b) => (out += b));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(readyUrl)).ok) break;
+    } catch { /* not up yet */ }
+    if (child.exitCode !== null) throw new Error(`${name} exited at start:\n${out}`);
+    if (i > 600) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} not ready after 60 s:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child, output: () => out, exited,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return (await exited).code;
+    },
+  };
+}

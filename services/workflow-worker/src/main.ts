@@ -1,10 +1,12 @@
+import { observeCredits } from '@docfleet/billing';
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createRedis, QueueClient } from '@docfleet/queue';
-import { createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
+import { initTelemetry } from '@docfleet/telemetry';
 import { workflowWorkerEnv } from './config';
 import { startWorkflowWorker } from './worker';
 
@@ -12,6 +14,7 @@ import { startWorkflowWorker } from './worker';
 // model workflow, and file-path extraction jobs). Model configuration is read at start-up, so a
 // bad provider setting fails here with one line rather than on the first job.
 async function main() {
+  const telemetry = initTelemetry('workflow-worker');
   const env = defineEnv(workflowWorkerEnv);
   const logger = createLogger('workflow-worker', env.LOG_LEVEL);
   const models = new ModelRegistry(readModelConfig(process.env));
@@ -19,8 +22,10 @@ async function main() {
   const redis = createRedis(env.REDIS_URL);
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
   const registry = createMetricsRegistry('workflow-worker');
+  // Refunds of failed and cancelled attempts are written here.
+  observeCredits(createCreditMetrics(registry));
   const deps = { db, storage: createStorage(env.DATA_DIR), models, logger, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
-  const worker = startWorkflowWorker(deps, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKFLOW_CONCURRENCY });
+  const worker = startWorkflowWorker(deps, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKFLOW_CONCURRENCY, metrics: createJobMetrics(registry) });
 
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
@@ -37,6 +42,7 @@ async function main() {
     await deps.queues.close().catch(() => undefined);
     await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
     await db.$disconnect();
+    await telemetry.shutdown();
   }, 30_000, (m) => logger.info(m));
 }
 

@@ -22,6 +22,9 @@ export function attemptKey(op: Pick<Operation, 'operation_type' | 'idempotency_k
   return `op:${op.operation_type}:${op.idempotency_key}:attempt-${op.attempt}`;
 }
 
+/** BullMQ job id of an attempt's `operation.run` (one queue entry per attempt; the reaper looks it up). */
+export const operationJobId = (operationId: string, attempt: number) => `op-${operationId}-${attempt}`;
+
 export interface OperationView {
   operation_id: string;
   operation_type: string;

@@ -2,7 +2,7 @@ import { debitCredits } from '@docfleet/billing';
 import type { Principal } from '@docfleet/auth';
 import { isUniqueViolation, Prisma, type Db, type Operation } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
-import { attemptKey, endAttempt, NO_PROGRESS, serializeOperation, type QueuedOperationType } from '@docfleet/workflows';
+import { attemptKey, endAttempt, NO_PROGRESS, serializeOperation, type QueuedOperationType, operationJobId } from '@docfleet/workflows';
 import type { Deps } from '../../deps';
 
 export interface QueuedRequest {
@@ -82,7 +82,7 @@ export async function dispatchQueued(deps: Pick<Deps, 'db' | 'queues' | 'logger'
     if (!op) continue; // a concurrent request reset it first: answer from the new state
 
     try {
-      await deps.queues.enqueue('operation.run', { operationId: op.id, orgId: p.orgId, attempt: op.attempt }, { jobId: `op-${op.id}-${op.attempt}` });
+      await deps.queues.enqueue('operation.run', { operationId: op.id, orgId: p.orgId, attempt: op.attempt }, { jobId: operationJobId(op.id, op.attempt) });
     } catch (err) {
       deps.logger.error({ err, operation_id: op.id }, 'operation dispatch: enqueue failed; failing the attempt');
       await endAttempt(deps.db, op, { status: 'failed', error: 'The operation could not be queued (queue unavailable); the credit was refunded.' }, { refund: true }).catch(() => undefined);

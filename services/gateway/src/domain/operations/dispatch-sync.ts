@@ -2,7 +2,7 @@ import type { Principal } from '@docfleet/auth';
 import { debitCredits } from '@docfleet/billing';
 import { isUniqueViolation, Prisma, type Db, type Operation } from '@docfleet/db';
 import { ApiError, CODE_STATUS, type ErrorCode } from '@docfleet/errors';
-import { isTerminal, NO_PROGRESS, SYNC_CREDITS, syncChargeKey, type SyncCredit, type SyncOperationType } from '@docfleet/workflows';
+import { isTerminal, NO_PROGRESS, SYNC_CREDITS, syncChargeKey, type SyncCredit, type SyncOperationType, operationJobId } from '@docfleet/workflows';
 import type { Deps } from '../../deps';
 
 export interface SyncRequest {
@@ -74,7 +74,7 @@ export async function dispatchSync(deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
     if (!op) continue;
 
     try {
-      await deps.queues.enqueue('operation.run', { operationId: op.id, orgId: p.orgId, attempt: op.attempt }, { jobId: `op-${op.id}-${op.attempt}` });
+      await deps.queues.enqueue('operation.run', { operationId: op.id, orgId: p.orgId, attempt: op.attempt }, { jobId: operationJobId(op.id, op.attempt) });
     } catch (err) {
       deps.logger.error({ err, operation_id: op.id }, 'sync dispatch: enqueue failed; failing the attempt');
       // Not refunded (the sync rule), but a retry with the same key runs again without a charge.
