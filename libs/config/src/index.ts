@@ -41,6 +41,10 @@ export const gatewayEnv = baseEnv.extend({
   SESSION_TTL_HOURS: intFromEnv(24 * 7, 1),
   MAX_PAGES: intFromEnv(2000, 1),
   TRUST_PROXY: z.string().default('loopback'),
+  /** API key rows are trusted this long in each gateway process; 0 reads the database on every request. */
+  API_KEY_CACHE_TTL_SECONDS: z.coerce.number().min(0).max(300).default(5),
+  /** Rate-limit tokens a gateway reserves from Redis at a time; 1 asks Redis on every request. */
+  RATE_LIMIT_LOCAL_BATCH: intFromEnv(10, 1),
 });
 
 export type BaseEnv = z.infer<typeof baseEnv>;

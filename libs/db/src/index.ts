@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient, Prisma } from './generated/client';
 
 export { PrismaClient, Prisma };
@@ -11,8 +12,25 @@ export interface DbOptions {
 
 /** A Prisma client over node-postgres: no query engine binary is needed (see prisma/README.md). */
 export function createPrismaClient(url: string, opts: DbOptions = {}): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: url, max: opts.poolMax ?? 10 });
-  return new PrismaClient({ adapter });
+  const pool = new Pool({ connectionString: url, max: opts.poolMax ?? 10 });
+  // disposeExternalPool: $disconnect ends the pool, as it does when the adapter owns it.
+  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  pools.set(client, pool);
+  return client;
+}
+
+const pools = new WeakMap<PrismaClient, Pool>();
+
+/**
+ * Runs a raw statement straight on the client's node-postgres pool (the same connections Prisma
+ * uses), skipping Prisma's result decoding. For hot read paths whose SQL already returns what the
+ * caller needs (the search statement builds its hits as JSON text). Values come back as
+ * node-postgres types: int8 as string, json as parsed objects unless cast to text.
+ */
+export async function queryRows<T>(db: PrismaClient, stmt: Prisma.Sql): Promise<T[]> {
+  const pool = pools.get(db);
+  if (!pool) return db.$queryRaw<T[]>(stmt);
+  return (await pool.query({ text: stmt.text, values: stmt.values as unknown[] })).rows as T[];
 }
 
 export type Db = PrismaClient;

@@ -98,7 +98,9 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   app.use(json, publicRouter);
   // Credentials are resolved for every /v1 call that carries them; routes demand a principal,
   // so an unknown route still answers route_not_found.
-  app.use('/v1', authMiddleware(deps.db), rateLimit(deps.redis, deps.env.RATE_LIMIT_POINTS, deps.env.RATE_LIMIT_WINDOW_SECONDS, deps.env.QUEUE_PREFIX));
+  app.use('/v1',
+    authMiddleware(deps.db, { cacheTtlSeconds: deps.env.API_KEY_CACHE_TTL_SECONDS }),
+    rateLimit(deps.redis, deps.env.RATE_LIMIT_POINTS, deps.env.RATE_LIMIT_WINDOW_SECONDS, deps.env.QUEUE_PREFIX, { batch: deps.env.RATE_LIMIT_LOCAL_BATCH }));
   app.use(privateRouter);
   app.use(notFound);
   app.use(errorHandler);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyCacheFor, authenticate, type ApiKeyCache } from '@docfleet/auth';
-import { defineEnv, z } from '@docfleet/config';
 import type { Db } from '@docfleet/db';
 import { ApiError, isApiError, toEnvelope } from '@docfleet/errors';
 import type { Logger } from '@docfleet/logger';
@@ -32,16 +31,9 @@ export function requestContext(logger: Logger) {
  * in the gateway's env schema so the middleware can be built on its own; invalid values stop the
  * gateway at start-up with one line naming the variable, like every other setting.
  */
-const shortcutEnv = z.object({
-  /** API key rows are trusted this long in each gateway process; 0 reads the database on every request. */
-  API_KEY_CACHE_TTL_SECONDS: z.coerce.number().min(0).max(300).default(5),
-  /** Rate-limit tokens a gateway reserves from Redis at a time; 1 asks Redis on every request. */
-  RATE_LIMIT_LOCAL_BATCH: z.coerce.number().int().min(1).max(1000).default(10),
-});
-export const shortcutSettings = (env: NodeJS.ProcessEnv = process.env) => defineEnv(shortcutEnv, env, { exit: false });
-
-export function authMiddleware(db: Db, opts: { keyCache?: ApiKeyCache } = {}) {
-  const keyCache = opts.keyCache ?? apiKeyCacheFor(db, shortcutSettings().API_KEY_CACHE_TTL_SECONDS * 1000);
+/** `cacheTtlSeconds`: API_KEY_CACHE_TTL_SECONDS (gatewayEnv). */
+export function authMiddleware(db: Db, opts: { keyCache?: ApiKeyCache; cacheTtlSeconds?: number } = {}) {
+  const keyCache = opts.keyCache ?? apiKeyCacheFor(db, opts.cacheTtlSeconds === undefined ? undefined : opts.cacheTtlSeconds * 1000);
   return async (req: Request, _res: Response, next: NextFunction) => {
     try {
       const auth = req.header('authorization');
@@ -173,7 +165,7 @@ export class LocalRateLimiter {
 
 /** Per-caller rate limit in Redis shared by every gateway replica, with a local token bucket in front (LocalRateLimiter). */
 export function rateLimit(redis: Redis, points: number, windowSeconds: number, prefix: string, opts: { batch?: number } = {}) {
-  const limiter = new LocalRateLimiter(redis, points, windowSeconds, `${prefix}:ratelimit`, opts.batch ?? shortcutSettings().RATE_LIMIT_LOCAL_BATCH);
+  const limiter = new LocalRateLimiter(redis, points, windowSeconds, `${prefix}:ratelimit`, opts.batch ?? 10);
   return async (req: Request, res: Response, next: NextFunction) => {
     const p = req.principal;
     const key = p ? (p.apiKeyId ? `key:${p.apiKeyId}` : `user:${p.userId}`) : `ip:${req.ip}`;

@@ -2,7 +2,7 @@
 // No model, no credits. Reads evidence_index_segments (written by services/index-worker) and the
 // knowledge base's evidence_index_state row for index_version and snapshot, in one statement.
 import { isRoot, requirePermission, type Principal } from '@docfleet/auth';
-import type { Prisma } from '@docfleet/db';
+import { queryRows, type Prisma } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadKb } from '../knowledge-bases/knowledge-bases';
@@ -27,7 +27,7 @@ export async function searchKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, 
   // People need a viewer grant, checked before anything is read. API keys are organisation-root:
   // the statement itself is scoped to their organisation and says whether the knowledge base exists.
   if (!isRoot(p)) await loadKb(deps.db, p, kbId, 'viewer');
-  const rows = await deps.db.$queryRaw<SearchRow[]>(searchStatement({ kbId, orgId: p.orgId }, req));
+  const rows = await queryRows<SearchRow>(deps.db, searchStatement({ kbId, orgId: p.orgId }, req));
   const first = rows[0];
   if (!first) throw new ApiError('knowledge_base_not_found', 'Knowledge base not found.');
   if (!first.folder_ok) throw new ApiError('folder_not_found', 'Folder not found in this knowledge base.');
