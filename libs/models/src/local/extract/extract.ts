@@ -55,8 +55,38 @@ function extractField(f: SchemaField, path: string, ctx: Ctx): unknown {
   }
   const c = scalarCandidate(f, ctx);
   if (!c) return null;
+  const value = conform(f, c.value);
+  if (value === undefined) {
+    // What the evidence holds is not of the field's type (an invoice "number" like INV-12 for a
+    // number field): an honest null with a warning, not output that fails the schema.
+    ctx.warnings.push({ code: 'type_mismatch', path, message: `Found ${JSON.stringify(c.value)} for ${f.name}, which is not a ${f.type}; left null.` });
+    return null;
+  }
   ctx.citations.push(cite(path, c));
-  return c.value;
+  return value;
+}
+
+/** The candidate's value as the field's type, or undefined when it cannot be one. */
+export function conform(f: SchemaField, v: unknown): unknown {
+  if (v === null || v === undefined) return v;
+  if (f.type === 'number') {
+    if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+    if (typeof v !== 'string') return undefined;
+    // A currency code or symbol may stand beside the amount; anything else makes it not a number.
+    const t = v.trim().replace(/^[A-Z]{3}\s+|\s+[A-Z]{3}$/g, '').replace(/[$€£¥₹]/g, '').replace(/[\s\u00a0]/g, '');
+    if (!/^[+-]?[\d.,']+$/.test(t)) return undefined;
+    // The last separator followed by 1-2 digits is the decimal mark; the others group thousands.
+    const m = /[.,](\d{1,2})$/.exec(t);
+    const n = Number(m ? `${t.slice(0, m.index).replace(/[.,']/g, '')}.${m[1]}` : t.replace(/[.,']/g, ''));
+    return Number.isFinite(n) ? n : undefined;
+  }
+  if (f.type === 'boolean') {
+    if (typeof v === 'boolean') return v;
+    const t = String(v).trim().toLowerCase();
+    return ['yes', 'true', 'y', 'x', '1'].includes(t) ? true : ['no', 'false', 'n', '0'].includes(t) ? false : undefined;
+  }
+  if (f.type === 'string' || f.type === 'date') return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+  return v;
 }
 
 function cite(path: string, c: Candidate): Citation {
