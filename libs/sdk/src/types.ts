@@ -323,7 +323,7 @@ export interface FileExtractBody {
   idempotency_key?: string;
 }
 export interface FileExtractResponse { job: Job; idempotency_key: string; idempotent?: boolean }
-export interface ExtractBulkBody { file_ids: string[]; schema: JsonObject; idempotency_key?: string }
+export interface ExtractBulkBody { file_ids: string[]; schema: JsonObject; schema_name?: string; options?: FileExtractBody['options']; idempotency_key?: string }
 export interface ExtractBulkResponse { jobs: Array<FileExtractResponse & JsonObject> }
 
 // ---------------------------------------------------------------- split
@@ -331,7 +331,8 @@ export interface ExtractBulkResponse { jobs: Array<FileExtractResponse & JsonObj
 export interface SplitRule { name: string; description: string }
 export interface SuggestRulesBody extends ModelControls { file_id: string }
 export interface SuggestRulesOutput { rules: SplitRule[]; modelId: string }
-export interface SplitRunBody extends ModelControls { file_id: string; rules: SplitRule[] }
+/** `rules` may be omitted (no rules: the model's own boundary signals). */
+export interface SplitRunBody extends ModelControls { file_id: string; rules?: SplitRule[] }
 
 export interface SplitRecord {
   id: string;
