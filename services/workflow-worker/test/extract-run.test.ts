@@ -127,6 +127,18 @@ describe('extract run with docfleet-local', () => {
   });
 });
 
+describe('after the file is permanently deleted', () => {
+  it('its operations answer 404 operation_not_found', async () => {
+    const f = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId, filename: 'to-delete.pdf' })).file.id;
+    await c.waitForJob(f, (await c.files.parse(f)).job.job_id);
+    const id = ((await c.extract.run({ file_id: f, schema: FIELDS })).body as { operation_id: string }).operation_id;
+    expect(await c.waitForOperation(id)).toMatchObject({ status: 'completed' });
+    await c.files.permanentDelete(f, { confirmPermanent: true });
+    await expect(c.operations.get(id)).rejects.toMatchObject({ status: 404, code: 'operation_not_found' });
+    await expect(c.operations.cancel(id)).rejects.toMatchObject({ status: 404, code: 'operation_not_found' });
+  });
+});
+
 describe('a remote provider that fails', () => {
   it('fails the attempt with the reason and refunds it as a reversal under :attempt-1:refund; the same request is a fresh attempt charged under :attempt-2', async () => {
     fake.enqueue({ status: 500, error: { message: 'upstream exploded' } });
