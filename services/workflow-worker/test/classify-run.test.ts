@@ -2,9 +2,9 @@
 // requests that the workflow worker answers, the synchronous credit rule (one debit per
 // idempotency key, never refunded, free retry and replay), both providers' paths, model errors.
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
-import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
+import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { corpus, creditInvariants, startWorkflowStack, type WorkflowStack } from './stack';
+import { brokeOrgWithParsedFile, corpus, creditInvariants, startWorkflowFixture, type WorkflowFixture, type WorkflowStack } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const CLASSES = ['invoice', 'contract_nda', 'scientific_paper'];
@@ -16,9 +16,11 @@ let orgId: string;
 let kbId: string;
 let fileId: string;
 
+let fx: WorkflowFixture;
 beforeAll(async () => {
-  fake = await startFakeOpenAiServer({
-    models: ['remote-small'],
+  fx = await startWorkflowFixture({
+    kbName: 'Classify',
+    file: INVOICE,
     respond: (req) => {
       const text = JSON.stringify(req.body);
       if (text.includes('You classify a document')) {
@@ -28,18 +30,9 @@ beforeAll(async () => {
       return {};
     },
   });
-  s = await startWorkflowStack({ modelEnv: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' } });
-  const org = await s.gw.createOrg({ credits: 50 });
-  orgId = org.orgId;
-  c = s.client(org.key);
-  kbId = (await c.knowledgeBases.create({ name: 'Classify' })).knowledge_base.id;
-  fileId = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId })).file.id;
-  await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
+  ({ s, fake, c, orgId, kbId, fileId } = fx);
 });
-afterAll(async () => {
-  await s.close();
-  await fake.close();
-});
+afterAll(() => fx.close());
 
 const balance = async () => (await c.billing.credits()).credits.balance_credits;
 const ledger = (operationId: string) => s.gw.db.ledgerEntry.findMany({ where: { org_id: orgId, operation_id: operationId } });
@@ -160,15 +153,9 @@ describe('classify through a remote provider (OpenAI-compatible wire server)', (
   });
 
   it('declines without credits and leaves nothing behind', async () => {
-    const poor = await s.gw.createOrg({ credits: 0 });
-    const pc = s.client(poor.key);
-    const kb = (await pc.knowledgeBases.create({ name: 'poor' })).knowledge_base.id;
-    const f = (await pc.files.upload(INVOICE, { knowledgeBaseId: kb })).file.id;
-    const { grantCredits } = await import('@docfleet/billing');
-    await grantCredits(s.gw.db, { orgId: poor.orgId, amount: 1, idempotencyKey: 'one-page', reason: 'test' });
-    await pc.waitForJob(f, (await pc.files.parse(f)).job.job_id);
+    const { client: pc, orgId: poorOrg, fileId: f } = await brokeOrgWithParsedFile(s, INVOICE);
     await expect(pc.classify.run({ file_id: f, classes: CLASSES })).rejects.toMatchObject({ status: 402, code: 'insufficient_credits' });
-    expect(await s.gw.db.operation.count({ where: { org_id: poor.orgId } })).toBe(0);
+    expect(await s.gw.db.operation.count({ where: { org_id: poorOrg } })).toBe(0);
   });
 
   it('keeps the ledger and the balance in agreement', async () => {

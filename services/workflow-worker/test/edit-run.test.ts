@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
+import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { corpus, creditInvariants, startWorkflowStack, type WorkflowStack } from './stack';
+import { corpus, creditInvariants, startWorkflowFixture, type WorkflowFixture, type WorkflowStack } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const REMOTE_PROPOSAL = {
@@ -36,20 +36,12 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+let fx: WorkflowFixture;
 beforeAll(async () => {
-  fake = await startFakeOpenAiServer({ models: ['remote-small'], respond: () => ({ json: REMOTE_PROPOSAL }) });
-  s = await startWorkflowStack({ modelEnv: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' } });
-  const org = await s.gw.createOrg({ credits: 20 });
-  orgId = org.orgId;
-  c = s.client(org.key);
-  const kbId = (await c.knowledgeBases.create({ name: 'Edit' })).knowledge_base.id;
-  fileId = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId })).file.id;
-  await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
+  fx = await startWorkflowFixture({ kbName: 'Edit', file: INVOICE, credits: 20, respond: () => ({ json: REMOTE_PROPOSAL }) });
+  ({ s, fake, c, orgId, fileId } = fx);
 });
-afterAll(async () => {
-  await s.close();
-  await fake.close();
-});
+afterAll(() => fx.close());
 
 const balance = async () => (await c.billing.credits()).credits.balance_credits;
 

@@ -2,10 +2,10 @@
 // the HTTP API (libs/sdk) with the real parse and workflow workers: stages and events, the
 // result_json artifact in an extract manifest, ajv validation, grounding citations, scope,
 // idempotency and retries, cancel, bulk with parse-first, and unreadable artifacts.
-import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
+import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { corpus, creditInvariants, startWorkflowStack, type WorkflowStack } from './stack';
+import { corpus, creditInvariants, startWorkflowFixture, type WorkflowFixture, type WorkflowStack } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const OTHER = corpus('f_forms_invoices/invoice2data/QualityHosting.pdf');
@@ -31,20 +31,12 @@ let orgId: string;
 let kbId: string;
 let fileId: string;
 
+let fx: WorkflowFixture;
 beforeAll(async () => {
-  fake = await startFakeOpenAiServer({ models: ['remote-small'] });
-  s = await startWorkflowStack({ modelEnv: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' } });
-  const org = await s.gw.createOrg({ credits: 50 });
-  orgId = org.orgId;
-  c = s.client(org.key);
-  kbId = (await c.knowledgeBases.create({ name: 'File extraction' })).knowledge_base.id;
-  fileId = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId })).file.id;
-  await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
+  fx = await startWorkflowFixture({ kbName: 'File extraction', file: INVOICE });
+  ({ s, fake, c, orgId, kbId, fileId } = fx);
 });
-afterAll(async () => {
-  await s.close();
-  await fake.close();
-});
+afterAll(() => fx.close());
 
 const balance = async () => (await c.billing.credits()).credits.balance_credits;
 const artifact = async (manifestId: string) => (await c.artifacts.get(manifestId, 'result_json')) as any;

@@ -1,10 +1,10 @@
 // POST /v1/extract/runs and the Operation resource through the HTTP API (libs/sdk) with the real
 // parse and workflow workers: the queued-operation response rule, per-attempt charging and
 // refunds, cancel, validation order, model errors, and the extraction output's shape.
-import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
+import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient } from '@docfleet/sdk';
 import { runOperation } from '../src/run-operation';
-import { corpus, creditInvariants, startWorkflowStack, type WorkflowStack } from './stack';
+import { brokeOrgWithParsedFile, corpus, creditInvariants, startWorkflowFixture, type WorkflowFixture, type WorkflowStack } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const FIELDS = { title: 'Invoice', fields: [
@@ -21,21 +21,12 @@ let orgId: string;
 let fileId: string;
 let kbId: string;
 
+let fx: WorkflowFixture;
 beforeAll(async () => {
-  fake = await startFakeOpenAiServer({ models: ['remote-small'] });
-  s = await startWorkflowStack({ modelEnv: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' } });
-  const org = await s.gw.createOrg({ credits: 50 });
-  orgId = org.orgId;
-  c = s.client(org.key);
-  kbId = (await c.knowledgeBases.create({ name: 'Extraction' })).knowledge_base.id;
-  fileId = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId })).file.id;
-  const job = (await c.files.parse(fileId)).job;
-  await c.waitForJob(fileId, job.job_id);
+  fx = await startWorkflowFixture({ kbName: 'Extraction', file: INVOICE });
+  ({ s, fake, c, orgId, kbId, fileId } = fx);
 });
-afterAll(async () => {
-  await s.close();
-  await fake.close();
-});
+afterAll(() => fx.close());
 
 const balance = async () => (await c.billing.credits()).credits.balance_credits;
 const ledger = (operationId: string) => s.gw.db.ledgerEntry.findMany({ where: { org_id: orgId, operation_id: operationId }, orderBy: { created_at: 'asc' } });
@@ -213,16 +204,10 @@ describe('while no worker runs', () => {
   });
 
   it('declines without credits and leaves nothing queued', async () => {
-    const poor = await s.gw.createOrg({ credits: 0 });
-    const pc = s.client(poor.key);
-    const kb = (await pc.knowledgeBases.create({ name: 'poor' })).knowledge_base.id;
-    const f = (await pc.files.upload(INVOICE, { knowledgeBaseId: kb })).file.id;
-    // Parse needs credits too: give exactly the page, then run out.
-    const { grantCredits } = await import('@docfleet/billing');
-    await grantCredits(s.gw.db, { orgId: poor.orgId, amount: 1, idempotencyKey: 'one-page', reason: 'test' });
-    await pc.waitForJob(f, (await pc.files.parse(f)).job.job_id);
+    // Parse needs credits too: exactly the page, then none left.
+    const { client: pc, orgId: poorOrg, fileId: f } = await brokeOrgWithParsedFile(s, INVOICE);
     await expect(pc.extract.run({ file_id: f, schema: FIELDS })).rejects.toMatchObject({ status: 402, code: 'insufficient_credits' });
-    expect(await s.gw.db.operation.count({ where: { org_id: poor.orgId } })).toBe(0);
+    expect(await s.gw.db.operation.count({ where: { org_id: poorOrg } })).toBe(0);
   });
 
   it('keeps the ledger and the balance in agreement', async () => {

@@ -8,7 +8,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/t
 import type { DocfleetClient, SplitSession } from '@docfleet/sdk';
 import { pdfPageSizes } from '@docfleet/workflows';
 import { buildPlanPdf, splitPlans } from '../../../libs/models/eval/corpus-sets';
-import { CORPUS, corpus, creditInvariants, startWorkflowStack, type WorkflowStack } from './stack';
+import { CORPUS, corpus, creditInvariants, remoteModelEnv, startWorkflowStack, type WorkflowStack } from './stack';
 
 // split_nda_invoice_mix: 12 pages, two windows of the default size (1-10 and 9-12).
 const TRUTH = [[1, 5], [6, 6], [7, 9], [10, 11], [12, 12]];
@@ -39,7 +39,7 @@ beforeAll(async () => {
       return { json: { records: [...records, { title: 'bad', documentType: 'x', startPage: 40, endPage: 2, confidence: 1, boundaryReason: '' }], warnings: [] } };
     },
   });
-  s = await startWorkflowStack({ modelEnv: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' } });
+  s = await startWorkflowStack({ modelEnv: remoteModelEnv(fake.url) });
   const org = await s.gw.createOrg({ credits: 100 });
   orgId = org.orgId;
   c = s.client(org.key);

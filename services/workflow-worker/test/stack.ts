@@ -1,6 +1,9 @@
 // Test stack for workflows: the real gateway and parse worker (services/parse-worker/test/stack.ts)
 // plus the real workflow worker in this process, on the same database, storage and queue prefix.
+import { grantCredits } from '@docfleet/billing';
 import { createLogger } from '@docfleet/logger';
+import { startFakeOpenAiServer, type FakeOpenAiOptions, type FakeOpenAiServer } from '@docfleet/models/test-servers';
+import type { DocfleetClient } from '@docfleet/sdk';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createRedis } from '@docfleet/queue';
 import { startStack, type Stack } from '../../parse-worker/test/stack';
@@ -44,4 +47,45 @@ export async function startWorkflowStack(o: { modelEnv?: Record<string, string>;
   };
   if (o.workflowWorker !== false) stack.workflow = stack.startWorkflow();
   return stack;
+}
+
+/** A fake OpenAI-compatible server (model `remote-small`) beside docfleet-local, the default model. */
+export const remoteModelEnv = (fakeUrl: string) => ({ OPENAI_BASE_URL: `${fakeUrl}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' });
+
+export interface WorkflowFixture {
+  s: WorkflowStack;
+  fake: FakeOpenAiServer;
+  c: DocfleetClient;
+  orgId: string;
+  key: string;
+  kbId: string;
+  /** `file`, uploaded into the knowledge base and parsed. */
+  fileId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The usual setup of a workflow test file: the stack with a fake remote model, an organisation
+ * with credits, a knowledge base and one parsed file.
+ */
+export async function startWorkflowFixture(o: { kbName: string; file: string; credits?: number; respond?: FakeOpenAiOptions['respond']; parseOptions?: Record<string, unknown> }): Promise<WorkflowFixture> {
+  const fake = await startFakeOpenAiServer({ models: ['remote-small'], ...(o.respond ? { respond: o.respond } : {}) });
+  const s = await startWorkflowStack({ modelEnv: remoteModelEnv(fake.url) });
+  const org = await s.gw.createOrg({ credits: o.credits ?? 50 });
+  const c = s.client(org.key);
+  const kbId = (await c.knowledgeBases.create({ name: o.kbName })).knowledge_base.id;
+  const fileId = (await c.files.upload(o.file, { knowledgeBaseId: kbId })).file.id;
+  await c.waitForJob(fileId, (await c.files.parse(fileId, o.parseOptions ? { options: o.parseOptions } as Parameters<DocfleetClient['files']['parse']>[1] : {})).job.job_id);
+  return { s, fake, c, orgId: org.orgId, key: org.key, kbId, fileId, close: async () => { await s.close(); await fake.close(); } };
+}
+
+/** An organisation that can pay for exactly one page: `file` (one page) parsed, nothing left. */
+export async function brokeOrgWithParsedFile(s: WorkflowStack, file: string) {
+  const poor = await s.gw.createOrg({ credits: 0 });
+  const client = s.client(poor.key);
+  const kb = (await client.knowledgeBases.create({ name: 'poor' })).knowledge_base.id;
+  const fileId = (await client.files.upload(file, { knowledgeBaseId: kb })).file.id;
+  await grantCredits(s.gw.db, { orgId: poor.orgId, amount: 1, idempotencyKey: 'one-page', reason: 'test' });
+  await client.waitForJob(fileId, (await client.files.parse(fileId)).job.job_id);
+  return { client, orgId: poor.orgId, fileId };
 }
