@@ -12,6 +12,7 @@ import { loadFile } from '../files/files';
 import { resolveModelFor } from '../operations/workflow-input';
 import { dispatchParse } from '../parse/dispatch-parse';
 import { retryKey } from '../parse/parse-options';
+import { bulkAborted, jobByKey } from '../parse/bulk';
 
 type ExtractDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'logger' | 'models' | 'env'>;
 
@@ -174,17 +175,12 @@ export async function dispatchExtractBulk(deps: ExtractDeps, p: Principal, body:
       }
     } catch (err) {
       if (!isApiError(err)) throw err;
-      throw new ApiError(err.code, `${err.message} (file ${fileId}; ${out.length} earlier job(s) stay queued)`, {
-        ...err.extra,
-        details: { failed_file_id: fileId, queued_job_ids: out.map((r) => r.job.id) },
-      });
+      throw bulkAborted(err, fileId, out.map((r) => r.job.id));
     }
   }
   return out;
 }
 
-function findByKey(db: Db, orgId: string, key: string) {
-  return db.job.findUnique({ where: { org_id_kind_idempotency_key: { org_id: orgId, kind: 'extract', idempotency_key: key } } });
-}
+const findByKey = (db: Db, orgId: string, key: string) => jobByKey(db, orgId, 'extract', key);
 
 const replay = (job: Job): ExtractDispatch => ({ job, idempotencyKey: job.idempotency_key, idempotent: true, ...(job.retry_of_job_id ? { retryOfJobId: job.retry_of_job_id } : {}) });

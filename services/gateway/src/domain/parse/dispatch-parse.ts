@@ -7,6 +7,7 @@ import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
 import { estimateUnits } from './estimate-units';
 import { defaultParseKey, normaliseParseOptions, retryKey } from './parse-options';
+import { bulkAborted, jobByKey } from './bulk';
 
 type DispatchDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'env' | 'logger'>;
 
@@ -121,18 +122,13 @@ export async function dispatchParseBulk(deps: DispatchDeps, p: Principal, body: 
       out.push(await dispatchParse(deps, p, fileId, { options: body.options, idempotency_key: body.idempotency_key ? `${body.idempotency_key}:${fileId}` : undefined }));
     } catch (err) {
       if (!isApiError(err)) throw err;
-      throw new ApiError(err.code, `${err.message} (file ${fileId}; ${out.length} earlier job(s) stay queued)`, {
-        ...err.extra,
-        details: { failed_file_id: fileId, queued_job_ids: out.map((r) => r.job.id) },
-      });
+      throw bulkAborted(err, fileId, out.map((r) => r.job.id));
     }
   }
   return out;
 }
 
-function findByKey(db: Db, orgId: string, key: string) {
-  return db.job.findUnique({ where: { org_id_kind_idempotency_key: { org_id: orgId, kind: 'parse', idempotency_key: key } } });
-}
+const findByKey = (db: Db, orgId: string, key: string) => jobByKey(db, orgId, 'parse', key);
 
 async function existingResult(db: Db, job: Job): Promise<DispatchResult> {
   const [reservation, version] = await Promise.all([

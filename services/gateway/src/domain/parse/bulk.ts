@@ -1,0 +1,18 @@
+import type { Db } from '@docfleet/db';
+import { ApiError } from '@docfleet/errors';
+
+/**
+ * The error of a bulk dispatch that stopped at one file (spec: bulk is not atomic; the first
+ * failure aborts, earlier jobs keep running): it names the failing file and the jobs already queued.
+ */
+export function bulkAborted(err: ApiError, fileId: string, queuedJobIds: string[]): ApiError {
+  return new ApiError(err.code, `${err.message} (file ${fileId}; ${queuedJobIds.length} earlier job(s) stay queued)`, {
+    ...err.extra,
+    details: { failed_file_id: fileId, queued_job_ids: queuedJobIds },
+  });
+}
+
+/** The job of one kind under an idempotency key in an organisation. */
+export function jobByKey(db: Db, orgId: string, kind: 'parse' | 'extract', key: string) {
+  return db.job.findUnique({ where: { org_id_kind_idempotency_key: { org_id: orgId, kind, idempotency_key: key } } });
+}
