@@ -57,6 +57,22 @@ export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts:
   return { manifest, segments, ...(grounding ? { grounding } : {}) };
 }
 
+/**
+ * What the gateway checks before it charges: the version has a readable parse (and, when
+ * segment_ids are given, at least one of them is in it). Reads segments.json only in that case;
+ * the worker loads the bundle itself when it runs.
+ */
+export async function assertParsed(db: Db | Tx, storage: StorageDriver, opts: Omit<LoadOptions, 'withGrounding'>): Promise<void> {
+  if (opts.segmentIds?.length) {
+    await loadParseBundle(db, storage, opts);
+    return;
+  }
+  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
+  if (!manifest || !(await storage.exists(`${manifest.storage_prefix}/${BUNDLE.segments_json}`))) {
+    throw new ApiError(opts.missingCode ?? 'file_must_be_parsed', 'The current version of this file has no readable parse yet; parse it first.');
+  }
+}
+
 export function evidenceOf(bundle: ParseBundle): Evidence {
   return buildEvidence(bundle.segments, bundle.grounding);
 }

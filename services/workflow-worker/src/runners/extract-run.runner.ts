@@ -8,7 +8,8 @@ export async function extractRunRunner(ctx: RunContext) {
   const r = ctx.request as { file_version_id: string; schema: Record<string, unknown>; segment_ids?: string[]; reasoning_level: ReasoningLevel };
   await ctx.progress(0, 1, 'extract');
   const all = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });
-  const selected = r.segment_ids?.length ? all.segments.filter((s) => r.segment_ids!.includes(s.id)) : all.segments;
+  const wanted = r.segment_ids?.length ? new Set(r.segment_ids) : undefined;
+  const selected = wanted ? all.segments.filter((s) => wanted.has(s.id)) : all.segments;
   if (!selected.length) throw new ApiError('file_must_be_parsed', 'None of the given segment_ids belong to the newest parse of this file.');
   const output = await runExtract({
     operationId: ctx.op.id,

@@ -19,7 +19,7 @@ export async function classifyRun(deps: Deps, p: Principal, body: api.ClassifyRu
   const multiLabel = body.multi_label === true;
   const key = body.idempotency_key ?? `classify_run:${hashOf({ file_id: file.id, version: file.current_version.id, classes, multi_label: multiLabel, model: model.modelId })}`;
   return dispatchSync(deps, p, {
-    type: 'classify_run', permission: 'extract.run', fileId: file.id, knowledgeBaseId: file.knowledge_base_id, idempotencyKey: key, modelId: model.modelId,
+    type: 'classify_run', file, idempotencyKey: key, modelId: model.modelId,
     request: { file_version_id: file.current_version.id, classes, multi_label: multiLabel, reasoning_level: body.reasoning_level ?? 'medium' },
   });
 }
@@ -31,7 +31,7 @@ export async function suggestClasses(deps: Deps, p: Principal, body: api.Classif
   const guidelines = body.guidelines?.trim() ?? '';
   const key = body.idempotency_key ?? `classify_suggest:${hashOf({ file_id: file.id, version: file.current_version.id, guidelines, model: model.modelId })}`;
   return dispatchSync(deps, p, {
-    type: 'classify_suggest', permission: 'extract.run', fileId: file.id, knowledgeBaseId: file.knowledge_base_id, idempotencyKey: key, modelId: model.modelId,
+    type: 'classify_suggest', file, idempotencyKey: key, modelId: model.modelId,
     request: { file_version_id: file.current_version.id, guidelines, reasoning_level: body.reasoning_level ?? 'medium' },
   });
 }

@@ -18,7 +18,7 @@ export async function editRun(deps: Deps, p: Principal, body: api.EditRunBody) {
   const rules = body.rules ?? [];
   const key = body.idempotency_key ?? `edit_run:${hashOf({ file_id: file.id, version: file.current_version.id, prompt: body.prompt, rules, model: model.modelId })}`;
   return dispatchSync(deps, p, {
-    type: 'edit_run', permission: 'extract.run', fileId: file.id, knowledgeBaseId: file.knowledge_base_id, idempotencyKey: key, modelId: model.modelId,
+    type: 'edit_run', file, idempotencyKey: key, modelId: model.modelId,
     request: { file_version_id: file.current_version.id, prompt: body.prompt, rules, reasoning_level: body.reasoning_level ?? 'medium' },
   });
 }

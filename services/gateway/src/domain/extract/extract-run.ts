@@ -34,12 +34,9 @@ export async function dispatchExtractRun(deps: Deps, p: Principal, body: api.Ext
     ?? `extract_run:${hashOf({ file_id: file.id, schema: normalized, model: model.modelId, segment_ids: body.segment_ids?.length ? [...body.segment_ids].sort() : undefined })}`;
   return dispatchQueued(deps, p, {
     type: 'extract_run',
-    permission: 'extract.run',
-    fileId: file.id,
-    knowledgeBaseId: file.knowledge_base_id,
+    file,
     idempotencyKey: key,
     modelId: model.modelId,
-    credits: 1,
     request: {
       file_version_id: file.current_version.id,
       schema,

@@ -25,12 +25,9 @@ export async function dispatchSchemaGenerate(deps: Deps, p: Principal, body: api
     ?? `schema_generate:${hashOf({ file_version_id: file.current_version.id, title, segment_ids: segmentIds, model: model.modelId })}`;
   return dispatchQueued(deps, p, {
     type: 'schema_generate',
-    permission: 'extract.run',
-    fileId: file.id,
-    knowledgeBaseId: file.knowledge_base_id,
+    file,
     idempotencyKey: key,
     modelId: model.modelId,
-    credits: 1,
     request: {
       file_version_id: file.current_version.id,
       ...(title ? { title } : {}),

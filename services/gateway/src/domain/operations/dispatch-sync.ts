@@ -1,19 +1,12 @@
 import type { Principal } from '@docfleet/auth';
 import { debitCredits } from '@docfleet/billing';
-import { isUniqueViolation, Prisma, type Db, type Operation } from '@docfleet/db';
+import { isUniqueViolation, type Db, type Operation } from '@docfleet/db';
 import { ApiError, CODE_STATUS, type ErrorCode } from '@docfleet/errors';
-import { isTerminal, NO_PROGRESS, SYNC_CREDITS, syncChargeKey, type SyncCredit, type SyncOperationType, operationJobId } from '@docfleet/workflows';
+import { endAttempt, isTerminal, SYNC_CREDITS, syncChargeKey, type SyncCredit, type SyncOperationType } from '@docfleet/workflows';
 import type { Deps } from '../../deps';
+import { enqueueAttempt, priorOperation, startAttempt, type WorkflowRequest } from './attempts';
 
-export interface SyncRequest {
-  type: SyncOperationType;
-  permission: string;
-  fileId: string;
-  knowledgeBaseId: string;
-  idempotencyKey: string;
-  request: Record<string, unknown>;
-  modelId: string;
-}
+export type SyncRequest = WorkflowRequest<SyncOperationType>;
 
 /** How long a synchronous request is held for its run (spec: minutes on large documents). */
 export const SYNC_WAIT_MS = 15 * 60_000;
@@ -30,12 +23,7 @@ export const SYNC_WAIT_MS = 15 * 60_000;
  */
 export async function dispatchSync(deps: Pick<Deps, 'db' | 'queues' | 'logger'>, p: Principal, q: SyncRequest, opts: { waitMs?: number } = {}): Promise<Record<string, unknown>> {
   for (let round = 0; round < 3; round++) {
-    const prior = await deps.db.operation.findUnique({
-      where: { org_id_operation_type_idempotency_key: { org_id: p.orgId, operation_type: q.type, idempotency_key: q.idempotencyKey } },
-    });
-    if (prior && prior.file_id !== q.fileId) {
-      throw new ApiError('idempotency_conflict', `This idempotency_key was already used for a ${q.type} of another file.`);
-    }
+    const prior = await priorOperation(deps.db, p, q);
     const credit = (debited: boolean, replayed = false): SyncCredit => ({ debited, credits: SYNC_CREDITS, idempotency_key: q.idempotencyKey, replayed });
     if (prior?.status === 'completed') return answer(prior, credit(false, true));
     if (prior && !isTerminal(prior.status)) return answer(await waitTerminal(deps.db, prior, opts.waitMs), credit(false));
@@ -44,26 +32,12 @@ export async function dispatchSync(deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
     let debited = false;
     try {
       op = await deps.db.$transaction(async (tx) => {
-        if (prior) {
-          // Retry of a failed or cancelled run: the model runs again, the charge stands as it is.
-          const n = await tx.operation.updateMany({
-            where: { id: prior.id, attempt: prior.attempt, status: { in: ['failed', 'cancelled'] } },
-            data: {
-              status: 'queued', attempt: prior.attempt + 1, output: Prisma.DbNull, error: null, completed_at: null, started_at: null,
-              cancel_requested_at: null, progress: NO_PROGRESS as unknown as Prisma.InputJsonValue, request: q.request as Prisma.InputJsonValue, model_id: q.modelId,
-            },
-          });
-          return n.count ? tx.operation.findUniqueOrThrow({ where: { id: prior.id } }) : null;
-        }
-        const row = await tx.operation.create({
-          data: {
-            org_id: p.orgId, knowledge_base_id: q.knowledgeBaseId, file_id: q.fileId, operation_type: q.type, status: 'queued',
-            request: q.request as Prisma.InputJsonValue, model_id: q.modelId, permission: q.permission, idempotency_key: q.idempotencyKey,
-            attempt: 1, created_by_user_id: p.userId ?? null, api_key_id: p.apiKeyId ?? null,
-          },
-        });
+        // A retry of a failed or cancelled run gets a fresh attempt: the model runs again, the
+        // charge stands as it is.
+        const row = await startAttempt(tx, p, q, prior);
+        if (!row || prior) return row;
         // 402 here rolls the operation back with it.
-        const d = await debitCredits(tx, { orgId: p.orgId, amount: SYNC_CREDITS, idempotencyKey: syncChargeKey(row), reason: q.type, operationId: row.id, fileId: q.fileId });
+        const d = await debitCredits(tx, { orgId: p.orgId, amount: SYNC_CREDITS, idempotencyKey: syncChargeKey(row), reason: q.type, operationId: row.id, fileId: q.file.id });
         debited = d.debited;
         return row;
       });
@@ -74,14 +48,11 @@ export async function dispatchSync(deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
     if (!op) continue;
 
     try {
-      await deps.queues.enqueue('operation.run', { operationId: op.id, orgId: p.orgId, attempt: op.attempt }, { jobId: operationJobId(op.id, op.attempt) });
+      await enqueueAttempt(deps, op);
     } catch (err) {
       deps.logger.error({ err, operation_id: op.id }, 'sync dispatch: enqueue failed; failing the attempt');
       // Not refunded (the sync rule), but a retry with the same key runs again without a charge.
-      await deps.db.operation.updateMany({
-        where: { id: op.id, attempt: op.attempt, status: 'queued' },
-        data: { status: 'failed', error: 'service_unavailable: the run could not be queued', completed_at: new Date() },
-      }).catch(() => undefined);
+      await endAttempt(deps.db, op, { status: 'failed', error: 'service_unavailable: the run could not be queued' }, { refund: false }).catch(() => undefined);
       throw new ApiError('service_unavailable', 'The workflow queue is unavailable. Retry with the same idempotency_key: it will not be charged again.', { details: { operation_id: op.id, credit: credit(debited) } });
     }
     return answer(await waitTerminal(deps.db, op, opts.waitMs), credit(debited));

@@ -1,9 +1,10 @@
 import type { Principal } from '@docfleet/auth';
 import { requirePermission } from '@docfleet/auth';
 import { isModelError, type ResolvedModel } from '@docfleet/models';
-import { loadParseBundle, type ParseBundle } from '@docfleet/workflows';
+import { assertParsed } from '@docfleet/workflows';
 import { modelsOf, type Deps } from '../../deps';
 import { loadFile } from '../files/files';
+import { WORKFLOW_PERMISSION } from './attempts';
 
 /** model_id (or the deployment default) → a model; 400 unsupported_model / 503 model_provider_unavailable. */
 export function resolveModelFor(deps: Pick<Deps, 'models'>, modelId: string | undefined): ResolvedModel {
@@ -19,11 +20,9 @@ export function resolveModelFor(deps: Pick<Deps, 'models'>, modelId: string | un
  * The checks every workflow makes before it charges, in the spec's order: the file and viewer
  * access to it, the workflow permission, and a readable parse of its current version.
  */
-export async function workflowFile(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, fileId: string, opts: { segmentIds?: string[]; withGrounding?: boolean } = {}) {
+export async function workflowFile(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, fileId: string, opts: { segmentIds?: string[] } = {}) {
   const file = await loadFile(deps.db, p, fileId);
-  requirePermission(p, 'extract.run');
-  const bundle: ParseBundle = await loadParseBundle(deps.db, deps.storage, {
-    orgId: p.orgId, fileVersionId: file.current_version.id, ...(opts.segmentIds ? { segmentIds: opts.segmentIds } : {}), withGrounding: opts.withGrounding ?? false,
-  });
-  return { file, bundle };
+  requirePermission(p, WORKFLOW_PERMISSION);
+  await assertParsed(deps.db, deps.storage, { orgId: p.orgId, fileVersionId: file.current_version.id, ...(opts.segmentIds ? { segmentIds: opts.segmentIds } : {}) });
+  return { file };
 }

@@ -16,7 +16,7 @@ export async function dispatchSplitRun(deps: Deps, p: Principal, body: api.Split
   const rules = body.rules ?? [];
   const key = body.idempotency_key ?? `split_run:${hashOf({ file_id: file.id, version: file.current_version.id, rules, model: model.modelId })}`;
   return dispatchQueued(deps, p, {
-    type: 'split_run', permission: 'extract.run', fileId: file.id, knowledgeBaseId: file.knowledge_base_id, idempotencyKey: key, modelId: model.modelId, credits: 1,
+    type: 'split_run', file, idempotencyKey: key, modelId: model.modelId,
     request: { file_version_id: file.current_version.id, file_name: file.filename, rules, reasoning_level: body.reasoning_level ?? 'medium' },
   });
 }
@@ -27,7 +27,7 @@ export async function dispatchSplitRulesSuggest(deps: Deps, p: Principal, body: 
   const model = resolveModelFor(deps, body.model_id);
   const key = body.idempotency_key ?? `split_rules_suggest:${hashOf({ file_id: file.id, version: file.current_version.id, model: model.modelId })}`;
   return dispatchQueued(deps, p, {
-    type: 'split_rules_suggest', permission: 'extract.run', fileId: file.id, knowledgeBaseId: file.knowledge_base_id, idempotencyKey: key, modelId: model.modelId, credits: 1,
+    type: 'split_rules_suggest', file, idempotencyKey: key, modelId: model.modelId,
     request: { file_version_id: file.current_version.id, file_name: file.filename, reasoning_level: body.reasoning_level ?? 'medium' },
   });
 }
