@@ -4,6 +4,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
+# One whole-suite run at a time per machine: several checkouts (worktrees, CI beside a working tree)
+# running the suite at once on 2 cores turn every timing margin into a spurious failure.
+if [ $# -eq 0 ] && [ -z "${DOCFLEET_SUITE_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+  lock=/tmp/docfleet-whole-suite.lock
+  exec 9>>"$lock"
+  if ! flock -n 9; then
+    echo "== waiting for another whole-suite run on this machine to finish ($lock)"
+    flock 9
+  fi
+  export DOCFLEET_SUITE_LOCKED=1
+fi
 export OMP_THREAD_LIMIT=1
 status=0
 echo "== typecheck"
