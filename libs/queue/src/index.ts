@@ -157,3 +157,54 @@ export function createWorker<Q extends QueueName>(queue: Q, handlers: Handlers<Q
     },
   );
 }
+
+export interface Schedule {
+  /** Scheduler id and job name (a job of the queue's registry). */
+  name: JobName;
+  everyMs: number;
+}
+
+export interface ScheduleKeeper {
+  /** Re-creates every schedule missing from Redis; resolves to the names it had to re-create. */
+  ensure(): Promise<JobName[]>;
+  stop(): void;
+}
+
+/**
+ * Keeps repeatable jobs scheduled however Redis loses them. Redis runs without persistence in the
+ * quickstart (and may be replaced in a cluster), so a restart drops every job scheduler; the
+ * queue's workers reconnect but nothing would ever schedule the duties again. The keeper upserts
+ * each schedule now, re-checks whenever the connection becomes ready again, and checks every
+ * `checkEveryMs` in case Redis was flushed or replaced without the connection dropping. Only a
+ * missing scheduler is re-created, so its cadence is not disturbed by the checks.
+ */
+export async function keepSchedules(
+  queue: Queue,
+  schedules: Schedule[],
+  opts: { connection: Redis; checkEveryMs: number; onRestored?: (names: JobName[]) => void; onError?: (err: unknown) => void },
+): Promise<ScheduleKeeper> {
+  const upsert = (s: Schedule) => queue.upsertJobScheduler(s.name, { every: s.everyMs }, { name: s.name, data: {} });
+  let running: Promise<JobName[]> | null = null;
+  const ensure = (): Promise<JobName[]> => {
+    running ??= (async () => {
+      const restored: JobName[] = [];
+      for (const s of schedules) {
+        if (await queue.getJobScheduler(s.name)) continue;
+        await upsert(s);
+        restored.push(s.name);
+      }
+      if (restored.length) opts.onRestored?.(restored);
+      return restored;
+    })().finally(() => { running = null; });
+    return running;
+  };
+  const check = () => void ensure().catch((err) => opts.onError?.(err));
+  for (const s of schedules) await upsert(s);
+  const timer = setInterval(check, opts.checkEveryMs);
+  timer.unref();
+  opts.connection.on('ready', check);
+  return {
+    ensure,
+    stop: () => { clearInterval(timer); opts.connection.off('ready', check); },
+  };
+}

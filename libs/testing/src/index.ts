@@ -1,2 +1,4 @@
 export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, rebuildTemplate, testDbUrl } from './db';
 export type { TestDb } from './db';
+export { freePort, startPrivateRedis } from './private-redis';
+export type { PrivateRedis } from './private-redis';

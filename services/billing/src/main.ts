@@ -2,7 +2,7 @@ import { observeCredits } from '@docfleet/billing';
 import { baseEnv, defineEnv, intFromEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
-import { QueueClient, createRedis, createWorker, type JobName } from '@docfleet/queue';
+import { QueueClient, createRedis, createWorker, keepSchedules, type JobName } from '@docfleet/queue';
 import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { operationJobId } from '@docfleet/workflows';
@@ -14,6 +14,7 @@ const billingEnv = baseEnv.extend({
   BILLING_ROLLOVER_EVERY_SECONDS: intFromEnv(3600, 1),
   BILLING_ROLLUP_EVERY_SECONDS: intFromEnv(300, 1),
   BILLING_RECONCILE_EVERY_SECONDS: intFromEnv(300, 1),
+  BILLING_SCHEDULE_CHECK_SECONDS: intFromEnv(30, 1),
   REAPER_RUNNING_STALE_MINUTES: intFromEnv(30, 1),
   REAPER_QUEUED_STALE_HOURS: intFromEnv(24, 1),
 });
@@ -49,9 +50,13 @@ async function main() {
     ['billing.rollup', env.BILLING_ROLLUP_EVERY_SECONDS],
     ['billing.reconcile', env.BILLING_RECONCILE_EVERY_SECONDS],
   ];
-  for (const [name, seconds] of schedule) {
-    await queues.queue('billing').upsertJobScheduler(name, { every: seconds * 1000 }, { name, data: {} });
-  }
+  // Redis keeps nothing on disk in the quickstart: after a restart the schedules are re-created.
+  const keeper = await keepSchedules(queues.queue('billing'), schedule.map(([name, seconds]) => ({ name, everyMs: seconds * 1000 })), {
+    connection: redis,
+    checkEveryMs: env.BILLING_SCHEDULE_CHECK_SECONDS * 1000,
+    onRestored: (names) => logger.warn({ schedules: names }, 'billing schedules were missing from Redis and were re-created'),
+    onError: (err) => logger.error({ err }, 'billing schedule check failed'),
+  });
 
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
@@ -61,6 +66,7 @@ async function main() {
   logger.info({ health_port: health.port, schedule: Object.fromEntries(schedule) }, 'billing service started');
 
   onShutdown(async () => {
+    keeper.stop();
     await worker.close();
     await health.close();
     await queues.close();

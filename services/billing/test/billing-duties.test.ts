@@ -173,7 +173,7 @@ describe('the billing service process', () => {
     const { job } = await fixture(10);
     await job('running', 45 * 60_000, 3, 2); // died after 2 pages: the service's reaper refunds them
     const port = await new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); }); });
-    const child = spawn(path.resolve(__dirname, '../../../node_modules/.bin/tsx'), ['services/billing/src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
       cwd: path.resolve(__dirname, '../../..'),
       env: { ...process.env, DATABASE_URL: t.url, HEALTH_PORT: String(port), QUEUE_PREFIX: `bill${port}`, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
