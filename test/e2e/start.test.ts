@@ -1,64 +1,136 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { promisify } from 'node:util';
+import { DocfleetClient } from '@docfleet/sdk';
+import { createTestDb, freePort, type TestDb } from '@docfleet/testing';
 
 const root = path.resolve(__dirname, '../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const corpus = (p: string) => path.resolve(root, '../shared/corpus', p);
 
 let t: TestDb;
 let dataDir: string;
+const cleanups: Array<() => void> = [];
 beforeAll(async () => {
   t = await createTestDb();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-start-'));
 });
 afterAll(async () => {
+  cleanups.forEach((f) => f());
   await t.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
 
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `pnpm start` in its own process group, as a terminal or a process supervisor would run it. */
+async function startFleet(env: Record<string, string> = {}) {
+  const port = await freePort();
+  const child: ChildProcess = spawn('pnpm', ['--silent', 'start'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATABASE_URL: t.url, DATA_DIR: dataDir, QUEUE_PREFIX: `start${port}`, LOG_LEVEL: 'warn', HEALTH_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  // Never leave a fleet behind, whatever an assertion did.
+  cleanups.push(() => { for (const pid of pidsOf()) if (alive(pid)) process.kill(pid, 'SIGKILL'); if (alive(child.pid!)) process.kill(-child.pid!, 'SIGKILL'); });
+  /** Every pid the supervisor reported starting (`<service> | started (pid N)`), newest last. */
+  function pidsOf(service?: string): number[] {
+    return [...out.matchAll(/^(\S+)\s*\| started \(pid (\d+)\)$/gm)].filter((m) => !service || m[1] === service).map((m) => Number(m[2]));
+  }
+  const deadline = Date.now() + 60_000;
+  let ready = false;
+  while (Date.now() < deadline && !ready) {
+    try {
+      ready = (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+    } catch { /* not up yet */ }
+    if (!ready) await sleep(300);
+  }
+  expect({ ready, out: ready ? '' : out }).toEqual({ ready: true, out: '' });
+  return { port, child, exited, out: () => out, pidsOf };
+}
+
 describe('pnpm start', () => {
   it('runs the fleet in the foreground, becomes ready, and stops cleanly on SIGINT', async () => {
-    const port = await freePort();
-    const child = spawn('pnpm', ['--silent', 'start'], {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), DATABASE_URL: t.url, DATA_DIR: dataDir, QUEUE_PREFIX: `start${port}`, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const deadline = Date.now() + 45_000;
-    let ready = false;
-    while (Date.now() < deadline && !ready) {
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}/readyz`);
-        ready = r.status === 200;
-      } catch { /* not up yet */ }
-      if (!ready) await new Promise((r) => setTimeout(r, 300));
-    }
-    expect({ ready, out: ready ? '' : out }).toEqual({ ready: true, out: '' });
-    expect(out).toContain('starting: gateway');
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    const f = await startFleet();
+    expect(f.out()).toContain('starting: gateway');
     // Ctrl-C in a terminal signals the whole foreground process group.
-    process.kill(-child.pid!, 'SIGINT');
-    const how = await exited;
+    process.kill(-f.child.pid!, 'SIGINT');
+    const how = await f.exited;
     expect(how.code === 0 || how.signal === 'SIGINT').toBe(true);
     // every service is gone: the port no longer answers
-    await new Promise((r) => setTimeout(r, 500));
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    await sleep(500);
+    await expect(fetch(`http://127.0.0.1:${f.port}/healthz`)).rejects.toThrow();
   }, 90_000);
+
+  it('stops every service when only the pnpm process gets SIGTERM (what a process supervisor sends)', async () => {
+    const f = await startFleet();
+    const pids = f.pidsOf();
+    expect(pids.length).toBe(5);
+    f.child.kill('SIGTERM'); // pnpm alone, not its group
+    await f.exited;
+    const until = Date.now() + 40_000;
+    while (pids.some(alive) && Date.now() < until) await sleep(250);
+    expect(pids.filter(alive)).toEqual([]);
+    expect(f.out()).toContain('stopping every service: SIGTERM');
+  }, 120_000);
+
+  it('restarts a parse worker killed three times during one parse: the gateway keeps answering, the job completes, each page charged once', async () => {
+    const f = await startFleet({ PARSE_LOCK_SECONDS: '2', PARSE_STALLED_INTERVAL_SECONDS: '1' });
+    const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'docfleet', 'admin', 'create-org', '--name', 'Crash', '--credits', '200', '--json'], { cwd: root, env: { ...process.env, DATABASE_URL: t.url } });
+    const { api_key: apiKey, org_id: orgId } = JSON.parse(stdout) as { api_key: string; org_id: string };
+    const c = new DocfleetClient({ baseUrl: `http://127.0.0.1:${f.port}`, apiKey });
+    const kb = (await c.knowledgeBases.create({ name: 'crashes' })).knowledge_base.id;
+    const fileId = (await c.files.upload(corpus('a_born_digital/pypdf-bench/2201.00178.pdf'), { knowledgeBaseId: kb })).file.id;
+    const jobId = (await c.files.parse(fileId)).job.job_id;
+    const starts = async () => (await c.files.jobEvents(fileId, jobId)).events.filter((e) => e.event_type === 'job.started').length;
+
+    for (let kill = 1; kill <= 3; kill++) {
+      // wait until a (re)started parse worker has taken the job, then kill it mid-parse
+      const until = Date.now() + 60_000;
+      while ((await starts()) < kill) {
+        if (Date.now() > until) throw new Error(`the job was not taken again after kill ${kill - 1}\n${f.out()}`);
+        await sleep(200);
+      }
+      const pid = f.pidsOf('parse-worker').at(-1)!;
+      process.kill(pid, 'SIGKILL');
+      // the gateway keeps answering while the worker is down
+      expect((await fetch(`http://127.0.0.1:${f.port}/readyz`)).status).toBe(200);
+      expect((await c.files.job(fileId, jobId)).job.status).not.toBe('failed');
+    }
+    const done = await c.waitForJob(fileId, jobId, { timeoutMs: 240_000 });
+    expect(done).toMatchObject({ status: 'completed', total_pages: 16, completed_pages: 16 });
+    expect(f.out()).toMatch(/parse-worker\s*\| crashed; restart 3 in \d+ s/);
+    expect(f.pidsOf('parse-worker').length).toBe(4);
+    const debits = await t.db.ledgerEntry.findMany({ where: { org_id: orgId, job_id: jobId, kind: 'debit' } });
+    expect(new Set(debits.map((d) => d.idempotency_key)).size).toBe(debits.length);
+    expect(debits.length).toBe(16);
+    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'committed', debited_credits: 16 });
+    expect((await c.billing.credits()).credits.balance_credits).toBe(200 - 16);
+    // the other services never restarted
+    for (const s of ['gateway', 'index-worker', 'workflow-worker', 'billing']) expect(f.pidsOf(s).length).toBe(1);
+    process.kill(-f.child.pid!, 'SIGTERM');
+    expect((await f.exited).code).toBe(0);
+  }, 420_000);
+
+  it('stops everything with a clear message when a service crashes in a loop', async () => {
+    const f = await startFleet({ START_CRASH_LOOP_LIMIT: '2', START_CRASH_LOOP_WINDOW_SECONDS: '60' });
+    process.kill(f.pidsOf('index-worker')[0], 'SIGKILL');
+    const until = Date.now() + 30_000;
+    while (f.pidsOf('index-worker').length < 2 && Date.now() < until) await sleep(200);
+    process.kill(f.pidsOf('index-worker')[1], 'SIGKILL');
+    const how = await f.exited;
+    expect(how.code).toBe(1);
+    expect(f.out()).toMatch(/stopping every service: index-worker crashed 2 times within 60 s \(a crash loop\)/);
+    await sleep(500);
+    expect(f.pidsOf().filter(alive)).toEqual([]);
+  }, 120_000);
 
   it('refuses invalid configuration with one line naming the variable', async () => {
     const child = spawn('pnpm', ['--silent', 'exec', 'tsx', 'services/gateway/src/main.ts'], { cwd: root, env: { ...process.env, PORT: 'eighty', DATABASE_URL: t.url } });

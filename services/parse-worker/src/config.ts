@@ -11,7 +11,7 @@ export const parseWorkerEnv = baseEnv.extend({
   /** How often expired locks are looked for. */
   PARSE_STALLED_INTERVAL_SECONDS: intFromEnv(30, 1),
   /** Times a job may lose its worker (kill -9, OOM) before it is failed for good. */
-  PARSE_MAX_STALLED: intFromEnv(1, 0),
+  PARSE_MAX_STALLED: intFromEnv(3, 0),
   /** On SIGTERM: time to finish the current job before handing it back to the queue. */
   PARSE_GRACE_SECONDS: intFromEnv(25, 0),
   /** How often jobs the queue has given up on (or never had) are failed with their credits released. */
