@@ -30,6 +30,15 @@ export function requirePermission(p: Principal, perm: Permission): void {
   if (!hasPermission(p, perm)) throw new ApiError('permission_required', `This action needs the '${perm}' permission.`);
 }
 
+/**
+ * The organisation-wide views (the credits ledger and its daily activity) belong to the organisation's
+ * root callers: API keys and admin sessions. Members and viewers see the balance only; entries name the
+ * files and knowledge bases of everything the organisation did, including ones they have no grant on.
+ */
+export function requireOrgAdmin(p: Principal, what: string): void {
+  if (!isRoot(p)) throw new ApiError('permission_required', `${what} is visible to organisation admins and API keys only.`);
+}
+
 /** The caller's access level on a knowledge base, or null. Root callers are managers everywhere. */
 export async function kbAccessLevel(db: Db | Tx, p: Principal, kbId: string): Promise<AccessLevel | null> {
   if (isRoot(p)) return 'manager';

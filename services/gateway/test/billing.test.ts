@@ -28,6 +28,31 @@ describe('credits and ledger', () => {
     expect(day.body.entries).toEqual([{ day: new Date().toISOString().slice(0, 10), debited_credits: 3, refunded_credits: 0, granted_credits: 50, adjusted_credits: 0, net_used_credits: 3, entry_count: 2 }]);
   });
 
+  it('shows the ledger to API keys and admin sessions only; every role sees the balance', async () => {
+    const { key, orgId } = await gw.createOrg({ credits: 20 });
+    // a charge on a knowledge base none of the people below has a grant on
+    const kb = await gw.db.knowledgeBase.create({ data: { org_id: orgId, name: 'private' } });
+    const file = await gw.db.file.create({ data: { org_id: orgId, knowledge_base_id: kb.id, filename: 'secret.pdf', content_type: 'application/pdf' } });
+    await gw.db.$transaction((tx) => debitCredits(tx, { orgId, amount: 2, idempotencyKey: `op:${file.id}`, reason: 'extract run', fileId: file.id }));
+    const admin = await gw.createSession(orgId, 'admin');
+    for (const who of [{ key }, { headers: admin.headers }]) {
+      const entries = (await gw.req('GET', '/v1/billing/ledger', who)).body.entries;
+      expect(entries.map((e: any) => e.file_id)).toContain(file.id);
+      expect((await gw.req('GET', '/v1/billing/ledger?group_by=day', who)).status).toBe(200);
+    }
+    for (const role of ['member', 'viewer'] as const) {
+      const s = await gw.createSession(orgId, role);
+      for (const q of ['', '?group_by=day']) {
+        const r = await gw.req('GET', `/v1/billing/ledger${q}`, { headers: s.headers });
+        expect({ status: r.status, code: r.body.code, request_id: typeof r.body.request_id }).toEqual({ status: 403, code: 'permission_required', request_id: 'string' });
+        expect(JSON.stringify(r.body)).not.toContain(file.id);
+      }
+      const credits = await gw.req('GET', '/v1/billing/credits', { headers: s.headers });
+      expect(credits.status).toBe(200);
+      expect(credits.body.credits.balance_credits).toBe(18);
+    }
+  });
+
   it('debits once per idempotency key and refunds as a reversal', async () => {
     const { orgId } = await gw.createOrg({ credits: 5 });
     const first = await gw.db.$transaction((tx) => debitCredits(tx, { orgId, amount: 1, idempotencyKey: 'k1', reason: 'r' }));
