@@ -60,6 +60,8 @@ export const CODE_STATUS = {
   model_call_failed: 502,
   model_provider_unavailable: 503,
   service_unavailable: 503,
+  storage_unavailable: 503,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorCode = keyof typeof CODE_STATUS;

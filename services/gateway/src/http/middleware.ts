@@ -4,7 +4,6 @@ import type { Db } from '@docfleet/db';
 import { ApiError, isApiError, toEnvelope } from '@docfleet/errors';
 import type { Logger } from '@docfleet/logger';
 import type { NextFunction, Request, Response } from 'express';
-import { MulterError } from 'multer';
 import type { Redis } from 'ioredis';
 import './types';
 
@@ -198,12 +197,7 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   if (isApiError(err)) apiErr = err;
   else if (e?.type === 'entity.too.large') apiErr = new ApiError('request_too_large', 'The request body is too large.');
   else if (e?.type === 'entity.parse.failed') apiErr = new ApiError('invalid_request_body', 'The request body is not valid JSON.');
-  else if (err instanceof MulterError) {
-    if (err.code === 'LIMIT_FILE_SIZE') apiErr = new ApiError('file_too_large', 'The uploaded file is larger than the upload limit.');
-    else if (err.code === 'LIMIT_FIELD_VALUE' || err.code === 'LIMIT_FIELD_COUNT' || err.code === 'LIMIT_PART_COUNT') {
-      apiErr = new ApiError('request_too_large', `The multipart body is too large: ${err.message}.`);
-    } else apiErr = new ApiError('invalid_request_body', `Invalid multipart body: ${err.message}.`);
-  } else {
+  else {
     (req.log ?? console).error({ err }, 'unhandled error');
     apiErr = new ApiError('internal_error', 'Internal server error.');
   }
