@@ -53,6 +53,7 @@ export const CODE_STATUS = {
   request_too_large: 413,
   file_too_large: 413,
   unsupported_file_type: 415,
+  unsupported_media_type: 415,
   invalid_schema: 422,
   rate_limited: 429,
   // 5xx
