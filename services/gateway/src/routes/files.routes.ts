@@ -28,7 +28,8 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   r.add(
     { method: 'post', path: '/v1/files', summary: 'Upload a document (multipart)', tags, multipart: api.UploadFields,
       responses: { 201: { description: 'created', schema: FileEnvelope } },
-      errors: ['duplicate_filename', 'file_too_large', 'unsupported_file_type', 'empty_file', 'invalid_metadata', 'knowledge_base_not_found', 'folder_not_found'] },
+      errors: ['permission_required', 'invalid_request_body', 'duplicate_filename', 'file_too_large', 'request_too_large', 'unsupported_file_type', 'unsupported_media_type', 'empty_file', 'invalid_metadata',
+        'knowledge_base_not_found', 'folder_not_found', 'insufficient_storage', 'storage_unavailable'] },
     async ({ req, res, principal }) => {
       // Before the body: a caller who may not upload never gets to send one.
       requirePermission(principal, 'files.write');
@@ -64,7 +65,7 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   r.add(
     { method: 'put', path: '/v1/files/:fileId/content', summary: 'Replace the content (creates a new version)', tags, params: FileParams,
       multipart: z.object({ auto_parse: z.enum(['true', 'false']).optional() }),
-      responses: { 200: { description: 'new version', schema: FileEnvelope } }, errors: ['file_has_active_job', 'unsupported_file_type', 'file_too_large'] },
+      responses: { 200: { description: 'new version', schema: FileEnvelope } }, errors: ['permission_required', 'file_not_found', 'invalid_request_body', 'file_has_active_job', 'unsupported_file_type', 'file_too_large', 'insufficient_storage', 'storage_unavailable'] },
     async ({ req, res, params, principal }) => {
       requirePermission(principal, 'files.write');
       await loadFile(deps.db, principal, params.fileId);
