@@ -7,28 +7,59 @@ export const MAX_JSON_DEPTH = 64;
 
 /**
  * The path (keys and indices) of the first object or array nested deeper than `max` levels in
- * `value`, or null when there is none. Iterative: a value a million levels deep is walked safely.
+ * `value`, or null when there is none. Iterative, so a value a million levels deep is walked
+ * safely; a first walk allocates nothing per value (a 1 MiB body takes a few milliseconds, less
+ * than parsing it), and only an offending value is walked again to name the path.
  */
 export function tooDeepPath(value: unknown, max = MAX_JSON_DEPTH): Array<string | number> | null {
   if (value === null || typeof value !== 'object') return null;
-  // Parent links instead of a path per entry: the path is rebuilt only for the offender.
-  const nodes: Array<{ key: string | number; parent: number }> = [{ key: '', parent: -1 }];
-  const stack: Array<{ v: object; depth: number; node: number }> = [{ v: value, depth: 1, node: 0 }];
-  while (stack.length) {
-    const { v, depth, node } = stack.pop()!;
-    if (depth > max) {
-      const path: Array<string | number> = [];
-      for (let n = node; n > 0; n = nodes[n].parent) path.push(nodes[n].key);
-      return path.reverse();
-    }
-    const entries: Array<[string | number, unknown]> = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
-    for (const [k, child] of entries) {
-      if (child === null || typeof child !== 'object') continue;
-      nodes.push({ key: k, parent: node });
-      stack.push({ v: child, depth: depth + 1, node: nodes.length - 1 });
+  return exceedsDepth(value, max) ? pathTooDeep(value, max) : null;
+}
+
+function exceedsDepth(root: object, max: number): boolean {
+  const values: unknown[] = [root];
+  const depths: number[] = [1];
+  while (values.length) {
+    const v = values.pop() as Record<string, unknown> | unknown[];
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const c = v[i];
+        if (c !== null && typeof c === 'object') {
+          values.push(c);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const k in v) {
+        const c = v[k];
+        if (c !== null && typeof c === 'object') {
+          values.push(c);
+          depths.push(depth + 1);
+        }
+      }
     }
   }
-  return null;
+  return false;
+}
+
+/** Depth-first with one frame per open container: the frames are the path when it gets too deep. */
+function pathTooDeep(root: object, max: number): Array<string | number> {
+  const frames: Array<{ v: any; keys: string[] | null; i: number }> = [{ v: root, keys: Array.isArray(root) ? null : Object.keys(root), i: 0 }];
+  while (frames.length) {
+    const f = frames[frames.length - 1];
+    if (f.i >= (f.keys ? f.keys.length : f.v.length)) {
+      frames.pop();
+      continue;
+    }
+    const child = f.keys ? f.v[f.keys[f.i]] : f.v[f.i];
+    f.i++;
+    if (child === null || typeof child !== 'object') continue;
+    if (frames.length + 1 > max) return frames.map((x) => (x.keys ? x.keys[x.i - 1] : x.i - 1));
+    frames.push({ v: child, keys: Array.isArray(child) ? null : Object.keys(child), i: 0 });
+  }
+  return [];
 }
 
 /** `metadata.a.0.b` for ['metadata', 'a', 0, 'b'] (long keys shortened); the body itself is `(body)`. */
