@@ -45,6 +45,15 @@ export const gatewayEnv = baseEnv.extend({
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().min(0).max(300).default(5),
   /** Rate-limit tokens a gateway reserves from Redis at a time; 1 asks Redis on every request. */
   RATE_LIMIT_LOCAL_BATCH: intFromEnv(10, 1),
+  /** Login attempts per account before each further one waits (exponential backoff; docs/operations.md). */
+  LOGIN_FREE_FAILURES: intFromEnv(5, 1),
+  /** Login attempts per client address (any account) before each further one waits. */
+  LOGIN_IP_FREE_FAILURES: intFromEnv(20, 1),
+  /** The first wait; each further failed attempt doubles it, up to LOGIN_BACKOFF_MAX_SECONDS. */
+  LOGIN_BACKOFF_BASE_SECONDS: intFromEnv(1, 1),
+  LOGIN_BACKOFF_MAX_SECONDS: intFromEnv(900, 1),
+  /** Failures are forgotten this long after an account's or address's last attempt. */
+  LOGIN_FAILURE_WINDOW_SECONDS: intFromEnv(3600, 1),
 });
 
 export type BaseEnv = z.infer<typeof baseEnv>;

@@ -2,3 +2,4 @@ export * from './documents';
 export * as api from './api';
 export * from './bundle';
 export * from './parse-input';
+export * from './json-depth';

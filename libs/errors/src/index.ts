@@ -53,6 +53,7 @@ export const CODE_STATUS = {
   request_too_large: 413,
   file_too_large: 413,
   unsupported_file_type: 415,
+  unsupported_media_type: 415,
   invalid_schema: 422,
   rate_limited: 429,
   // 5xx
@@ -60,6 +61,8 @@ export const CODE_STATUS = {
   model_call_failed: 502,
   model_provider_unavailable: 503,
   service_unavailable: 503,
+  storage_unavailable: 503,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorCode = keyof typeof CODE_STATUS;

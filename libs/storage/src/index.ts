@@ -81,7 +81,20 @@ export class FilesystemStorage implements StorageDriver {
   // Written to a temp name and renamed, so a reader never sees half a file.
   async putStream(key: string, stream: Readable, opts: { maxBytes?: number } = {}): Promise<PutResult> {
     const abs = this.localPath(key);
-    await mkdir(path.dirname(abs), { recursive: true });
+    // The source may fail while the directory is being made (a client gone mid-upload): listen from
+    // the start, or that error is emitted with no listener and ends the process.
+    let early: unknown;
+    const onEarly = (err: unknown) => (early ??= err);
+    stream.on('error', onEarly);
+    try {
+      await mkdir(path.dirname(abs), { recursive: true });
+    } catch (err) {
+      stream.destroy();
+      throw err;
+    } finally {
+      stream.off('error', onEarly);
+    }
+    if (early) throw early;
     const tmp = `${abs}.tmp-${process.pid}-${Date.now()}`;
     const counter = hashingCounter(opts.maxBytes);
     try {

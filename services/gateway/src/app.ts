@@ -6,6 +6,7 @@ import { ApiRoutes } from './http/route';
 import { authMiddleware, errorHandler, notFound, rateLimit, requestContext } from './http/middleware';
 import { createGatewayMetrics } from './http/metrics';
 import { tracingMiddleware } from './http/tracing';
+import { bodyGuard, jsonDepthLimit } from './http/body-guard';
 import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
 import { fileRoutes, type FileHooks } from './routes/files.routes';
@@ -95,7 +96,8 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   let cached: unknown;
   app.get('/v1/openapi.json', (_req, res) => void res.json((cached ??= openapi())));
 
-  app.use(json, publicRouter);
+  // Unreadable and over-deep bodies are refused before credentials are looked up.
+  app.use(bodyGuard(), json, jsonDepthLimit(), publicRouter);
   // Credentials are resolved for every /v1 call that carries them; routes demand a principal,
   // so an unknown route still answers route_not_found.
   app.use('/v1',

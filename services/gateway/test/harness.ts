@@ -11,23 +11,14 @@ import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { createStorage } from '@docfleet/storage';
 import { createTestDb } from '@docfleet/testing';
+import type { PrismaClient } from '@docfleet/db';
 import { buildApp, type AppOptions } from '../src/app';
 import type { Deps } from '../src/deps';
 
 export interface Res<T = any> { status: number; body: T; headers: Headers }
 
-/** A real gateway on an ephemeral port, over its own fresh database, storage dir and Redis prefix. */
-export async function startGateway(envOverrides: Record<string, string> = {}, appOpts: AppOptions = {}) {
-  const tdb = await createTestDb();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-gw-'));
-  const env = defineEnv(gatewayEnv, { ...process.env, DATABASE_URL: tdb.url, DATA_DIR: dataDir, QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RATE_LIMIT_POINTS: '100000', ...envOverrides }, { exit: false });
-  const redis = createRedis(env.REDIS_URL);
-  const deps: Deps = { env, db: tdb.db, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX), logger: createLogger('gateway-test', 'silent') };
-  const { app } = buildApp(deps, appOpts);
-  const server: Server = createServer(app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
+/** HTTP calls and test fixtures (organisations, sessions, uploads) against a gateway at `url` over `db`. */
+export function gatewayClient(url: string, db: PrismaClient) {
   async function req<T = any>(method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string>; form?: FormData; raw?: string } = {}): Promise<Res<T>> {
     const headers: Record<string, string> = { ...(o.key ? { 'x-api-key': o.key } : {}), ...o.headers };
     let body: FormData | string | undefined;
@@ -42,17 +33,17 @@ export async function startGateway(envOverrides: Record<string, string> = {}, ap
   }
 
   async function createOrg(o: { credits?: number; quota?: number; name?: string } = {}) {
-    const org = await createOrganization(tdb.db, o.name ?? `org-${randomUUID().slice(0, 6)}`);
-    if (o.credits) await grantCredits(tdb.db, { orgId: org.id, amount: o.credits, idempotencyKey: `test:${org.id}`, reason: 'test' });
-    if (o.quota !== undefined) await setMonthlyQuota(tdb.db, org.id, o.quota);
-    const key = await createOrgApiKey(tdb.db, org.id);
+    const org = await createOrganization(db, o.name ?? `org-${randomUUID().slice(0, 6)}`);
+    if (o.credits) await grantCredits(db, { orgId: org.id, amount: o.credits, idempotencyKey: `test:${org.id}`, reason: 'test' });
+    if (o.quota !== undefined) await setMonthlyQuota(db, org.id, o.quota);
+    const key = await createOrgApiKey(db, org.id);
     return { orgId: org.id, key: key.secret, keyId: key.id };
   }
 
   /** A person with a role in the organisation, signed in; returns headers for session calls. */
   async function createSession(orgId: string, role: Role) {
     const email = `${role}-${randomUUID().slice(0, 8)}@example.test`;
-    const user = await createOrgUser(tdb.db, { orgId, email, role, password: 'correct horse battery' });
+    const user = await createOrgUser(db, { orgId, email, role, password: 'correct horse battery' });
     const r = await req('POST', '/v1/auth/login', { body: { email, password: 'correct horse battery' } });
     if (r.status !== 200) throw new Error(`login failed: ${JSON.stringify(r.body)}`);
     return { userId: user.id, headers: { authorization: `Bearer ${r.body.token}`, 'x-service-org-id': orgId } };
@@ -65,6 +56,23 @@ export async function startGateway(envOverrides: Record<string, string> = {}, ap
     return req(method, p, { key, form });
   }
 
+  return { req, upload, createOrg, createSession };
+}
+
+/** A real gateway on an ephemeral port, over its own fresh database, storage dir and Redis prefix. */
+export async function startGateway(envOverrides: Record<string, string> = {}, appOpts: AppOptions = {}) {
+  const tdb = await createTestDb();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-gw-'));
+  const env = defineEnv(gatewayEnv, { ...process.env, DATABASE_URL: tdb.url, DATA_DIR: dataDir, QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RATE_LIMIT_POINTS: '100000', ...envOverrides }, { exit: false });
+  const redis = createRedis(env.REDIS_URL);
+  const deps: Deps = { env, db: tdb.db, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX), logger: createLogger('gateway-test', 'silent') };
+  const { app } = buildApp(deps, appOpts);
+  const server: Server = createServer(app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const client = gatewayClient(url, tdb.db);
+
   async function close() {
     await new Promise<void>((r) => server.close(() => r()));
     await deps.queues.close();
@@ -73,7 +81,7 @@ export async function startGateway(envOverrides: Record<string, string> = {}, ap
     await rm(dataDir, { recursive: true, force: true });
   }
 
-  return { url, deps, db: tdb.db, dataDir, req, upload, createOrg, createSession, close };
+  return { url, deps, db: tdb.db, dataDir, ...client, close };
 }
 
 export type Gateway = Awaited<ReturnType<typeof startGateway>>;

@@ -4,7 +4,6 @@ import type { Db } from '@docfleet/db';
 import { ApiError, isApiError, toEnvelope } from '@docfleet/errors';
 import type { Logger } from '@docfleet/logger';
 import type { NextFunction, Request, Response } from 'express';
-import { MulterError } from 'multer';
 import type { Redis } from 'ioredis';
 import './types';
 
@@ -194,15 +193,20 @@ export function notFound(req: Request, _res: Response, next: NextFunction) {
 /** The one place errors become the envelope. Unknown errors are logged whole, answered as 500. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction) {
   let apiErr: ApiError;
-  const e = err as { type?: string; status?: number; code?: string };
+  const e = err as { type?: string; status?: number; code?: string; expose?: boolean };
   if (isApiError(err)) apiErr = err;
   else if (e?.type === 'entity.too.large') apiErr = new ApiError('request_too_large', 'The request body is too large.');
   else if (e?.type === 'entity.parse.failed') apiErr = new ApiError('invalid_request_body', 'The request body is not valid JSON.');
-  else if (err instanceof MulterError) {
-    if (err.code === 'LIMIT_FILE_SIZE') apiErr = new ApiError('file_too_large', 'The uploaded file is larger than the upload limit.');
-    else if (err.code === 'LIMIT_FIELD_VALUE' || err.code === 'LIMIT_FIELD_COUNT' || err.code === 'LIMIT_PART_COUNT') {
-      apiErr = new ApiError('request_too_large', `The multipart body is too large: ${err.message}.`);
-    } else apiErr = new ApiError('invalid_request_body', `Invalid multipart body: ${err.message}.`);
+  else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
+    apiErr = new ApiError('unsupported_media_type', 'The body is in a charset or encoding the API does not read; send UTF-8 JSON (optionally gzip, deflate or br).');
+  } else if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    // Any other client error a body parser reports (http-errors) is the request's fault, never a 500.
+    // A 400 without a type on a compressed body is the decompressor failing: the body is not what
+    // its Content-Encoding says.
+    const encoded = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() !== 'identity';
+    if (e.status === 413) apiErr = new ApiError('request_too_large', 'The request body is too large.');
+    else if (e.status === 415 || (encoded && e.status === 400 && !e.type)) apiErr = new ApiError('unsupported_media_type', 'The body is not encoded as its Content-Encoding says.');
+    else apiErr = new ApiError('invalid_request_body', 'The request body could not be read.');
   } else {
     (req.log ?? console).error({ err }, 'unhandled error');
     apiErr = new ApiError('internal_error', 'Internal server error.');

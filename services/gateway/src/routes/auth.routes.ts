@@ -1,18 +1,36 @@
 import { apiKeyCacheFor } from '@docfleet/auth';
 import { api } from '@docfleet/contracts';
+import { isApiError } from '@docfleet/errors';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { createApiKey, listApiKeys, login, revokeApiKey } from '../domain/auth/sessions';
+import { LoginThrottle } from '../domain/auth/login-throttle';
 
 const tags = ['Access'];
 
 /** Login is public and registered on the public router; key management needs an admin session. */
 export function loginRoute(r: ApiRoutes, deps: Deps) {
+  const e = deps.env;
+  const throttle = new LoginThrottle(deps.redis, e.QUEUE_PREFIX, {
+    freeFailures: e.LOGIN_FREE_FAILURES, ipFreeFailures: e.LOGIN_IP_FREE_FAILURES,
+    baseSeconds: e.LOGIN_BACKOFF_BASE_SECONDS, maxSeconds: e.LOGIN_BACKOFF_MAX_SECONDS, windowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+  }, deps.logger);
   r.add(
     { method: 'post', path: '/v1/auth/login', summary: 'Sign in as a person; returns a bearer token', tags, auth: false, body: api.LoginBody,
-      responses: { 200: { description: 'session', schema: api.LoginResponse } }, errors: ['invalid_credentials'] },
-    async ({ body }) => ({ body: await login(deps, body.email, body.password) }),
+      responses: { 200: { description: 'session', schema: api.LoginResponse } }, errors: ['invalid_credentials', 'rate_limited'] },
+    async ({ req, body }) => {
+      const ticket = await throttle.attempt(body.email, req.ip);
+      try {
+        const session = await login(deps, body.email, body.password);
+        await throttle.succeeded(ticket);
+        return { body: session };
+      } catch (err) {
+        // A wrong password stays counted; any other failure gave no verdict and does not count.
+        if (!(isApiError(err) && err.code === 'invalid_credentials')) await throttle.release(ticket);
+        throw err;
+      }
+    },
   );
 }
 

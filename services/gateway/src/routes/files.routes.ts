@@ -1,12 +1,12 @@
 import { api } from '@docfleet/contracts';
+import { requirePermission } from '@docfleet/auth';
 import { ApiError } from '@docfleet/errors';
-import type { Request, Response } from 'express';
-import multer from 'multer';
+import type { Request } from 'express';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { serializeFile } from '../http/serializers';
-import { StagingStorage, type StagedFile } from '../upload/staging-storage';
+import { uploadReceiver } from '../upload/receive-upload';
 import { listFiles, loadFile, moveFile, permanentDeleteFile, replaceContent, restoreFile, softDeleteFile, uploadFile } from '../domain/files/files';
 import { reindexFile, unindexFile } from '../domain/search/index-sync';
 
@@ -20,24 +20,7 @@ export interface FileHooks {
 }
 
 export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
-  const upload = multer({
-    storage: new StagingStorage(deps.storage, deps.env.MAX_UPLOAD_BYTES),
-    limits: { fileSize: deps.env.MAX_UPLOAD_BYTES, files: 1, fields: 20, fieldSize: 256 * 1024 },
-  }).single('file');
-
-  // Runs multer, hands the staged file to fn, and never leaves a staged object behind.
-  async function withUpload<T>(req: Request, res: Response, fn: (staged: StagedFile) => Promise<T>): Promise<T> {
-    await new Promise<void>((resolve, reject) => upload(req, res, (err: unknown) => (err ? reject(err) : resolve())));
-    const staged = (req.file as (Express.Multer.File & { staged?: StagedFile }) | undefined)?.staged;
-    if (!staged) throw new ApiError('invalid_request_body', "Send the document as multipart field 'file'.");
-    // busboy decodes header parameters as latin1; names are UTF-8 on the wire.
-    staged.originalname = Buffer.from(staged.originalname, 'latin1').toString('utf8');
-    try {
-      return await fn(staged);
-    } finally {
-      await deps.storage.removePrefix(staged.key).catch(() => undefined);
-    }
-  }
+  const withUpload = uploadReceiver(deps.storage, deps.env.MAX_UPLOAD_BYTES);
 
   const afterUpload = async (req: Request, fileId: string, autoParse: boolean) =>
     hooks.afterUpload ? hooks.afterUpload({ req, fileId, autoParse }) : {};
@@ -45,9 +28,12 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   r.add(
     { method: 'post', path: '/v1/files', summary: 'Upload a document (multipart)', tags, multipart: api.UploadFields,
       responses: { 201: { description: 'created', schema: FileEnvelope } },
-      errors: ['duplicate_filename', 'file_too_large', 'unsupported_file_type', 'empty_file', 'invalid_metadata', 'knowledge_base_not_found', 'folder_not_found'] },
-    async ({ req, res, principal }) =>
-      withUpload(req, res, async (staged) => {
+      errors: ['permission_required', 'invalid_request_body', 'duplicate_filename', 'file_too_large', 'request_too_large', 'unsupported_file_type', 'unsupported_media_type', 'empty_file', 'invalid_metadata',
+        'knowledge_base_not_found', 'folder_not_found', 'insufficient_storage', 'storage_unavailable'] },
+    async ({ req, res, principal }) => {
+      // Before the body: a caller who may not upload never gets to send one.
+      requirePermission(principal, 'files.write');
+      return withUpload(req, res, async (staged) => {
         const parsed = api.UploadFields.safeParse(req.body ?? {});
         if (!parsed.success) {
           const i = parsed.error.issues[0];
@@ -56,7 +42,8 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
         const { file } = await uploadFile(deps, principal, parsed.data, staged);
         const extra = await afterUpload(req, file.id, parsed.data.auto_parse === 'true');
         return { status: 201, body: { file: serializeFile(file), ...extra } };
-      }),
+      });
+    },
   );
   r.add(
     { method: 'get', path: '/v1/files', summary: 'List files', tags, query: api.ListFilesQuery,
@@ -78,13 +65,16 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   r.add(
     { method: 'put', path: '/v1/files/:fileId/content', summary: 'Replace the content (creates a new version)', tags, params: FileParams,
       multipart: z.object({ auto_parse: z.enum(['true', 'false']).optional() }),
-      responses: { 200: { description: 'new version', schema: FileEnvelope } }, errors: ['file_has_active_job', 'unsupported_file_type', 'file_too_large'] },
-    async ({ req, res, params, principal }) =>
-      withUpload(req, res, async (staged) => {
+      responses: { 200: { description: 'new version', schema: FileEnvelope } }, errors: ['permission_required', 'file_not_found', 'invalid_request_body', 'file_has_active_job', 'unsupported_file_type', 'file_too_large', 'insufficient_storage', 'storage_unavailable'] },
+    async ({ req, res, params, principal }) => {
+      requirePermission(principal, 'files.write');
+      await loadFile(deps.db, principal, params.fileId);
+      return withUpload(req, res, async (staged) => {
         const { file } = await replaceContent(deps, principal, params.fileId, staged);
         const extra = await afterUpload(req, file.id, (req.body as { auto_parse?: string })?.auto_parse === 'true');
         return { body: { file: serializeFile(file), ...extra } };
-      }),
+      });
+    },
   );
   r.add(
     { method: 'delete', path: '/v1/files/:fileId', summary: 'Move a file to the trash (restorable)', tags, params: FileParams,

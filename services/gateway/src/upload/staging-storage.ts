@@ -14,10 +14,22 @@ export interface StagedFile {
 
 const HEAD_BYTES = 8192;
 
+/** Storage failed while staging an upload (not the body): the cause is logged, never sent. */
+export class StagingError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`staging the upload failed: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'StagingError';
+  }
+}
+
 /**
  * A multer storage engine that streams the upload straight into storage under a staging key,
  * hashing it and keeping its first bytes for sniffing. Nothing is buffered in memory; the route
  * moves the staged object into the knowledge base's root once the fields are validated.
+ *
+ * Failures reach multer through the callback only: an error of the body (busboy's file stream:
+ * truncated, malformed, client gone) is passed as it is, a storage failure as a StagingError, so
+ * the route can answer 400 for the first and 5xx for the second (upload-errors.ts).
  */
 export class StagingStorage implements StorageEngine {
   constructor(private readonly storage: StorageDriver, private readonly maxBytes: number) {}
@@ -26,6 +38,7 @@ export class StagingStorage implements StorageEngine {
     const key = `staging/uploads/${randomUUID()}`;
     const chunks: Buffer[] = [];
     let kept = 0;
+    let bodyError: unknown;
     const peek = new Transform({
       transform(chunk: Buffer, _e, done) {
         if (kept < HEAD_BYTES) {
@@ -35,11 +48,18 @@ export class StagingStorage implements StorageEngine {
         done(null, chunk);
       },
     });
-    file.stream.on('error', (err) => peek.destroy(err));
+    // Every error ends up in putStream's promise; this listener only keeps an error emitted before
+    // or after storage listens from being unhandled (which would end the process).
+    peek.on('error', () => undefined);
+    file.stream.on('error', (err) => {
+      bodyError ??= err;
+      peek.destroy(err);
+    });
+    file.stream.pipe(peek);
     this.storage
-      .putStream(key, file.stream.pipe(peek), { maxBytes: this.maxBytes })
+      .putStream(key, peek, { maxBytes: this.maxBytes })
       .then((r) => cb(null, { size: r.byteSize, staged: { key, sha256: r.sha256, byteSize: r.byteSize, head: Buffer.concat(chunks), originalname: file.originalname } }))
-      .catch((err) => cb(err));
+      .catch((err) => cb(bodyError ?? new StagingError(err)));
   }
 
   _removeFile(_req: Request, file: Express.Multer.File & { staged?: StagedFile }, cb: (error: Error | null) => void): void {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { reachableKbIds, requireKbAccess, requirePermission, type AccessLevel, type Principal } from '@docfleet/auth';
+import { MAX_JSON_DEPTH, formatJsonPath, tooDeepPath } from '@docfleet/contracts';
 import { isUniqueViolation, type Db, type Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import { fileVersionKey, filePrefix } from '@docfleet/storage';
@@ -40,6 +41,8 @@ export function parseMetadata(raw: string | undefined): Record<string, unknown> 
     throw new ApiError('invalid_metadata', 'metadata must be a JSON object encoded as a string.');
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ApiError('invalid_metadata', 'metadata must be a JSON object.');
+  const tooDeep = tooDeepPath(v, MAX_JSON_DEPTH);
+  if (tooDeep) throw new ApiError('invalid_metadata', `metadata is nested deeper than ${MAX_JSON_DEPTH} levels at ${formatJsonPath(['metadata', ...tooDeep])}.`);
   return v as Record<string, unknown>;
 }
 
