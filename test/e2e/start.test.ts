@@ -1,59 +1,30 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { DocfleetClient } from '@docfleet/sdk';
-import { createTestDb, freePort, type TestDb } from '@docfleet/testing';
+import { createTestDb, type TestDb } from '@docfleet/testing';
+import { alive, root, sleep, startFleet as start, type Fleet } from './fleet-process';
 
-const root = path.resolve(__dirname, '../..');
 const corpus = (p: string) => path.resolve(root, '../shared/corpus', p);
 
 let t: TestDb;
 let dataDir: string;
-const cleanups: Array<() => void> = [];
+const fleets: Fleet[] = [];
 beforeAll(async () => {
   t = await createTestDb();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-start-'));
 });
 afterAll(async () => {
-  cleanups.forEach((f) => f());
+  fleets.forEach((f) => f.kill()); // never leave a fleet behind, whatever an assertion did
   await t.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** `pnpm start` in its own process group, as a terminal or a process supervisor would run it. */
 async function startFleet(env: Record<string, string> = {}) {
-  const port = await freePort();
-  const child: ChildProcess = spawn('pnpm', ['--silent', 'start'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), DATABASE_URL: t.url, DATA_DIR: dataDir, QUEUE_PREFIX: `start${port}`, LOG_LEVEL: 'warn', HEALTH_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  // Never leave a fleet behind, whatever an assertion did.
-  cleanups.push(() => { for (const pid of pidsOf()) if (alive(pid)) process.kill(pid, 'SIGKILL'); if (alive(child.pid!)) process.kill(-child.pid!, 'SIGKILL'); });
-  /** Every pid the supervisor reported starting (`<service> | started (pid N)`), newest last. */
-  function pidsOf(service?: string): number[] {
-    return [...out.matchAll(/^(\S+)\s*\| started \(pid (\d+)\)$/gm)].filter((m) => !service || m[1] === service).map((m) => Number(m[2]));
-  }
-  const deadline = Date.now() + 60_000;
-  let ready = false;
-  while (Date.now() < deadline && !ready) {
-    try {
-      ready = (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
-    } catch { /* not up yet */ }
-    if (!ready) await sleep(300);
-  }
-  expect({ ready, out: ready ? '' : out }).toEqual({ ready: true, out: '' });
-  return { port, child, exited, out: () => out, pidsOf };
+  const f = await start({ DATABASE_URL: t.url, DATA_DIR: dataDir, ...env });
+  fleets.push(f);
+  return f;
 }
 
 describe('pnpm start', () => {
@@ -83,8 +54,7 @@ describe('pnpm start', () => {
 
   it('restarts a parse worker killed three times during one parse: the gateway keeps answering, the job completes, each page charged once', async () => {
     const f = await startFleet({ PARSE_LOCK_SECONDS: '2', PARSE_STALLED_INTERVAL_SECONDS: '1' });
-    const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'docfleet', 'admin', 'create-org', '--name', 'Crash', '--credits', '200', '--json'], { cwd: root, env: { ...process.env, DATABASE_URL: t.url } });
-    const { api_key: apiKey, org_id: orgId } = JSON.parse(stdout) as { api_key: string; org_id: string };
+    const { apiKey, orgId } = await f.createOrg(200);
     const c = new DocfleetClient({ baseUrl: `http://127.0.0.1:${f.port}`, apiKey });
     const kb = (await c.knowledgeBases.create({ name: 'crashes' })).knowledge_base.id;
     const fileId = (await c.files.upload(corpus('a_born_digital/pypdf-bench/2201.00178.pdf'), { knowledgeBaseId: kb })).file.id;

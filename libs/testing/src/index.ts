@@ -2,3 +2,5 @@ export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, rebuildTemplate, t
 export type { TestDb } from './db';
 export { freePort, startPrivateRedis } from './private-redis';
 export type { PrivateRedis } from './private-redis';
+export { multipartBody, rawRequest } from './raw-http';
+export type { RawExchange, RawResponse } from './raw-http';

@@ -4,7 +4,7 @@
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';
 import { api, MAX_JSON_DEPTH, tooDeepPath } from '@docfleet/contracts';
 import { startGateway, type Gateway } from './harness';
-import { rawRequest } from './raw-http';
+import { rawRequest } from '@docfleet/testing';
 
 let gw: Gateway;
 let key: string;

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CORPUS } from './harness';
 import { spawnGateway, type GatewayProcess } from './gateway-process';
-import { multipartBody, rawRequest, type RawResponse } from './raw-http';
+import { multipartBody, rawRequest, type RawResponse } from '@docfleet/testing';
 
 const MAX_UPLOAD = 2 * 1024 * 1024;
 const BOUNDARY = 'docfleet-test-boundary-7d1f';
