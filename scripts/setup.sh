@@ -13,6 +13,9 @@ command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr tesseract-ocr-e
 command -v pdftoppm >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# Peer extractors that `pnpm eval:text` scores beside docfleet (never runtime dependencies).
+/usr/bin/python3 -c 'import fitz' >/dev/null 2>&1 || need_apt+=(python3-fitz)
+/usr/bin/python3 -c 'import pypdf' >/dev/null 2>&1 || need_apt+=(python3-pypdf)
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]} (apt)"
   $SUDO apt-get update -qq
