@@ -13,6 +13,9 @@ command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr tesseract-ocr-e
 command -v pdftoppm >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# Peer extractors that `pnpm eval:text` scores beside docfleet (never runtime dependencies).
+/usr/bin/python3 -c 'import fitz' >/dev/null 2>&1 || need_apt+=(python3-fitz)
+/usr/bin/python3 -c 'import pypdf' >/dev/null 2>&1 || need_apt+=(python3-pypdf)
 # Headless Chromium drives the web console's end-to-end tests (playwright-core, no browser download).
 # DOCFLEET_NO_BROWSER=1 (the quickstart) skips it.
 if [ -z "${DOCFLEET_NO_BROWSER:-}" ]; then
