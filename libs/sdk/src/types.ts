@@ -33,6 +33,8 @@ export interface Job {
   total_pages: number | null;
   completed_pages: number;
   error: string | null;
+  /** Stable failure code when failed (`invalid_pdf`, `page_too_complex`, …; docs/errors.md); null otherwise. */
+  error_code?: string | null;
   result: (ExtractJobResult & JsonObject) | JsonObject | null;
   created_at: string;
   started_at: string | null;
