@@ -2,11 +2,9 @@
 // diffed the pages, so it starts page 1 then (pdftoppm, and Tesseract reading the raster as soon
 // as it exists); parsePages takes the page over when it OCRs that page of that file with the same
 // settings, and otherwise it is killed.
-import { mkdtempSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { OcrRasterPrefetch, type OcrSettings } from './ocr-page';
+import { makeScratchDirSync } from './scratch';
 
 export interface OcrHeadStartOptions {
   /** Page to start (default 1, the page a first parse always parses). */
@@ -24,7 +22,7 @@ export class OcrHeadStart {
 
   static start(pdfPath: string, opts: OcrHeadStartOptions = {}): OcrHeadStart {
     const settings: OcrSettings = { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds: opts.timeoutSeconds ?? 120 };
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'docfleet-ocr-'));
+    const dir = makeScratchDirSync('ocr');
     const head = new OcrHeadStart(pdfPath, settings, dir, new OcrRasterPrefetch(pdfPath, dir, settings));
     const n = opts.pageNumber ?? 1;
     if (Number.isInteger(n) && n >= 1) head.prefetch.warm(n, true);
