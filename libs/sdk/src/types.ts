@@ -1,6 +1,6 @@
 // Types of the endpoints @docfleet/contracts does not describe yet (parse jobs, artifacts, search,
-// extraction, operations, split, classify, edit), written from /work/shared/spec/interface-spec.md
-// and decisions.md field for field. When a route lands with its zod schema, replace the type here by
+// extraction, operations, split, classify, edit), written from the API's contract (docs/api.md,
+// the served OpenAPI document) field for field. When a route lands with its zod schema, replace the type here by
 // `z.infer<typeof api.X>` in contract-types.ts so client and gateway keep one definition.
 import type { FileRecord, Segment } from './contract-types';
 
@@ -33,6 +33,8 @@ export interface Job {
   total_pages: number | null;
   completed_pages: number;
   error: string | null;
+  /** Stable failure code when failed (`invalid_pdf`, `page_too_complex`, …; docs/errors.md); null otherwise. */
+  error_code?: string | null;
   result: (ExtractJobResult & JsonObject) | JsonObject | null;
   created_at: string;
   started_at: string | null;

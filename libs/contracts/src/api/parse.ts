@@ -40,6 +40,7 @@ export const Job = z.object({
   total_pages: z.number().int().nullable(),
   completed_pages: z.number().int(),
   error: z.string().nullable(),
+  error_code: z.string().nullable().describe('stable failure code when failed (docs/errors.md, Job failures); null otherwise'),
   result: JsonObject.nullable(),
   options: JsonObject,
   idempotency_key: z.string(),
