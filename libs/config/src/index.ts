@@ -54,6 +54,8 @@ export const gatewayEnv = baseEnv.extend({
   LOGIN_BACKOFF_MAX_SECONDS: intFromEnv(900, 1),
   /** Failures are forgotten this long after an account's or address's last attempt. */
   LOGIN_FAILURE_WINDOW_SECONDS: intFromEnv(3600, 1),
+  /** The web console's build served at `/`: empty for services/console/dist, `off` to serve none. */
+  CONSOLE_DIR: z.string().default(''),
 });
 
 export type BaseEnv = z.infer<typeof baseEnv>;

@@ -1,5 +1,5 @@
 import type { Principal } from '@docfleet/auth';
-import { debitCredits } from '@docfleet/billing';
+import { creditTransaction, debitCredits } from '@docfleet/billing';
 import { isUniqueViolation, type Db, type Operation } from '@docfleet/db';
 import { ApiError, CODE_STATUS, type ErrorCode } from '@docfleet/errors';
 import { endAttempt, isTerminal, SYNC_CREDITS, syncChargeKey, type SyncCredit, type SyncOperationType } from '@docfleet/workflows';
@@ -31,7 +31,7 @@ export async function dispatchSync(deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
     let op: Operation | null;
     let debited = false;
     try {
-      op = await deps.db.$transaction(async (tx) => {
+      op = await creditTransaction(deps.db, p.orgId, async (tx) => {
         // A retry of a failed or cancelled run gets a fresh attempt: the model runs again, the
         // charge stands as it is.
         const row = await startAttempt(tx, p, q, prior);
