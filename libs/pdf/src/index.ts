@@ -10,3 +10,5 @@ export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, Par
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';
 export { tableMarkdown } from './markdown/markdown-writer';
+export { DEFAULT_PAGE_BUDGET, cappedDpi, pageBudget, type PageBudget } from './budget';
+export type { FailedPage, PageProgress } from './parse/parse-types';

@@ -17,6 +17,18 @@ export const parseWorkerEnv = baseEnv.extend({
   /** How often jobs the queue has given up on (or never had) are failed with their credits released. */
   PARSE_REAP_INTERVAL_SECONDS: intFromEnv(60, 1),
   /**
+   * Per-page budget (libs/pdf budget.ts): a page over it is read by the bounded path (a raster at a
+   * capped size, then OCR) or else reported as a failed page `page_too_complex`, not charged, while
+   * the rest of the document is parsed. Operators (and text items) pdf.js may produce for one page.
+   */
+  PARSE_PAGE_MAX_OPERATORS: intFromEnv(2_000_000, 1000),
+  /** Wall time to read one page with pdf.js, and to rasterise it on the bounded path. */
+  PARSE_PAGE_MAX_SECONDS: intFromEnv(30, 1),
+  /** Largest raster of one page (OCR raster, page image, crops), in megapixels: larger pages render at a lower resolution. */
+  PARSE_PAGE_MAX_MEGAPIXELS: intFromEnv(50, 1),
+  /** Longest side of any raster of one page, in pixels. */
+  PARSE_PAGE_MAX_PIXELS: intFromEnv(16_384, 256),
+  /**
    * Diagnostics and benchmarks only: `false` skips page images (the manifest's `pages` link is then
    * null, which the spec does not foresee for PDFs and images). Default true.
    */

@@ -5,7 +5,7 @@
 // recovery: page debits are idempotent and the bundle is rewritten under the same names.
 import fs from 'node:fs/promises';
 import { isSpreadsheetKind } from '@docfleet/contracts';
-import { isApiError } from '@docfleet/errors';
+import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isParseError } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
 import { isSheetParseError } from '@docfleet/sheets';
@@ -29,7 +29,7 @@ const sentence = (s: string) => {
 
 export function classifyFailure(err: unknown): Failure {
   if (isParseError(err)) {
-    let message = sentence(err.message);
+    let message = sentence(redactDetail(err.message));
     if ((err.code === 'not_a_pdf' || err.code === 'no_artifacts') && !err.message.startsWith(NO_ARTIFACTS)) {
       message = `${NO_ARTIFACTS}: ${err.message.replace(/\.$/, '')} (usually a file that is not what its extension claims).`;
     }
@@ -48,17 +48,12 @@ export function classifyFailure(err: unknown): Failure {
   if (isApiError(err) && err.code === 'reserved_credits_exhausted') {
     return { message: `${err.message} The document has more pages than were reserved when it was queued; parse it again.`, code: err.code, permanent: true };
   }
-  return { message: `Parsing failed: ${(err as Error)?.message ?? String(err)}`, code: 'internal_error', permanent: false };
+  return { message: `Parsing failed: ${redactDetail((err as Error)?.message ?? String(err))}`, code: 'internal_error', permanent: false };
 }
 
+/** The event's traceback: the error itself, redacted (publicTraceback); the full chain is logged. */
 function traceback(err: unknown): string {
-  const parts: string[] = [];
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    parts.push((e as Error).stack ?? String(e));
-    e = (e as { cause?: unknown }).cause;
-  }
-  return parts.join('\nCaused by: ');
+  return publicTraceback(err);
 }
 
 export async function enqueueIndex(deps: WorkerDeps, jobId: string) {
@@ -122,7 +117,8 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
     if (f.permanent || last) {
       const outcome = await finishFailed(deps.db, job.id, f.message, { traceback: traceback(err), code: f.code, page: f.page });
       if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
-      log.info({ outcome, code: f.code, err: f.message }, 'parse failed');
+      // The whole error (stack, causes, tool output) is for the log only.
+      log.info({ outcome, code: f.code, err }, 'parse failed');
       return { outcome };
     }
     log.warn({ err, attempt }, 'parse attempt failed; it will be retried');

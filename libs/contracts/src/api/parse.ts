@@ -43,6 +43,7 @@ export const Job = z.object({
   total_pages: z.number().int().nullable(),
   completed_pages: z.number().int(),
   error: z.string().nullable(),
+  error_code: z.string().nullable().describe('stable failure code when failed (docs/errors.md, Job failures); null otherwise'),
   result: JsonObject.nullable().describe('what a completed job produced: parse (artifact_manifest_id, page_count, changed_pages, unchanged_pages, backend, credits_charged, reused) or extract (extraction_result_id, artifact_manifest_id, validation_errors)'),
   options: JsonObject,
   idempotency_key: z.string(),

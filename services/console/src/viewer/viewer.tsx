@@ -112,7 +112,7 @@ export default function Viewer({ kbId, fileId, query }: { kbId: string; fileId: 
               <Thumbnails manifestId={doc.data.manifest.id} pageFiles={doc.data.pageFiles} pages={pages} current={page.page_number} onPick={(p) => go(p)} />
               <div className="stage-scroll" tabIndex={0} aria-label={`Page ${page.page_number} of ${pageCount}`}>
                 <div className="stage-sizer" style={{ width: `${zoom * 100}%` }}>
-                  <PageView page={page} imageUrl={image.url} visible={visible} selectedId={selectedId} region={region} onSelect={select} />
+                  <PageView key={`${fileId}:${page.page_number}`} page={page} imageUrl={image.url} visible={visible} selectedId={selectedId} region={region} onSelect={select} />
                 </div>
               </div>
               <MarkdownPanel manifestId={doc.data.manifest.id} page={page} selectedId={selectedId} onSelect={select} />
