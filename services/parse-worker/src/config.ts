@@ -6,16 +6,19 @@ export const parseWorkerEnv = baseEnv.extend({
   PARSE_CONCURRENCY: intFromEnv(1, 1),
   /** Documents with more pages are refused (the job fails, nothing is charged). */
   MAX_PAGES: intFromEnv(2000, 1),
-  /** A job whose worker stops renewing its lock this long is handed to another worker. */
-  PARSE_LOCK_SECONDS: intFromEnv(60, 2),
+  /**
+   * A job whose worker stops renewing its lock this long is handed to another worker. With the
+   * stalled check below, a killed worker's job is running again within a minute (issue 13.2).
+   */
+  PARSE_LOCK_SECONDS: intFromEnv(45, 2),
   /** How often expired locks are looked for. */
-  PARSE_STALLED_INTERVAL_SECONDS: intFromEnv(30, 1),
+  PARSE_STALLED_INTERVAL_SECONDS: intFromEnv(15, 1),
   /** Times a job may lose its worker (kill -9, OOM) before it is failed for good. */
   PARSE_MAX_STALLED: intFromEnv(3, 0),
   /** On SIGTERM: time to finish the current job before handing it back to the queue. */
   PARSE_GRACE_SECONDS: intFromEnv(25, 0),
   /** How often jobs the queue has given up on (or never had) are failed with their credits released. */
-  PARSE_REAP_INTERVAL_SECONDS: intFromEnv(60, 1),
+  PARSE_REAP_INTERVAL_SECONDS: intFromEnv(15, 1),
   /**
    * Per-page budget (libs/pdf budget.ts): a page over it is read by the bounded path (a raster at a
    * capped size, then OCR) or else reported as a failed page `page_too_complex`, not charged, while

@@ -21,4 +21,6 @@ export interface WorkerDeps {
   pageImages?: boolean;
   /** Parse outcomes and pages for /metrics (main.ts; tests may leave it out). */
   metrics?: ParseMetrics;
+  /** How often the job being parsed gets its heartbeat (WORKER_HEARTBEAT_SECONDS; default 10 s). */
+  heartbeatMs?: number;
 }

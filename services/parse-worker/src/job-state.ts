@@ -25,6 +25,15 @@ export async function claimJob(db: Db, jobId: string, workerId: string): Promise
   return n > 0;
 }
 
+/**
+ * The worker holding the job is alive. Only heartbeat_at moves: updated_at is the job's change
+ * time (the index ETag is built from it), and a beat changes nothing a reader sees.
+ */
+export async function beatJob(db: Db, jobId: string, workerId: string): Promise<void> {
+  await db.$executeRaw`UPDATE jobs SET heartbeat_at = now()
+    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
+}
+
 /** Percent is monotonic (GREATEST); stage, counts and raw status only move while the job is active. */
 export async function setProgress(db: Db, jobId: string, p: Progress): Promise<void> {
   await db.$executeRaw`UPDATE jobs SET

@@ -8,10 +8,11 @@ import { isSpreadsheetKind } from '@docfleet/contracts';
 import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isParseError } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
+import { startHeartbeat } from '@docfleet/runtime';
 import { isSheetParseError } from '@docfleet/sheets';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
-import { TERMINAL, addEvent, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
+import { TERMINAL, addEvent, beatJob, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
 import { parseDocument } from './parse-document';
 import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
@@ -82,6 +83,8 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
 
   let ctx: JobContext | undefined;
   const started = Date.now();
+  // Between progress writes (a long OCR page) the heartbeat still says this worker is alive.
+  const stopBeating = startHeartbeat(() => beatJob(deps.db, job.id, deps.workerId), deps.heartbeatMs ?? 10_000, (err) => log.warn({ err }, 'job heartbeat failed'));
   try {
     ctx = await buildContext(deps, job, log);
     const outcome = isSpreadsheetKind(ctx.kind) ? await parseSheets(ctx) : await parseDocument(ctx);
@@ -124,5 +127,7 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
     log.warn({ err, attempt }, 'parse attempt failed; it will be retried');
     await addEvent(deps.db, job.id, 'parse.attempt_failed', null, `Attempt ${attempt} failed (${f.message}); retrying.`, { attempt, traceback: traceback(err).slice(-4000) }).catch(() => undefined);
     throw err;
+  } finally {
+    stopBeating();
   }
 }

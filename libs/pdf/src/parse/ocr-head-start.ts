@@ -2,13 +2,11 @@
 // diffed the pages, so it starts page 1 then (pdftoppm, and Tesseract reading the raster as soon
 // as it exists); parsePages takes the page over when it OCRs that page of that file with the same
 // settings, and otherwise it is killed.
-import { mkdtempSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { DEFAULT_PAGE_BUDGET, cappedDpi, type PageBudget } from '../budget';
 import { pagePointSize } from '../pdfjs-loader';
 import { OcrRasterPrefetch, type OcrSettings } from './ocr-page';
+import { makeScratchDirSync } from './scratch';
 
 export interface OcrHeadStartOptions {
   /** Page to start (default 1, the page a first parse always parses). */
@@ -30,7 +28,7 @@ export class OcrHeadStart {
   static start(pdfPath: string, opts: OcrHeadStartOptions = {}): OcrHeadStart {
     const budget = opts.budget ?? DEFAULT_PAGE_BUDGET;
     const settings: OcrSettings = { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds: opts.timeoutSeconds ?? 120, rasterBudgetSeconds: budget.maxSeconds };
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'docfleet-ocr-'));
+    const dir = makeScratchDirSync('ocr');
     // The page's size decides its raster's resolution (a 200,000-pt page must not render at 300 dpi).
     const dpiOf = async (n: number) => {
       const size = await pagePointSize(pdfPath, n);

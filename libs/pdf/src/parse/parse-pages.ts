@@ -4,7 +4,6 @@
 // OCR pages and image inputs are the exception: their page image comes from the raster Tesseract
 // reads, so they are finished in the text phase while that raster is in memory.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { cappedDpi, pageBudget, type PageBudget } from '../budget';
 import { ParseError, isParseError } from '../parse-error';
@@ -12,6 +11,7 @@ import { closePdf, openPdf, readPdfBytes, type PDFDocumentProxy } from '../pdfjs
 import { CropRasters } from '../render/crop-rasters';
 import { imagePageCount, loadImagePage } from '../render/image-input';
 import { writePagePng } from '../render/page-image';
+import { makeScratchDir } from './scratch';
 import { PageRenderer, pageImageName, type RenderedPage } from '../render/page-renderer';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrImagePage, type OcrSettings } from './ocr-page';
@@ -26,7 +26,7 @@ export async function parsePages(opts: ParsePagesOptions): Promise<ParsePagesRes
   if (!(dpi >= 36 && dpi <= 600)) throw new RangeError(`dpi must be between 36 and 600, got ${dpi}`);
   await fs.mkdir(path.join(opts.outDir, 'pages'), { recursive: true });
   await fs.mkdir(path.join(opts.outDir, 'imgs'), { recursive: true });
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-pdf-'));
+  const tmp = await makeScratchDir('pdf');
   try {
     return opts.kind === 'pdf' ? await parsePdf(opts, dpi, tmp) : await parseImage(opts, tmp);
   } finally {

@@ -83,3 +83,19 @@ export async function endAttempt(db: Db | Tx, op: Pick<Operation, 'id' | 'org_id
 export async function reportProgress(db: Db, opId: string, attempt: number, progress: Progress): Promise<void> {
   await db.operation.updateMany({ where: { id: opId, attempt, status: 'in_progress' }, data: { progress: progress as unknown as Prisma.InputJsonValue } });
 }
+
+/** The running attempt's worker is alive: heartbeat_at = now (updated_at, the row's change time, stays). */
+export async function beatOperation(db: Db, opId: string, attempt: number): Promise<void> {
+  await db.$executeRaw`UPDATE operations SET heartbeat_at = now() WHERE id = ${opId}::uuid AND attempt = ${attempt} AND status = 'in_progress'`;
+}
+
+/**
+ * True when an in_progress attempt has lost its worker: no heartbeat for `lostMs` (an attempt that
+ * never beat counts from when it started). Queued attempts are never "lost" here: whether their
+ * queue entry still exists is the reaper's question.
+ */
+export function attemptLost(op: Pick<Operation, 'status' | 'heartbeat_at' | 'started_at' | 'updated_at'>, lostMs: number, now = new Date()): boolean {
+  if (op.status !== 'in_progress') return false;
+  const last = op.heartbeat_at ?? op.started_at ?? op.updated_at;
+  return now.getTime() - last.getTime() > lostMs;
+}

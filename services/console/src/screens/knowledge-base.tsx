@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { FileRecord, IndexEntry, IndexEnvelope, ParseBody } from '@docfleet/sdk';
+import type { FileRecord, IndexEntry, IndexEnvelope, ParseOptions } from '@docfleet/sdk';
 import { useConsole } from '../lib/context';
 import { ErrorBanner } from '../lib/errors';
 import { href } from '../lib/router';
@@ -147,15 +147,13 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
   );
 }
 
-type ParseBackend = NonNullable<NonNullable<ParseBody['options']>['backend']>;
-
 function FileRow({ kbId, f, folders, act }: {
   kbId: string; f: IndexEntry; folders: Array<{ id: string; name: string }>;
   act: (fn: () => Promise<unknown>) => () => Promise<void>;
 }) {
   const { client } = useConsole();
   const [options, setOptions] = useState(false);
-  const [backend, setBackend] = useState<ParseBackend>('auto');
+  const [backend, setBackend] = useState<NonNullable<ParseOptions['backend']>>('auto');
   const [dpi, setDpi] = useState(150);
   const job = f.latest_parse_job;
   const active = job && ACTIVE.has(job.status);
@@ -197,7 +195,7 @@ function FileRow({ kbId, f, folders, act }: {
         {!active && <button type="button" className="danger" onClick={act(() => client.files.delete(f.file_id))}>Trash</button>}
         {options && (
           <div className="options">
-            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value as ParseBackend)}>
+            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value as NonNullable<ParseOptions['backend']>)}>
               <option value="auto">auto</option><option value="text">text layer</option><option value="ocr">OCR</option>
             </select></label>
             <label>DPI <input type="number" min={72} max={300} value={dpi} onChange={(e) => setDpi(Number(e.target.value))} /></label>
