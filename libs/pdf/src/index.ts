@@ -6,6 +6,7 @@ export { GRAPHICS_CEILING, TEXT_FLOOR_CHARS, type Backend, type BackendDecision,
 export { parsePages } from './parse/parse-pages';
 export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';
 export type { DecodedImage } from './render/image-input';
+export type { OcrPageReport, OcrVariantReport } from './ocr/recognise';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';

@@ -2,6 +2,7 @@ import type { GroundingPage } from '@docfleet/contracts';
 import type { LayoutElement } from '../types';
 import type { DecodedImage } from '../render/image-input';
 import type { OcrHeadStart } from './ocr-head-start';
+import type { OcrPageReport } from '../ocr/recognise';
 
 export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
@@ -46,6 +47,8 @@ export interface ParsedPage {
   files: string[];
   /** Backend that actually produced the page (the text backend may fall back to OCR per page). */
   source: ParseBackend;
+  /** Image pages: which preprocessing won the OCR, what was tried, and any warning (no text read). */
+  ocr?: OcrPageReport;
 }
 
 export interface ParsePagesResult {
