@@ -3,7 +3,7 @@
 # credits (once; kept in .data/quickstart.json), print its API key, and run the whole service.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+DOCFLEET_NO_BROWSER=1 bash scripts/setup.sh
 pnpm --silent db:migrate
 mkdir -p .data
 if [ ! -s .data/quickstart.json ]; then
@@ -15,6 +15,7 @@ port=${PORT:-8080}
 cat <<TXT
 
   docfleet is starting on http://127.0.0.1:${port}  (Ctrl-C stops everything)
+  console: http://127.0.0.1:${port}/  (sign in with the API key)
   API key: ${key}
   try:     curl -s -H "x-api-key: ${key}" http://127.0.0.1:${port}/v1/billing/credits
 

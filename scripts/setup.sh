@@ -13,6 +13,14 @@ command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr tesseract-ocr-e
 command -v pdftoppm >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# Peer extractors that `pnpm eval:text` scores beside docfleet (never runtime dependencies).
+/usr/bin/python3 -c 'import fitz' >/dev/null 2>&1 || need_apt+=(python3-fitz)
+/usr/bin/python3 -c 'import pypdf' >/dev/null 2>&1 || need_apt+=(python3-pypdf)
+# Headless Chromium drives the web console's end-to-end tests (playwright-core, no browser download).
+# DOCFLEET_NO_BROWSER=1 (the quickstart) skips it.
+if [ -z "${DOCFLEET_NO_BROWSER:-}" ]; then
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium fonts-dejavu-core)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "installing ${need_apt[*]} (apt)"
   $SUDO apt-get update -qq
@@ -56,3 +64,11 @@ if [ ! -d node_modules/.pnpm ] || [ pnpm-lock.yaml -nt node_modules/.modules.yam
   CI=true pnpm install --frozen-lockfile --reporter=append-only >/dev/null || { echo "setup: pnpm install failed:" >&2; CI=true pnpm install --frozen-lockfile 2>&1 | tail -n 20 >&2; exit 1; }
 fi
 gen_log=$(bash scripts/prisma-generate.sh 2>&1) || { echo "setup: prisma generate failed:" >&2; echo "$gen_log" >&2; exit 1; }
+
+# The web console's build (services/console/dist), which the gateway serves at /: rebuilt when its
+# sources, the SDK it bundles or the lockfile changed since the last build.
+stamp=services/console/dist/index.html
+if [ ! -f "$stamp" ] || [ -n "$(find services/console/src services/console/public services/console/index.html services/console/vite.config.ts libs/sdk/src pnpm-lock.yaml -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+  log "building the web console"
+  build_log=$(cd services/console && pnpm exec vite build --logLevel warn 2>&1) || { echo "setup: web console build failed:" >&2; echo "$build_log" >&2; exit 1; }
+fi

@@ -19,6 +19,7 @@ export OMP_THREAD_LIMIT=1
 status=0
 echo "== typecheck"
 pnpm exec tsc -p tsconfig.json --noEmit || status=1
+pnpm exec tsc -p services/console/tsconfig.json --noEmit || status=1
 echo "== openapi lint"
 pnpm --silent lint:openapi || status=1
 echo "== jest"

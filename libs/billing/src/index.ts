@@ -4,4 +4,5 @@ export * from './ledger';
 export * from './reservations';
 export * from './reads';
 export * from './duties';
+export { creditTransaction, creditQueueActive, CREDIT_QUEUE_WAIT_MS } from './credit-transaction';
 export { observeCredits, type CreditObserver } from './observers';

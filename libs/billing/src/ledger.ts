@@ -1,6 +1,7 @@
 import type { Db, Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import { lockAccount, reservedHold, type AccountRow } from './accounts';
+import { creditTransaction } from './credit-transaction';
 import { reportCreditMovement } from './observers';
 
 export type LedgerKind = 'grant' | 'debit' | 'reversal' | 'adjustment';
@@ -61,7 +62,7 @@ export function assertAffordable(acc: AccountRow, hold: number, amount: number):
 
 export async function grantCredits(db: Db, args: { orgId: string; amount: number; idempotencyKey: string; reason: string }) {
   if (!Number.isInteger(args.amount) || args.amount <= 0) throw new ApiError('invalid_request', 'amount must be a positive integer');
-  return db.$transaction(async (tx) => {
+  return creditTransaction(db, args.orgId, async (tx) => {
     const acc = await lockAccount(tx, args.orgId);
     const existing = await findEntry(tx, args.orgId, args.idempotencyKey);
     if (existing) return { entry: existing, granted: false };
@@ -94,7 +95,7 @@ export async function refundDebit(tx: Tx, args: { orgId: string; originalKey: st
 
 /** An operator's correction (positive or negative), recorded as an adjustment. */
 export async function adjustCredits(db: Db, args: { orgId: string; amount: number; idempotencyKey: string; reason: string }) {
-  return db.$transaction(async (tx) => {
+  return creditTransaction(db, args.orgId, async (tx) => {
     const acc = await lockAccount(tx, args.orgId);
     const existing = await findEntry(tx, args.orgId, args.idempotencyKey);
     if (existing) return existing;
@@ -107,7 +108,7 @@ export { writeEntry as _writeEntry, findEntry as _findEntry };
 
 /** Sets (or clears, with null) the organisation's monthly quota. */
 export async function setMonthlyQuota(db: Db, orgId: string, quota: number | null) {
-  return db.$transaction(async (tx) => {
+  return creditTransaction(db, orgId, async (tx) => {
     const acc = await lockAccount(tx, orgId);
     return tx.creditAccount.update({ where: { id: acc.id }, data: { monthly_quota_credits: quota } });
   });

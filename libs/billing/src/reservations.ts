@@ -74,3 +74,9 @@ export async function deleteReservationsOfFiles(tx: Tx, fileIds: string[]): Prom
   if (!fileIds.length) return 0;
   return (await tx.creditReservation.deleteMany({ where: { file_id: { in: fileIds } } })).count;
 }
+
+/** Removes the links between a permanently deleted knowledge base's jobs and their reservations. */
+export async function deleteKnowledgeBaseJobReservations(tx: Tx, knowledgeBaseJobIds: string[]): Promise<number> {
+  if (!knowledgeBaseJobIds.length) return 0;
+  return (await tx.knowledgeBaseJobCreditReservation.deleteMany({ where: { knowledge_base_job_id: { in: knowledgeBaseJobIds } } })).count;
+}

@@ -29,6 +29,13 @@ export const baseEnv = z.object({
   DB_POOL_MAX: intFromEnv(10, 1),
   QUEUE_PREFIX: z.string().min(1).default('docfleet'),
   HEALTH_PORT: intFromEnv(0),
+  /** A worker running a parse job or an operation writes its heartbeat_at this often. */
+  WORKER_HEARTBEAT_SECONDS: intFromEnv(10, 1),
+  /**
+   * A running job or operation whose heartbeat is older than this has lost its worker: a waiting
+   * synchronous request runs it again, the reapers retry or fail (and refund) it (issue 13.2).
+   */
+  WORKER_LOST_SECONDS: intFromEnv(40, 2),
 });
 
 export const gatewayEnv = baseEnv.extend({
@@ -54,6 +61,8 @@ export const gatewayEnv = baseEnv.extend({
   LOGIN_BACKOFF_MAX_SECONDS: intFromEnv(900, 1),
   /** Failures are forgotten this long after an account's or address's last attempt. */
   LOGIN_FAILURE_WINDOW_SECONDS: intFromEnv(3600, 1),
+  /** The web console's build served at `/`: empty for services/console/dist, `off` to serve none. */
+  CONSOLE_DIR: z.string().default(''),
 });
 
 export type BaseEnv = z.infer<typeof baseEnv>;

@@ -8,13 +8,32 @@ export * from './generated/client';
 export interface DbOptions {
   /** Maximum connections in this process's pool (env DB_POOL_MAX in the services). */
   poolMax?: number;
+  /** How long a transaction may wait for a pooled connection (Prisma's maxWait; its default is 2 s). */
+  txMaxWaitMs?: number;
+  /** How long an interactive transaction may run before it is rolled back (Prisma's default is 5 s). */
+  txTimeoutMs?: number;
 }
+
+/**
+ * Under a burst a transaction queues for a connection: Prisma's 2 s default turned a busy pool into
+ * 500s (issue 13.4), so the wait is 20 s; past it the caller gets a database-unavailable error
+ * (isDatabaseUnavailable), which the gateway answers 503 service_unavailable.
+ */
+export const TX_MAX_WAIT_MS = 20_000;
+export const TX_TIMEOUT_MS = 20_000;
 
 /** A Prisma client over node-postgres: no query engine binary is needed (see prisma/README.md). */
 export function createPrismaClient(url: string, opts: DbOptions = {}): PrismaClient {
-  const pool = new Pool({ connectionString: url, max: opts.poolMax ?? 10 });
+  // connectionTimeoutMillis: an unreachable server fails a request in seconds instead of hanging it.
+  const pool = new Pool({ connectionString: url, max: opts.poolMax ?? 10, connectionTimeoutMillis: 10_000 });
+  // A connection the server drops while idle (a restart) emits 'error' on the pool: without a
+  // listener that would end the process. The pool replaces it on the next checkout.
+  pool.on('error', () => undefined);
   // disposeExternalPool: $disconnect ends the pool, as it does when the adapter owns it.
-  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const client = new PrismaClient({
+    adapter: new PrismaPg(pool, { disposeExternalPool: true }),
+    transactionOptions: { maxWait: opts.txMaxWaitMs ?? TX_MAX_WAIT_MS, timeout: opts.txTimeoutMs ?? TX_TIMEOUT_MS },
+  });
   pools.set(client, pool);
   return client;
 }
@@ -40,4 +59,37 @@ export type Tx = Prisma.TransactionClient;
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; meta?: { code?: string }; cause?: { code?: string } };
   return e?.code === 'P2002' || e?.code === '23505' || e?.meta?.code === '23505' || e?.cause?.code === '23505';
+}
+
+// Prisma codes for "the database could not serve this now": unreachable (P1001/P1002), timed out
+// (P1008), connection closed (P1017), pool or transaction start timeout (P2024/P2028), too many
+// connections (P2037).
+const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028', 'P2037']);
+// SQLSTATEs of the same: connection exceptions (08…), too many connections (53300), shutdown or
+// start-up in progress (57P01–57P03), query cancelled by a timeout (57014), lock timeout (55P03).
+const UNAVAILABLE_SQLSTATE = /^(08...|53300|57P0[123]|57014|55P03)$/;
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const UNAVAILABLE_KIND = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+const UNAVAILABLE_MESSAGE = /Unable to start a transaction in the given time|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection due to administrator command|the database system is (starting up|shutting down)|Cannot use a pool after calling end/i;
+
+/**
+ * True when err says the database is unreachable, restarting or too busy to serve the request in
+ * time: a condition a retry can clear, never the request's fault (the gateway answers 503
+ * service_unavailable; workers let the queue retry). Looks through Prisma's wrappers (meta, cause)
+ * at the driver's own error.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const walk = (e: unknown, depth: number): boolean => {
+    if (!e || typeof e !== 'object' || seen.has(e) || depth > 6) return false;
+    seen.add(e);
+    const x = e as { code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; name?: unknown; meta?: unknown; cause?: unknown; driverAdapterError?: unknown };
+    const code = typeof x.code === 'string' ? x.code : undefined;
+    if (code && (UNAVAILABLE_PRISMA.has(code) || UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code))) return true;
+    if (typeof x.originalCode === 'string' && UNAVAILABLE_SQLSTATE.test(x.originalCode)) return true;
+    if (typeof x.kind === 'string' && UNAVAILABLE_KIND.has(x.kind)) return true;
+    if (typeof x.message === 'string' && UNAVAILABLE_MESSAGE.test(x.message)) return true;
+    return walk(x.meta, depth + 1) || walk(x.cause, depth + 1) || walk(x.driverAdapterError, depth + 1);
+  };
+  return walk(err, 0);
 }

@@ -1,5 +1,8 @@
 import { bottomLeftToTopLeft, cellAccuracy, characterErrorRate, iou, levenshtein, normaliseMarkdown, parseCsv, textSimilarity } from '../eval/metrics';
+import type { GroundingDocument } from '@docfleet/contracts';
 import { levenshteinReference } from '../eval/metrics/edit-distance';
+import { lcsLength, lcsReference, levenshteinRatio } from '../eval/metrics/lcs';
+import { groundingPlainText, stripGlyphPlaceholders, textScore } from '../eval/text-eval';
 
 describe('evaluation metrics', () => {
   it('bit-parallel Levenshtein matches the plain dynamic programme', () => {
@@ -32,5 +35,35 @@ describe('evaluation metrics', () => {
     expect(bottomLeftToTopLeft([10, 700, 110, 780], 792)).toEqual([10, 12, 110, 92]);
     expect(iou([0, 0, 10, 10], [5, 0, 15, 10])).toBeCloseTo(1 / 3);
     expect(parseCsv('a,"b,c"\n"x ""y""",\n')).toEqual([['a', 'b,c'], ['x "y"', '']]);
+  });
+});
+
+describe('text benchmark metric (python-Levenshtein ratio)', () => {
+  it('bit-parallel LCS matches the plain dynamic programme across word boundaries', () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let t = 0; t < 200; t++) {
+      const alpha = 'abcde fgh'.slice(0, 2 + (t % 8));
+      const gen = (n: number) => Array.from({ length: n }, () => alpha[Math.floor(rnd() * alpha.length)]).join('');
+      const a = gen(Math.floor(rnd() * 150)), b = gen(Math.floor(rnd() * 150));
+      expect(lcsLength(a, b)).toBe(lcsReference(a, b));
+    }
+  });
+
+  it('ratio counts a substitution as two edits, as python-Levenshtein does', () => {
+    expect(levenshteinRatio('abcd', 'abxd')).toBeCloseTo(0.75); // 2·3 / 8
+    expect(levenshteinRatio('', '')).toBe(1);
+    expect(levenshteinRatio('kitten', 'sitting')).toBeCloseTo(8 / 13);
+  });
+
+  it('scores whole documents: plain text from grounding, headers and tables included', () => {
+    const el = (type: string, content: string, extra: object = {}) => ({ id: 'x', type, label: '', bbox: { x1: 0, y1: 0, x2: 1, y2: 1 }, pixel_bbox: [0, 0, 1, 1], content, markdown_anchor: '', ...extra });
+    const g = { filename: 'a.pdf', file_type: 'pdf', pages: [{ page_number: 1, width: 10, height: 10, elements: [
+      el('page_header', 'Running head'), el('text', 'Body text.'),
+      el('table', 'x', { cells: [{ row: 0, col: 1, text: 'B', rowSpan: 1, colSpan: 1 }, { row: 0, col: 0, text: 'A', rowSpan: 1, colSpan: 1 }, { row: 1, col: 0, text: 'C', rowSpan: 1, colSpan: 1 }] }),
+    ] }] } as unknown as GroundingDocument;
+    expect(groundingPlainText(g)).toBe('Running head\nBody text.\nA B\nC');
+    expect(textScore('# Title\n\nsome   text', 'Title some text')).toBe(100);
+    expect(stripGlyphPlaceholders('a GLYPH<g12> b GLYPH&lt;c&gt;')).toBe('a  b ');
   });
 });

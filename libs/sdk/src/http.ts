@@ -38,7 +38,7 @@ export interface HttpRequest extends RequestOptions {
   query?: Query;
   json?: unknown;
   /** A prepared body (multipart); `contentType` goes with it when the body does not set its own. */
-  body?: RequestInit['body'];
+  body?: RequestBody;
   contentType?: string;
   response?: ResponseKind;
   /** Extra request headers (e.g. If-None-Match). */
@@ -46,6 +46,9 @@ export interface HttpRequest extends RequestOptions {
   /** Accept 304 Not Modified as a success with `data: null` (conditional requests). */
   notModifiedOk?: boolean;
 }
+
+/** What fetch accepts as a body in Node and in browsers (Node's fetch also streams async iterables). */
+export type RequestBody = NonNullable<RequestInit['body']> | AsyncIterable<Uint8Array>;
 
 export interface HttpResponse<T> { status: number; headers: Headers; data: T }
 
@@ -127,7 +130,7 @@ export class Transport {
       const init: RequestInit & { duplex?: 'half' } = {
         method,
         headers: this.headers(req),
-        body: req.json !== undefined ? JSON.stringify(req.json) : req.body,
+        body: req.json !== undefined ? JSON.stringify(req.json) : (req.body as RequestInit['body']),
         signal,
         // Never follow a redirect: fetch would forward x-api-key to whatever host it names. 'error'
         // rather than 'manual' also stops undici from keeping the whole request body in memory
@@ -184,7 +187,7 @@ function isEnvelope(v: unknown): v is Envelope {
   return Boolean(o && typeof o === 'object' && typeof o.code === 'string' && typeof o.error === 'string');
 }
 
-function isStreamBody(b: NonNullable<RequestInit['body']>): boolean {
+function isStreamBody(b: RequestBody): boolean {
   return typeof b === 'object' && (Symbol.asyncIterator in b || typeof (b as { getReader?: unknown }).getReader === 'function');
 }
 
@@ -201,10 +204,16 @@ function isText(ct: string) {
   return /^text\//i.test(ct) || /^application\/(xml|x-ndjson|yaml)\b/i.test(ct);
 }
 
+/** A Buffer in Node; in a browser (the console), where there is no Buffer, the same bytes as a Uint8Array. */
+async function bytes(res: Response): Promise<Buffer> {
+  const ab = await res.arrayBuffer();
+  return (typeof Buffer === 'function' ? Buffer.from(ab) : new Uint8Array(ab)) as Buffer;
+}
+
 async function decode(res: Response, kind: ResponseKind, method: string, routePath: string): Promise<unknown> {
   const ct = res.headers.get('content-type') ?? '';
-  if (kind === 'buffer') return Buffer.from(await res.arrayBuffer());
-  if (kind === 'auto' && !isJson(ct)) return isText(ct) ? res.text() : Buffer.from(await res.arrayBuffer());
+  if (kind === 'buffer') return bytes(res);
+  if (kind === 'auto' && !isJson(ct)) return isText(ct) ? res.text() : bytes(res);
   const text = await res.text();
   if (!text) return null;
   try {

@@ -63,7 +63,7 @@ async function toBlob(src: UploadSource, type: string): Promise<Blob | undefined
     return (await openAsBlob(src, { type })) as Blob;
   }
   if (src instanceof Blob) return src;
-  if (src instanceof Uint8Array) return new Blob([src], { type });
+  if (src instanceof Uint8Array) return new Blob([src as Uint8Array<ArrayBuffer>], { type });
   if (src instanceof ArrayBuffer) return new Blob([src], { type });
   return undefined;
 }

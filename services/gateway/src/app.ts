@@ -7,6 +7,7 @@ import { authMiddleware, errorHandler, notFound, rateLimit, requestContext } fro
 import { createGatewayMetrics } from './http/metrics';
 import { tracingMiddleware } from './http/tracing';
 import { bodyGuard, jsonDepthLimit } from './http/body-guard';
+import { consoleRouter } from './http/console';
 import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
 import { fileRoutes, type FileHooks } from './routes/files.routes';
@@ -95,6 +96,10 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   };
   let cached: unknown;
   app.get('/v1/openapi.json', (_req, res) => void res.json((cached ??= openapi())));
+
+  // The web console (static files; it calls the API like any client).
+  const consoleApp = consoleRouter(deps.env.CONSOLE_DIR, deps.logger);
+  if (consoleApp) app.use(consoleApp);
 
   // Unreadable and over-deep bodies are refused before credentials are looked up.
   app.use(bodyGuard(), json, jsonDepthLimit(), publicRouter);

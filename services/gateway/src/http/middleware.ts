@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyCacheFor, authenticate, type ApiKeyCache } from '@docfleet/auth';
-import type { Db } from '@docfleet/db';
+import { isDatabaseUnavailable, type Db } from '@docfleet/db';
 import { ApiError, isApiError, toEnvelope } from '@docfleet/errors';
 import type { Logger } from '@docfleet/logger';
 import type { NextFunction, Request, Response } from 'express';
@@ -207,6 +207,10 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
     if (e.status === 413) apiErr = new ApiError('request_too_large', 'The request body is too large.');
     else if (e.status === 415 || (encoded && e.status === 400 && !e.type)) apiErr = new ApiError('unsupported_media_type', 'The body is not encoded as its Content-Encoding says.');
     else apiErr = new ApiError('invalid_request_body', 'The request body could not be read.');
+  } else if (isDatabaseUnavailable(err)) {
+    // A busy, restarting or unreachable database: the client's retry can succeed, so 503 (spec), never 500.
+    (req.log ?? console).warn({ err }, 'database unavailable');
+    apiErr = new ApiError('service_unavailable', 'The database is busy or unavailable; try again shortly.', { headers: { 'retry-after': '2' } });
   } else {
     (req.log ?? console).error({ err }, 'unhandled error');
     apiErr = new ApiError('internal_error', 'Internal server error.');

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Principal } from '@docfleet/auth';
-import { ApiError } from '@docfleet/errors';
+import { ApiError, type ErrorCode } from '@docfleet/errors';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import { api } from '@docfleet/contracts';
@@ -24,6 +24,20 @@ export interface RouteDef<B extends z.ZodType | undefined, Q extends z.ZodObject
   auth?: boolean;
   /** Error codes the route can answer with, documented in OpenAPI. */
   errors?: string[];
+  /**
+   * Body fields whose absence the spec answers with a code of its own (a workflow request without
+   * `file_id` is 400 file_id_is_required, not invalid_request_body). Checked before the body schema.
+   */
+  required?: Partial<Record<string, ErrorCode>>;
+}
+
+/** Throws the field's own code when a required field of an object body is absent (missing, null or ''). */
+function checkRequired(required: Partial<Record<string, ErrorCode>> | undefined, body: unknown): void {
+  if (!required || !body || typeof body !== 'object' || Array.isArray(body)) return;
+  for (const [field, code] of Object.entries(required)) {
+    const v = (body as Record<string, unknown>)[field];
+    if (code && (v === undefined || v === null || v === '')) throw new ApiError(code, `Send ${field}: this request needs it.`);
+  }
 }
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -71,6 +85,7 @@ export class ApiRoutes {
         if (def.auth !== false && !req.principal) throw new ApiError('invalid_api_key', 'No credentials were sent.');
         const params = (def.params ? parseOr(def.params, req.params, 'invalid_request', 'path parameter') : undefined) as Infer<P>;
         const query = (def.query ? parseOr(def.query, req.query, 'invalid_request', 'query parameter') : undefined) as Infer<Q>;
+        if (def.body) checkRequired(def.required, req.body ?? {});
         const body = (def.body ? parseOr(def.body, req.body ?? {}, 'invalid_request_body', 'request body') : undefined) as Infer<B>;
         const out = await handler({ req, res, body, query, params, principal: req.principal as Principal });
         if (out && !res.headersSent) {
@@ -90,8 +105,9 @@ export class ApiRoutes {
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
         : { description: r.description };
     }
+    const codes = [...new Set([...Object.values(def.required ?? {}), ...(def.errors ?? [])])];
     responses.default = {
-      description: `Error envelope${def.errors?.length ? `; codes: ${def.errors.join(', ')}` : ''}`,
+      description: `Error envelope${codes.length ? `; codes: ${codes.join(', ')}` : ''}`,
       content: { 'application/json': { schema: api.ErrorEnvelope } },
     };
     const body = def.body

@@ -1,5 +1,5 @@
 import { isRoot, reachableKbIds, requireKbAccess, requirePermission, type AccessLevel, type Principal } from '@docfleet/auth';
-import { deleteReservationsOfFiles } from '@docfleet/billing';
+import { deleteKnowledgeBaseJobReservations, deleteReservationsOfFiles } from '@docfleet/billing';
 import { isUniqueViolation, type Db, type Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import { kbRoot } from '@docfleet/storage';
@@ -74,7 +74,7 @@ export async function deleteKnowledgeBase(deps: Pick<Deps, 'db' | 'storage'>, p:
     const imports = await tx.import.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
     const importItems = await tx.importItem.deleteMany({ where: { import_id: { in: imports.map((i) => i.id) } } });
     const kbJobs = await tx.knowledgeBaseJob.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
-    const kbJobRes = await tx.knowledgeBaseJobCreditReservation.deleteMany({ where: { knowledge_base_job_id: { in: kbJobs.map((j) => j.id) } } });
+    const kbJobReservations = await deleteKnowledgeBaseJobReservations(tx, kbJobs.map((j) => j.id));
     const out = {
       ...counts,
       knowledge_bases: 0,
@@ -83,7 +83,7 @@ export async function deleteKnowledgeBase(deps: Pick<Deps, 'db' | 'storage'>, p:
       import_items: importItems.count,
       rbac_grants: (await tx.rbacGrant.deleteMany({ where: { resource_type: 'knowledge_base', resource_id: kb.id } })).count,
       knowledge_base_jobs: (await tx.knowledgeBaseJob.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
-      knowledge_base_job_credit_reservations: kbJobRes.count,
+      knowledge_base_job_credit_reservations: kbJobReservations,
     };
     out.knowledge_bases = (await tx.knowledgeBase.deleteMany({ where: { id: kb.id } })).count;
     return out;

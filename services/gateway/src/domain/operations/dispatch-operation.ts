@@ -1,4 +1,4 @@
-import { debitCredits } from '@docfleet/billing';
+import { creditTransaction, debitCredits } from '@docfleet/billing';
 import type { Principal } from '@docfleet/auth';
 import { isUniqueViolation, type Operation } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
@@ -34,7 +34,7 @@ export async function dispatchQueued(deps: Pick<Deps, 'db' | 'queues' | 'logger'
 
     let op: Operation | null;
     try {
-      op = await deps.db.$transaction(async (tx) => {
+      op = await creditTransaction(deps.db, p.orgId, async (tx) => {
         const row = await startAttempt(tx, p, q, prior);
         // 402 here rolls back the row (or the reset) with it.
         if (row) {

@@ -1,5 +1,5 @@
 import { requirePermission, type Principal } from '@docfleet/auth';
-import { finalizeReservation, reserveCredits } from '@docfleet/billing';
+import { creditTransaction, finalizeReservation, reserveCredits } from '@docfleet/billing';
 import { isSpreadsheetKind, parseInputKind, type api } from '@docfleet/contracts';
 import { isUniqueViolation, type CreditReservation, type Db, type Job } from '@docfleet/db';
 import { ApiError, isApiError, tail } from '@docfleet/errors';
@@ -63,7 +63,7 @@ export async function dispatchParse(deps: DispatchDeps, p: Principal, fileId: st
   const estimate = await estimateUnits(deps, version, deps.env.MAX_PAGES);
   let created: { job: Job; reservation: CreditReservation };
   try {
-    created = await deps.db.$transaction(async (tx) => {
+    created = await creditTransaction(deps.db, p.orgId, async (tx) => {
       const job = await tx.job.create({
         data: {
           org_id: p.orgId, knowledge_base_id: file.knowledge_base_id, file_id: file.id, file_version_id: version.id,

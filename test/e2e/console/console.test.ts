@@ -1,0 +1,385 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DocfleetApiError, DocfleetClient, type GroundingDocument } from '@docfleet/sdk';
+import { createTestDb, type TestDb } from '@docfleet/testing';
+import { root, startFleet, type Fleet } from '../fleet-process';
+import { ensureConsoleBuilt, launchBrowser, shot, watchProblems } from './browser';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+// Functions passed to page.evaluate run in the browser: these names exist there, not in Node's types.
+declare const window: any, document: any, sessionStorage: any, localStorage: any, MutationObserver: any, DataTransfer: any, DragEvent: any;
+type HTMLProgressElement = { value: number; max: number };
+
+// The web console against a real fleet (`pnpm start`) in real headless Chromium: every assertion
+// goes through what a person sees and clicks, and every number is checked against the API.
+const corpus = (p: string) => path.resolve(process.env.DOCFLEET_CORPUS ?? path.resolve(root, '../shared/corpus'), p);
+const PAPER = corpus('b_tables/icdar2013/us-039.pdf'); // 3 pages, text layer, tables
+const PASSWORD = 'console-test-password-1';
+
+let t: TestDb;
+let dataDir: string;
+let fleet: Fleet;
+let browser: Browser;
+let ctx: BrowserContext;
+let page: Page;
+let problems: string[];
+let api: DocfleetClient;
+let org: { apiKey: string; orgId: string };
+let adminEmail: string;
+
+async function cli(args: string[], stdin?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('pnpm', ['--silent', 'docfleet', 'admin', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: t.url } }, (err, out) => (err ? reject(err) : resolve(out)));
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+/** A text-layer PDF whose text is markup: the console must show it as text and run none of it. */
+async function hostilePdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const p = doc.addPage([612, 792]);
+  const lines = [
+    'Hostile markup report',
+    '<script>window.__xss = "script"</script>',
+    '<img src=x onerror="window.__xss = \'img\'">',
+    'Quarterly zebra inventory: every line of this page is ordinary text that a parser must keep as',
+    'text. The console renders markdown without raw HTML, so the tags above are shown, never run.',
+    'A third paragraph makes sure the page has a usable text layer of well over one hundred and',
+    'fifty characters, so the automatic backend reads the text layer instead of running OCR.',
+  ];
+  lines.forEach((l, i) => p.drawText(l, { x: 50, y: 720 - i * (i === 0 ? 30 : 24), size: i === 0 ? 20 : 11, font }));
+  return doc.save();
+}
+
+async function signInWithKey(key: string) {
+  await page.goto(`${fleet.baseUrl}/`);
+  await page.getByRole('tab', { name: 'API key' }).click();
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Knowledge bases' }).waitFor();
+}
+
+async function signOut() {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+}
+
+/** The error banner's status and code, as shown. */
+async function shownError(): Promise<{ text: string; code: string | null }> {
+  const banner = page.getByRole('alert').filter({ has: page.locator('.error-code') }).first();
+  await banner.waitFor();
+  return { text: (await banner.innerText()).trim(), code: await banner.getAttribute('data-code') };
+}
+
+beforeAll(async () => {
+  await ensureConsoleBuilt();
+  t = await createTestDb();
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-console-e2e-'));
+  fleet = await startFleet({ DATABASE_URL: t.url, DATA_DIR: dataDir, LOGIN_FREE_FAILURES: '2', LOGIN_BACKOFF_BASE_SECONDS: '30' });
+  org = await fleet.createOrg(500);
+  adminEmail = `admin-${randomUUID().slice(0, 8)}@example.com`;
+  await cli(['create-user', '--org', org.orgId, '--email', adminEmail, '--role', 'admin', '--password-stdin'], `${PASSWORD}\n`);
+  api = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey: org.apiKey });
+  browser = await launchBrowser();
+  ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await ctx.newPage();
+  problems = watchProblems(page);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  fleet?.kill();
+  await t?.drop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  // No script error and no Content-Security-Policy refusal on any screen.
+  expect(problems).toEqual([]);
+});
+
+describe('web console', () => {
+  let kbId: string;
+  let paperId: string;
+  let hostileId: string;
+
+  it('signs in with an API key kept in sessionStorage only, and manages knowledge bases', async () => {
+    await page.goto(`${fleet.baseUrl}/`);
+    await shot(page, '01-sign-in');
+    await signInWithKey(org.apiKey);
+    expect(page.url()).not.toContain(org.apiKey);
+    const stored = await page.evaluate(() => ({ session: JSON.stringify(sessionStorage), local: JSON.stringify(localStorage) }));
+    expect(stored.session).toContain(org.apiKey);
+    expect(stored.local).not.toContain(org.apiKey);
+
+    await page.getByLabel('Name', { exact: true }).fill('Console papers');
+    await page.getByLabel('Description').fill('made by the console test');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const card = page.locator('.card', { hasText: 'Console papers' });
+    await card.waitFor();
+    kbId = (await card.getAttribute('data-kb-id'))!;
+    expect((await api.knowledgeBases.list()).knowledge_bases.map((k) => k.name)).toContain('Console papers');
+
+    // rename, and a second one to delete with the permanent-delete confirmation
+    await page.getByLabel('Name', { exact: true }).fill('Scratch');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const scratchCard = page.locator('.card', { hasText: 'Scratch' });
+    await scratchCard.waitFor();
+    const scratch = page.locator(`.card[data-kb-id="${await scratchCard.getAttribute('data-kb-id')}"]`);
+    await scratch.getByRole('button', { name: 'Rename' }).click();
+    await scratch.getByLabel('New name').fill('Scratch renamed');
+    await scratch.getByRole('button', { name: 'Save' }).click();
+    const renamed = page.locator('.card', { hasText: 'Scratch renamed' });
+    await renamed.waitFor();
+    await shot(page, '02-knowledge-bases');
+    await renamed.getByRole('button', { name: 'Delete…' }).click();
+    const del = renamed.getByRole('button', { name: 'Delete permanently' });
+    expect(await del.isDisabled()).toBe(true); // until the name is typed
+    await renamed.getByLabel('Name', { exact: true }).fill('Scratch renamed');
+    await del.click();
+    await renamed.waitFor({ state: 'detached' });
+    expect((await api.knowledgeBases.list()).knowledge_bases.map((k) => k.name).sort()).toEqual(['Console papers']);
+  }, 60_000);
+
+  it('uploads many files (drag and drop and the picker) with progress, and shows each parse live until it finishes', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}`);
+    await page.getByRole('heading', { name: 'Console papers' }).waitFor();
+    // Record every parse state the table shows, to prove progress is live (not only the end state).
+    await page.evaluate(() => {
+      const seen: string[] = ((window as unknown as { __states: string[] }).__states = []);
+      new MutationObserver(() => {
+        for (const row of document.querySelectorAll('tr[data-file-id]')) {
+          const pct = row.querySelector('.percent')?.textContent?.trim() ?? '';
+          seen.push(`${row.getAttribute('data-parse-status')}${pct}`);
+        }
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+    const hostile = Buffer.from(await hostilePdf()).toString('base64');
+    await page.evaluate(({ b64 }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'hostile.pdf', { type: 'application/pdf' }));
+      const zone = document.querySelector('[data-testid="dropzone"]')!;
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, { b64: hostile });
+    await page.locator('input[type="file"]').setInputFiles([PAPER]);
+    await page.locator('.uploads li[data-upload-state="done"]').nth(1).waitFor({ timeout: 60_000 });
+    const bars = await page.locator('.uploads progress').evaluateAll((ps) => ps.map((p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max]));
+    expect(bars).toHaveLength(2);
+    for (const [v, max] of bars) expect(v).toBe(max); // each file's bar reached its own size
+
+    await page.locator('tr[data-file-id]').nth(1).waitFor();
+    await shot(page, '03-knowledge-base-parsing');
+    const done = page.locator('tr[data-parse-status="completed"]');
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-parse-status="completed"]').length === 2, undefined, { timeout: 180_000, polling: 250 });
+    expect(await done.count()).toBe(2);
+    const states = await page.evaluate(() => (window as unknown as { __states: string[] }).__states);
+    expect(states.some((s) => /^(queued|running)/.test(s))).toBe(true);
+    const index = await api.knowledgeBases.index(kbId);
+    paperId = index.files.find((f) => f.filename === 'us-039.pdf')!.file_id;
+    hostileId = index.files.find((f) => f.filename === 'hostile.pdf')!.file_id;
+    for (const f of index.files) expect(f.latest_parse_job?.status).toBe('completed');
+    await shot(page, '04-knowledge-base-parsed');
+  }, 240_000);
+
+  it('draws every grounding element of a page as a box at its place on the image, linked both ways to the markdown', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}`);
+    await page.locator(`tr[data-file-id="${paperId}"]`).getByRole('link', { name: 'View' }).click();
+    const overlay = page.getByTestId('page-overlay');
+    await overlay.waitFor();
+    const manifest = (await api.files.artefacts(paperId)).artifacts.find((a) => a.artifact_type === 'parse')!;
+    const grounding: GroundingDocument = await api.artifacts.get(manifest.id, 'grounding_json');
+
+    const checkPage = async (n: number) => {
+      await page.locator(`[data-testid="page-overlay"][data-page="${n}"]`).waitFor();
+      const gp = grounding.pages.find((p) => p.page_number === n)!;
+      expect(gp.elements.length).toBeGreaterThan(0);
+      expect(await overlay.locator('[data-element-id]').count()).toBe(gp.elements.length);
+      const img = (await page.locator('.page-image').boundingBox())!;
+      for (const el of [gp.elements[0]!, gp.elements[Math.floor(gp.elements.length / 2)]!, gp.elements.at(-1)!]) {
+        const b = (await overlay.locator(`[data-element-id="${el.id}"]`).boundingBox())!;
+        expect(Math.abs(b.x - (img.x + el.bbox.x1 * img.width))).toBeLessThan(1.5);
+        expect(Math.abs(b.y - (img.y + el.bbox.y1 * img.height))).toBeLessThan(1.5);
+        expect(Math.abs(b.width - (el.bbox.x2 - el.bbox.x1) * img.width)).toBeLessThan(1.5);
+        expect(Math.abs(b.height - (el.bbox.y2 - el.bbox.y1) * img.height)).toBeLessThan(1.5);
+      }
+      // table cells are drawn inside the tables that have them, and nowhere else
+      const cells = gp.elements.reduce((n, e) => n + (e.cells?.length ?? 0), 0);
+      if (cells === 0) expect(await overlay.locator('.cell').count()).toBe(0);
+      else expect(await overlay.locator('.cell').count()).toBeGreaterThan(0);
+      return gp;
+    };
+
+    const p1 = await checkPage(1);
+    await shot(page, '05-viewer');
+    // box → markdown
+    const target = p1.elements.find((e) => e.markdown_anchor.trim()) ?? p1.elements[0]!;
+    await overlay.locator(`[data-element-id="${target.id}"]`).click();
+    await page.locator(`.md-block.selected[data-md-element-id="${target.id}"]`).waitFor();
+    // hover shows the element's text
+    await overlay.locator(`[data-element-id="${target.id}"]`).hover();
+    expect(await page.getByRole('tooltip').innerText()).toContain(target.content.slice(0, 20).trim());
+    // markdown → box
+    const other = p1.elements.filter((e) => e.id !== target.id).at(-1)!;
+    await page.locator(`[data-md-element-id="${other.id}"]`).click();
+    await overlay.locator(`.box.selected[data-element-id="${other.id}"]`).waitFor();
+    // keyboard paging, then zoom: boxes follow the image
+    await page.locator('.stage-scroll').focus();
+    await page.keyboard.press('ArrowRight');
+    await checkPage(2);
+    await page.getByLabel('Zoom').selectOption('1.5');
+    await checkPage(2);
+    await page.keyboard.press('ArrowLeft');
+    await checkPage(1);
+    // a layer toggle hides that layer's boxes
+    const texts = p1.elements.filter((e) => ['text', 'caption', 'footnote', 'formula', 'code'].includes(e.type)).length;
+    await page.getByLabel('Text', { exact: true }).uncheck();
+    expect(await overlay.locator('[data-element-id]').count()).toBe(p1.elements.length - texts);
+    await page.getByLabel('Text', { exact: true }).check();
+    // thumbnails page too
+    await page.getByRole('button', { name: 'Page 3', exact: true }).click();
+    await checkPage(3);
+  }, 90_000);
+
+  it('shows PDF text that is markup as text and runs none of it', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${hostileId}`);
+    const panel = page.getByTestId('markdown-panel');
+    await page.getByTestId('page-overlay').waitFor();
+    await panel.waitFor();
+    const text = await panel.innerText();
+    expect(text).toContain('<script>window.__xss = "script"</script>');
+    expect(text).toContain('<img src=x onerror=');
+    expect(await panel.locator('script, img[onerror], iframe, object').count()).toBe(0);
+    // hovering the hostile element must not inject either
+    await page.locator('[data-element-id]').nth(1).hover();
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: string }).__xss)).toBeUndefined();
+    await shot(page, '06-viewer-hostile-text');
+  }, 60_000);
+
+  it('searches, and a hit opens the viewer at its page with its box highlighted', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/search`);
+    await page.getByLabel('Query').fill('zebra inventory');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const hit = page.locator('.hit').first();
+    await hit.waitFor({ timeout: 30_000 });
+    const segmentId = (await hit.getAttribute('data-segment-id'))!;
+    await shot(page, '07-search');
+    await hit.locator('a').click();
+    await page.locator(`[data-testid="page-overlay"] .box.selected[data-element-id="${segmentId}"]`).waitFor();
+    await page.getByTestId('hit-region').waitFor();
+    await shot(page, '08-search-hit-in-viewer');
+  }, 60_000);
+
+  it('shows the API\'s errors with their code: 404 and 403', async () => {
+    const missing = randomUUID();
+    const apiErr = await api.knowledgeBases.index(missing).catch((e: DocfleetApiError) => e);
+    expect(apiErr).toBeInstanceOf(DocfleetApiError);
+    await page.goto(`${fleet.baseUrl}/#/kb/${missing}`);
+    const e404 = await shownError();
+    expect(e404.code).toBe((apiErr as DocfleetApiError).code);
+    expect(e404.text).toContain(`404 ${(apiErr as DocfleetApiError).code}`);
+    await shot(page, '09-error-404');
+
+    // an API key may not manage keys: 403 permission_required, shown on the keys screen
+    await page.goto(`${fleet.baseUrl}/#/keys`);
+    const e403 = await shownError();
+    expect(e403.code).toBe('permission_required');
+    expect(e403.text).toContain('403 permission_required');
+  }, 60_000);
+
+  it('shows 402 insufficient_credits when a parse cannot be paid for', async () => {
+    await signOut();
+    const broke = await fleet.createOrg(0);
+    await signInWithKey(broke.apiKey);
+    const brokeApi = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey: broke.apiKey });
+    const kb = (await brokeApi.knowledgeBases.create({ name: 'No credits' })).knowledge_base.id;
+    await page.goto(`${fleet.baseUrl}/#/kb/${kb}`);
+    await page.getByLabel('Parse after upload').uncheck();
+    await page.locator('input[type="file"]').setInputFiles([PAPER]);
+    const row = page.locator('tr[data-file-id]');
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Parse', exact: true }).click();
+    const e402 = await shownError();
+    expect(e402.code).toBe('insufficient_credits');
+    expect(e402.text).toContain('402 insufficient_credits');
+    await shot(page, '10-error-402');
+    await signOut();
+  }, 60_000);
+
+  it('signs in with email and password; too many wrong passwords show 429 with the retry time', async () => {
+    await page.getByRole('tab', { name: 'Email and password' }).click();
+    await page.getByLabel('Email').fill(`nobody-${randomUUID().slice(0, 6)}@example.com`);
+    await page.getByLabel('Password').fill('wrong password');
+    let last = { text: '', code: null as string | null };
+    for (let i = 0; i < 4 && last.code !== 'rate_limited'; i++) {
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      last = await shownError();
+    }
+    expect(last.code).toBe('rate_limited');
+    expect(last.text).toMatch(/429 rate_limited[\s\S]*Retry in \d+ s/);
+    await shot(page, '11-error-429');
+
+    await page.getByLabel('Email').fill(adminEmail);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Knowledge bases' }).waitFor();
+    expect(await page.locator('.who').innerText()).toContain(`${adminEmail} (admin)`);
+  }, 60_000);
+
+  it('lets an admin create an API key (secret shown once), use it, and revoke it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Name').fill('made in the console');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-secret').innerText()).trim();
+    const fresh = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey: secret });
+    expect((await fresh.billing.credits()).credits.balance_credits).toBeGreaterThan(0);
+    await shot(page, '12-api-keys');
+    const row = page.locator('tr', { hasText: 'made in the console' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByText(/^revoked/).waitFor();
+    await new Promise((r) => setTimeout(r, 6_000)); // API_KEY_CACHE_TTL_SECONDS (5) in the gateway
+    await expect(fresh.billing.credits()).rejects.toMatchObject({ status: 401 });
+  }, 60_000);
+
+  it('shows the balance, the ledger and a daily usage chart of what the parses cost', async () => {
+    await page.getByRole('link', { name: 'Credits' }).click();
+    const credits = (await api.billing.credits()).credits;
+    await page.getByTestId('balance').waitFor();
+    expect(Number(await page.getByTestId('balance').innerText())).toBe(credits.balance_credits);
+    const today = new Date().toISOString().slice(0, 10);
+    const bar = page.locator(`[data-testid="usage-chart"] .bar[data-day="${today}"]`);
+    const days = (await api.billing.ledger({ groupBy: 'day' })).entries as Array<{ day: string; net_used_credits: number }>;
+    const used = days.find((d) => d.day.slice(0, 10) === today)!.net_used_credits;
+    expect(used).toBeGreaterThan(0); // the two parses
+    expect(Number(await bar.getAttribute('data-used'))).toBe(used);
+    expect(Number(await bar.getAttribute('height'))).toBeGreaterThan(0);
+    expect(await page.getByRole('table', { name: 'Ledger entries' }).locator('tbody tr').count()).toBeGreaterThan(0);
+    await shot(page, '13-credits');
+  }, 60_000);
+
+  it('is usable on a phone-sized screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${paperId}`);
+    await page.getByTestId('page-overlay').waitFor();
+    const img = (await page.locator('.page-image').boundingBox())!;
+    expect(img.width).toBeGreaterThan(200);
+    expect(img.width).toBeLessThanOrEqual(390);
+    await shot(page, '14-viewer-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }, 60_000);
+
+  it('signs out: the session is gone from the tab', async () => {
+    await signOut();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+});
