@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FileRecord, IndexEntry, IndexEnvelope } from '@docfleet/sdk';
 import { useConsole } from '../lib/context';
 import { ErrorBanner } from '../lib/errors';
+import { newKey } from '../lib/operations';
 import { href } from '../lib/router';
 import { formatBytes, formatTime, useAsync } from '../lib/use-async';
 import { Uploader } from './uploader';
@@ -158,7 +159,8 @@ function FileRow({ kbId, f, folders, act }: {
   const job = f.latest_parse_job;
   const active = job && ACTIVE.has(job.status);
   const parsed = Boolean(f.parse_artifacts);
-  const parse = act(() => client.files.parse(f.file_id, { options: { backend, dpi } }));
+  // A re-parse is new work: a fresh key, or the API returns the completed job of the same version and options.
+  const parse = act(() => client.files.parse(f.file_id, { options: { backend, dpi }, ...(job ? { idempotency_key: newKey() } : {}) }));
   return (
     <tr data-file-id={f.file_id} data-parse-status={job?.status ?? 'none'}>
       <td>
