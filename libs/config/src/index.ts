@@ -29,6 +29,13 @@ export const baseEnv = z.object({
   DB_POOL_MAX: intFromEnv(10, 1),
   QUEUE_PREFIX: z.string().min(1).default('docfleet'),
   HEALTH_PORT: intFromEnv(0),
+  /** A worker running a parse job or an operation writes its heartbeat_at this often. */
+  WORKER_HEARTBEAT_SECONDS: intFromEnv(10, 1),
+  /**
+   * A running job or operation whose heartbeat is older than this has lost its worker: a waiting
+   * synchronous request runs it again, the reapers retry or fail (and refund) it (issue 13.2).
+   */
+  WORKER_LOST_SECONDS: intFromEnv(40, 2),
 });
 
 export const gatewayEnv = baseEnv.extend({

@@ -104,3 +104,31 @@ export function toEnvelope(err: ApiError, requestId?: string): ErrorEnvelope {
 export function tail(text: string, n = 4000): string {
   return text.length > n ? text.slice(text.length - n) : text;
 }
+
+// What a job or operation failure may show its caller: a stable code and a sentence of ours. Tool
+// output (stderr), file-system paths and stack frames stay in the log (issue 19): they tell an
+// attacker about the host and a user nothing they can act on.
+const STACK_FRAME = /^\s*at\s.*$/;
+// Absolute paths of two or more segments (/tmp/docfleet-pdf-x/r1, /work/data/kb/file.pdf, C:\x\y).
+const ABS_PATH = /(?:[A-Za-z]:\\(?:[^\\\s'"`]+\\)+[^\\\s'"`]*|(?<![\w.])\/(?:[\w.@+~-]+\/)+[\w.@+~-]*)/g;
+
+/** Removes stack frames and replaces absolute paths by `<path>`. */
+export function redactDetail(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !STACK_FRAME.test(line))
+    .join('\n')
+    .replace(ABS_PATH, '<path>')
+    .trim();
+}
+
+/**
+ * The traceback a `job.failed` event carries: the error's name, code and message, redacted, without
+ * its causes (a cause may be a tool's own error text) and without stack frames. The whole error,
+ * stack and causes included, is for the log.
+ */
+export function publicTraceback(err: unknown): string {
+  if (!(err instanceof Error)) return redactDetail(String(err));
+  const code = (err as { code?: unknown }).code;
+  return redactDetail(`${err.name}${typeof code === 'string' ? ` [${code}]` : ''}: ${err.message}`);
+}

@@ -4,9 +4,12 @@ export { inspectDocument, type InspectOptions, type InspectResult, type InputKin
 export { countPages } from './inspect/count-pages';
 export { GRAPHICS_CEILING, TEXT_FLOOR_CHARS, type Backend, type BackendDecision, type PageMetrics } from './inspect/backend-decision';
 export { parsePages } from './parse/parse-pages';
+export { removeDeadScratch } from './parse/scratch';
 export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';
 export type { DecodedImage } from './render/image-input';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';
 export { tableMarkdown } from './markdown/markdown-writer';
+export { DEFAULT_PAGE_BUDGET, cappedDpi, pageBudget, type PageBudget } from './budget';
+export type { FailedPage, PageProgress } from './parse/parse-types';

@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api';
 import { ParseError } from './parse-error';
+import { releaseAbandoned } from './text-layer/operator-stream';
 
 export type PdfjsModule = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 export type { PDFDocumentProxy };
@@ -84,4 +85,23 @@ export function toParseError(err: unknown, pageNumber?: number): ParseError {
     return new ParseError('corrupt_pdf', `The PDF is damaged and cannot be read (${message}).`, { cause: err, pageNumber });
   }
   return new ParseError('corrupt_pdf', `The PDF could not be processed: ${message}`, { cause: err, pageNumber });
+}
+
+/** A page's size in points (UserUnit included, as pdf.js' viewport has it), from a short-lived document. */
+export async function pagePointSize(filePath: string, pageNumber: number): Promise<{ width: number; height: number }> {
+  const doc = await openPdf(filePath);
+  try {
+    const page = await doc.getPage(Math.min(pageNumber, doc.numPages));
+    const vp = page.getViewport({ scale: 1 });
+    return { width: vp.width, height: vp.height };
+  } finally {
+    await closePdf(doc);
+  }
+}
+
+/** Destroys a document, first ending pdf.js work left waiting on pages over their budget. Never throws. */
+export async function closePdf(doc: PDFDocumentProxy | undefined): Promise<void> {
+  if (!doc) return;
+  await releaseAbandoned(doc).catch(() => undefined);
+  await doc.destroy().catch(() => undefined);
 }

@@ -110,7 +110,7 @@ describe('OCR: one rasterisation per page', () => {
     try {
       await fs.mkdir(path.join(tmp, 'pages'), { recursive: true });
       const { result, calls } = await recording(async () => {
-        const r = new PageRenderer(REDBOOK, [1, 2, 3], 150, tmp, tmp, 60_000);
+        const r = new PageRenderer(REDBOOK, [1, 2, 3], () => 150, tmp, tmp, 60_000);
         const claimed = r.claim(2); // before the renderer's first batch (1-3) has started
         const p1 = await r.page(1);
         const late = r.claim(1);

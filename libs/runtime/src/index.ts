@@ -9,6 +9,27 @@ export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export type ReadyCheck = () => Promise<void>;
 
 /**
+ * Calls `beat` now and then every `everyMs` until the returned stop() is called: a running job or
+ * operation says its worker is alive (heartbeat_at), so a dead worker is noticed in seconds. A
+ * failed beat is reported and the next one tried; beats never overlap.
+ */
+export function startHeartbeat(beat: () => Promise<unknown>, everyMs: number, onError: (err: unknown) => void = () => undefined): () => void {
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    if (stopped || running) return;
+    running = beat().then(() => undefined, onError).finally(() => { running = undefined; });
+  };
+  tick();
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}
+
+/**
  * The small HTTP server every worker exposes on HEALTH_PORT: /healthz (alive), /readyz (every
  * check passes: database, Redis, …) and /metrics (Prometheus text format).
  */

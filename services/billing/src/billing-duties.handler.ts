@@ -8,6 +8,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 export interface BillingDutyConfig {
   runningStaleMs: number;
   queuedStaleMs: number;
+  /** An operation attempt without a heartbeat (or queued) this long, and no live queue entry, is reaped (WORKER_LOST_SECONDS). */
+  operationLostMs?: number;
 }
 
 /** The billing queue's handlers; metrics go to `registry` so /metrics exposes them. */
@@ -40,7 +42,7 @@ export function createBillingHandlers(deps: { db: Db; logger: Logger; registry: 
       reaped.inc(r.jobsFailed.length);
       closed.inc(r.reservationsClosed.length);
       if (r.jobsFailed.length || r.reservationsClosed.length) deps.logger.warn({ jobs: r.jobsFailed, reservations: r.reservationsClosed }, 'reaped abandoned jobs and reservations');
-      const operations = deps.hasLiveOperationJob ? await reapOperations(deps.db, { staleMs: deps.config.runningStaleMs, hasLiveJob: deps.hasLiveOperationJob }) : [];
+      const operations = deps.hasLiveOperationJob ? await reapOperations(deps.db, { staleMs: deps.config.operationLostMs ?? deps.config.runningStaleMs, hasLiveJob: deps.hasLiveOperationJob }) : [];
       opsReaped.inc(operations.length);
       if (operations.length) deps.logger.warn({ operations }, 'reaped abandoned operations');
       return { ...r, operationsFailed: operations };

@@ -10,7 +10,8 @@ import { createBillingHandlers } from './billing-duties.handler';
 
 const billingEnv = baseEnv.extend({
   HEALTH_PORT: intFromEnv(9104),
-  BILLING_REAP_EVERY_SECONDS: intFromEnv(60, 1),
+  /** With WORKER_LOST_SECONDS (40), a dead worker's operation is failed and refunded within a minute. */
+  BILLING_REAP_EVERY_SECONDS: intFromEnv(15, 1),
   BILLING_ROLLOVER_EVERY_SECONDS: intFromEnv(3600, 1),
   BILLING_ROLLUP_EVERY_SECONDS: intFromEnv(300, 1),
   BILLING_RECONCILE_EVERY_SECONDS: intFromEnv(300, 1),
@@ -39,7 +40,7 @@ async function main() {
       const job = await queues.queue('workflow').getJob(operationJobId(id, attempt));
       return !!job && live.has(await job.getState());
     },
-    config: { runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000, queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000 },
+    config: { runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000, queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000, operationLostMs: env.WORKER_LOST_SECONDS * 1000 },
   });
   const worker = createWorker('billing', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, metrics: createJobMetrics(registry) });
   worker.on('failed', (job, err) => logger.error({ job: job?.name, err }, 'billing job failed'));

@@ -6,16 +6,31 @@ export const parseWorkerEnv = baseEnv.extend({
   PARSE_CONCURRENCY: intFromEnv(1, 1),
   /** Documents with more pages are refused (the job fails, nothing is charged). */
   MAX_PAGES: intFromEnv(2000, 1),
-  /** A job whose worker stops renewing its lock this long is handed to another worker. */
-  PARSE_LOCK_SECONDS: intFromEnv(60, 2),
+  /**
+   * A job whose worker stops renewing its lock this long is handed to another worker. With the
+   * stalled check below, a killed worker's job is running again within a minute (issue 13.2).
+   */
+  PARSE_LOCK_SECONDS: intFromEnv(45, 2),
   /** How often expired locks are looked for. */
-  PARSE_STALLED_INTERVAL_SECONDS: intFromEnv(30, 1),
+  PARSE_STALLED_INTERVAL_SECONDS: intFromEnv(15, 1),
   /** Times a job may lose its worker (kill -9, OOM) before it is failed for good. */
   PARSE_MAX_STALLED: intFromEnv(3, 0),
   /** On SIGTERM: time to finish the current job before handing it back to the queue. */
   PARSE_GRACE_SECONDS: intFromEnv(25, 0),
   /** How often jobs the queue has given up on (or never had) are failed with their credits released. */
-  PARSE_REAP_INTERVAL_SECONDS: intFromEnv(60, 1),
+  PARSE_REAP_INTERVAL_SECONDS: intFromEnv(15, 1),
+  /**
+   * Per-page budget (libs/pdf budget.ts): a page over it is read by the bounded path (a raster at a
+   * capped size, then OCR) or else reported as a failed page `page_too_complex`, not charged, while
+   * the rest of the document is parsed. Operators (and text items) pdf.js may produce for one page.
+   */
+  PARSE_PAGE_MAX_OPERATORS: intFromEnv(2_000_000, 1000),
+  /** Wall time to read one page with pdf.js, and to rasterise it on the bounded path. */
+  PARSE_PAGE_MAX_SECONDS: intFromEnv(30, 1),
+  /** Largest raster of one page (OCR raster, page image, crops), in megapixels: larger pages render at a lower resolution. */
+  PARSE_PAGE_MAX_MEGAPIXELS: intFromEnv(50, 1),
+  /** Longest side of any raster of one page, in pixels. */
+  PARSE_PAGE_MAX_PIXELS: intFromEnv(16_384, 256),
   /**
    * Diagnostics and benchmarks only: `false` skips page images (the manifest's `pages` link is then
    * null, which the spec does not foresee for PDFs and images). Default true.

@@ -7,7 +7,7 @@ import type { ParseMetrics } from './parse-metrics';
 
 /** What the handler needs, built once in main.ts (or by a test that runs the worker in process). */
 export interface WorkerDeps {
-  env: Pick<ParseWorkerEnv, 'MAX_PAGES'>;
+  env: Pick<ParseWorkerEnv, 'MAX_PAGES'> & Partial<Pick<ParseWorkerEnv, 'PARSE_PAGE_MAX_OPERATORS' | 'PARSE_PAGE_MAX_SECONDS' | 'PARSE_PAGE_MAX_MEGAPIXELS' | 'PARSE_PAGE_MAX_PIXELS'>>;
   db: Db;
   storage: StorageDriver;
   /** Enqueues the index job after a parse completes. */
@@ -21,4 +21,6 @@ export interface WorkerDeps {
   pageImages?: boolean;
   /** Parse outcomes and pages for /metrics (main.ts; tests may leave it out). */
   metrics?: ParseMetrics;
+  /** How often the job being parsed gets its heartbeat (WORKER_HEARTBEAT_SECONDS; default 10 s). */
+  heartbeatMs?: number;
 }

@@ -25,6 +25,15 @@ export async function claimJob(db: Db, jobId: string, workerId: string): Promise
   return n > 0;
 }
 
+/**
+ * The worker holding the job is alive. Only heartbeat_at moves: updated_at is the job's change
+ * time (the index ETag is built from it), and a beat changes nothing a reader sees.
+ */
+export async function beatJob(db: Db, jobId: string, workerId: string): Promise<void> {
+  await db.$executeRaw`UPDATE jobs SET heartbeat_at = now()
+    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
+}
+
 /** Percent is monotonic (GREATEST); stage, counts and raw status only move while the job is active. */
 export async function setProgress(db: Db, jobId: string, p: Progress): Promise<void> {
   await db.$executeRaw`UPDATE jobs SET
@@ -90,7 +99,7 @@ export async function finishCompleted(db: Db, jobId: string, c: Completion): Pro
       where: { id: jobId },
       data: {
         status: 'completed', stage: c.stage, percent: 100, total_pages: c.pageCount, completed_pages: c.pageCount,
-        result: c.result as Prisma.InputJsonValue, error: null, completed_at: new Date(), lease_owner: null,
+        result: c.result as Prisma.InputJsonValue, error: null, error_code: null, completed_at: new Date(), lease_owner: null,
       },
     });
     const res = await finalizeReservation(tx, { jobId, outcome: 'completed' });
@@ -121,7 +130,7 @@ export async function finishFailed(db: Db, jobId: string, error: string, detail:
   return db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, completed_at: new Date(), lease_owner: null } });
+    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date(), lease_owner: null } });
     await finalizeReservation(tx, { jobId, outcome: 'failed' });
     await addEvent(tx, jobId, 'job.failed', job.stage, error, {
       traceback: tail(detail.traceback, 4000), ...(detail.code ? { code: detail.code } : {}), ...(detail.page ? { page: detail.page } : {}),

@@ -9,6 +9,7 @@ import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { createCreditMetrics, createJobMetrics, createMetricsRegistry, startHealthServer } from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
+import { removeDeadScratch } from '@docfleet/pdf';
 import { initTelemetry } from '@docfleet/telemetry';
 import { parseWorkerEnv } from './config';
 import type { WorkerDeps } from './deps';
@@ -35,7 +36,11 @@ async function main() {
     handBack: { requested: false },
     pageImages: env.PARSE_PAGE_IMAGES,
     metrics: createParseMetrics(registry),
+    heartbeatMs: env.WORKER_HEARTBEAT_SECONDS * 1000,
   };
+  // A worker killed mid-parse leaves its scratch folders behind: remove those of dead processes.
+  const leftovers = await removeDeadScratch();
+  if (leftovers.length) logger.warn({ removed: leftovers }, 'removed scratch folders of parse workers that died mid-parse');
   const running = startParseWorker(deps, {
     connection: workerRedis,
     prefix: env.QUEUE_PREFIX,
@@ -44,6 +49,7 @@ async function main() {
     stalledIntervalMs: env.PARSE_STALLED_INTERVAL_SECONDS * 1000,
     maxStalledCount: env.PARSE_MAX_STALLED,
     reapIntervalMs: env.PARSE_REAP_INTERVAL_SECONDS * 1000,
+    lostMs: env.WORKER_LOST_SECONDS * 1000,
     jobMetrics: createJobMetrics(registry),
   });
   const health = await startHealthServer({

@@ -25,6 +25,8 @@ export interface PreviousParse {
   settings: ParseSettings | null;
   pageCount: number | null;
   spreadsheet: boolean;
+  /** Pages that failed their budget or lost their image then: never reused (the budget may have changed). */
+  incomplete: Set<number>;
 }
 
 /** The newest parse manifest of the file (any version; the current one too when re-parsed). */
@@ -35,7 +37,10 @@ export async function findPreviousParse(db: Db, storage: StorageDriver, fileId: 
     db.pageVersion.findMany({ where: { file_version_id: manifest.file_version_id }, orderBy: { page_number: 'asc' } }),
     db.fileVersion.findUnique({ where: { id: manifest.file_version_id }, select: { sha256: true } }),
   ]);
-  const m = (manifest.manifest ?? {}) as { page_count?: number; parse_settings?: ParseSettings; unit?: string };
+  const m = (manifest.manifest ?? {}) as {
+    page_count?: number; parse_settings?: ParseSettings; unit?: string; failed_pages?: Array<{ page_number?: number }>; pages_without_image?: number[];
+  };
+  const incomplete = new Set<number>([...(m.failed_pages ?? []).map((f) => Number(f?.page_number)), ...(m.pages_without_image ?? []).map(Number)]);
   return {
     manifest,
     root: storage.localPath(manifest.storage_prefix),
@@ -44,6 +49,7 @@ export async function findPreviousParse(db: Db, storage: StorageDriver, fileId: 
     settings: m.parse_settings ?? null,
     pageCount: m.page_count ?? null,
     spreadsheet: m.unit === 'sheets',
+    incomplete,
   };
 }
 
@@ -59,7 +65,7 @@ export async function diffPages(prev: PreviousParse | null, hashes: string[], se
   const unchanged: number[] = [];
   const reusable = !!prev && !prev.spreadsheet && sameSettings(prev.settings, settings);
   for (let n = 1; n <= hashes.length; n++) {
-    const same = reusable && prev!.hashes[n - 1] === hashes[n - 1] && (await exists(path.join(prev!.root, BUNDLE.page_results, pageResultName(n))));
+    const same = reusable && prev!.hashes[n - 1] === hashes[n - 1] && !prev!.incomplete.has(n) && (await exists(path.join(prev!.root, BUNDLE.page_results, pageResultName(n))));
     (same ? unchanged : changed).push(n);
   }
   return { changed, unchanged };

@@ -3,19 +3,33 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BUNDLE, type Segment } from '@docfleet/contracts';
-import { ParseError, assembleDocument, inspectDocument, parsePages, segmentsFromGrounding, startOcrHeadStart, type OcrHeadStart } from '@docfleet/pdf';
+import {
+  ParseError, assembleDocument, inspectDocument, pageBudget, parsePages, segmentsFromGrounding, startOcrHeadStart, type OcrHeadStart, type PageBudget,
+} from '@docfleet/pdf';
 import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
+import type { WorkerDeps } from './deps';
 import { UnitCharger, type JobContext } from './job-context';
 import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
 import { diffPages, findPreviousParse, reusePage, type ParseSettings } from './page-diff';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
+/** The per-page budget from PARSE_PAGE_MAX_* (defaults when a test builds deps without them). */
+export function budgetOf(env: WorkerDeps['env']): PageBudget {
+  return pageBudget({
+    maxOperators: env.PARSE_PAGE_MAX_OPERATORS, maxSeconds: env.PARSE_PAGE_MAX_SECONDS,
+    maxMegapixels: env.PARSE_PAGE_MAX_MEGAPIXELS, maxPixels: env.PARSE_PAGE_MAX_PIXELS,
+  });
+}
+
+/** A page the parser could not read within its budget: listed on the result and manifest, not charged. */
+export interface FailedPageEntry { page_number: number; code: string; message: string }
+
 export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
   // An OCR parse of a PDF: page 1's raster and Tesseract start now, while the pages are hashed and
   // diffed; parsePages takes them over (a first parse always parses page 1), else they are dropped.
   const head = ctx.kind === 'pdf' && ctx.options.backend === 'ocr'
-    ? startOcrHeadStart(ctx.deps.storage.localPath(ctx.version.storage_path), { timeoutSeconds: ctx.options.timeout_seconds })
+    ? startOcrHeadStart(ctx.deps.storage.localPath(ctx.version.storage_path), { timeoutSeconds: ctx.options.timeout_seconds, budget: budgetOf(ctx.deps.env) })
     : undefined;
   try {
     return await parseDocumentFlow(ctx, head);
@@ -35,13 +49,22 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   await setProgress(db, job.id, { stage: 'page-diff', percent: 5 });
   await addEvent(db, job.id, 'parse.page_diff.started', 'page-diff', 'Hashing pages and comparing them with the previous parse.');
   // An image's decoded pixels are kept for the parse below (a single-page image is decoded once).
-  const inspect = await inspectDocument(src, kind, { maxPages: deps.env.MAX_PAGES, decideBackend: kind === 'pdf' && options.backend === 'auto', keepImage: kind === 'image' });
+  // Inspection walks pages too (backend decision, fallback hashes): each within the page budget and
+  // within the job's timeout_seconds; a page over it there just goes to OCR.
+  const budget = budgetOf(deps.env);
+  const inspect = await inspectDocument(src, kind, {
+    maxPages: deps.env.MAX_PAGES, decideBackend: kind === 'pdf' && options.backend === 'auto', keepImage: kind === 'image',
+    budget: { ...budget, maxSeconds: Math.min(budget.maxSeconds, options.timeout_seconds) },
+  });
   // Spec: images always go to OCR; `auto` follows inspectDocument's decision (the spec's rule).
   const backend = kind === 'image' ? 'ocr' : options.backend === 'auto' ? inspect.backend.backend : options.backend;
   const pageImages = deps.pageImages !== false;
   const settings: ParseSettings = { backend, dpi: options.dpi, page_fallback_ocr: options.page_fallback_ocr, layout_device: options.layout_device, page_images: pageImages };
   const prev = await findPreviousParse(db, deps.storage, file.id);
   const { changed, unchanged } = await diffPages(prev, inspect.pageHashes, settings);
+  const failedPages: FailedPageEntry[] = [];
+  /** Parsed (and charged), but the page image was over the page budget. */
+  const noImagePages: number[] = [];
   if (head && !changed.includes(1)) await head.dispose(); // page 1 is reused: stop its OCR now
   const pageCount = inspect.pageCount;
   await setProgress(db, job.id, { totalPages: pageCount, completedPages: 0 });
@@ -87,10 +110,11 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     let written = 10;
     const parsed = await parsePages({
       path: src, kind, backend, outDir: ctx.outDir, pageNumbers: changed, dpi: options.dpi, renderPages: pageImages,
-      pageFallbackOcr: options.page_fallback_ocr, timeoutSeconds: options.timeout_seconds, maxPages: deps.env.MAX_PAGES,
-      onProgress: async (done, total, phase) => {
-        if (phase === 'text') {
-          charger.add(changed[done - 1]!); // pages come back in ascending order
+      pageFallbackOcr: options.page_fallback_ocr, timeoutSeconds: options.timeout_seconds, maxPages: deps.env.MAX_PAGES, budget,
+      onProgress: async (done, total, phase, page) => {
+        // A page over its budget is not charged (it may still fail later, in the figures phase: see below).
+        if (phase === 'text' && page && !page.failed) {
+          charger.add(page.pageNumber);
           await charger.maybeFlush();
         }
         const pct = Math.floor(phase === 'text' ? 10 + (65 * done) / total : 75 + (20 * done) / total);
@@ -107,6 +131,17 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
       const r: PageResult = { page_number: p.pageNumber, grounding: p.grounding, markdown: p.markdown, files: p.files, source: p.source };
       results.set(p.pageNumber, r);
       await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
+      if (p.failed) failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
+      else if (p.noImage) noImagePages.push(p.pageNumber);
+    }
+    if (failedPages.length && failedPages.length === changed.length && !unchanged.length) {
+      // Nothing of the document could be read: a failed job (nothing charged) rather than an empty result.
+      throw new ParseError('page_too_complex', pageCount === 1
+        ? failedPages[0]!.message
+        : `Every page is over the page budget (the first: ${failedPages[0]!.message.replace(/\.$/, '')}).`, { pageNumber: failedPages[0]!.page_number });
+    }
+    for (const f of failedPages) {
+      await addEvent(db, job.id, 'parse.page_failed', 'parse', `Page ${f.page_number} was not parsed: ${f.message}`, { page: f.page_number, code: f.code });
     }
   }
   await ctx.checkpoint();
@@ -123,7 +158,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   const segments: Segment[] = segmentsFromGrounding(grounding, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId, sourceType: kind });
   const segmentCount = await writeSegments(ctx.outDir, segments);
   const pngs = await fs.readdir(path.join(ctx.outDir, BUNDLE.pages)).catch(() => [] as string[]);
-  if (pageImages && pngs.filter((n) => n.endsWith('.png')).length < pageCount) {
+  if (pageImages && pngs.filter((n) => n.endsWith('.png')).length < pageCount - failedPages.length - noImagePages.length) {
     throw new ParseError('no_artifacts', `The parser finished without expected artifacts: ${pngs.length} of ${pageCount} page image(s) were written.`);
   }
   const crops = await fs.readdir(path.join(ctx.outDir, BUNDLE.imgs)).catch(() => [] as string[]);
@@ -136,9 +171,12 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     manifest: {
       id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse', storage_prefix: ctx.prefix,
       links: { result_md: BUNDLE.result_md, grounding_json: BUNDLE.grounding_json, pages: pageImages ? BUNDLE.pages : null, imgs: crops.length ? BUNDLE.imgs : null, workbook_json: null, tables_json: null, result_json: null },
-      manifest: { ...baseManifest, changed_pages: changed, unchanged_pages: unchanged, segment_count: segmentCount },
+      manifest: { ...baseManifest, changed_pages: changed, unchanged_pages: unchanged, segment_count: segmentCount, failed_pages: failedPages, pages_without_image: noImagePages },
     },
-    result: { artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: changed, unchanged_pages: unchanged, backend, credits_charged: changed.length, reused: false },
+    result: {
+      artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: changed, unchanged_pages: unchanged, backend,
+      credits_charged: changed.length - failedPages.length, reused: false, failed_pages: failedPages,
+    },
     timings: { page_diff: tDiff - t0, parse: tParse - tDiff, bundle: Date.now() - tParse },
   });
 }

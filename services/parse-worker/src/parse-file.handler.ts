@@ -5,13 +5,14 @@
 // recovery: page debits are idempotent and the bundle is rewritten under the same names.
 import fs from 'node:fs/promises';
 import { isSpreadsheetKind } from '@docfleet/contracts';
-import { isApiError } from '@docfleet/errors';
+import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isParseError } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
+import { startHeartbeat } from '@docfleet/runtime';
 import { isSheetParseError } from '@docfleet/sheets';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
-import { TERMINAL, addEvent, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
+import { TERMINAL, addEvent, beatJob, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
 import { parseDocument } from './parse-document';
 import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
@@ -29,7 +30,7 @@ const sentence = (s: string) => {
 
 export function classifyFailure(err: unknown): Failure {
   if (isParseError(err)) {
-    let message = sentence(err.message);
+    let message = sentence(redactDetail(err.message));
     if ((err.code === 'not_a_pdf' || err.code === 'no_artifacts') && !err.message.startsWith(NO_ARTIFACTS)) {
       message = `${NO_ARTIFACTS}: ${err.message.replace(/\.$/, '')} (usually a file that is not what its extension claims).`;
     }
@@ -48,17 +49,12 @@ export function classifyFailure(err: unknown): Failure {
   if (isApiError(err) && err.code === 'reserved_credits_exhausted') {
     return { message: `${err.message} The document has more pages than were reserved when it was queued; parse it again.`, code: err.code, permanent: true };
   }
-  return { message: `Parsing failed: ${(err as Error)?.message ?? String(err)}`, code: 'internal_error', permanent: false };
+  return { message: `Parsing failed: ${redactDetail((err as Error)?.message ?? String(err))}`, code: 'internal_error', permanent: false };
 }
 
+/** The event's traceback: the error itself, redacted (publicTraceback); the full chain is logged. */
 function traceback(err: unknown): string {
-  const parts: string[] = [];
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    parts.push((e as Error).stack ?? String(e));
-    e = (e as { cause?: unknown }).cause;
-  }
-  return parts.join('\nCaused by: ');
+  return publicTraceback(err);
 }
 
 export async function enqueueIndex(deps: WorkerDeps, jobId: string) {
@@ -87,6 +83,8 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
 
   let ctx: JobContext | undefined;
   const started = Date.now();
+  // Between progress writes (a long OCR page) the heartbeat still says this worker is alive.
+  const stopBeating = startHeartbeat(() => beatJob(deps.db, job.id, deps.workerId), deps.heartbeatMs ?? 10_000, (err) => log.warn({ err }, 'job heartbeat failed'));
   try {
     ctx = await buildContext(deps, job, log);
     const outcome = isSpreadsheetKind(ctx.kind) ? await parseSheets(ctx) : await parseDocument(ctx);
@@ -122,11 +120,14 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
     if (f.permanent || last) {
       const outcome = await finishFailed(deps.db, job.id, f.message, { traceback: traceback(err), code: f.code, page: f.page });
       if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
-      log.info({ outcome, code: f.code, err: f.message }, 'parse failed');
+      // The whole error (stack, causes, tool output) is for the log only.
+      log.info({ outcome, code: f.code, err }, 'parse failed');
       return { outcome };
     }
     log.warn({ err, attempt }, 'parse attempt failed; it will be retried');
     await addEvent(deps.db, job.id, 'parse.attempt_failed', null, `Attempt ${attempt} failed (${f.message}); retrying.`, { attempt, traceback: traceback(err).slice(-4000) }).catch(() => undefined);
     throw err;
+  } finally {
+    stopBeating();
   }
 }

@@ -9,9 +9,23 @@ import { finishFailed } from './job-state';
 export const KILLED_MESSAGE =
   'The parse worker was stopped while processing this document (for example killed by the container runtime for insufficient memory) and the retry stopped too. The input may be fine: parse it again, or on-premises give the worker more memory.';
 
+/**
+ * `staleMs`: a running job is a candidate once its heartbeat is this old (its worker is gone or
+ * stuck), a queued one once it has waited this long; either is reaped only when its queue entry can
+ * no longer run it. A job whose worker still beats is left alone even when its entry is gone (Redis
+ * restarted under it): the worker finishes it.
+ */
 export async function reapOnce(deps: Pick<WorkerDeps, 'db' | 'logger'>, queue: ReturnType<QueueClient['queue']>, staleMs: number): Promise<string[]> {
+  const before = new Date(Date.now() - staleMs);
   const stale = await deps.db.job.findMany({
-    where: { kind: 'parse', status: { in: ['queued', 'started', 'in_progress', 'running'] }, updated_at: { lt: new Date(Date.now() - staleMs) } },
+    where: {
+      kind: 'parse',
+      OR: [
+        { status: 'queued', updated_at: { lt: before } },
+        { status: { in: ['started', 'in_progress', 'running'] }, heartbeat_at: { lt: before } },
+        { status: { in: ['started', 'in_progress', 'running'] }, heartbeat_at: null, updated_at: { lt: before } },
+      ],
+    },
     select: { id: true },
     orderBy: { updated_at: 'asc' },
     take: 200,

@@ -14,6 +14,8 @@ export interface ParseWorkerOptions {
   maxStalledCount?: number;
   /** 0 disables the reaper (tests run it by hand). */
   reapIntervalMs?: number;
+  /** A running job whose heartbeat is this old has lost its worker (WORKER_LOST_SECONDS; default 40 s). */
+  lostMs?: number;
 }
 
 export interface RunningParseWorker {
@@ -41,7 +43,7 @@ export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): Runni
   let reaper: NodeJS.Timeout | undefined;
   if (o.reapIntervalMs) {
     const queue = deps.queues.queue('parse');
-    const staleMs = 2 * lockMs;
+    const staleMs = o.lostMs ?? 40_000;
     const tick = () => reapOnce(deps, queue, staleMs).catch((err) => deps.logger.warn({ err }, 'parse reaper failed'));
     void tick();
     reaper = setInterval(tick, o.reapIntervalMs);

@@ -24,7 +24,7 @@ async function main() {
   const registry = createMetricsRegistry('workflow-worker');
   // Refunds of failed and cancelled attempts are written here.
   observeCredits(createCreditMetrics(registry));
-  const deps = { db, storage: createStorage(env.DATA_DIR), models, logger, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
+  const deps = { db, storage: createStorage(env.DATA_DIR), models, logger, queues: new QueueClient(redis, env.QUEUE_PREFIX), heartbeatMs: env.WORKER_HEARTBEAT_SECONDS * 1000 };
   const worker = startWorkflowWorker(deps, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKFLOW_CONCURRENCY, metrics: createJobMetrics(registry) });
 
   const health = await startHealthServer({

@@ -1,7 +1,8 @@
 import { isApiError } from '@docfleet/errors';
 import { isModelError, type ResolvedModel } from '@docfleet/models';
 import type { JobPayload } from '@docfleet/queue';
-import { endAttempt, QUEUED_OPERATION_TYPES, reportProgress, type OperationType } from '@docfleet/workflows';
+import { startHeartbeat } from '@docfleet/runtime';
+import { beatOperation, endAttempt, QUEUED_OPERATION_TYPES, reportProgress, type OperationType } from '@docfleet/workflows';
 import { RUNNERS } from './runners';
 import { OperationCancelled, type RunContext, type WorkerDeps } from './runners/types';
 
@@ -19,8 +20,10 @@ export function failureMessage(err: unknown): string {
  * with the output, failure with its reason, or cancel at a checkpoint; failed and cancelled
  * attempts of queued workflows are refunded in that same transaction. Synchronous workflows
  * (classify, edit) are never refunded (spec: their charge stands when the model call fails).
- * A worker that dies mid-run leaves the attempt in_progress; BullMQ hands the job to another
- * worker, which runs the attempt again.
+ * A worker that dies mid-run leaves the attempt in_progress with a heartbeat that stops: BullMQ
+ * hands the job to another worker, which runs the attempt again; a synchronous request waiting on
+ * it starts a fresh attempt once the heartbeat is WORKER_LOST_SECONDS old, and the reaper fails
+ * (and refunds) an attempt no queue entry can finish.
  */
 export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operation.run'>, signal: AbortSignal): Promise<string> {
   const { db, logger } = deps;
@@ -31,8 +34,9 @@ export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operat
 
   await db.operation.updateMany({
     where: { id: op.id, attempt: op.attempt, status: 'queued' },
-    data: { status: 'in_progress', started_at: new Date() },
+    data: { status: 'in_progress', started_at: new Date(), heartbeat_at: new Date() },
   });
+  const stopBeating = startHeartbeat(() => beatOperation(db, op.id, op.attempt), deps.heartbeatMs ?? 10_000, (err) => log.warn({ err }, 'operation heartbeat failed'));
 
   let model: ResolvedModel | undefined;
   const ctx: RunContext = {
@@ -67,5 +71,7 @@ export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operat
     if (ending.status === 'failed') log.warn({ err }, 'operation failed');
     await endAttempt(db, op, ending, { refund });
     return ending.status;
+  } finally {
+    stopBeating();
   }
 }

@@ -172,7 +172,7 @@ describe('POST /v1/files/{fileId}/extract', () => {
     await expect(c.files.extract(fileId, { schema: { type: 'object', properties: { a: { type: 'nonsense' } } } })).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
     await expect(c.files.extract(fileId, { schema: { type: 'string' } })).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
     await expect(c.files.extract(fileId, { schema: SCHEMA, options: { scope: { pages: [7] } } })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
-    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { bogus: true } })).rejects.toMatchObject({ status: 400, code: 'invalid_request_body' });
+    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { bogus: true } as never })).rejects.toMatchObject({ status: 400, code: 'invalid_request_body' });
     const unparsed = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId, filename: 'unparsed.pdf' })).file.id;
     await expect(c.files.extract(unparsed, { schema: SCHEMA })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
     // A new version without its own parse does not count as parsed.

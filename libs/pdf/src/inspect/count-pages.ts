@@ -1,6 +1,6 @@
 // A cheap page count for credit estimates at dispatch time: pdf.js reads the page tree only (no
 // hashing, no operator lists); images count their frames (multi-page TIFF/GIF), 1 otherwise.
-import { openPdf } from '../pdfjs-loader';
+import { closePdf, openPdf } from '../pdfjs-loader';
 import { imagePageCount } from '../render/image-input';
 
 /** Pages of a PDF or image file; throws ParseError when the file cannot be read. */
@@ -10,6 +10,6 @@ export async function countPages(path: string, kind: 'pdf' | 'image'): Promise<n
   try {
     return doc.numPages;
   } finally {
-    await doc.destroy().catch(() => undefined);
+    await closePdf(doc);
   }
 }

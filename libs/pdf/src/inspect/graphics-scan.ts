@@ -37,71 +37,102 @@ interface State { ctm: Matrix; lineWidth: number; fill: string; stroke: string }
  * @param viewportTransform pdf.js viewport transform at scale 1 (PDF user space → top-left points).
  */
 export function scanGraphics(ops: OperatorList, viewportTransform: number[], width: number, height: number): PageGraphics {
-  const out: PageGraphics = { images: [], drawings: [], hRules: [], vRules: [], fillRects: [], shapes: [] };
-  let st: State = { ctm: viewportTransform.slice(0, 6) as Matrix, lineWidth: 1, fill: '#000000', stroke: '#000000' };
-  const stack: State[] = [];
-  let lastClip: Box | undefined;
-  const page: Box = { x0: 0, y0: 0, x1: width, y1: height };
-  const keep = (b: Box): Box | undefined => {
-    const c = clipBox(b, width, height);
-    return c.x1 > c.x0 || c.y1 > c.y0 ? c : undefined;
-  };
+  const scanner = new GraphicsScanner(viewportTransform, width, height);
+  scanner.push(ops.fnArray, ops.argsArray, ops.fnArray.length);
+  return scanner.graphics;
+}
 
-  for (let i = 0; i < ops.fnArray.length; i++) {
-    const fn = ops.fnArray[i]!;
-    const args = ops.argsArray[i] as unknown[] | null;
-    switch (fn) {
-      case OP.save: stack.push({ ...st }); break;
-      case OP.restore: st = stack.pop() ?? st; break;
-      case OP.transform: st.ctm = multiply(args as unknown as Matrix, st.ctm); break;
-      case OP.setLineWidth: st.lineWidth = Number(args?.[0] ?? 1); break;
-      case OP.setFillRGBColor: st.fill = String(args?.[0] ?? '#000000').toLowerCase(); break;
-      case OP.setFillTransparent: st.fill = 'transparent'; break;
-      case OP.setStrokeRGBColor: st.stroke = String(args?.[0] ?? '#000000').toLowerCase(); break;
-      case OP.setStrokeTransparent: st.stroke = 'transparent'; break;
-      case OP.paintFormXObjectBegin: {
-        stack.push({ ...st });
-        const m = args?.[0] as Matrix | null;
-        if (Array.isArray(m) || ArrayBuffer.isView(m)) st.ctm = multiply(Array.from(m as ArrayLike<number>) as Matrix, st.ctm);
-        break;
-      }
-      case OP.paintFormXObjectEnd: st = stack.pop() ?? st; break;
-      case OP.constructPath: {
-        const paint = Number(args?.[0]);
-        const data = (args?.[1] as unknown[] | undefined)?.[0] as ArrayLike<number> | null | undefined;
-        if (!data) break;
-        if (paint === OP.endPath) { lastClip = pathBounds(data, st.ctm); break; }
-        addPath(out, data, st, STROKES.has(paint) && st.stroke !== 'transparent', FILLS.has(paint) && st.fill !== 'transparent', keep);
-        break;
-      }
-      case OP.shadingFill: {
-        const b = keep(lastClip ?? page);
-        if (b) out.drawings.push(b);
-        break;
-      }
-      case OP.paintImageXObjectRepeat:
-      case OP.paintImageMaskXObjectRepeat: {
-        // [objId, scaleX, scaleY, positions] / [img, scaleX, skewX, skewY, scaleY, positions]
-        const a = args ?? [];
-        const mask = fn === OP.paintImageMaskXObjectRepeat;
-        const sx = Number(a[1]);
-        const sy = Number(mask ? a[4] : a[2]);
-        const pos = (mask ? a[5] : a[3]) as ArrayLike<number> | undefined;
-        for (let k = 0; pos && k + 1 < pos.length; k += 2) {
-          const m = multiply([sx, 0, 0, sy, pos[k]!, pos[k + 1]!], st.ctm);
-          const b = keep(transformBox(m, 0, 0, 1, 1));
-          if (b) out.images.push(b);
-        }
-        break;
-      }
-      default:
-        if (IMAGE_OPS.has(fn)) {
-          const b = keep(transformBox(st.ctm, 0, 0, 1, 1));
-          if (b) out.images.push(b);
-        }
-    }
+/**
+ * The same walk fed chunk by chunk (walkOperators), so a page's operator list never has to exist
+ * whole. Graphics state (CTM stack, colours, the last clip) carries over between chunks.
+ * `maxItems` bounds the boxes kept: past it `overflowed` is set and nothing more is recorded.
+ */
+export class GraphicsScanner {
+  readonly graphics: PageGraphics = { images: [], drawings: [], hRules: [], vRules: [], fillRects: [], shapes: [] };
+  overflowed = false;
+  private st: State;
+  private readonly stack: State[] = [];
+  private lastClip: Box | undefined;
+  private readonly page: Box;
+  private readonly keep: (b: Box) => Box | undefined;
+
+  constructor(viewportTransform: number[], private readonly width: number, private readonly height: number, private readonly maxItems = Infinity) {
+    this.st = { ctm: viewportTransform.slice(0, 6) as Matrix, lineWidth: 1, fill: '#000000', stroke: '#000000' };
+    this.page = { x0: 0, y0: 0, x1: width, y1: height };
+    this.keep = (b: Box): Box | undefined => {
+      const c = clipBox(b, this.width, this.height);
+      return c.x1 > c.x0 || c.y1 > c.y0 ? c : undefined;
+    };
   }
-  return out;
+
+  /** Boxes recorded so far (all kinds). */
+  get items(): number {
+    const g = this.graphics;
+    return g.images.length + g.drawings.length + g.hRules.length + g.vRules.length + g.fillRects.length + g.shapes.length;
+  }
+
+  push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
+    const out = this.graphics;
+    const keep = this.keep;
+    for (let i = 0; i < length; i++) {
+      const fn = fnArray[i]!;
+      const args = argsArray[i] as unknown[] | null;
+      const st = this.st;
+      switch (fn) {
+        case OP.save: this.stack.push({ ...st }); break;
+        case OP.restore: this.st = this.stack.pop() ?? st; break;
+        case OP.transform: st.ctm = multiply(args as unknown as Matrix, st.ctm); break;
+        case OP.setLineWidth: st.lineWidth = Number(args?.[0] ?? 1); break;
+        case OP.setFillRGBColor: st.fill = String(args?.[0] ?? '#000000').toLowerCase(); break;
+        case OP.setFillTransparent: st.fill = 'transparent'; break;
+        case OP.setStrokeRGBColor: st.stroke = String(args?.[0] ?? '#000000').toLowerCase(); break;
+        case OP.setStrokeTransparent: st.stroke = 'transparent'; break;
+        case OP.paintFormXObjectBegin: {
+          this.stack.push({ ...st });
+          const m = args?.[0] as Matrix | null;
+          if (Array.isArray(m) || ArrayBuffer.isView(m)) st.ctm = multiply(Array.from(m as ArrayLike<number>) as Matrix, st.ctm);
+          break;
+        }
+        case OP.paintFormXObjectEnd: this.st = this.stack.pop() ?? st; break;
+        case OP.constructPath: {
+          const paint = Number(args?.[0]);
+          const data = (args?.[1] as unknown[] | undefined)?.[0] as ArrayLike<number> | null | undefined;
+          if (!data) break;
+          if (paint === OP.endPath) { this.lastClip = pathBounds(data, st.ctm); break; }
+          if (this.overflowed) break;
+          addPath(out, data, st, STROKES.has(paint) && st.stroke !== 'transparent', FILLS.has(paint) && st.fill !== 'transparent', keep);
+          break;
+        }
+        case OP.shadingFill: {
+          const b = keep(this.lastClip ?? this.page);
+          if (b && !this.overflowed) out.drawings.push(b);
+          break;
+        }
+        case OP.paintImageXObjectRepeat:
+        case OP.paintImageMaskXObjectRepeat: {
+          if (this.overflowed) break;
+          // [objId, scaleX, scaleY, positions] / [img, scaleX, skewX, skewY, scaleY, positions]
+          const a = args ?? [];
+          const mask = fn === OP.paintImageMaskXObjectRepeat;
+          const sx = Number(a[1]);
+          const sy = Number(mask ? a[4] : a[2]);
+          const pos = (mask ? a[5] : a[3]) as ArrayLike<number> | undefined;
+          for (let k = 0; pos && k + 1 < pos.length; k += 2) {
+            const m = multiply([sx, 0, 0, sy, pos[k]!, pos[k + 1]!], st.ctm);
+            const b = keep(transformBox(m, 0, 0, 1, 1));
+            if (b) out.images.push(b);
+          }
+          break;
+        }
+        default:
+          if (IMAGE_OPS.has(fn) && !this.overflowed) {
+            const b = keep(transformBox(st.ctm, 0, 0, 1, 1));
+            if (b) out.images.push(b);
+          }
+      }
+    }
+    if (!this.overflowed && this.items > this.maxItems) this.overflowed = true;
+  }
 }
 
 function pathBounds(data: ArrayLike<number>, ctm: Matrix): Box {

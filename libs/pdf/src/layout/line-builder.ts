@@ -10,7 +10,7 @@ const PRIVATE_USE = /[\uE000-\uF8FF]/g;
 export interface LineOptions {
   /** Gap (in multiples of the font size) above which a row is always split into separate lines. */
   splitGapEm?: number;
-  /** Smaller gap that still splits a row when it lines up with a page-wide gutter. */
+  /** Smaller gap that still splits a row when it lines up with a gutter of its band of the page. */
   gutterGapEm?: number;
 }
 
@@ -25,7 +25,7 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
   // OCR runs already carry Tesseract's line grouping; trust it (then still split wide gaps).
   const rows = horizontal.some((r) => r.ocrLine) ? groupByOcrLine(horizontal) : groupRows(horizontal);
   const gutter = findGutters(rows);
-  for (const row of rows) {
+  for (const [rowIndex, row] of rows.entries()) {
     row.sort((a, b) => a.x0 - b.x0);
     let current: TextRun[] = [];
     for (const run of row) {
@@ -34,7 +34,7 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
         const gap = run.x0 - prev.x1;
         const em = Math.max(prev.size, run.size);
         const prevIsMarker = current.length === 1 && BULLET_ONLY.test(prev.text);
-        const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(prev.x1, run.x0));
+        const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0));
         if (split && !(prevIsMarker && gap < 4 * em)) {
           lines.push(makeLine(current));
           current = [];
@@ -48,31 +48,57 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
 }
 
 /**
- * Gutters: x positions that sit inside an inter-run gap on many rows and inside text on few.
- * Justified word spacing can be as wide as a narrow column gutter; only the gutter repeats
- * down the page at the same x.
+ * Gutters, judged locally: a gap is a column gutter when the rows just above it or just below it
+ * (a band of the page, not the whole page) leave the same x free, with a column edge aligned with
+ * this row's, and (almost) never cross it with text. Justified word spacing can be as wide as a narrow column gutter, but only a gutter
+ * repeats down the band at the same x; a full-width abstract or title above two columns does not
+ * hide their gutter, because it lies outside the band.
  */
-function findGutters(rows: TextRun[][]): (a: number, b: number) => boolean {
-  let maxX = 0;
-  for (const row of rows) for (const r of row) maxX = Math.max(maxX, r.x1);
-  const bins = Math.ceil(maxX) + 2;
-  const gapCount = new Uint16Array(bins);
-  const crossCount = new Uint16Array(bins);
-  for (const row of rows) {
+function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => boolean {
+  interface RowInfo { y: number; size: number; cover: Array<[number, number]>; minX: number; maxX: number }
+  const info: RowInfo[] = rows.map((row) => {
     const sorted = [...row].sort((a, b) => a.x0 - b.x0);
-    for (let i = 0; i < sorted.length; i++) {
-      const r = sorted[i]!;
-      for (let x = Math.max(0, Math.ceil(r.x0)); x < Math.min(bins, Math.floor(r.x1)); x++) crossCount[x]!++;
-      const next = sorted[i + 1];
-      if (next && next.x0 - r.x1 > 0.5 * r.size) {
-        for (let x = Math.max(0, Math.ceil(r.x1)); x < Math.min(bins, Math.floor(next.x0)); x++) gapCount[x]!++;
+    const cover: Array<[number, number]> = [];
+    let size = 0;
+    for (const r of sorted) {
+      size = Math.max(size, r.size);
+      const last = cover[cover.length - 1];
+      if (last && r.x0 - last[1] <= 0.5 * r.size) last[1] = Math.max(last[1], r.x1);
+      else cover.push([r.x0, r.x1]);
+    }
+    const ys = row.map((r) => r.baseline).sort((a, b) => a - b);
+    return { y: ys[Math.floor(ys.length / 2)] ?? 0, size, cover, minX: cover[0]?.[0] ?? 0, maxX: Math.max(...cover.map((c) => c[1])) };
+  });
+  const order = info.map((_, i) => i).sort((a, b) => info[a]!.y - info[b]!.y);
+  const rank = new Array<number>(info.length);
+  order.forEach((r, k) => { rank[r] = k; });
+  const WINDOW = 6;
+  // One side of the row (up or down): the nearest rows, each either crossing x with text or
+  // leaving x free with a column edge where this row has one (text starting where this row's
+  // right part starts, or ending where its left part ends). Word spaces that happen to line up
+  // (rivers) leave x free too, but their edges do not align.
+  const side = (me: RowInfo, k0: number, step: 1 | -1, x: number, a: number, b: number) => {
+    let free = 0, cross = 0;
+    for (let k = k0 + step, seen = 0; k >= 0 && k < order.length && seen < WINDOW; k += step) {
+      const o = info[order[k]!]!;
+      if (Math.abs(o.y - me.y) > 20 * me.size) break;
+      seen++;
+      if (o.cover.some(([c0, c1]) => x > c0 && x < c1)) cross++;
+      else {
+        // The text edges on either side of x in that row.
+        let leftEnd = -Infinity, rightStart = Infinity;
+        for (const [c0, c1] of o.cover) { if (c1 <= x) leftEnd = Math.max(leftEnd, c1); if (c0 >= x) rightStart = Math.min(rightStart, c0); }
+        if (Math.abs(rightStart - b) <= 2 || Math.abs(leftEnd - a) <= 2) free++;
       }
     }
-  }
-  const isGutter = new Uint8Array(bins);
-  for (let x = 0; x < bins; x++) isGutter[x] = gapCount[x]! >= 4 && gapCount[x]! >= 2 * crossCount[x]! ? 1 : 0;
-  return (a, b) => {
-    for (let x = Math.max(0, Math.ceil(a)); x < Math.min(bins, Math.floor(b)); x++) if (isGutter[x]) return true;
+    return free >= 3 && 3 * cross <= free;
+  };
+  return (row, a, b) => {
+    const me = info[row]!;
+    const k0 = rank[row]!;
+    for (let x = Math.ceil(a); x <= Math.floor(b); x++) {
+      if (side(me, k0, 1, x, a, b) || side(me, k0, -1, x, a, b)) return true;
+    }
     return false;
   };
 }

@@ -50,7 +50,8 @@ async function tesseract(args: string[], opts: OcrOptions, extra: Pick<ToolOptio
     if (err instanceof ToolError && err.details.timedOut) {
       throw new ParseError('page_timeout', `OCR exceeded the ${timeout}s page time limit`, { pageNumber: opts.pageNumber, cause: err });
     }
-    throw new ParseError('ocr_failed', `Tesseract failed: ${(err as Error).message.replace(/^tesseract failed: /, '')}`, { pageNumber: opts.pageNumber, cause: err });
+    // The tool's output stays on the cause (logged), never in the message (shown to callers).
+    throw new ParseError('ocr_failed', `text recognition failed${opts.pageNumber ? ` on page ${opts.pageNumber}` : ''}`, { pageNumber: opts.pageNumber, cause: err });
   }
 }
 

@@ -3,6 +3,7 @@
 // rendered, else from a one-page raster), then the grounding page and its markdown. OCR pages run
 // this right after their layout, while their raster is in memory.
 import path from 'node:path';
+import { isParseError } from '../parse-error';
 import type { CropRasters } from '../render/crop-rasters';
 import { loadImagePage } from '../render/image-input';
 import { pixelBoxWithin, writeCrop } from '../render/page-image';
@@ -45,8 +46,9 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
     names.set(el, cropName(n, el.type, counters[el.type]!));
   }
   const files: string[] = ctx.rendered ? [ctx.rendered.relPath] : [];
-  if (names.size) {
-    const source = ctx.raster ?? ctx.rendered?.file ?? (await rasterFor(page, ctx));
+  const source = names.size ? ctx.raster ?? ctx.rendered?.file ?? (await rasterFor(page, ctx)) : undefined;
+  if (!source) names.clear();
+  if (source && names.size) {
     const [w, h] = typeof source === 'string' ? [g.widthPx, g.heightPx] : [Math.min(g.widthPx, source.width), Math.min(g.heightPx, source.height)];
     for (const [el, name] of names) {
       const box = pixelBoxWithin(pixelBox(el, g), w, h);
@@ -62,7 +64,14 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
   return { pageNumber: n, grounding, markdown, files, source: page.source };
 }
 
-async function rasterFor(page: LaidOutPage, ctx: FinishContext): Promise<RawImage> {
+/** A raster for the crops, or none: no source given, or the page's raster is over the page budget (no crops then). */
+async function rasterFor(page: LaidOutPage, ctx: FinishContext): Promise<RawImage | undefined> {
   if (ctx.imagePath) return loadImagePage(ctx.imagePath, page.pageNumber - 1);
-  return ctx.cropRasters!.take(page.pageNumber);
+  if (!ctx.cropRasters) return undefined;
+  try {
+    return await ctx.cropRasters.take(page.pageNumber);
+  } catch (err) {
+    if (isParseError(err) && err.code === 'page_too_complex') return undefined;
+    throw err;
+  }
 }

@@ -15,7 +15,17 @@ import { parsePnm, readPnm, type RawImage } from '../render/ppm';
 import { rasterisePage } from '../render/rasterise';
 import type { LayoutElement, PageGraphics, TextRun } from '../types';
 
-export interface OcrSettings { dpi: number; lang: string; timeoutSeconds: number }
+export interface OcrSettings {
+  /** Nominal OCR resolution (Tesseract's --dpi); a page's raster may be made coarser (pixel budget). */
+  dpi: number;
+  lang: string;
+  timeoutSeconds: number;
+  /** The page budget's time for making the raster (bounded path); over it the page is too complex. */
+  rasterBudgetSeconds?: number;
+}
+
+/** Resolution of page n's OCR raster (the nominal dpi capped by the pixel budget). */
+export type DpiOf = (pageNumber: number) => number | Promise<number>;
 
 export const emptyGraphics = (): PageGraphics => ({ images: [], drawings: [], hRules: [], vRules: [], fillRects: [], shapes: [] });
 
@@ -27,6 +37,8 @@ const memo = <T>(f: () => Promise<T>): (() => Promise<T>) => {
 /** One OCR page in flight: its raster being rendered and its Tesseract process loading. */
 export interface OcrPageJob {
   raster: Promise<string>;
+  /** The raster's resolution (boxes map back to points with it). */
+  dpi: Promise<number>;
   tesseract: TesseractRun;
   /** Kills both (a page nobody will ask for); the raster file, if any, is removed. */
   cancel(): void;
@@ -42,7 +54,8 @@ export class OcrRasterPrefetch {
   private readonly pending = new Map<number, OcrPageJob>();
   private readonly abort = new AbortController();
   private readonly mkdir = memo(() => fs.mkdir(this.dir, { recursive: true }));
-  constructor(private readonly pdfPath: string, private readonly dir: string, private readonly s: OcrSettings) {}
+  constructor(private readonly pdfPath: string, private readonly dir: string, private readonly s: OcrSettings,
+    private readonly dpiOf: DpiOf = () => s.dpi) {}
 
   /** Page n's job (started now unless it was prefetched); the caller owns it from here. */
   get(n: number, next?: number): OcrPageJob {
@@ -88,10 +101,13 @@ export class OcrRasterPrefetch {
     const abort = new AbortController();
     const stopAll = () => abort.abort();
     this.abort.signal.addEventListener('abort', stopAll, { once: true });
-    const raster = this.mkdir().then(() => {
+    const dpi = Promise.resolve().then(() => this.dpiOf(n));
+    dpi.catch(() => undefined);
+    const raster = Promise.all([this.mkdir(), dpi]).then(([, d]) => {
       if (abort.signal.aborted) throw new Error('OCR raster not needed');
+      const budget = this.s.rasterBudgetSeconds;
       return rasterisePage(this.pdfPath, path.join(this.dir, `p${n}`), n, {
-        dpi: this.s.dpi, gray: true, timeoutMs: this.s.timeoutSeconds * 1000, signal: abort.signal,
+        dpi: d, gray: true, timeoutMs: this.s.timeoutSeconds * 1000, budgetMs: budget === undefined ? undefined : budget * 1000, signal: abort.signal,
       });
     });
     raster.catch(() => undefined);
@@ -99,6 +115,7 @@ export class OcrRasterPrefetch {
     const tesseract = startTesseractTsv({ dpi: this.s.dpi, lang: this.s.lang, timeoutSeconds: this.s.timeoutSeconds, pageNumber: n });
     return {
       raster,
+      dpi,
       tesseract,
       cancel: () => {
         abort.abort();

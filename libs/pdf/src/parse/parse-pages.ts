@@ -4,13 +4,14 @@
 // OCR pages and image inputs are the exception: their page image comes from the raster Tesseract
 // reads, so they are finished in the text phase while that raster is in memory.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { ParseError } from '../parse-error';
-import { openPdf, readPdfBytes } from '../pdfjs-loader';
+import { cappedDpi, pageBudget, type PageBudget } from '../budget';
+import { ParseError, isParseError } from '../parse-error';
+import { closePdf, openPdf, readPdfBytes, type PDFDocumentProxy } from '../pdfjs-loader';
 import { CropRasters } from '../render/crop-rasters';
 import { imagePageCount, loadImagePage } from '../render/image-input';
 import { writePagePng } from '../render/page-image';
+import { makeScratchDir } from './scratch';
 import { PageRenderer, pageImageName, type RenderedPage } from '../render/page-renderer';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrImagePage, type OcrSettings } from './ocr-page';
@@ -25,7 +26,7 @@ export async function parsePages(opts: ParsePagesOptions): Promise<ParsePagesRes
   if (!(dpi >= 36 && dpi <= 600)) throw new RangeError(`dpi must be between 36 and 600, got ${dpi}`);
   await fs.mkdir(path.join(opts.outDir, 'pages'), { recursive: true });
   await fs.mkdir(path.join(opts.outDir, 'imgs'), { recursive: true });
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-pdf-'));
+  const tmp = await makeScratchDir('pdf');
   try {
     return opts.kind === 'pdf' ? await parsePdf(opts, dpi, tmp) : await parseImage(opts, tmp);
   } finally {
@@ -34,9 +35,21 @@ export async function parsePages(opts: ParsePagesOptions): Promise<ParsePagesRes
   }
 }
 
-function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSettings } {
+function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSettings; budget: PageBudget } {
   const timeoutSeconds = opts.timeoutSeconds ?? 120;
-  return { timeoutMs: timeoutSeconds * 1000, ocr: { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds } };
+  const budget = pageBudget(opts.budget);
+  return { timeoutMs: timeoutSeconds * 1000, budget, ocr: { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds, rasterBudgetSeconds: budget.maxSeconds } };
+}
+
+/** Every requested page's size in points (UserUnit included), read before anything is rendered. */
+async function pageSizes(doc: PDFDocumentProxy, pages: number[]): Promise<Map<number, { width: number; height: number }>> {
+  const out = new Map<number, { width: number; height: number }>();
+  for (const n of pages) {
+    const page = await doc.getPage(n);
+    const vp = page.getViewport({ scale: 1 });
+    out.set(n, { width: vp.width, height: vp.height });
+  }
+  return out;
 }
 
 function selectPages(requested: number[] | undefined, pageCount: number, maxPages?: number): number[] {
@@ -51,36 +64,54 @@ function selectPages(requested: number[] | undefined, pageCount: number, maxPage
 }
 
 async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Promise<ParsePagesResult> {
-  const { timeoutMs, ocr } = settings(opts);
+  const { timeoutMs, ocr, budget } = settings(opts);
+  const budgetMs = budget.maxSeconds * 1000;
   // A head start from the caller (page 1 started while it diffed pages) is used when it fits.
-  const head = opts.ocrHeadStart?.matches(opts.path, ocr) ? opts.ocrHeadStart : undefined;
+  const head = opts.ocrHeadStart?.matches(opts.path, ocr, budget) ? opts.ocrHeadStart : undefined;
   if (opts.ocrHeadStart && !head) await opts.ocrHeadStart.dispose();
-  const prefetch = head?.prefetch ?? new OcrRasterPrefetch(opts.path, path.join(tmp, 'ocr'), ocr);
+  // Rasters are sized from each page's points (the pixel budget); known once pdf.js has opened the file.
+  let sizes = new Map<number, { width: number; height: number }>();
+  const capped = (n: number, base: number) => {
+    const s = sizes.get(n);
+    return s ? cappedDpi(s.width, s.height, base, budget) : base;
+  };
+  let sizesKnown!: () => void;
+  const sizesReady = new Promise<void>((resolve) => { sizesKnown = resolve; });
+  const prefetch = head?.prefetch ?? new OcrRasterPrefetch(opts.path, path.join(tmp, 'ocr'), ocr, async (n) => {
+    await sizesReady;
+    return capped(n, ocr.dpi);
+  });
   // The first OCR page starts now: pdftoppm renders, Tesseract loads and then reads the raster,
   // while pdf.js opens the file (nothing else is OCRing yet, so it need not wait its turn).
   const first = opts.pageNumbers?.length ? Math.min(...opts.pageNumbers) : 1;
   if (opts.backend === 'ocr' && Number.isInteger(first) && first >= 1) prefetch.warm(first, true);
   let renderer: PageRenderer | undefined;
-  const cropRasters = new CropRasters(opts.path, CropRasters.dirIn(tmp), dpi, timeoutMs);
+  const pageDpi = (n: number) => capped(n, dpi);
+  const cropRasters = new CropRasters(opts.path, CropRasters.dirIn(tmp), pageDpi, timeoutMs, budgetMs);
   let doc: Awaited<ReturnType<typeof openPdf>> | undefined;
   try {
     const bytes = await readPdfBytes(opts.path);
     doc = await openPdf(opts.path, bytes);
     const pages = selectPages(opts.pageNumbers, doc.numPages, opts.maxPages);
+    sizes = await pageSizes(doc, pages);
+    sizesKnown();
     prefetch.keepOnly(new Set(opts.backend === 'ocr' ? pages : []));
     // OCR pages make their page image from their OCR raster when it is at least as fine as `dpi`.
     const ocrImages = dpi <= ocr.dpi;
     // Page images of text pages render in the background (pdftoppm + sharp) while this thread extracts text.
-    if (opts.renderPages !== false && !(opts.backend === 'ocr' && ocrImages)) renderer = new PageRenderer(opts.path, pages, dpi, tmp, opts.outDir, timeoutMs);
+    if (opts.renderPages !== false && !(opts.backend === 'ocr' && ocrImages)) renderer = new PageRenderer(opts.path, pages, pageDpi, tmp, opts.outDir, timeoutMs, budgetMs);
     const ocrArtifacts: OcrArtifacts | undefined = ocrImages ? {
       pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, timeoutMs, renderPages: opts.renderPages !== false,
-      claim: (n) => !renderer || renderer.claim(n),
+      claim: (n) => !renderer || renderer.claim(n), dpiOf: pageDpi,
     } : undefined;
     const t0 = Date.now();
     const laid = await layoutPdfPages(doc, pages, {
-      path: opts.path, backend: opts.backend, fallbackOcr: opts.pageFallbackOcr ?? true, timeoutMs, ocr, tmp, prefetch, ocrArtifacts,
+      path: opts.path, backend: opts.backend, fallbackOcr: opts.pageFallbackOcr ?? true, timeoutMs, ocr, tmp, prefetch, ocrArtifacts, budget,
       onProgress: opts.onProgress, shouldCancel: opts.shouldCancel,
-      onPage: (p) => { if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table')) cropRasters.schedule(p.pageNumber); },
+      onPage: (p) => {
+        if (p.failed) renderer?.claim(p.pageNumber); // a failed page is not rendered again
+        else if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table')) cropRasters.schedule(p.pageNumber);
+      },
     });
     const t1 = Date.now();
     const out: ParsedPage[] = [];
@@ -88,18 +119,31 @@ async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Prom
       await throwIfCancelled(opts.shouldCancel);
       if (page.finished) {
         out.push(page.finished);
+      } else if (page.failed) {
+        const finished = await finishPage(page, { pdfPath: opts.path, dpi: pageDpi(page.pageNumber), outDir: opts.outDir, tmp, timeoutMs });
+        out.push({ ...finished, failed: page.failed });
       } else {
-        const rendered = renderer ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber) : undefined;
-        out.push(await finishPage(page, { pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, rendered, cropRasters, timeoutMs }));
+        let rendered: RenderedPage | undefined;
+        let noImage: string | undefined;
+        try {
+          rendered = renderer ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber) : undefined;
+        } catch (err) {
+          // Its text was read (and is kept), but its image is over the budget: the page has none.
+          if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
+          noImage = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
+        }
+        const finished = await finishPage(page, { pdfPath: opts.path, dpi: rendered?.dpi ?? page.dpi ?? pageDpi(page.pageNumber), outDir: opts.outDir, tmp, rendered, cropRasters: noImage ? undefined : cropRasters, timeoutMs });
+        out.push(noImage ? { ...finished, noImage } : finished);
       }
       await opts.onProgress?.(i + 1, laid.length, 'figures');
     }
     return { pageCount: doc.numPages, pages: out, timings: { textMs: t1 - t0, figuresMs: Date.now() - t1 } };
   } finally {
+    sizesKnown?.();
     await (head ? head.dispose() : prefetch.stop());
     await renderer?.stop();
     await cropRasters.stop();
-    await doc?.destroy().catch(() => undefined);
+    await closePdf(doc);
   }
 }
 

@@ -1,10 +1,17 @@
 import type { GroundingPage } from '@docfleet/contracts';
+import type { PageBudget } from '../budget';
 import type { LayoutElement } from '../types';
 import type { DecodedImage } from '../render/image-input';
 import type { OcrHeadStart } from './ocr-head-start';
 
 export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
+
+/** A page that could not be read within the page budget, even by the bounded path. It is not charged. */
+export interface FailedPage { code: 'page_too_complex'; message: string }
+
+/** With 'text' progress: the page just finished, and whether it failed (not charged). */
+export interface PageProgress { pageNumber: number; failed: boolean }
 
 export interface ParsePagesOptions {
   path: string;
@@ -27,7 +34,9 @@ export interface ParsePagesOptions {
   ocrLang?: string;
   /** Refuse documents with more pages than this. */
   maxPages?: number;
-  onProgress?: (done: number, total: number, phase: ParsePhase) => void | Promise<void>;
+  /** Per-page budget (operators, time, pixels); default DEFAULT_PAGE_BUDGET. */
+  budget?: Partial<PageBudget>;
+  onProgress?: (done: number, total: number, phase: ParsePhase, page?: PageProgress) => void | Promise<void>;
   shouldCancel?: () => boolean | Promise<boolean>;
   /**
    * OCR work the caller started early (startOcrHeadStart) for this file; taken over when the path
@@ -46,6 +55,10 @@ export interface ParsedPage {
   files: string[];
   /** Backend that actually produced the page (the text backend may fall back to OCR per page). */
   source: ParseBackend;
+  /** Set when the page is over its budget: its grounding holds what could be read (often nothing). */
+  failed?: FailedPage;
+  /** Read, but its page image is over the page budget: no pages/page_NNNN.png (nor crops) for it. */
+  noImage?: string;
 }
 
 export interface ParsePagesResult {
@@ -63,4 +76,7 @@ export interface LaidOutPage {
   source: ParseBackend;
   /** Already finished in the text phase (OCR pages, from their raster in memory). */
   finished?: ParsedPage;
+  failed?: FailedPage;
+  /** Resolution of its page image and pixel boxes (the requested dpi capped by the pixel budget). */
+  dpi?: number;
 }

@@ -1,8 +1,12 @@
 // Phase 'text' for PDFs: every requested page through the chosen backend. On the text backend a
 // page whose text layer is unusable (scanned page inside a digital PDF, glyphs without Unicode)
 // is OCRed instead when page_fallback_ocr is on.
+// A page over its budget (operators, time) takes the bounded path: a raster at a capped size, then
+// OCR; if that is over budget too, the page comes back failed (`page_too_complex`) and the parse
+// goes on with the next page.
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api';
 import path from 'node:path';
+import { DEFAULT_PAGE_BUDGET, type PageBudget } from '../budget';
 import { layoutPage } from '../layout/page-layout';
 import { toParseError } from '../pdfjs-loader';
 import { pageImageName } from '../render/page-renderer';
@@ -10,8 +14,8 @@ import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
-import type { LaidOutPage, ParseBackend, ParsePhase } from './parse-types';
-import { ParseError } from '../parse-error';
+import type { LaidOutPage, PageProgress, ParseBackend, ParsePhase } from './parse-types';
+import { ParseError, isParseError } from '../parse-error';
 
 /**
  * OCR pages make their page image and crops from their own OCR raster and are finished (grounding,
@@ -27,6 +31,8 @@ export interface OcrArtifacts {
   renderPages: boolean;
   /** Whether this page's image is ours to make (false: the background renderer already has it). */
   claim(pageNumber: number): boolean;
+  /** Page n's image resolution (`dpi`, capped by the pixel budget). */
+  dpiOf(pageNumber: number): number;
 }
 
 export interface TextPhaseOptions {
@@ -36,7 +42,8 @@ export interface TextPhaseOptions {
   timeoutMs: number;
   ocr: OcrSettings;
   tmp: string;
-  onProgress?: (done: number, total: number, phase: ParsePhase) => void | Promise<void>;
+  onProgress?: (done: number, total: number, phase: ParsePhase, page?: PageProgress) => void | Promise<void>;
+  budget?: PageBudget;
   shouldCancel?: () => boolean | Promise<boolean>;
   /** Called as each page is laid out (lets the caller start crop rasters early). */
   onPage?: (page: LaidOutPage) => void;
@@ -47,15 +54,23 @@ export interface TextPhaseOptions {
 
 export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: TextPhaseOptions): Promise<LaidOutPage[]> {
   const prefetch = o.prefetch ?? new OcrRasterPrefetch(o.path, path.join(o.tmp, 'ocr'), o.ocr);
+  const budget = o.budget ?? DEFAULT_PAGE_BUDGET;
   const out: LaidOutPage[] = [];
   for (const [i, n] of pages.entries()) {
     await throwIfCancelled(o.shouldCancel);
     const next = o.backend === 'ocr' ? pages[i + 1] : undefined;
     const page = await withPageTimeout(async () => {
       try {
-        if (o.backend === 'ocr') return await ocrPdfPage(doc, n, prefetch, o, next);
-        const loaded = await loadTextPage(doc, n);
-        if (o.fallbackOcr && !usableTextLayer(loaded)) return await ocrPdfPage(doc, n, prefetch, o);
+        if (o.backend === 'ocr') return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o, next));
+        let loaded: LoadedPage;
+        try {
+          loaded = await loadTextPage(doc, n, budget);
+        } catch (err) {
+          if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
+          // Too much for pdf.js: the bounded path (a raster at a capped size, then OCR).
+          return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o), err);
+        }
+        if (o.fallbackOcr && !usableTextLayer(loaded)) return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o));
         const laid: LaidOutPage = { pageNumber: n, widthPt: loaded.width, heightPt: loaded.height, elements: layoutPage(loaded), source: 'text' };
         return laid;
       } catch (err) {
@@ -65,10 +80,26 @@ export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: 
     }, o.timeoutMs, n);
     out.push(page);
     o.onPage?.(page);
-    await o.onProgress?.(i + 1, pages.length, 'text');
+    await o.onProgress?.(i + 1, pages.length, 'text', { pageNumber: n, failed: !!page.failed });
   }
   return out;
 }
+
+/** Runs the page's bounded path; over the budget there too, the page comes back failed and empty. */
+async function overBudgetAsFailed(n: number, doc: PDFDocumentProxy, work: () => Promise<LaidOutPage>, first?: ParseError): Promise<LaidOutPage> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
+    const page = await doc.getPage(n);
+    const vp = page.getViewport({ scale: 1 });
+    page.cleanup();
+    const why = [first?.message, err.message].filter(Boolean).join('; ');
+    return { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements: [], source: 'ocr', failed: { code: 'page_too_complex', message: sentence(why) } };
+  }
+}
+
+const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
 
 async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterPrefetch, o: TextPhaseOptions, next?: number): Promise<LaidOutPage> {
   const page = await doc.getPage(n);
@@ -80,16 +111,30 @@ async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterP
   const relPath = `pages/${pageImageName(n)}`;
   const png = own && a!.renderPages ? path.join(a!.outDir, relPath) : undefined;
   let r;
+  let pageDpi = a?.dpiOf(n) ?? o.ocr.dpi;
   try {
     const file = await job.raster;
-    r = await ocrPdfRaster(file, n, vp.width, vp.height, o.ocr, own ? { dpi: a!.dpi, pngFile: png } : undefined, job.tesseract);
+    // The raster may be coarser than asked (pixel budget): boxes map back with its real resolution.
+    const rasterDpi = await job.dpi;
+    pageDpi = Math.min(pageDpi, rasterDpi);
+    r = await ocrPdfRaster(file, n, vp.width, vp.height, { ...o.ocr, dpi: rasterDpi }, own ? { dpi: pageDpi, pngFile: png } : undefined, job.tesseract);
   } finally {
     job.tesseract.cancel(); // no-op once it has finished
   }
-  const laid: LaidOutPage = { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements: r.elements, source: 'ocr' };
+  const laid: LaidOutPage = { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements: r.elements, source: 'ocr', dpi: pageDpi };
+  // A raster can come out blank where the file has text: poppler's rasteriser draws no glyphs on
+  // pages of tens of thousands of points (measured: nothing at 100,000 pt, at any resolution). When
+  // OCR read nothing, the page's own text layer (read within the budget) is used if it has text.
+  if (!r.elements.some((e) => e.text.trim())) {
+    const loaded = await loadTextPage(doc, n, o.budget).catch(() => undefined);
+    if (loaded && loaded.textChars > 0) {
+      laid.elements = layoutPage(loaded);
+      laid.source = 'text';
+    }
+  }
   if (!own) return laid;
-  const rendered = png && r.image ? { file: png, relPath, width: r.image.width, height: r.image.height } : undefined;
-  laid.finished = await finishPage(laid, { pdfPath: a!.pdfPath, dpi: a!.dpi, outDir: a!.outDir, tmp: a!.tmp, rendered, raster: r.pageRaster, timeoutMs: a!.timeoutMs });
+  const rendered = png && r.image ? { file: png, relPath, width: r.image.width, height: r.image.height, dpi: pageDpi } : undefined;
+  laid.finished = await finishPage(laid, { pdfPath: a!.pdfPath, dpi: pageDpi, outDir: a!.outDir, tmp: a!.tmp, rendered, raster: r.pageRaster, timeoutMs: a!.timeoutMs });
   return laid;
 }
 

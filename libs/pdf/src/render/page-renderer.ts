@@ -7,9 +7,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readPnm } from './ppm';
 import { writePagePng } from './page-image';
+import { isParseError } from '../parse-error';
 import { rasterisePdf } from './rasterise';
 
-export interface RenderedPage { file: string; relPath: string; width: number; height: number }
+export interface RenderedPage {
+  file: string; relPath: string; width: number; height: number;
+  /** Resolution it was rendered at (the requested dpi, or less for a page over the pixel budget). */
+  dpi?: number;
+}
 
 const BATCH = 6;
 
@@ -22,8 +27,13 @@ export class PageRenderer {
   /** Pages not yet handed to pdftoppm, ascending. */
   private readonly queue: number[];
 
-  constructor(private readonly pdfPath: string, pages: number[], private readonly dpi: number, private readonly tmpDir: string,
-    private readonly outDir: string, private readonly pageTimeoutMs: number) {
+  /**
+   * @param dpiOf each page's resolution (pages of one batch share one); `budgetMs` bounds each page's
+   * rendering: a batch over it is retried page by page, and a page over it alone fails with
+   * ParseError('page_too_complex').
+   */
+  constructor(private readonly pdfPath: string, pages: number[], private readonly dpiOf: (n: number) => number, private readonly tmpDir: string,
+    private readonly outDir: string, private readonly pageTimeoutMs: number, private readonly budgetMs?: number) {
     for (const n of pages) {
       let resolve!: (p: RenderedPage) => void, reject!: (e: unknown) => void;
       const promise = new Promise<RenderedPage>((res, rej) => { resolve = res; reject = rej; });
@@ -63,34 +73,52 @@ export class PageRenderer {
     const dir = path.join(this.tmpDir, 'render');
     await fs.mkdir(dir, { recursive: true });
     while (this.queue.length && !this.abort.signal.aborted) {
-      const group = nextBatch(this.queue);
-      const first = group[0]!, last = group[group.length - 1]!;
+      const group = nextBatch(this.queue, this.dpiOf);
       try {
-        const files = await rasterisePdf(this.pdfPath, dir, {
-          dpi: this.dpi, firstPage: first, lastPage: last, timeoutMs: this.pageTimeoutMs * group.length, signal: this.abort.signal,
-        });
-        for (const n of group) {
-          const file = files.get(n);
-          if (!file) throw new Error(`pdftoppm produced no image for page ${n}`);
-          const raw = await readPnm(file);
-          const relPath = `pages/${pageImageName(n)}`;
-          const out = path.join(this.outDir, relPath);
-          await writePagePng(raw, out);
-          await fs.rm(file, { force: true });
-          this.waiting.get(n)!.resolve({ file: out, relPath, width: raw.width, height: raw.height });
-        }
+        await this.render(dir, group);
       } catch (err) {
-        for (const n of group) this.waiting.get(n)!.reject(err);
+        // One slow page must not cost its neighbours their images: over the budget, page by page.
+        if (group.length > 1 && isParseError(err) && err.code === 'page_too_complex') {
+          for (const n of group) {
+            if (this.abort.signal.aborted) break;
+            await this.render(dir, [n]).catch((e) => this.waiting.get(n)!.reject(e));
+          }
+        } else {
+          for (const n of group) this.waiting.get(n)!.reject(err);
+        }
       }
     }
     const stopped = new Error('page rendering stopped');
     for (const w of this.waiting.values()) w.reject(stopped); // no-op for settled pages
   }
+
+  private async render(dir: string, group: number[]): Promise<void> {
+    const first = group[0]!, last = group[group.length - 1]!;
+    const dpi = this.dpiOf(first);
+    const files = await rasterisePdf(this.pdfPath, dir, {
+      dpi, firstPage: first, lastPage: last, timeoutMs: this.pageTimeoutMs * group.length,
+      budgetMs: this.budgetMs, signal: this.abort.signal,
+    });
+    try {
+      for (const n of group) {
+        const file = files.get(n);
+        if (!file) throw new Error(`no image was rendered for page ${n}`);
+        const raw = await readPnm(file);
+        const relPath = `pages/${pageImageName(n)}`;
+        const out = path.join(this.outDir, relPath);
+        await writePagePng(raw, out);
+        await fs.rm(file, { force: true });
+        this.waiting.get(n)!.resolve({ file: out, relPath, width: raw.width, height: raw.height, dpi });
+      }
+    } finally {
+      for (const f of files.values()) await fs.rm(f, { force: true });
+    }
+  }
 }
 
-/** Removes and returns the next run of up to BATCH consecutive pages. */
-function nextBatch(queue: number[]): number[] {
+/** Removes and returns the next run of up to BATCH consecutive pages of one resolution. */
+function nextBatch(queue: number[], dpiOf: (n: number) => number): number[] {
   let k = 1;
-  while (k < queue.length && k < BATCH && queue[k] === queue[k - 1]! + 1) k++;
+  while (k < queue.length && k < BATCH && queue[k] === queue[k - 1]! + 1 && dpiOf(queue[k]!) === dpiOf(queue[0]!)) k++;
   return queue.splice(0, k);
 }

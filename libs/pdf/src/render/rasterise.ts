@@ -11,6 +11,11 @@ export interface RasteriseOptions {
   firstPage: number;
   lastPage: number;
   timeoutMs?: number;
+  /**
+   * The page budget's time for rendering (bounded path): when it is the tighter limit, running over
+   * it is ParseError 'page_too_complex' (a failed page) instead of 'page_timeout' (a failed job).
+   */
+  budgetMs?: number;
   signal?: AbortSignal;
 }
 
@@ -18,14 +23,19 @@ async function pdftoppm(pdfPath: string, args: string[], opts: RasteriseOptions)
   // An absolute input path, so a file name can't become an option.
   const all = ['-r', String(opts.dpi), '-f', String(opts.firstPage), '-l', String(opts.lastPage), ...(opts.gray ? ['-gray'] : []), ...args];
   all.splice(all.length - 1, 0, path.resolve(pdfPath));
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const byBudget = opts.budgetMs !== undefined && opts.budgetMs <= timeoutMs;
+  const pages = opts.firstPage === opts.lastPage ? `page ${opts.firstPage}` : `pages ${opts.firstPage}-${opts.lastPage}`;
   try {
-    await runTool('pdftoppm', all, { timeoutMs: opts.timeoutMs ?? 120_000, signal: opts.signal, maxBuffer: 1 << 20 });
+    await runTool('pdftoppm', all, { timeoutMs: byBudget ? opts.budgetMs : timeoutMs, signal: opts.signal, maxBuffer: 1 << 20 });
   } catch (err) {
     if (opts.signal?.aborted) throw new Error('rendering aborted');
     if (err instanceof ToolError && err.details.timedOut) {
-      throw new ParseError('page_timeout', `rendering pages ${opts.firstPage}-${opts.lastPage} exceeded the time limit`, { pageNumber: opts.firstPage });
+      if (byBudget) throw new ParseError('page_too_complex', `rendering ${pages} took longer than the page time budget (${opts.budgetMs! / 1000}s)`, { pageNumber: opts.firstPage, cause: err });
+      throw new ParseError('page_timeout', `rendering ${pages} exceeded the time limit`, { pageNumber: opts.firstPage, cause: err });
     }
-    throw new ParseError('render_failed', (err as Error).message, { pageNumber: opts.firstPage, cause: err });
+    // The tool's own output stays on the cause (logged), never in the message (shown to callers).
+    throw new ParseError('render_failed', `${pages} could not be rendered to an image`, { pageNumber: opts.firstPage, cause: err });
   }
 }
 

@@ -3,7 +3,10 @@ import { endAttempt, QUEUED_OPERATION_TYPES } from './operations';
 
 export interface ReapOperationsOptions {
   now?: Date;
-  /** An unfinished operation untouched for this long is a candidate (runners write progress). */
+  /**
+   * A candidate: an in_progress attempt whose worker has not beaten (heartbeat_at, or started_at
+   * when it never did) for this long, or a queued one not picked up for this long.
+   */
   staleMs: number;
   /**
    * Whether the attempt still has a live queue entry (waiting, delayed or active). The billing
@@ -23,18 +26,30 @@ export async function reapOperations(db: Db, opts: ReapOperationsOptions): Promi
   const now = opts.now ?? new Date();
   const before = new Date(now.getTime() - opts.staleMs);
   const stale = await db.operation.findMany({
-    where: { status: { in: ['queued', 'in_progress'] }, updated_at: { lt: before } },
+    where: {
+      OR: [
+        { status: 'queued', updated_at: { lt: before } },
+        { status: 'in_progress', heartbeat_at: { lt: before } },
+        { status: 'in_progress', heartbeat_at: null, OR: [{ started_at: { lt: before } }, { started_at: null, updated_at: { lt: before } }] },
+      ],
+    },
     take: 500,
   });
   const reaped: string[] = [];
   for (const op of stale) {
     if (await opts.hasLiveJob(op.id, op.attempt)) continue;
-    const minutes = Math.round((now.getTime() - op.updated_at.getTime()) / 60000);
+    const since = op.status === 'queued' ? op.updated_at : (op.heartbeat_at ?? op.started_at ?? op.updated_at);
+    const ago = ageText(now.getTime() - since.getTime());
     const ended = await endAttempt(db, op, {
       status: 'failed',
-      error: `abandoned: the ${op.status === 'queued' ? 'queue entry was lost' : 'worker stopped'} ${minutes} minutes ago and no worker holds the attempt; send the request again`,
+      error: `abandoned: the ${op.status === 'queued' ? 'queue entry was lost' : 'worker stopped'} ${ago} ago and no worker holds the attempt; send the request again`,
     }, { refund: (QUEUED_OPERATION_TYPES as readonly string[]).includes(op.operation_type) });
     if (ended) reaped.push(op.id);
   }
   return reaped;
+}
+
+function ageText(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? `${s} seconds` : `${Math.round(s / 60)} minutes`;
 }

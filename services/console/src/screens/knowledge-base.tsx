@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { FileRecord, IndexEntry, IndexEnvelope } from '@docfleet/sdk';
+import type { FileRecord, IndexEntry, IndexEnvelope, ParseOptions } from '@docfleet/sdk';
 import { useConsole } from '../lib/context';
 import { ErrorBanner } from '../lib/errors';
 import { newKey } from '../lib/operations';
@@ -154,7 +154,7 @@ function FileRow({ kbId, f, folders, act }: {
 }) {
   const { client } = useConsole();
   const [options, setOptions] = useState(false);
-  const [backend, setBackend] = useState('auto');
+  const [backend, setBackend] = useState<NonNullable<ParseOptions['backend']>>('auto');
   const [dpi, setDpi] = useState(150);
   const job = f.latest_parse_job;
   const active = job && ACTIVE.has(job.status);
@@ -197,7 +197,7 @@ function FileRow({ kbId, f, folders, act }: {
         {!active && <button type="button" className="danger" onClick={act(() => client.files.delete(f.file_id))}>Trash</button>}
         {options && (
           <div className="options">
-            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value)}>
+            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value as NonNullable<ParseOptions['backend']>)}>
               <option value="auto">auto</option><option value="text">text layer</option><option value="ocr">OCR</option>
             </select></label>
             <label>DPI <input type="number" min={72} max={300} value={dpi} onChange={(e) => setDpi(Number(e.target.value))} /></label>

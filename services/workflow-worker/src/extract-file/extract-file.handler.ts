@@ -7,7 +7,7 @@
 // unexpected error is retried by BullMQ and fails the job on the last attempt.
 import { BUNDLE } from '@docfleet/contracts';
 import type { Job as JobRow, Prisma } from '@docfleet/db';
-import { isApiError } from '@docfleet/errors';
+import { isApiError, publicTraceback } from '@docfleet/errors';
 import { isModelError } from '@docfleet/models';
 import { DelayedError, type Job, type JobPayload } from '@docfleet/queue';
 import { artifactPrefix } from '@docfleet/storage';
@@ -45,8 +45,9 @@ function readOptions(raw: unknown): Options & { schema: Record<string, unknown> 
   return { ...(o as Options), schema: schema as Record<string, unknown> };
 }
 
+/** The event's traceback: the error itself, redacted (no stack frames, paths or causes); the log has it whole. */
 function traceback(err: unknown): string {
-  return (err as Error)?.stack ?? String(err);
+  return publicTraceback(err);
 }
 
 /**

@@ -64,7 +64,7 @@ export async function finishFailed(db: Db, jobId: string, error: string, detail:
   return db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, completed_at: new Date() } });
+    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() } });
     await addEvent(tx, jobId, 'job.failed', job.stage, error, { traceback: tail(detail.traceback, 4000), ...(detail.code ? { code: detail.code } : {}) });
     return 'failed';
   });

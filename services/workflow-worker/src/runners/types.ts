@@ -11,6 +11,8 @@ export interface WorkerDeps {
   logger: Logger;
   /** For workflows that enqueue follow-up work (e.g. a parse before a bulk extraction). */
   queues?: QueueClient;
+  /** How often a running attempt writes its heartbeat (WORKER_HEARTBEAT_SECONDS; default 10 s). */
+  heartbeatMs?: number;
 }
 
 /** Thrown by a checkpoint when a cancel was requested; the attempt ends `cancelled`. */

@@ -17,6 +17,7 @@ export function serializeJob(j: Job): api.Job {
     total_pages: j.total_pages,
     completed_pages: j.completed_pages,
     error: j.error,
+    error_code: j.status === 'failed' ? j.error_code ?? 'internal_error' : null,
     result: (j.result as Record<string, unknown> | null) ?? null,
     options: (j.options ?? {}) as Record<string, unknown>,
     idempotency_key: j.idempotency_key,
