@@ -321,11 +321,14 @@ describe('web console', () => {
     await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${up.file.id}`);
     await page.getByTestId('page-overlay').waitFor();
     await page.getByRole('link', { name: 'Extract' }).click();
-    await page.getByLabel('Field 1 name').fill('total amount');
-    await page.getByLabel('Field 1 type').selectOption('number');
-    await page.getByLabel('Field 1 description').fill('the amount due');
-    await page.getByRole('button', { name: 'Add field' }).click();
-    await page.getByLabel('Field 2 name').fill('invoice number');
+    const fillFields = async () => {
+      await page.getByLabel('Field 1 name').fill('total amount');
+      await page.getByLabel('Field 1 type').selectOption('number');
+      await page.getByLabel('Field 1 description').fill('the amount due');
+      await page.getByRole('button', { name: 'Add field' }).click();
+      await page.getByLabel('Field 2 name').fill('invoice number');
+    };
+    await fillFields();
     await page.getByRole('button', { name: /Run extraction/ }).click();
     const row = page.locator('tr[data-field-path="/total_amount"]');
     await row.waitFor({ timeout: 120_000 });
@@ -341,6 +344,22 @@ describe('web console', () => {
     const seg = (await api.files.segments(up.file.id)).find((x) => x.id === elementId)!;
     expect(seg.markdown.replace(/[^0-9.]/g, '')).toContain(value.replace(/\.0+$/, ''));
     await shot(page, '10-extraction-citation');
+
+    // the same fields as a JSON Schema, on the file-job path: citations come resolved to their boxes
+    await page.goBack();
+    await fillFields();
+    await page.getByRole('tab', { name: 'JSON Schema' }).click();
+    const schemaText = await page.getByLabel(/JSON Schema \(Draft 2020-12\)/).inputValue();
+    expect(JSON.parse(schemaText)).toMatchObject({ type: 'object', properties: { total_amount: { type: ['number', 'null'] }, invoice_number: {} } });
+    await page.getByRole('button', { name: /Run extraction job/ }).click();
+    const jrow = page.locator('tr[data-field-path="/total_amount"]');
+    await jrow.waitFor({ timeout: 120_000 });
+    expect(Number((await jrow.locator('td.value').innerText()).trim())).toBe(Number(value));
+    const jcite = jrow.locator('a.citation').first();
+    const jel = (await jcite.getAttribute('data-citation-element'))!;
+    await jcite.click();
+    await page.locator(`[data-testid="page-overlay"] .box.selected[data-element-id="${jel}"]`).waitFor();
+    await page.getByTestId('hit-region').waitFor();
   }, 240_000);
 
   it('splits a document into records and downloads one as a PDF; classifies it; proposes an edit without applying it', async () => {

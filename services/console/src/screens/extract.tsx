@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { Citation, ExtractRunOutput, FieldListSchema, ResultNode, SchemaField, SchemaGenerateOutput } from '@docfleet/sdk';
+import type { Citation, ExtractRunOutput, ExtractionDocument, FieldListSchema, ResultNode, SchemaField, SchemaGenerateOutput } from '@docfleet/sdk';
 import { useConsole } from '../lib/context';
 import { ErrorBanner } from '../lib/errors';
 import { OperationStatus, newKey, useQueued } from '../lib/operations';
@@ -22,6 +22,9 @@ export function ExtractTool({ kbId, fileId }: { kbId: string; fileId: string }) 
   const [error, setError] = useState<unknown>();
   const [note, setNote] = useState('');
   const extraction = useQueued<ExtractRunOutput>(client);
+  const [mode, setMode] = useState<'fields' | 'json'>('fields');
+  const [jsonText, setJsonText] = useState('');
+  const [job, setJob] = useState<{ running: boolean; status?: string; stage?: string | null; doc?: ExtractionDocument; error?: unknown }>({ running: false });
   const generation = useQueued<SchemaGenerateOutput>(client);
 
   const schema = (): FieldListSchema => ({ version: 1, title: title || undefined, fields: fields.filter((f) => f.name.trim()) });
@@ -57,6 +60,34 @@ export function ExtractTool({ kbId, fileId }: { kbId: string; fileId: string }) 
   }, [generated, reloadSaved]);
   const run = () => extraction.start(() => client.extract.run({ file_id: fileId, schema: schema(), idempotency_key: newKey() }));
 
+  /** The file-job path: a JSON Schema, validated on the server; citations come resolved to their boxes. */
+  async function runJsonSchema() {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(jsonText) as Record<string, unknown>;
+    } catch (err) {
+      return setJob({ running: false, error: new Error(`The JSON Schema is not valid JSON: ${(err as Error).message}`) });
+    }
+    setJob({ running: true });
+    try {
+      const r = await client.files.extract(fileId, { schema: parsed, schema_name: title || undefined, idempotency_key: newKey() });
+      const done = await client.waitForJob(fileId, r.job.job_id, {
+        initialIntervalMs: 1000, maxIntervalMs: 4000, onProgress: (j) => setJob({ running: true, status: j.status, stage: j.stage }),
+      });
+      if (done.status !== 'completed') return setJob({ running: false, status: done.status, error: new Error(`The extraction job ${done.status}: ${done.error ?? 'no reason given'}`) });
+      const manifestId = (done.result as { artifact_manifest_id?: string } | null)?.artifact_manifest_id;
+      if (!manifestId) throw new Error('The completed job names no result artifact.');
+      setJob({ running: false, status: done.status, doc: await client.artifacts.get(manifestId, 'result_json') });
+    } catch (err) {
+      setJob({ running: false, error: err });
+    }
+  }
+  function switchMode(m: 'fields' | 'json') {
+    // Start the JSON Schema from the fields written so far.
+    if (m === 'json' && !jsonText.trim()) setJsonText(JSON.stringify(toJsonSchema(schema()), null, 2));
+    setMode(m);
+  }
+
   return (
     <>
       <section aria-labelledby="schema-title">
@@ -73,6 +104,20 @@ export function ExtractTool({ kbId, fileId }: { kbId: string; fileId: string }) 
         <OperationStatus run={generation.run} />
         <ErrorBanner error={generation.run.error ?? saved.error ?? error} />
         {note && <p className="notice" role="status">{note}</p>}
+        <div className="tabs" role="tablist" aria-label="Schema as">
+          <button type="button" role="tab" aria-selected={mode === 'fields'} onClick={() => switchMode('fields')}>Field list</button>
+          <button type="button" role="tab" aria-selected={mode === 'json'} onClick={() => switchMode('json')}>JSON Schema</button>
+        </div>
+        {mode === 'json' ? (
+          <div className="stack">
+            <label>JSON Schema (Draft 2020-12); the result is validated against it
+              <textarea name="json-schema" rows={14} spellCheck={false} value={jsonText} onChange={(e) => setJsonText(e.target.value)} />
+            </label>
+            <div><button type="button" className="primary" disabled={job.running || !jsonText.trim()} onClick={() => void runJsonSchema()}>Run extraction job (no credit)</button></div>
+            {job.running && <p className="op-status" role="status">Extraction job {job.status ?? 'starting'}{job.stage ? ` · ${job.stage}` : ''}</p>}
+            <ErrorBanner error={job.error} />
+          </div>
+        ) : (<>
         <div className="table-wrap">
           <table aria-label="Fields">
             <thead><tr><th>Name</th><th>Type</th><th>Description</th><th>Required</th><th /></tr></thead>
@@ -95,22 +140,32 @@ export function ExtractTool({ kbId, fileId }: { kbId: string; fileId: string }) 
           <button type="button" onClick={() => setFields((fs) => [...fs, blank()])}>Add field</button>
           <button type="button" className="primary" disabled={extraction.run.running || !schema().fields.length} onClick={() => void run()}>Run extraction (1 credit)</button>
         </div>
+        </>)}
       </section>
       <OperationStatus run={extraction.run} onCancel={() => void extraction.cancel()} />
       <ErrorBanner error={extraction.run.error} />
-      {extraction.run.output && <ExtractionResult kbId={kbId} fileId={fileId} out={extraction.run.output} />}
+      {mode === 'fields' && extraction.run.output && (
+        <ExtractionResult kbId={kbId} fileId={fileId} tree={extraction.run.output.resultTree}
+          summary={`Model ${extraction.run.output.modelId} · ${extraction.run.output.metrics.selectedSegmentCount} of ${extraction.run.output.metrics.segmentCount} segments used · ${extraction.run.output.citations.length} citations`}
+          warnings={extraction.run.output.warnings} />
+      )}
+      {mode === 'json' && job.doc && (
+        <ExtractionResult kbId={kbId} fileId={fileId} tree={job.doc.resultTree}
+          summary={`Model ${job.doc.modelId} · ${job.doc.citations.length} citations · ${job.doc.validationErrors.length} validation errors`}
+          warnings={[...job.doc.validationErrors, ...job.doc.warnings]} />
+      )}
     </>
   );
 }
 
-function ExtractionResult({ kbId, fileId, out }: { kbId: string; fileId: string; out: ExtractRunOutput }) {
+function ExtractionResult({ kbId, fileId, tree, summary, warnings }: { kbId: string; fileId: string; tree: ResultNode[]; summary: string; warnings: unknown[] }) {
   const rows: ResultNode[] = [];
   const walk = (ns: ResultNode[]) => { for (const n of ns) { rows.push(n); walk(n.children ?? []); } };
-  walk(out.resultTree);
+  walk(tree);
   return (
     <section aria-labelledby="result-title">
       <h2 id="result-title">Result</h2>
-      <p className="muted small">Model {out.modelId} · {out.metrics.selectedSegmentCount} of {out.metrics.segmentCount} segments used · {out.citations.length} citations</p>
+      <p className="muted small">{summary}</p>
       <div className="table-wrap">
         <table aria-label="Extracted values">
           <thead><tr><th>Field</th><th>Value</th><th>Confidence</th><th>Cited at</th></tr></thead>
@@ -118,7 +173,7 @@ function ExtractionResult({ kbId, fileId, out }: { kbId: string; fileId: string;
             {rows.map((n) => (
               <tr key={n.id} data-field-path={n.path}>
                 <td><code>{n.path}</code></td>
-                <td className="value">{display(n.value)}</td>
+                <td className="value">{display(n.value)}{n.missingReason && <span className="muted small"> ({n.missingReason.replace(/_/g, ' ')})</span>}</td>
                 <td className="num">{n.citations.length ? n.confidence.toFixed(2) : <span className="muted">unattributed</span>}</td>
                 <td>{n.citations.map((c, k) => <CitationLink key={k} kbId={kbId} fileId={fileId} c={c} />)}</td>
               </tr>
@@ -126,19 +181,39 @@ function ExtractionResult({ kbId, fileId, out }: { kbId: string; fileId: string;
           </tbody>
         </table>
       </div>
-      {out.warnings.length > 0 && <details><summary>{out.warnings.length} warnings</summary><pre>{JSON.stringify(out.warnings, null, 2)}</pre></details>}
+      {warnings.length > 0 && <details><summary>{warnings.length} warnings</summary><pre>{JSON.stringify(warnings, null, 2)}</pre></details>}
     </section>
   );
 }
 
 function CitationLink({ kbId, fileId, c }: { kbId: string; fileId: string; c: Citation }) {
   const el = c.elementId ?? c.segmentId;
+  const b = c.bbox as { x1?: number; y1?: number; x2?: number; y2?: number } | null | undefined;
+  const region = b && [b.x1, b.y1, b.x2, b.y2].every((v) => typeof v === 'number') ? [b.x1!, b.y1!, b.x2!, b.y2!].map((v) => Math.round(v * 1000)).join(',') : undefined;
   return (
-    <a className="citation" data-citation-element={el} href={href(['kb', kbId, 'file', fileId], { page: c.pageNumber, el })} title={c.quote}>
+    <a className="citation" data-citation-element={el} href={href(['kb', kbId, 'file', fileId], { page: c.pageNumber, el, region })} title={c.quote}>
       page {c.pageNumber}{c.quote ? `: “${c.quote.length > 60 ? `${c.quote.slice(0, 60)}…` : c.quote}”` : ''}
     </a>
   );
 }
+
+/** The JSON Schema a field list stands for (what the API derives too): an object of typed properties. */
+function toJsonSchema(s: FieldListSchema): Record<string, unknown> {
+  const prop = (f: SchemaField): Record<string, unknown> => {
+    const description = f.description || undefined;
+    if (f.type === 'number') return { type: ['number', 'null'], description };
+    if (f.type === 'boolean') return { type: ['boolean', 'null'], description };
+    if (f.type === 'object') return { type: ['object', 'null'], description, properties: Object.fromEntries((f.children ?? []).map((c) => [key(c.name), prop(c)])) };
+    if (f.type === 'array' || f.type === 'table') return { type: ['array', 'null'], description, items: { type: 'object' } };
+    return { type: ['string', 'null'], description, ...(f.type === 'date' ? { format: 'date' } : {}) };
+  };
+  return {
+    title: s.title, type: 'object',
+    properties: Object.fromEntries(s.fields.map((f) => [key(f.name), prop(f)])),
+    required: s.fields.filter((f) => f.required).map((f) => key(f.name)),
+  };
+}
+const key = (name: string) => name.toLowerCase().replace(/[^a-z0-9_]+/g, '_');
 
 function display(v: unknown): string {
   if (v === null || v === undefined) return '—';
