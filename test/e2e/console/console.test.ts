@@ -292,6 +292,14 @@ describe('web console', () => {
     await hit.waitFor({ timeout: 30_000 });
     const segmentId = (await hit.getAttribute('data-segment-id'))!;
     await shot(page, '07-search');
+    // the API's filters go with the query: no spreadsheet holds the words
+    await page.getByLabel('Source').selectOption('spreadsheet');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('0 hits').waitFor();
+    expect(page.url()).toContain('source=spreadsheet');
+    await page.getByLabel('Source').selectOption('pdf');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(/^[1-9]\d* hits?$/).waitFor();
     await hit.locator('a').click();
     await page.locator(`[data-testid="page-overlay"] .box.selected[data-element-id="${segmentId}"]`).waitFor();
     await page.getByTestId('hit-region').waitFor();

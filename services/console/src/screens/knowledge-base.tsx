@@ -165,7 +165,7 @@ function FileRow({ kbId, f, folders, act }: {
     <tr data-file-id={f.file_id} data-parse-status={job?.status ?? 'none'}>
       <td>
         {parsed ? <a href={href(['kb', kbId, 'file', f.file_id])}>{f.filename}</a> : f.filename}
-        <div className="muted small">{f.content_type}</div>
+        <div className="muted small clip-line" title={f.content_type}>{f.content_type}</div>
       </td>
       <td>
         <select aria-label={`Move ${f.filename} to folder`} value={f.folder_id ?? ''} onChange={(e) => void act(() => client.files.move(f.file_id, { folder_id: e.target.value || null }))()}>
@@ -181,7 +181,7 @@ function FileRow({ kbId, f, folders, act }: {
         {job && (
           <>
             <span className={`status status-${job.status}`}>{job.status}</span>
-            {job.stage && <span className="muted small"> {job.stage}</span>}
+            {job.stage && job.stage !== job.status && <span className="muted small"> {job.stage}</span>}
             {active && <progress max={100} value={job.percent} aria-label={`Parse progress of ${f.filename}`}>{job.percent}%</progress>}
             {active && <span className="percent"> {job.percent}%</span>}
             {job.status === 'queued' && <div className="muted small">waiting for a parse worker</div>}
