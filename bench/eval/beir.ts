@@ -46,6 +46,12 @@ export async function loadBeir(dir: string): Promise<BeirCollection> {
   return { name: path.basename(dir), dir, split, docs, queries, qrels };
 }
 
+/** N of the queries, evenly spaced in file order (all of them when N is absent or not smaller). */
+export function sampleQueries<T>(queries: T[], max?: number): T[] {
+  if (!max || max >= queries.length) return queries;
+  return Array.from({ length: max }, (_, i) => queries[Math.floor((i * queries.length) / max)]);
+}
+
 export interface QueryScore { ndcg10: number; mrr10: number; recall10: number; recall80: number }
 
 export function scoreRun(ranked: string[], rel: Map<string, number>): QueryScore {

@@ -27,7 +27,7 @@ import { createLogger } from '../../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../../libs/storage/src';
 import { indexFileVersion } from '../../services/index-worker/src/index-file-version';
 import { percentile, round, startBenchGateway } from '../lib';
-import { beirCollections, fts5Runs, loadBeir, meanScores, scoreRun, type BeirCollection, type QueryScore } from './beir';
+import { beirCollections, fts5Runs, loadBeir, meanScores, sampleQueries, scoreRun, type BeirCollection, type QueryScore } from './beir';
 import { corpusDocuments, documentSegments, type CorpusDoc } from './corpus-segments';
 import { fleetParse } from './fleet-parse';
 
@@ -139,12 +139,6 @@ async function indexBeir(gw: Gateway, db: pg.Pool, orgId: string, kbId: string, 
   };
   await Promise.all([worker(), worker()]);
   return fileOf;
-}
-
-/** N of the queries, evenly spaced in file order (all of them when N is absent or not smaller). */
-function sampleQueries<T>(queries: T[], max?: number): T[] {
-  if (!max || max >= queries.length) return queries;
-  return Array.from({ length: max }, (_, i) => queries[Math.floor((i * queries.length) / max)]);
 }
 
 async function beirEval(gw: Gateway, dir: string, verbose: boolean, maxQueries?: number) {
