@@ -178,7 +178,7 @@ describe('the billing service process', () => {
     const port = await new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); }); });
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
       cwd: path.resolve(__dirname, '../../..'),
-      env: { ...process.env, DATABASE_URL: t.url, HEALTH_PORT: String(port), QUEUE_PREFIX: `bill${port}`, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), DATABASE_URL: t.url, HEALTH_PORT: String(port), QUEUE_PREFIX: `bill${port}`, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
