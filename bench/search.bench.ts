@@ -21,7 +21,7 @@ import { BUNDLE } from '../libs/contracts/src';
 import { createLogger } from '../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../libs/storage/src';
 import { searchStatement } from '../services/gateway/src/domain/search/search';
-import { normaliseSearchBody } from '../services/gateway/src/domain/search/search.schemas';
+import { normaliseSearchBody } from '../services/gateway/src/domain/search/search-request';
 import { indexFileVersion } from '../services/index-worker/src/index-file-version';
 import { segmentRows, type SegmentRow } from '../services/index-worker/src/segment-rows';
 import { corpusDocuments, documentSegments } from './eval/corpus-segments';

@@ -7,6 +7,7 @@ export { parsePages } from './parse/parse-pages';
 export { removeDeadScratch } from './parse/scratch';
 export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';
 export type { DecodedImage } from './render/image-input';
+export type { OcrPageReport, OcrVariantReport } from './ocr/recognise';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';

@@ -1,6 +1,7 @@
-// Types of the endpoints the gateway already serves, inferred from the zod schemas it validates
-// with (@docfleet/contracts), so client and server share one definition. Type-only imports: the
-// SDK loads neither zod nor the contracts at run time.
+// Types of the account, knowledge base and file endpoints, inferred from the zod schemas the gateway
+// validates with (@docfleet/contracts), so client and server share one definition (types.ts holds the
+// jobs, artifacts, search and workflows). Type-only imports: the SDK loads neither zod nor the
+// contracts at run time.
 import type { api } from '@docfleet/contracts';
 import type { z } from 'zod';
 
@@ -13,9 +14,9 @@ export type UpdateKnowledgeBaseBody = z.input<typeof api.UpdateKnowledgeBaseBody
 export type KnowledgeBaseDeleteReport = z.infer<typeof api.KnowledgeBaseDeleteReport>;
 export type Folder = z.infer<typeof api.Folder>;
 export type CreateFolderBody = z.input<typeof api.CreateFolderBody>;
-export interface KnowledgeBaseEnvelope { knowledge_base: KnowledgeBase }
-export interface KnowledgeBaseList { knowledge_bases: KnowledgeBase[] }
-export interface FolderEnvelope { folder: Folder }
+export type KnowledgeBaseEnvelope = z.infer<typeof api.KnowledgeBaseEnvelope>;
+export type KnowledgeBaseList = z.infer<typeof api.KnowledgeBaseList>;
+export type FolderEnvelope = z.infer<typeof api.FolderEnvelope>;
 
 // Index
 export type IndexEnvelope = z.infer<typeof api.IndexEnvelope>;
@@ -26,8 +27,8 @@ export type JobSummary = z.infer<typeof api.JobSummary>;
 export type FileRecord = z.infer<typeof api.FileRecord>;
 export type FileVersion = z.infer<typeof api.FileVersion>;
 export type MoveFileBody = z.input<typeof api.MoveFileBody>;
-export interface FileEnvelope { file: FileRecord }
-export interface FilePage { files: FileRecord[]; next_cursor: string | null }
+export type FileEnvelope = z.infer<typeof api.FileEnvelope>;
+export type FilePage = z.infer<typeof api.FilePage>;
 
 // Billing
 export type Credits = z.infer<typeof api.Credits>;
@@ -41,8 +42,8 @@ export type LoginResponse = z.infer<typeof api.LoginResponse>;
 export type ApiKeyRecord = z.infer<typeof api.ApiKeyRecord>;
 export type CreateApiKeyBody = z.input<typeof api.CreateApiKeyBody>;
 export type CreateApiKeyResponse = z.infer<typeof api.CreateApiKeyResponse>;
-export interface ApiKeyList { api_keys: ApiKeyRecord[] }
-export interface ApiKeyEnvelope { api_key: ApiKeyRecord }
+export type ApiKeyList = z.infer<typeof api.ApiKeyList>;
+export type ApiKeyEnvelope = z.infer<typeof api.ApiKeyEnvelope>;
 
 // Document shapes (grounding JSON, segments) are plain interfaces in the contracts package.
 export type { GroundingDocument, GroundingElement, GroundingPage, Segment, TableCell, PageCoordinates, SpreadsheetCoordinates, TableMetadata } from '@docfleet/contracts';

@@ -24,18 +24,21 @@ export const absolutePath = (param: string, what: string) =>
     .refine((p) => !p.includes('\0'), `${param} must not contain NUL characters`)
     .describe(what);
 
-/** A field of a DocAI-style field list (spec, "Extraction schema"); nested through `children`. */
-export interface FieldInput {
+/**
+ * A field of a DocAI-style field list (spec, "Extraction schema"); nested through `children`. Type
+ * aliases, not interfaces, so a field list is assignable to the SDK's request body (a JSON object).
+ */
+export type FieldInput = {
   name: string;
   type?: string;
   description?: string;
   required?: boolean;
   children?: FieldInput[];
-}
-export interface FieldOutput extends FieldInput {
+};
+export type FieldOutput = Omit<FieldInput, 'type' | 'children'> & {
   type: string;
   children?: FieldOutput[];
-}
+};
 const Field: z.ZodType<FieldOutput, FieldInput> = z.lazy(() =>
   z.object({
     name: z.string({ error: 'every field needs a name (string)' }).min(1, 'field names must not be empty'),

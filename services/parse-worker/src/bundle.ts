@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { BUNDLE, type GroundingPage, type Segment } from '@docfleet/contracts';
+import type { OcrPageReport } from '@docfleet/pdf';
 
 /** A name-based UUID (version 5 layout, sha256) for the manifest of a job. */
 export function manifestIdFor(jobId: string): string {
@@ -26,6 +27,8 @@ export interface PageResult {
   /** Files of this page relative to the bundle root (pages/…, imgs/…). */
   files: string[];
   source: 'text' | 'ocr';
+  /** Image pages: which OCR preprocessing won, what was tried, and warnings (ink but no text). */
+  ocr?: OcrPageReport;
 }
 
 export async function writeJson(file: string, value: unknown): Promise<void> {

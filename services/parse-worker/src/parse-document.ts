@@ -106,6 +106,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   }
 
   const charger = new UnitCharger(db, ctx, 'page');
+  const warnings: Array<{ page_number: number; code: string; message: string }> = [];
   if (changed.length) {
     let written = 10;
     const parsed = await parsePages({
@@ -128,9 +129,19 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     });
     await charger.flush();
     for (const p of parsed.pages) {
-      const r: PageResult = { page_number: p.pageNumber, grounding: p.grounding, markdown: p.markdown, files: p.files, source: p.source };
+      const r: PageResult = { page_number: p.pageNumber, grounding: p.grounding, markdown: p.markdown, files: p.files, source: p.source, ...(p.ocr ? { ocr: p.ocr } : {}) };
       results.set(p.pageNumber, r);
       await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
+      if (p.ocr) {
+        const o = p.ocr;
+        await addEvent(db, job.id, 'parse.ocr_page', 'parse',
+          `Page ${p.pageNumber}: OCR read ${o.chosen}${o.tried.length > 1 ? ` (best of ${o.tried.map((t) => t.name).join(', ')})` : ''}${o.paper ? '; scanner border cropped' : ''}${o.rulesRemoved ? `; ${o.rulesRemoved} separator rule(s) removed` : ''}.`,
+          { page_number: p.pageNumber, ...o });
+        for (const w of o.warnings) {
+          warnings.push({ page_number: p.pageNumber, ...w });
+          await addEvent(db, job.id, 'parse.warning', 'parse', w.message, { page_number: p.pageNumber, code: w.code });
+        }
+      }
       if (p.failed) failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
       else if (p.noImage) noImagePages.push(p.pageNumber);
     }
@@ -171,11 +182,13 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     manifest: {
       id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse', storage_prefix: ctx.prefix,
       links: { result_md: BUNDLE.result_md, grounding_json: BUNDLE.grounding_json, pages: pageImages ? BUNDLE.pages : null, imgs: crops.length ? BUNDLE.imgs : null, workbook_json: null, tables_json: null, result_json: null },
-      manifest: { ...baseManifest, changed_pages: changed, unchanged_pages: unchanged, segment_count: segmentCount, failed_pages: failedPages, pages_without_image: noImagePages },
+      manifest: { ...baseManifest, changed_pages: changed, unchanged_pages: unchanged, segment_count: segmentCount, failed_pages: failedPages, pages_without_image: noImagePages, ...(warnings.length ? { warnings } : {}) },
     },
     result: {
       artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: changed, unchanged_pages: unchanged, backend,
       credits_charged: changed.length - failedPages.length, reused: false, failed_pages: failedPages,
+      // Pages that completed with a problem the caller should see (an image with ink but no text read).
+      ...(warnings.length ? { warnings } : {}),
     },
     timings: { page_diff: tDiff - t0, parse: tParse - tDiff, bundle: Date.now() - tParse },
   });

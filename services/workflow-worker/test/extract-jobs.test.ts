@@ -172,7 +172,7 @@ describe('POST /v1/files/{fileId}/extract', () => {
     await expect(c.files.extract(fileId, { schema: { type: 'object', properties: { a: { type: 'nonsense' } } } })).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
     await expect(c.files.extract(fileId, { schema: { type: 'string' } })).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
     await expect(c.files.extract(fileId, { schema: SCHEMA, options: { scope: { pages: [7] } } })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
-    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { bogus: true } })).rejects.toMatchObject({ status: 400, code: 'invalid_request_body' });
+    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { bogus: true } as never })).rejects.toMatchObject({ status: 400, code: 'invalid_request_body' });
     const unparsed = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId, filename: 'unparsed.pdf' })).file.id;
     await expect(c.files.extract(unparsed, { schema: SCHEMA })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
     // A new version without its own parse does not count as parsed.
@@ -204,6 +204,38 @@ describe('POST /v1/files/{fileId}/extract', () => {
     } finally {
       await w.close(0);
       s.workflow = s.startWorkflow();
+    }
+  });
+});
+
+describe('a retried attempt', () => {
+  it('reports the failed attempt with its message and traceback redacted (no paths, no stack frames), then completes', async () => {
+    // The storage write of result_json fails once the way a file system does: its message names the
+    // path, its stack the worker's source files. The attempt is retried (not a permanent failure).
+    const storage = s.workflowDeps.storage;
+    const realPut = storage.put;
+    let failures = 0;
+    storage.put = async function (this: unknown, key: string, ...rest: unknown[]) {
+      if (key.endsWith('/result.json') && failures++ === 0) {
+        throw Object.assign(new Error(`EACCES: permission denied, open '/srv/docfleet/data/${key}'`), { code: 'EACCES' });
+      }
+      return (realPut as (...a: unknown[]) => Promise<unknown>).call(storage, key, ...rest);
+    } as typeof storage.put;
+    try {
+      const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'retried-attempt' });
+      const done = await c.waitForJob(fileId, r.job.job_id);
+      expect(done).toMatchObject({ status: 'completed', error: null });
+      const { events } = await c.files.jobEvents(fileId, r.job.job_id);
+      const retry = events.filter((e) => e.event_type === 'extract.attempt_failed');
+      expect(retry).toHaveLength(1);
+      expect(retry[0]).toMatchObject({
+        stage: 'write-artifacts',
+        message: "Attempt 1 failed (Extraction failed: EACCES: permission denied, open '<path>'); retrying.",
+        payload: { attempt: 1, traceback: "Error [EACCES]: EACCES: permission denied, open '<path>'" },
+      });
+      for (const e of events) expect(JSON.stringify(e)).not.toMatch(/\/srv\/|\bat [\w.<>]+ \(|\.ts:\d+/);
+    } finally {
+      storage.put = realPut;
     }
   });
 });

@@ -10,6 +10,7 @@ export const SyncCredit = z.object({
   idempotency_key: z.string(),
   replayed: z.boolean().describe('the stored output of a completed run, no model call'),
 });
+export type SyncCredit = z.infer<typeof SyncCredit>;
 
 export const ClassifySuggestBody = ModelControls.extend({ file_id: Uuid, guidelines: z.string().max(4000).optional() });
 export type ClassifySuggestBody = z.infer<typeof ClassifySuggestBody>;
@@ -28,7 +29,7 @@ export const EditRunBody = ModelControls.extend({
 });
 export type EditRunBody = z.infer<typeof EditRunBody>;
 
-const ClassDefinition = z.object({ name: z.string(), description: z.string() });
+export const ClassDefinition = z.object({ name: z.string(), description: z.string() });
 
 export const ClassifySuggestResponse = z.object({ operation_id: Uuid, classes: z.array(ClassDefinition), modelId: z.string(), credit: SyncCredit });
 
@@ -42,6 +43,7 @@ export const ClassifyRunResponse = z.object({
   modelId: z.string(),
   credit: SyncCredit,
 });
+export type ClassifyRunResponse = z.infer<typeof ClassifyRunResponse>;
 
 export const EditRunResponse = z.object({ operation_id: Uuid, proposal_id: Uuid, proposal: JsonObject, modelId: z.string(), credit: SyncCredit });
 
@@ -58,4 +60,5 @@ export const EditProposal = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+export type EditProposal = z.infer<typeof EditProposal>;
 export const EditProposalEnvelope = z.object({ proposal: EditProposal });

@@ -8,6 +8,7 @@ export const JsonObject = z.record(z.string(), z.unknown()).superRefine((v, ctx)
   const at = tooDeepPath(v, MAX_JSON_DEPTH);
   if (at) ctx.addIssue({ code: 'custom', path: at, message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
 });
+export type JsonObject = z.infer<typeof JsonObject>;
 
 export const ErrorEnvelope = z.object({
   error: z.string().describe('human sentence; may change'),

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common';
 import { Job } from './parse';
-import { FieldListSchema, IdempotencyKey } from './workflows';
+import { Citation, ExtractMetrics, FieldList, FieldListSchema, IdempotencyKey, ResultNode, Warning } from './workflows';
 
 export const SavedSchema = z.object({
   id: Uuid,
@@ -12,13 +12,14 @@ export const SavedSchema = z.object({
   file_id: Uuid.nullable(),
   title: z.string(),
   description: z.string().nullable(),
-  schema: JsonObject.describe('the normalised field list'),
+  schema: FieldList.describe('the normalised field list'),
   jsonSchema: JsonObject.describe('derived from the field list unless one was supplied'),
   metadata: JsonObject,
   created_by_user_id: Uuid.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+export type SavedSchema = z.infer<typeof SavedSchema>;
 export const SchemaEnvelope = z.object({ schema: SavedSchema });
 export const SchemaList = z.object({ schemas: z.array(SavedSchema) });
 export const DeleteSchemaResponse = z.object({ deleted: z.literal(true), schema_id: Uuid });
@@ -50,6 +51,19 @@ export const GenerateSchemaBody = z.object({
   idempotency_key: IdempotencyKey.optional(),
 });
 export type GenerateSchemaBody = z.infer<typeof GenerateSchemaBody>;
+
+/** Output of a completed schema_generate; the schema is saved (schema_id) attached to the file. */
+export const SchemaGenerateOutput = z.object({
+  operation_id: Uuid,
+  schema_id: Uuid,
+  schema: FieldList,
+  jsonSchema: JsonObject.describe('derived from the field list'),
+  modelId: z.string(),
+  documentType: z.string(),
+  schemaRationale: z.string(),
+  metrics: z.object({ segmentCount: z.number().int(), pageCount: z.number().int(), contextChars: z.number().int(), modelCalls: z.number().int() }),
+});
+export type SchemaGenerateOutput = z.infer<typeof SchemaGenerateOutput>;
 
 export const ExtractScope = z.object({
   pages: z.array(z.number().int().min(1)).max(10000).optional().describe('1-based page numbers'),
@@ -83,3 +97,39 @@ export const FileExtractResponse = z.object({
 });
 export type FileExtractResponse = z.infer<typeof FileExtractResponse>;
 export const ExtractBulkResponse = z.object({ jobs: z.array(FileExtractResponse) });
+
+export const ValidationError = z.object({
+  path: z.string().describe('JSON pointer into data (a missing required property names itself)'),
+  message: z.string(),
+});
+export type ValidationError = z.infer<typeof ValidationError>;
+
+/** `result` of a completed extract job. */
+export const ExtractJobResult = z.object({
+  extraction_result_id: Uuid,
+  artifact_manifest_id: Uuid.describe('its result_json is the extraction document'),
+  validation_errors: z.array(ValidationError),
+});
+export type ExtractJobResult = z.infer<typeof ExtractJobResult>;
+
+/** The `result_json` artifact of a file extraction job. */
+export const ExtractionDocument = z.object({
+  schema: JsonObject.describe('the JSON Schema the job ran with'),
+  data: JsonObject.describe('the extracted values, keyed as the schema names them'),
+  jsonResult: JsonObject.describe('same as data'),
+  resultTree: z.array(ResultNode),
+  citations: z.array(Citation).describe('the model’s citations resolved against the grounding, and values found there verbatim'),
+  evidence: z.array(z.object({
+    segmentId: z.string(),
+    pageNumber: z.number().int(),
+    title: z.string(),
+    elementIds: z.array(z.string()),
+    coordinates: z.unknown(),
+  })).describe('the segments the scope selected'),
+  warnings: z.array(Warning),
+  metrics: ExtractMetrics.extend({ extractedFieldCount: z.number().int(), citationCount: z.number().int() }),
+  validationErrors: z.array(ValidationError).describe('Draft 2020-12 validation of data against the schema'),
+  schema_name: z.string(),
+  modelId: z.string(),
+});
+export type ExtractionDocument = z.infer<typeof ExtractionDocument>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common';
+import { CreditReservation, Job, ParseUsage } from './parse';
 
 export const FileVersion = z.object({
   id: Uuid,
@@ -22,6 +23,18 @@ export const FileRecord = z.object({
   updated_at: Timestamp,
 });
 export type FileRecord = z.infer<typeof FileRecord>;
+export const FileEnvelope = z.object({ file: FileRecord });
+export const FilePage = z.object({ files: z.array(FileRecord), next_cursor: z.string().nullable() });
+
+/** POST /v1/files and PUT /v1/files/{id}/content: with auto_parse also the parse job (or why none was queued). */
+export const UploadResponse = FileEnvelope.extend({
+  parse_job: Job.nullable().optional().describe('with auto_parse: the queued parse (null when it could not be queued)'),
+  parse_usage: ParseUsage.nullable().optional(),
+  credit_reservation: CreditReservation.nullable().optional(),
+  parse_error: z.object({ code: z.string(), error: z.string() }).optional().describe('with auto_parse: why no parse was queued (the upload itself succeeded)'),
+});
+
+export const FilePermanentDeleteReport = z.object({ deleted: z.literal(true), permanent: z.literal(true), file_id: Uuid, database: z.record(z.string(), z.number().int()) });
 
 export const ListFilesQuery = z.object({
   knowledge_base_id: Uuid.optional(),

@@ -8,3 +8,4 @@ export * from './workflows';
 export * from './extract';
 export * from './split';
 export * from './classify-edit';
+export * from './search';

@@ -11,6 +11,8 @@ export const KnowledgeBase = z.object({
   updated_at: Timestamp,
 });
 export type KnowledgeBase = z.infer<typeof KnowledgeBase>;
+export const KnowledgeBaseEnvelope = z.object({ knowledge_base: KnowledgeBase });
+export const KnowledgeBaseList = z.object({ knowledge_bases: z.array(KnowledgeBase) });
 
 const Name = z.string().trim().min(1).max(200);
 export const CreateKnowledgeBaseBody = z.object({
@@ -44,4 +46,5 @@ export const Folder = z.object({
   updated_at: Timestamp,
 });
 export type Folder = z.infer<typeof Folder>;
+export const FolderEnvelope = z.object({ folder: Folder });
 export const CreateFolderBody = z.object({ name: Name, parent_folder_id: Uuid.nullable().optional() });

@@ -27,6 +27,9 @@ export const ParseBody = z.object({
 export const ParseBulkBody = ParseBody.extend({ file_ids: z.array(Uuid).min(1).max(1000) });
 
 export const JobStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+export type JobStatus = z.infer<typeof JobStatus>;
+export const JobKind = z.enum(['parse', 'extract']);
+export type JobKind = z.infer<typeof JobKind>;
 
 export const Job = z.object({
   job_id: Uuid,
@@ -34,14 +37,14 @@ export const Job = z.object({
   file_version_id: Uuid,
   status: JobStatus,
   raw_status: z.string().describe('stored value; started and in_progress read as running'),
-  kind: z.enum(['parse', 'extract']),
-  stage: z.string().nullable(),
-  percent: z.number().int(),
+  kind: JobKind,
+  stage: z.string().nullable().describe('parse: page-diff, parse (or parse-spreadsheet), completed, reused; extract: load-parse, build-evidence, extract, validate, write-artifacts'),
+  percent: z.number().int().describe('0-100, never goes back'),
   total_pages: z.number().int().nullable(),
   completed_pages: z.number().int(),
   error: z.string().nullable(),
   error_code: z.string().nullable().describe('stable failure code when failed (docs/errors.md, Job failures); null otherwise'),
-  result: JsonObject.nullable(),
+  result: JsonObject.nullable().describe('what a completed job produced: parse (artifact_manifest_id, page_count, changed_pages, unchanged_pages, backend, credits_charged, reused) or extract (extraction_result_id, artifact_manifest_id, validation_errors)'),
   options: JsonObject,
   idempotency_key: z.string(),
   created_at: Timestamp,
@@ -49,7 +52,7 @@ export const Job = z.object({
   cancel_requested_at: Timestamp.nullable(),
   completed_at: Timestamp.nullable(),
   updated_at: Timestamp,
-  retry_of_job_id: Uuid.optional(),
+  retry_of_job_id: Uuid.optional().describe('the failed or cancelled job this one retries'),
 });
 export type Job = z.infer<typeof Job>;
 
@@ -84,11 +87,15 @@ export const ParseBulkResponse = z.object({ jobs: z.array(z.object({ job: Job, c
 
 export const JobEnvelope = z.object({ job: Job });
 export const JobList = z.object({ jobs: z.array(Job) });
+export const JobEventPayload = z.object({
+  code: z.string().optional().describe('job.failed: the stable failure code'),
+  traceback: z.string().optional().describe('job.failed: the last 4000 characters'),
+}).catchall(z.unknown());
 export const JobEvent = z.object({
   event_type: z.string(),
   message: z.string(),
   stage: z.string().nullable(),
-  payload: JsonObject,
+  payload: JobEventPayload,
   created_at: Timestamp,
 });
 export type JobEvent = z.infer<typeof JobEvent>;
@@ -96,19 +103,40 @@ export const JobEvents = z.object({ events: z.array(JobEvent) });
 export const ClearFailedJobsResponse = z.object({
   cleaned: z.number().int(),
   cleaned_job_ids: z.array(Uuid),
-  cleaned_kinds: z.array(z.enum(['parse', 'extract'])),
+  cleaned_kinds: z.array(JobKind),
 });
 
 const Link = z.string().nullable();
+/** API paths of a manifest's artifacts (null when the manifest has none of that kind). */
+export const ArtifactLinks = z.object({ result_md: Link, grounding_json: Link, result_json: Link, workbook_json: Link, tables_json: Link, pages: Link, imgs: Link });
+export type ArtifactLinks = z.infer<typeof ArtifactLinks>;
+
+/** What a parse manifest records about the pages (PDFs and images). */
+export const ParseManifestInfo = z.object({
+  page_count: z.number().int(),
+  changed_pages: z.array(z.number().int()).describe('pages parsed by this job'),
+  unchanged_pages: z.array(z.number().int()).describe('pages reused from the previous parse'),
+});
+/** What a spreadsheet parse manifest records. */
+export const SpreadsheetManifestInfo = z.object({
+  unit: z.literal('sheets'),
+  source_type: z.literal('spreadsheet'),
+  segment_count: z.number().int(),
+});
+
 export const ArtifactManifest = z.object({
   id: Uuid,
   file_id: Uuid,
   file_version_id: Uuid,
   job_id: Uuid.nullable(),
   artifact_type: z.enum(['parse', 'extract']),
-  manifest: JsonObject,
+  manifest: z.object({
+    ...ParseManifestInfo.partial().shape,
+    ...SpreadsheetManifestInfo.partial().shape,
+    segment_count: z.number().int().nullable().optional(),
+  }).catchall(z.unknown()).describe('what the job recorded: pages (PDFs, images) or sheets (spreadsheets), backend, schema name (extraction)'),
   created_at: Timestamp,
-  links: z.object({ result_md: Link, grounding_json: Link, result_json: Link, workbook_json: Link, tables_json: Link, pages: Link, imgs: Link }),
+  links: ArtifactLinks,
 });
 export type ArtifactManifest = z.infer<typeof ArtifactManifest>;
 export const ArtifactManifestList = z.object({ artifacts: z.array(ArtifactManifest) });

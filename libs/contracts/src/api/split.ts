@@ -5,6 +5,7 @@ import { JsonObject, Uuid } from './common';
 import { ModelControls } from './workflows';
 
 export const SplitRule = z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000) });
+export type SplitRule = z.infer<typeof SplitRule>;
 
 export const SplitRulesSuggestBody = ModelControls.extend({ file_id: Uuid });
 export type SplitRulesSuggestBody = z.infer<typeof SplitRulesSuggestBody>;
@@ -24,8 +25,19 @@ export const SplitDownloadBody = z.object({
 export type SplitDownloadBody = z.infer<typeof SplitDownloadBody>;
 
 export const SplitRulesOutput = z.object({ rules: z.array(SplitRule), modelId: z.string() });
+export type SplitRulesOutput = z.infer<typeof SplitRulesOutput>;
 
-const Warning = z.object({ code: z.string(), message: z.string() }).passthrough();
+export const SplitWarning = z.object({
+  code: z.string(),
+  message: z.string(),
+  window: z.number().int().optional().describe('the window (0-based) whose answer it concerns'),
+  pages: z.array(z.number().int()).optional(),
+}).passthrough();
+export type SplitWarning = z.infer<typeof SplitWarning>;
+
+/** A record the model returned that the repair dropped. */
+export const InvalidRecord = z.object({ window: z.number().int().describe('0-based'), record: z.unknown(), reason: z.string() });
+export type InvalidRecord = z.infer<typeof InvalidRecord>;
 
 export const SplitRecord = z.object({
   id: z.string(),
@@ -37,8 +49,21 @@ export const SplitRecord = z.object({
   metadata: JsonObject,
   confidence: z.number(),
   boundaryReason: z.string(),
-  warnings: z.array(Warning),
+  warnings: z.array(SplitWarning),
 });
+export type SplitRecord = z.infer<typeof SplitRecord>;
+
+export const SplitQuality = z.object({
+  coverage: z.number().describe('share of pages in some record, 0-1'),
+  recordCount: z.number().int(),
+  pageCount: z.number().int(),
+  gapPages: z.array(z.number().int()),
+  overlapPages: z.array(z.number().int()),
+  duplicateRecordIds: z.array(z.string()),
+  invalidRecords: z.array(InvalidRecord),
+  status: z.enum(['pass', 'review', 'fail']).describe('review means a human should look'),
+});
+export type SplitQuality = z.infer<typeof SplitQuality>;
 
 export const SplitSession = z.object({
   sessionId: Uuid,
@@ -47,19 +72,11 @@ export const SplitSession = z.object({
   sourcePageCount: z.number().int(),
   records: z.array(SplitRecord),
   rules: z.array(SplitRule),
-  quality: z.object({
-    coverage: z.number(),
-    recordCount: z.number().int(),
-    pageCount: z.number().int(),
-    gapPages: z.array(z.number().int()),
-    overlapPages: z.array(z.number().int()),
-    duplicateRecordIds: z.array(z.string()),
-    invalidRecords: z.array(JsonObject),
-    status: z.enum(['pass', 'review', 'fail']).describe('review means a human should look'),
-  }),
-  warnings: z.array(Warning),
+  quality: SplitQuality,
+  warnings: z.array(SplitWarning),
   createdAt: z.string(),
   updatedAt: z.string(),
   operation_id: Uuid,
   modelId: z.string(),
 });
+export type SplitSession = z.infer<typeof SplitSession>;

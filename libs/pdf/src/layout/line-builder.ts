@@ -10,14 +10,14 @@ const PRIVATE_USE = /[\uE000-\uF8FF]/g;
 export interface LineOptions {
   /** Gap (in multiples of the font size) above which a row is always split into separate lines. */
   splitGapEm?: number;
-  /** Smaller gap that still splits a row when it lines up with a page-wide gutter. */
+  /** Smaller gap that still splits a row when it lines up with a gutter of its band of the page. */
   gutterGapEm?: number;
 }
 
 export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
   const splitGapEm = opts.splitGapEm ?? 2.5;
   const gutterGapEm = opts.gutterGapEm ?? 0.7;
-  const runs = dedupeRuns(input.map(normaliseRun).filter((r) => r.text.trim()));
+  const runs = cleanRuns(input);
   const lines: Line[] = [];
   const horizontal = runs.filter((r) => !r.rotated);
   for (const r of runs) if (r.rotated) lines.push(makeLine([r]));
@@ -25,7 +25,7 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
   // OCR runs already carry Tesseract's line grouping; trust it (then still split wide gaps).
   const rows = horizontal.some((r) => r.ocrLine) ? groupByOcrLine(horizontal) : groupRows(horizontal);
   const gutter = findGutters(rows);
-  for (const row of rows) {
+  for (const [rowIndex, row] of rows.entries()) {
     row.sort((a, b) => a.x0 - b.x0);
     let current: TextRun[] = [];
     for (const run of row) {
@@ -34,7 +34,7 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
         const gap = run.x0 - prev.x1;
         const em = Math.max(prev.size, run.size);
         const prevIsMarker = current.length === 1 && BULLET_ONLY.test(prev.text);
-        const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(prev.x1, run.x0));
+        const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0));
         if (split && !(prevIsMarker && gap < 4 * em)) {
           lines.push(makeLine(current));
           current = [];
@@ -48,37 +48,69 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
 }
 
 /**
- * Gutters: x positions that sit inside an inter-run gap on many rows and inside text on few.
- * Justified word spacing can be as wide as a narrow column gutter; only the gutter repeats
- * down the page at the same x.
+ * Gutters, judged locally: a gap is a column gutter when the rows just above it or just below it
+ * (a band of the page, not the whole page) leave the same x free, with a column edge aligned with
+ * this row's, and (almost) never cross it with text. Justified word spacing can be as wide as a narrow column gutter, but only a gutter
+ * repeats down the band at the same x; a full-width abstract or title above two columns does not
+ * hide their gutter, because it lies outside the band.
  */
-function findGutters(rows: TextRun[][]): (a: number, b: number) => boolean {
-  let maxX = 0;
-  for (const row of rows) for (const r of row) maxX = Math.max(maxX, r.x1);
-  const bins = Math.ceil(maxX) + 2;
-  const gapCount = new Uint16Array(bins);
-  const crossCount = new Uint16Array(bins);
-  for (const row of rows) {
+function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => boolean {
+  interface RowInfo { y: number; size: number; cover: Array<[number, number]>; minX: number; maxX: number }
+  const info: RowInfo[] = rows.map((row) => {
     const sorted = [...row].sort((a, b) => a.x0 - b.x0);
-    for (let i = 0; i < sorted.length; i++) {
-      const r = sorted[i]!;
-      for (let x = Math.max(0, Math.ceil(r.x0)); x < Math.min(bins, Math.floor(r.x1)); x++) crossCount[x]!++;
-      const next = sorted[i + 1];
-      if (next && next.x0 - r.x1 > 0.5 * r.size) {
-        for (let x = Math.max(0, Math.ceil(r.x1)); x < Math.min(bins, Math.floor(next.x0)); x++) gapCount[x]!++;
+    const cover: Array<[number, number]> = [];
+    let size = 0;
+    for (const r of sorted) {
+      size = Math.max(size, r.size);
+      const last = cover[cover.length - 1];
+      if (last && r.x0 - last[1] <= 0.5 * r.size) last[1] = Math.max(last[1], r.x1);
+      else cover.push([r.x0, r.x1]);
+    }
+    const ys = row.map((r) => r.baseline).sort((a, b) => a - b);
+    return { y: ys[Math.floor(ys.length / 2)] ?? 0, size, cover, minX: cover[0]?.[0] ?? 0, maxX: Math.max(...cover.map((c) => c[1])) };
+  });
+  const order = info.map((_, i) => i).sort((a, b) => info[a]!.y - info[b]!.y);
+  const rank = new Array<number>(info.length);
+  order.forEach((r, k) => { rank[r] = k; });
+  const WINDOW = 6;
+  // One side of the row (up or down): the nearest rows, each either crossing x with text or
+  // leaving x free with a column edge where this row has one (text starting where this row's
+  // right part starts, or ending where its left part ends). Word spaces that happen to line up
+  // (rivers) leave x free too, but their edges do not align.
+  const side = (me: RowInfo, k0: number, step: 1 | -1, x: number, a: number, b: number) => {
+    let free = 0, cross = 0;
+    for (let k = k0 + step, seen = 0; k >= 0 && k < order.length && seen < WINDOW; k += step) {
+      const o = info[order[k]!]!;
+      if (Math.abs(o.y - me.y) > 20 * me.size) break;
+      seen++;
+      if (o.cover.some(([c0, c1]) => x > c0 && x < c1)) cross++;
+      else {
+        // The text edges on either side of x in that row.
+        let leftEnd = -Infinity, rightStart = Infinity;
+        for (const [c0, c1] of o.cover) { if (c1 <= x) leftEnd = Math.max(leftEnd, c1); if (c0 >= x) rightStart = Math.min(rightStart, c0); }
+        if (Math.abs(rightStart - b) <= 2 || Math.abs(leftEnd - a) <= 2) free++;
       }
     }
-  }
-  const isGutter = new Uint8Array(bins);
-  for (let x = 0; x < bins; x++) isGutter[x] = gapCount[x]! >= 4 && gapCount[x]! >= 2 * crossCount[x]! ? 1 : 0;
-  return (a, b) => {
-    for (let x = Math.max(0, Math.ceil(a)); x < Math.min(bins, Math.floor(b)); x++) if (isGutter[x]) return true;
+    return free >= 3 && 3 * cross <= free;
+  };
+  return (row, a, b) => {
+    const me = info[row]!;
+    const k0 = rank[row]!;
+    for (let x = Math.ceil(a); x <= Math.floor(b); x++) {
+      if (side(me, k0, 1, x, a, b) || side(me, k0, -1, x, a, b)) return true;
+    }
     return false;
   };
 }
 
 // Glyph ids leaked as control characters: fonts without a usable Unicode mapping.
 const CONTROL = /[\u0000-\u0008\u000B-\u001F]/g;
+
+// A spacing accent written just before its letter inside one text item (TeX's \' gives "´n").
+const ACCENT_BEFORE_LETTER = /([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu;
+
+/** "´n" → "ń": a spacing accent followed by its letter becomes the accented letter. */
+export const composeAccents = (s: string): string => s.replace(ACCENT_BEFORE_LETTER, (_, acc: string, letter: string) => (letter + COMBINING[acc]!).normalize('NFC'));
 
 function normaliseRun(r: TextRun): TextRun {
   const controls = r.text.match(CONTROL)?.length ?? 0;
@@ -94,17 +126,75 @@ function normaliseRun(r: TextRun): TextRun {
   return { ...r, text, mono: false };
 }
 
-/** Drops runs painted twice at (almost) the same spot, a common fake-bold trick. */
+// Spacing diacritics that TeX and others draw as separate glyphs over (or beside) a base letter,
+// mapped to the combining mark that follows the base character in text.
+const COMBINING: Record<string, string> = {
+  '\u02DC': '\u0303', '\u00AF': '\u0304', '\u02C6': '\u0302', '\u02C7': '\u030C', '\u00B4': '\u0301', '\u0060': '\u0300',
+  '\u00A8': '\u0308', '\u02D9': '\u0307', '\u02DA': '\u030A', '\u02D8': '\u0306', '\u02DD': '\u030B', '\u20D7': '\u20D7',
+};
+
+/**
+ * Accents drawn as glyphs of their own (ε̃, ā, é from "e" + "´") become combining marks after the
+ * letter they sit on, composed where Unicode has a precomposed letter (NFC). The accent's run is
+ * removed, so it is not left as a stray "˜" elsewhere in the line or on a line of its own.
+ */
+export function attachAccents(runs: TextRun[]): TextRun[] {
+  const accents = runs.filter((r) => !r.rotated && r.text.trim().length === 1 && COMBINING[r.text.trim()] !== undefined);
+  if (!accents.length) return runs;
+  const bases = runs.filter((r) => !r.rotated && !accents.includes(r));
+  const edits = new Map<TextRun, Array<{ index: number; mark: string }>>();
+  const used = new Set<TextRun>();
+  for (const a of accents) {
+    const cx = (a.x0 + a.x1) / 2;
+    let best: TextRun | undefined, bestD = Infinity;
+    for (const b of bases) {
+      if (cx < b.x0 - 0.5 || cx > b.x1 + 0.5) continue;
+      const dy = b.baseline - a.baseline; // > 0: the accent sits higher than the base line
+      const size = b.size;
+      const above = dy > -0.3 * size && dy < 1.1 * size && a.y1 > b.y0 - 0.6 * size;
+      if (!above) continue;
+      const d = Math.abs(dy);
+      if (d < bestD) { best = b; bestD = d; }
+    }
+    if (!best) continue;
+    const chars = [...best.text];
+    const per = (best.x1 - best.x0) / Math.max(1, chars.length);
+    let index = Math.min(chars.length - 1, Math.max(0, Math.floor((cx - best.x0) / per)));
+    while (index > 0 && /\s/.test(chars[index]!)) index--;
+    const list = edits.get(best) ?? [];
+    list.push({ index, mark: COMBINING[a.text.trim()]! });
+    edits.set(best, list);
+    used.add(a);
+  }
+  return runs.filter((r) => !used.has(r)).map((r) => {
+    const list = edits.get(r);
+    if (!list) return r;
+    const chars = [...r.text];
+    for (const { index, mark } of list.sort((x, y) => y.index - x.index)) chars.splice(index + 1, 0, mark);
+    return { ...r, text: chars.join('').normalize('NFC') };
+  });
+}
+
+/**
+ * Drops runs painted twice at (almost) the same spot: fake bold (the same text drawn again shifted
+ * by a fraction of a point) and shadows. Kept once, at its first position.
+ */
 function dedupeRuns(runs: TextRun[]): TextRun[] {
-  const seen = new Set<string>();
+  const seen = new Map<string, TextRun[]>();
   const out: TextRun[] = [];
   for (const r of runs) {
-    const key = `${r.text}|${Math.round(r.x0)}|${Math.round(r.baseline)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const same = seen.get(r.text);
+    const tol = Math.max(1.5, 0.15 * r.size);
+    if (same?.some((o) => Math.abs(o.x0 - r.x0) <= tol && Math.abs(o.baseline - r.baseline) <= tol && Math.abs(o.size - r.size) < 0.5)) continue;
+    if (same) same.push(r); else seen.set(r.text, [r]);
     out.push(r);
   }
   return out;
+}
+
+/** Text-layer runs as layout and tables read them: decodable, each painted once, accents attached. */
+export function cleanRuns(input: TextRun[]): TextRun[] {
+  return attachAccents(dedupeRuns(input.map(normaliseRun).filter((r) => r.text.trim())));
 }
 
 function groupByOcrLine(runs: TextRun[]): TextRun[][] {
@@ -183,7 +273,7 @@ export function makeLine(runs: TextRun[]): Line {
     prev = r;
   }
   return {
-    runs, text: text.replace(/\s+/g, ' ').trim(), x0, y0, x1, y1,
+    runs, text: composeAccents(text.replace(/\s+/g, ' ').trim()), x0, y0, x1, y1,
     size: weightedMedian(sizes), bold: chars > 0 && boldChars / chars > 0.6, mono: runs.every((r) => r.mono),
   };
 }

@@ -9,7 +9,10 @@ import type { TextRun } from '../types';
 
 export interface OcrOptions {
   lang?: string;
-  /** Resolution of the raster handed to Tesseract. */
+  /**
+   * Resolution of the raster handed to Tesseract; 0 lets Tesseract estimate it from the text (for
+   * images whose file states no resolution: a guessed one changes what Tesseract reads).
+   */
   dpi: number;
   timeoutSeconds?: number;
   pageNumber?: number;
@@ -28,7 +31,7 @@ function assertSafePath(p: string): void {
 function tesseractArgs(input: string, opts: OcrOptions): string[] {
   const lang = opts.lang ?? 'eng';
   if (!/^[A-Za-z_+]+$/.test(lang)) throw new Error(`invalid OCR language ${lang}`);
-  const args = [input, 'stdout', '-l', lang, '--oem', '1', '--psm', String(opts.psm ?? 3), '--dpi', String(opts.dpi)];
+  const args = [input, 'stdout', '-l', lang, '--oem', '1', '--psm', String(opts.psm ?? 3), ...(opts.dpi > 0 ? ['--dpi', String(opts.dpi)] : [])];
   for (const [k, v] of Object.entries(opts.vars ?? {})) {
     if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(String(v))) throw new Error(`invalid Tesseract variable ${k}`);
     args.push('-c', `${k}=${v}`);
@@ -108,7 +111,23 @@ export function startTesseractTsv(opts: OcrOptions): TesseractRun {
   };
 }
 
-interface TsvWord { block: number; par: number; line: number; left: number; top: number; width: number; height: number; conf: number; text: string }
+/**
+ * Tesseract's orientation detection (--psm 0): how far the page must be turned clockwise to read
+ * upright, and how sure it is. Undefined when it could not tell (too little text).
+ */
+export async function detectOrientation(imagePath: string, opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'>): Promise<{ rotate: number; confidence: number } | undefined> {
+  assertSafePath(imagePath);
+  let out: string;
+  try {
+    out = await tesseract([imagePath, 'stdout', '--psm', '0', '-l', 'osd'], { dpi: 0, ...opts });
+  } catch {
+    return undefined; // OSD fails on pages with too few characters; the page is read as it is
+  }
+  const rotate = /Rotate:\s*(\d+)/.exec(out), conf = /Orientation confidence:\s*([\d.]+)/.exec(out);
+  return rotate && conf ? { rotate: Number(rotate[1]), confidence: Number(conf[1]) } : undefined;
+}
+
+export interface TsvWord { block: number; par: number; line: number; left: number; top: number; width: number; height: number; conf: number; text: string }
 
 export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, TsvWord> } {
   const words: TsvWord[] = [];

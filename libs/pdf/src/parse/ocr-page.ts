@@ -8,12 +8,15 @@ import path from 'node:path';
 import { layoutPage } from '../layout/page-layout';
 import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
-import { runTesseractTsv, startTesseractTsv, tsvToRuns, type TesseractRun } from '../ocr/tesseract-tsv';
-import { toPgm, type ImagePage } from '../render/image-input';
+import { ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
+import { resizeGray, toGray } from '../ocr/preprocess';
+import { firstReadDpi, recogniseImage, type OcrPageReport, type OcrWord } from '../ocr/recognise';
+import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
+import type { ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
-import { parsePnm, readPnm, type RawImage } from '../render/ppm';
+import { readPnm, type RawImage } from '../render/ppm';
 import { rasterisePage } from '../render/rasterise';
-import type { LayoutElement, PageGraphics, TextRun } from '../types';
+import type { LayoutElement, PageGraphics, TableCellModel, TextRun } from '../types';
 
 export interface OcrSettings {
   /** Nominal OCR resolution (Tesseract's --dpi); a page's raster may be made coarser (pixel budget). */
@@ -134,24 +137,104 @@ export class OcrRasterPrefetch {
 export async function ocrRaster(file: string, pageNumber: number, widthPt: number, heightPt: number, s: OcrSettings,
   raster: () => Promise<RawImage> = memo(() => readPnm(file)), tesseract?: TesseractRun): Promise<LayoutElement[]> {
   const tsv = tesseract ? await tesseract.recognize(file) : await runTesseractTsv(file, { dpi: s.dpi, lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber });
-  let runs = tsvToRuns(tsv, s.dpi);
-  let elements = layoutOcr(runs, emptyGraphics(), widthPt, heightPt);
-  // Only pages whose words already line up like a table pay for the ruling scan and the
-  // structure pass; plain text pages cost exactly one Tesseract run.
-  if (elements.some((e) => e.table)) {
-    const gray = toGray(await raster());
-    const lines = detectRasterLines(gray, s.dpi);
-    const graphics: PageGraphics = { ...emptyGraphics(), hRules: toRulings(lines.h, s.dpi), vRules: toRulings(lines.v, s.dpi) };
-    elements = layoutOcr(runs, graphics, widthPt, heightPt);
-    const tables = elements.filter((e) => e.table);
-    if (tables.length && lines.h.length + lines.v.length > 0) {
+  const words = parseTsv(tsv).words.map((w) => ({
+    text: w.text.trim(), conf: w.conf, x0: w.left, y0: w.top, x1: w.left + w.width, y1: w.top + w.height, block: w.block, par: w.par, line: w.line,
+  })).filter((w) => w.text);
+  return layoutOcrWords(words, { k: 72 / s.dpi, widthPt, heightPt, raster, rasterDpi: s.dpi, tmpDir: path.dirname(file), pageNumber, s });
+}
+
+interface OcrLayoutContext {
+  /** Points per raster pixel (72 / the raster's resolution). */
+  k: number;
+  widthPt: number;
+  heightPt: number;
+  /** The page's pixels (the grid the words' boxes are in), for the ruling scan of tabular pages. */
+  raster: () => Promise<RawImage>;
+  rasterDpi: number;
+  tmpDir: string;
+  pageNumber: number;
+  s: OcrSettings;
+}
+
+/**
+ * OCR words → elements: printed rows in reading order (ocr-layout), and tables only where the page
+ * gives table evidence. Only pages whose words already line up like a table pay for the ruling
+ * scan and the structure pass; plain pages cost no more than their one Tesseract reading.
+ */
+export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Promise<LayoutElement[]> {
+  const rows = ocrRows(words);
+  let runs = rowsToRuns(rows, c.k);
+  const plain = layoutOcr(runs, emptyGraphics(), c.widthPt, c.heightPt);
+  let tables: LayoutElement[] = [];
+  if (plain.some((e) => e.table)) {
+    const gray = toGray(await c.raster());
+    const lines = detectRasterLines(gray, c.rasterDpi);
+    const graphics: PageGraphics = { ...emptyGraphics(), hRules: toRulings(lines.h, c.rasterDpi), vRules: toRulings(lines.v, c.rasterDpi) };
+    const ruled = (rs: TextRun[]) => layoutOcr(rs, graphics, c.widthPt, c.heightPt).filter((e) => e.table && hasRulingEvidence(e, graphics));
+    // No rules around it: a table only where the page is a grid (its rules are no evidence).
+    const grid = (rs: TextRun[], els = layoutOcr(rs, emptyGraphics(), c.widthPt, c.heightPt)) => gridTables(els.filter((e) => e.table && keepsRows(e, rs)), rs);
+    const hasLines = lines.h.length + lines.v.length > 0;
+    const byRules = hasLines ? ruled(runs) : [];
+    tables = byRules.length ? byRules : grid(runs, plain);
+    if (tables.length && hasLines) {
+      // Tables on a page with rules are read again with the rules erased (the structure pass).
       runs = await rereadTables({
-        raster: gray, dpi: s.dpi, lines: [...lines.h, ...lines.v], tables, runs, tmpDir: path.dirname(file), pageNumber, lang: s.lang, timeoutSeconds: s.timeoutSeconds,
+        raster: gray, dpi: c.rasterDpi, lines: [...lines.h, ...lines.v], tables, runs, tmpDir: c.tmpDir, pageNumber: c.pageNumber, lang: c.s.lang, timeoutSeconds: c.s.timeoutSeconds,
       });
-      elements = layoutOcr(runs, graphics, widthPt, heightPt);
+      tables = byRules.length ? ruled(runs) : grid(runs);
     }
   }
-  return elements;
+  return rowsToElements(rows, c.k, tables);
+}
+
+/**
+ * Table evidence on a scanned page: ruling lines along the table (two across and one down at
+ * least, inside its box), or a page that is a grid (gridTables). Label–value lists (receipts'
+ * totals, forms) and item lines between a receipt's header and its totals stay lines of text.
+ */
+export function hasRulingEvidence(el: LayoutElement, g: PageGraphics): boolean {
+  const inside = (r: { x0: number; y0: number; x1: number; y1: number }) => r.x1 >= el.x0 - 3 && r.x0 <= el.x1 + 3 && r.y1 >= el.y0 - 3 && r.y0 <= el.y1 + 3;
+  const h = g.hRules.filter((r) => inside(r) && r.x1 - r.x0 >= 0.5 * (el.x1 - el.x0)).length;
+  const v = g.vRules.filter((r) => inside(r) && r.y1 - r.y0 >= 0.3 * (el.y1 - el.y0)).length;
+  return h >= 2 && v >= 1;
+}
+
+/**
+ * Tables of a page that is a grid: tables of three or more columns with at least three rows holding
+ * three or more filled cells, kept only when together they hold most of the page's words.
+ */
+export function gridTables(cands: LayoutElement[], runs: TextRun[]): LayoutElement[] {
+  const grids = cands.filter((el) => {
+    const t = el.table!;
+    if (t.cols < 3) return false;
+    const filled = new Map<number, number>();
+    for (const cell of t.cells) if (cell.text.trim()) filled.set(cell.row, (filled.get(cell.row) ?? 0) + 1);
+    return [...filled.values()].filter((n) => n >= 3).length >= 3;
+  });
+  const inside = runs.filter((r) => grids.some((el) => (r.x0 + r.x1) / 2 >= el.x0 && (r.x0 + r.x1) / 2 <= el.x1 && (r.y0 + r.y1) / 2 >= el.y0 && (r.y0 + r.y1) / 2 <= el.y1)).length;
+  return inside >= 0.6 * runs.length ? grids : [];
+}
+
+/**
+ * The table keeps the page's printed rows apart: no table row holds two printed rows that each fill
+ * three or more of its cells (that is two records run together, not a cell's wrapped text).
+ */
+export function keepsRows(el: LayoutElement, runs: TextRun[]): boolean {
+  const t = el.table!;
+  const byRow = new Map<number, TableCellModel[]>();
+  for (const c of t.cells) byRow.set(c.row, [...(byRow.get(c.row) ?? []), c]);
+  for (const cells of byRow.values()) {
+    const filled = new Map<string, Set<TableCellModel>>();
+    for (const r of runs) {
+      const cx = (r.x0 + r.x1) / 2, cy = (r.y0 + r.y1) / 2;
+      const cell = cells.find((c) => cx >= c.x0 && cx <= c.x1 && cy >= c.y0 && cy <= c.y1);
+      if (!cell) continue;
+      const key = r.ocrLine ?? '';
+      filled.set(key, (filled.get(key) ?? new Set()).add(cell));
+    }
+    if ([...filled.values()].filter((set) => set.size >= 3).length >= 2) return false;
+  }
+  return true;
 }
 
 /** ocrRaster, then the raster file is deleted. */
@@ -212,29 +295,23 @@ export async function ocrPdfRaster(file: string, pageNumber: number, widthPt: nu
   }
 }
 
-function toGray(img: RawImage): RawImage {
-  if (img.channels === 1) return img;
-  const out = Buffer.alloc(img.width * img.height);
-  for (let i = 0, j = 0; i < out.length; i++, j += 3) out[i] = (img.data[j]! * 299 + img.data[j + 1]! * 587 + img.data[j + 2]! * 114) / 1000;
-  return { width: img.width, height: img.height, channels: 1, data: out };
-}
-
-/** Small images (table crops, screenshots) are upscaled for Tesseract, which wants ~20 px letters. */
-const MIN_OCR_WIDTH = 1600;
-
-export async function ocrImagePage(img: ImagePage, pageNumber: number, tmpDir: string, s: OcrSettings): Promise<LayoutElement[]> {
-  const file = path.join(tmpDir, `ocr-image-${pageNumber}.pgm`);
-  const scale = img.width < MIN_OCR_WIDTH ? Math.min(4, MIN_OCR_WIDTH / img.width) : 1;
-  // The raster's resolution grows with the upscale, so boxes still map back to image pixels.
-  const ocr = { ...s, dpi: img.density * scale };
-  // Tesseract loads its model while sharp makes the greyscale raster.
-  const tesseract = startTesseractTsv({ dpi: ocr.dpi, lang: ocr.lang, timeoutSeconds: ocr.timeoutSeconds, pageNumber });
+/**
+ * An image page: recognised with the preprocessing its own pixels call for (recognise.ts), laid
+ * out from Tesseract's boxes. Boxes are in the image's pixels; points use the image's resolution.
+ */
+export async function ocrImagePage(img: ImagePage, pageNumber: number, tmpDir: string, s: OcrSettings): Promise<{ elements: LayoutElement[]; report: OcrPageReport }> {
+  const statedDpi = img.densityStated && img.density >= 150 ? img.density : undefined;
+  // Tesseract loads its model while the raster is prepared.
+  const tesseract = startTesseractTsv({ dpi: firstReadDpi(statedDpi), lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber });
   try {
-    const pgm = await toPgm(img, scale);
-    await fs.writeFile(file, pgm);
+    const { words, report } = await recogniseImage(img, { lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber, tmpDir, statedDpi, tesseract });
     const k = 72 / img.density;
-    // A tabular page's ruling scan reuses the PGM bytes in memory instead of reading the file back.
-    return await ocrRasterFile(file, pageNumber, img.width * k, img.height * k, ocr, async () => parsePnm(pgm), tesseract);
+    // Tabular pages scan for rules and re-read tables on the pixels at the scale the page was read at.
+    const scale = report.rotation ? 1 : report.scale;
+    const elements = await layoutOcrWords(words, {
+      k, widthPt: img.width * k, heightPt: img.height * k, raster: async () => (scale === 1 ? img : resizeGray(toGray(img), scale)), rasterDpi: img.density * scale, tmpDir, pageNumber, s,
+    });
+    return { elements, report };
   } finally {
     tesseract.cancel(); // no-op once it has finished
   }

@@ -165,13 +165,14 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
     const relPath = `pages/${pageImageName(n)}`;
     const png = opts.renderPages !== false ? writePagePng(img, path.join(opts.outDir, relPath)) : undefined;
     png?.catch(() => undefined);
-    const elements = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n)
+    const { elements, report } = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n)
       .finally(() => png?.catch(() => undefined)); // no encode left running if the page failed
     await png;
     const rendered: RenderedPage | undefined = png ? { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height } : undefined;
-    out.push(await finishPage({ pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr' }, {
+    const page = await finishPage({ pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr' }, {
       imagePath: opts.path, imageDensity: img.density, dpi: img.density, outDir: opts.outDir, tmp, rendered, raster: img, timeoutMs,
-    }));
+    });
+    out.push({ ...page, ocr: report });
     await opts.onProgress?.(i + 1, pages.length, 'text');
   }
   const t1 = Date.now();

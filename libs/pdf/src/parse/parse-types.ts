@@ -3,6 +3,7 @@ import type { PageBudget } from '../budget';
 import type { LayoutElement } from '../types';
 import type { DecodedImage } from '../render/image-input';
 import type { OcrHeadStart } from './ocr-head-start';
+import type { OcrPageReport } from '../ocr/recognise';
 
 export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
@@ -55,6 +56,8 @@ export interface ParsedPage {
   files: string[];
   /** Backend that actually produced the page (the text backend may fall back to OCR per page). */
   source: ParseBackend;
+  /** Image pages: which preprocessing won the OCR, what was tried, and any warning (no text read). */
+  ocr?: OcrPageReport;
   /** Set when the page is over its budget: its grounding holds what could be read (often nothing). */
   failed?: FailedPage;
   /** Read, but its page image is over the page budget: no pages/page_NNNN.png (nor crops) for it. */

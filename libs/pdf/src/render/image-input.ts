@@ -7,6 +7,11 @@ import type { RawImage } from './ppm';
 export interface ImagePage extends RawImage {
   /** Pixels per inch from the file, or 300 when the file does not say (typical scan). */
   density: number;
+  /**
+   * The file states its resolution (a unit is given, or a value other than the 72 every decoder
+   * reports when there is none). Only a stated resolution is handed to Tesseract.
+   */
+  densityStated?: boolean;
 }
 
 /** A page already decoded by loadImagePage (inspectDocument's `keepImage`), handed to parsePages. */
@@ -43,7 +48,8 @@ export async function loadImagePage(path: string, index: number): Promise<ImageP
       .raw()
       .toBuffer({ resolveWithObject: true });
     const density = meta.density && meta.density >= 50 && meta.density <= 1200 ? meta.density : 300;
-    return { width: info.width, height: info.height, channels: info.channels === 1 ? 1 : 3, data, density };
+    const densityStated = density === meta.density && (meta.resolutionUnit !== undefined || meta.density !== 72);
+    return { width: info.width, height: info.height, channels: info.channels === 1 ? 1 : 3, data, density, densityStated };
   } catch (err) {
     throw imageError(err);
   }

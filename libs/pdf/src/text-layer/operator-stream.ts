@@ -11,6 +11,17 @@
 // through the public `streamTextContent()`.
 import type { PDFPageProxy } from 'pdfjs-dist/types/src/display/api';
 import { ParseError, isParseError } from '../parse-error';
+import { loadPdfjs } from '../pdfjs-loader';
+
+/**
+ * A cancel reason pdf.js accepts: it asserts `reason instanceof Error` with *its* Error, which under
+ * jest is another realm's than ours (pdf.js is loaded by Node's own require), so the reason is made
+ * by pdf.js' own AbortException.
+ */
+function cancelReason(message: string): Error {
+  const Abort = (loadPdfjs() as unknown as { AbortException?: new (m: string) => Error }).AbortException;
+  return Abort ? new Abort(message) : new Error(message);
+}
 import type { TextContentLike } from './text-runs';
 
 export interface OperatorChunk { fnArray: number[]; argsArray: unknown[]; length: number; lastChunk?: boolean }
@@ -79,7 +90,7 @@ export async function walkOperators(page: PDFPageProxy, visit: (chunk: OperatorC
       abandon(page, reader);
       throw err;
     }
-    await reader.cancel(err instanceof Error ? err : new Error(String(err))).catch(() => undefined);
+    await reader.cancel(cancelReason(err instanceof Error ? err.message : String(err))).catch(() => undefined);
     throw err;
   }
 }
@@ -105,8 +116,7 @@ export async function releaseAbandoned(doc: object): Promise<void> {
   const key = (doc as { _transport?: object })._transport ?? doc;
   const list = abandoned.get(key);
   abandoned.delete(key);
-  // pdf.js asserts an Error as the reason.
-  for (const r of list ?? []) await r.cancel(new Error('page over its budget')).catch(() => undefined);
+  for (const r of list ?? []) await r.cancel(cancelReason('page over its budget')).catch(() => undefined);
 }
 
 function remember(page: PDFPageProxy, n: number, err: ParseError): void {
@@ -136,7 +146,7 @@ export async function readTextContent(page: PDFPageProxy, limits: WalkLimits): P
       abandon(page, reader as ReadableStreamDefaultReader<unknown>);
       throw err;
     }
-    await reader.cancel(err instanceof Error ? err : new Error(String(err))).catch(() => undefined);
+    await reader.cancel(cancelReason(err instanceof Error ? err.message : String(err))).catch(() => undefined);
     throw err;
   }
   reader.releaseLock();

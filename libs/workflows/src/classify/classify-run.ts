@@ -2,6 +2,7 @@
 // call each over the file's pages. Class names coming back from a remote model are matched to the
 // caller's classes case-insensitively; an answer naming a class that was not offered is an
 // invalid model output rather than a silent new class.
+import type { api } from '@docfleet/contracts';
 import {
   buildClassifyRequest, buildClassifySuggestRequest, ModelError, type ClassifyOutput, type ClassifySuggestOutput, type Evidence,
   type ReasoningLevel, type ResolvedModel,
@@ -11,11 +12,8 @@ interface Common { evidence: Evidence; model: ResolvedModel; reasoningLevel?: Re
 
 const round = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? Math.round(Math.max(0, Math.min(1, x)) * 1000) / 1000 : 0);
 
-export interface ClassifyResult {
-  document: { class: string; confidence: number; rationale: string; labels?: Array<{ class: string; confidence: number }> };
-  pages: Array<{ page_number: number; class: string; confidence: number }>;
-  modelId: string;
-}
+/** The classify_run answer without what the gateway adds (operation_id, credit). */
+export type ClassifyResult = Pick<api.ClassifyRunResponse, 'document' | 'pages' | 'modelId'>;
 
 export async function classifyDocument(c: Common & { classes: string[]; multiLabel?: boolean }): Promise<ClassifyResult> {
   const { output, modelId } = await c.model.generateJson<ClassifyOutput>(buildClassifyRequest({

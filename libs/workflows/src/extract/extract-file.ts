@@ -4,12 +4,12 @@
 // the grounding, missing values marked, node confidence the minimum of its citations, and a
 // measured duration. The workflow worker runs it between its job stages; the eval runs it too.
 import Ajv2020 from 'ajv/dist/2020';
-import type { GroundingDocument, Segment } from '@docfleet/contracts';
+import type { api, GroundingDocument, Segment } from '@docfleet/contracts';
 import {
   buildEvidence, buildExtractRequest, DEFAULT_CONTEXT_CHARS, renderSegments, segmentPage,
   type Citation, type ExtractOutput, type ModelWarning, type ReasoningLevel, type ResolvedModel,
 } from '@docfleet/models';
-import { buildResultTree, type ResultNode } from './result-tree';
+import { buildResultTree } from './result-tree';
 import { GroundingIndex, scalarPaths, type GroundedCitation } from './grounding-citations';
 import { jsonSchemaToFields, toSchemaKeys, toSchemaPath, type MappedField } from './json-schema-fields';
 
@@ -33,26 +33,6 @@ export interface ExtractFileInput {
   stage?: (s: ExtractStage) => Promise<void>;
 }
 
-export interface ValidationError { path: string; message: string }
-export interface FileWarning { code: string; message: string; path?: string }
-
-export interface ExtractionDocument {
-  schema: Record<string, unknown>;
-  data: Record<string, unknown>;
-  jsonResult: Record<string, unknown>;
-  resultTree: ResultNode[];
-  citations: GroundedCitation[];
-  evidence: Array<{ segmentId: string; pageNumber: number; title: string; elementIds: string[]; coordinates: unknown }>;
-  warnings: FileWarning[];
-  metrics: {
-    segmentCount: number; selectedSegmentCount: number; pageCount: number; contextChars: number; modelCalls: number;
-    durationMs: number; timedOut: boolean; extractedFieldCount: number; citationCount: number;
-  };
-  validationErrors: ValidationError[];
-  schema_name: string;
-  modelId: string;
-}
-
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false });
 
 /** Compiles a caller's JSON Schema as Draft 2020-12 (its own `$schema` and `$id` are set aside). Throws on an invalid schema. */
@@ -74,7 +54,7 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | nul
 
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-function validate(schema: Record<string, unknown>, data: unknown): { errors: ValidationError[]; compileError?: string } {
+function validate(schema: Record<string, unknown>, data: unknown): { errors: api.ValidationError[]; compileError?: string } {
   let fn;
   try {
     fn = compileJsonSchema(schema);
@@ -92,8 +72,8 @@ function validate(schema: Record<string, unknown>, data: unknown): { errors: Val
 }
 
 /** Required fields without a value, walking objects and table rows. */
-function missingRequired(fields: MappedField[], value: Record<string, unknown>, base = ''): FileWarning[] {
-  const out: FileWarning[] = [];
+function missingRequired(fields: MappedField[], value: Record<string, unknown>, base = ''): api.Warning[] {
+  const out: api.Warning[] = [];
   for (const f of fields) {
     const v = value?.[f.original];
     const path = `${base}/${f.original}`;
@@ -114,7 +94,7 @@ function treeFields(fields: MappedField[]): MappedField[] {
   return fields.map((f) => ({ ...f, name: f.original, ...(f.children ? { children: treeFields(f.children) } : {}) }));
 }
 
-export async function runExtractFile(input: ExtractFileInput): Promise<ExtractionDocument> {
+export async function runExtractFile(input: ExtractFileInput): Promise<api.ExtractionDocument> {
   const started = performance.now();
   await input.stage?.('build-evidence');
   const fields = jsonSchemaToFields(input.jsonSchema);
@@ -146,7 +126,7 @@ export async function runExtractFile(input: ExtractFileInput): Promise<Extractio
   }
 
   const { errors: validationErrors, compileError } = validate(input.jsonSchema, data);
-  const warnings: FileWarning[] = [
+  const warnings: api.Warning[] = [
     ...((res.output.warnings ?? []) as ModelWarning[]).map((w) => ({ code: w.code, message: w.message, ...(w.path ? { path: toSchemaPath(fields, w.path) } : {}) })),
     ...(compileError ? [{ code: 'schema_validation_error', message: `The schema could not be compiled: ${compileError}` }] : []),
     ...validationErrors.map((e) => ({ code: 'schema_validation_error', message: e.message, path: e.path })),

@@ -2,15 +2,14 @@
 // over the selected segments, the output passed through as the model returned it, plus the
 // result tree and metrics. Cancel is checked exactly once, immediately before the model call.
 import { buildExtractRequest, DEFAULT_CONTEXT_CHARS, normalizeFieldSchema, renderSegments, type ExtractOutput, type FieldListSchema, type ReasoningLevel, type ResolvedModel } from '@docfleet/models';
-import type { Segment } from '@docfleet/contracts';
+import type { api, GroundingDocument, Segment } from '@docfleet/contracts';
 import { buildEvidence } from '@docfleet/models';
-import type { GroundingDocument } from '@docfleet/contracts';
 import { buildResultTree } from './result-tree';
 
 export interface ExtractRunInput {
   operationId: string;
   /** The field list as the caller gave it (or as saved). */
-  schema: Record<string, unknown>;
+  schema: api.FieldListSchema;
   /** All segments of the parse, and the selection (equal when no segment_ids were given). */
   allSegments: number;
   segments: Segment[];
@@ -23,7 +22,7 @@ export interface ExtractRunInput {
   checkpoint: () => Promise<void>;
 }
 
-export async function runExtract(input: ExtractRunInput) {
+export async function runExtract(input: ExtractRunInput): Promise<api.ExtractRunOutput> {
   const normalizedSchema: FieldListSchema = normalizeFieldSchema(input.schema);
   const evidence = buildEvidence(input.segments, input.grounding);
   const req = buildExtractRequest({ evidence, schema: normalizedSchema, reasoningLevel: input.reasoningLevel, ...(input.signal ? { signal: input.signal } : {}) });

@@ -1,25 +1,11 @@
 // Saved extraction schemas (spec: "Saved schema record"): what the gateway's CRUD and the schema
 // generation runner both write, so a generated schema and a hand-made one look the same.
+import type { api } from '@docfleet/contracts';
 import { fieldListToJsonSchema, normalizeFieldSchema, type FieldListSchema } from '@docfleet/models';
 import type { ExtractionSchema } from '@docfleet/db';
 import { canonicalJson } from '../keys';
 
-export interface SchemaRecord {
-  id: string;
-  org_id: string;
-  knowledge_base_id: string | null;
-  file_id: string | null;
-  title: string;
-  description: string | null;
-  schema: FieldListSchema;
-  jsonSchema: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  created_by_user_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export function serializeSchema(s: ExtractionSchema): SchemaRecord {
+export function serializeSchema(s: ExtractionSchema): api.SavedSchema {
   return {
     id: s.id,
     org_id: s.org_id,
@@ -27,7 +13,7 @@ export function serializeSchema(s: ExtractionSchema): SchemaRecord {
     file_id: s.file_id,
     title: s.title,
     description: s.description,
-    schema: s.schema as unknown as FieldListSchema,
+    schema: s.schema as unknown as api.FieldList,
     jsonSchema: (s.json_schema ?? {}) as Record<string, unknown>,
     metadata: (s.metadata ?? {}) as Record<string, unknown>,
     created_by_user_id: s.created_by_user_id,

@@ -1,14 +1,9 @@
 // options.scope of a file extraction job: which parts of the parse feed the evidence.
-import type { Segment } from '@docfleet/contracts';
+import type { api, Segment } from '@docfleet/contracts';
 import { segmentPage } from '@docfleet/models';
 
-export interface ExtractScope {
-  /** 1-based page numbers (spreadsheet segments count as page 1). */
-  pages?: number[];
-  segment_ids?: string[];
-  /** Only table segments. */
-  tables_only?: boolean;
-}
+/** Pages (1-based; spreadsheet segments count as page 1), segment ids, tables only: the request's own shape. */
+export type ExtractScope = api.ExtractScope;
 
 const isTable = (s: Segment) => !!(s.cells?.length || (s.tableMetadata as { isTable?: boolean } | undefined)?.isTable || /^\s*\|.*\|\s*$/m.test(s.markdown));
 

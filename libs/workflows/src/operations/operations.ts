@@ -3,18 +3,19 @@
 // keys and its terminal transitions, so the gateway (cancel of a queued attempt) and the workflow
 // worker (completion, failure, cancel at a checkpoint) move it the same way.
 import { refundDebit } from '@docfleet/billing';
+import type { api } from '@docfleet/contracts';
 import type { Db, Operation, Tx } from '@docfleet/db';
 import { Prisma } from '@docfleet/db';
 
-export const QUEUED_OPERATION_TYPES = ['split_run', 'extract_run', 'split_rules_suggest', 'schema_generate'] as const;
-export const SYNC_OPERATION_TYPES = ['classify_run', 'classify_suggest', 'edit_run'] as const;
+export const QUEUED_OPERATION_TYPES = ['split_run', 'extract_run', 'split_rules_suggest', 'schema_generate'] as const satisfies readonly api.OperationType[];
+export const SYNC_OPERATION_TYPES = ['classify_run', 'classify_suggest', 'edit_run'] as const satisfies readonly api.OperationType[];
 export type QueuedOperationType = (typeof QUEUED_OPERATION_TYPES)[number];
-export type OperationType = QueuedOperationType | (typeof SYNC_OPERATION_TYPES)[number];
-export type OperationStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+export type OperationType = api.OperationType;
+export type OperationStatus = api.OperationStatus;
 export const TERMINAL: readonly OperationStatus[] = ['completed', 'failed', 'cancelled'];
 export const isTerminal = (s: string) => (TERMINAL as readonly string[]).includes(s);
 
-export interface Progress { done: number; total: number; phase: string | null }
+export type Progress = api.OperationProgress;
 export const NO_PROGRESS: Progress = { done: 0, total: 0, phase: null };
 
 /** Ledger key of one attempt's charge; its refund is `<key>:refund` (libs/billing refundDebit). */
@@ -25,25 +26,15 @@ export function attemptKey(op: Pick<Operation, 'operation_type' | 'idempotency_k
 /** BullMQ job id of an attempt's `operation.run` (one queue entry per attempt; the reaper looks it up). */
 export const operationJobId = (operationId: string, attempt: number) => `op-${operationId}-${attempt}`;
 
-export interface OperationView {
-  operation_id: string;
-  operation_type: string;
-  status: OperationStatus;
-  progress: Progress;
-  output: unknown;
-  error: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
-
-export function serializeOperation(op: Operation): OperationView {
+/** The Operation resource as the API answers it. */
+export function serializeOperation(op: Operation): api.Operation {
   const p = (op.progress ?? {}) as Partial<Progress>;
   return {
     operation_id: op.id,
-    operation_type: op.operation_type,
+    operation_type: op.operation_type as OperationType,
     status: op.status as OperationStatus,
     progress: { done: p.done ?? 0, total: p.total ?? 0, phase: p.phase ?? null },
-    output: op.status === 'completed' ? (op.output ?? null) : null,
+    output: op.status === 'completed' ? ((op.output ?? null) as api.JsonObject | null) : null,
     error: op.status === 'failed' || op.status === 'cancelled' ? op.error : null,
     created_at: op.created_at.toISOString(),
     completed_at: op.completed_at?.toISOString() ?? null,

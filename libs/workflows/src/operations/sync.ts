@@ -2,6 +2,7 @@
 // respects. One debit per idempotency key, whatever happens to the model call and however often
 // the same key is retried; so the ledger key carries no attempt suffix (queued workflows charge
 // per attempt, see attemptKey).
+import type { api } from '@docfleet/contracts';
 import type { Operation } from '@docfleet/db';
 import { SYNC_OPERATION_TYPES } from './operations';
 
@@ -15,12 +16,4 @@ export function syncChargeKey(op: Pick<Operation, 'operation_type' | 'idempotenc
 }
 
 /** The `credit` object of a synchronous response. */
-export interface SyncCredit {
-  /** True only for the request that wrote the debit. */
-  debited: boolean;
-  /** What one run costs (charged once per idempotency key). */
-  credits: number;
-  idempotency_key: string;
-  /** True when the answer is the stored output of a completed run (no model call). */
-  replayed: boolean;
-}
+export type SyncCredit = api.SyncCredit;

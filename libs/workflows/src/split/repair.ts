@@ -8,6 +8,7 @@
 //    window's first page never counts as a boundary when an earlier window saw it with its
 //    predecessor; records that cross a window edge come out whole.
 // 3. Pages no window answered for (the model call failed) become their own records, flagged.
+import type { api } from '@docfleet/contracts';
 import type { ModelWarning, SplitRecordOutput } from '@docfleet/models';
 import { edgeDistance, type SplitWindow } from './windows';
 
@@ -15,8 +16,6 @@ export type WindowAnswer =
   | { window: SplitWindow; ok: true; records: SplitRecordOutput[]; warnings: ModelWarning[] }
   | { window: SplitWindow; ok: false; error: string };
 
-export interface SplitWarning { code: string; message: string; window?: number; pages?: number[] }
-export interface InvalidRecord { window: number; record: unknown; reason: string }
 
 export interface RepairedRecord {
   title: string;
@@ -26,13 +25,13 @@ export interface RepairedRecord {
   confidence: number;
   boundaryReason: string;
   windows: number[];
-  warnings: SplitWarning[];
+  warnings: api.SplitWarning[];
 }
 
 export interface RepairResult {
   records: RepairedRecord[];
-  warnings: SplitWarning[];
-  invalidRecords: InvalidRecord[];
+  warnings: api.SplitWarning[];
+  invalidRecords: api.InvalidRecord[];
   /** Pages the model left unclaimed or claimed twice, before repair (they make the status `review`). */
   repairedGapPages: number[];
   repairedOverlapPages: number[];
@@ -171,19 +170,8 @@ export async function repairWindows(answers: WindowAnswer[], pageCount: number, 
   return out;
 }
 
-export interface SplitQuality {
-  coverage: number;
-  recordCount: number;
-  pageCount: number;
-  gapPages: number[];
-  overlapPages: number[];
-  duplicateRecordIds: string[];
-  invalidRecords: InvalidRecord[];
-  status: 'pass' | 'review' | 'fail';
-}
-
 /** Quality of the final records (it verifies what the repair promises rather than assuming it). */
-export function measureQuality(records: Array<{ id: string; startPage: number; endPage: number; confidence: number }>, pageCount: number, repair: Pick<RepairResult, 'invalidRecords' | 'repairedGapPages' | 'repairedOverlapPages' | 'failedWindows'>): SplitQuality {
+export function measureQuality(records: Array<{ id: string; startPage: number; endPage: number; confidence: number }>, pageCount: number, repair: Pick<RepairResult, 'invalidRecords' | 'repairedGapPages' | 'repairedOverlapPages' | 'failedWindows'>): api.SplitQuality {
   const hits = new Map<number, number>();
   for (const r of records) for (let p = Math.max(1, r.startPage); p <= Math.min(pageCount, r.endPage); p++) hits.set(p, (hits.get(p) ?? 0) + 1);
   const gapPages: number[] = [];

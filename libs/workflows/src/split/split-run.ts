@@ -6,8 +6,9 @@ import {
   buildSplitRequest, buildSplitRulesRequest, isModelError, segmentPage, type Evidence, type ReasoningLevel, type ResolvedModel,
   type SplitOutput, type SplitRule, type SplitRulesOutput,
 } from '@docfleet/models';
+import type { api } from '@docfleet/contracts';
 import { isApiError } from '@docfleet/errors';
-import { measureQuality, repairWindows, type SplitQuality, type SplitWarning, type WindowAnswer } from './repair';
+import { measureQuality, repairWindows, type WindowAnswer } from './repair';
 import { planWindows, windowEvidence, DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_PAGES } from './windows';
 
 /** Every window's model call failed: the operation's error begins with this code (spec). */
@@ -17,34 +18,6 @@ export class SplitModelUnavailable extends Error {
     super(`split_model_unavailable: ${firstReason}`);
     this.name = 'SplitModelUnavailable';
   }
-}
-
-export interface SplitRecord {
-  id: string;
-  title: string;
-  documentType: string;
-  startPage: number;
-  endPage: number;
-  segmentIds: string[];
-  metadata: Record<string, unknown>;
-  confidence: number;
-  boundaryReason: string;
-  warnings: SplitWarning[];
-}
-
-export interface SplitSession {
-  sessionId: string;
-  sourceDocId: string;
-  sourceDocName: string;
-  sourcePageCount: number;
-  records: SplitRecord[];
-  rules: SplitRule[];
-  quality: SplitQuality;
-  warnings: SplitWarning[];
-  createdAt: string;
-  updatedAt: string;
-  operation_id: string;
-  modelId: string;
 }
 
 export interface SplitRunInput {
@@ -92,9 +65,9 @@ export async function splitPages(c: SplitRunInput) {
 }
 
 /** The whole split session from the repaired records. */
-export async function runSplit(c: SplitRunInput & { sessionId: string; operationId: string; sourceDocId: string; sourceDocName: string; now?: Date }): Promise<SplitSession> {
+export async function runSplit(c: SplitRunInput & { sessionId: string; operationId: string; sourceDocId: string; sourceDocName: string; now?: Date }): Promise<api.SplitSession> {
   const r = await splitPages(c);
-  const records: SplitRecord[] = r.records.map((x, i) => ({
+  const records: api.SplitRecord[] = r.records.map((x, i) => ({
     id: `record-${i + 1}`,
     title: x.title,
     documentType: x.documentType,

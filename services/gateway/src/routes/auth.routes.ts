@@ -41,12 +41,12 @@ export function apiKeyRoutes(r: ApiRoutes, deps: Deps) {
     async ({ body, principal }) => ({ status: 201, body: await createApiKey(deps, principal, body.name) }),
   );
   r.add(
-    { method: 'get', path: '/v1/api-keys', summary: 'List API keys (never secrets)', tags, responses: { 200: { description: 'keys', schema: z.object({ api_keys: z.array(api.ApiKeyRecord) }) } } },
+    { method: 'get', path: '/v1/api-keys', summary: 'List API keys (never secrets)', tags, responses: { 200: { description: 'keys', schema: api.ApiKeyList } } },
     async ({ principal }) => ({ body: await listApiKeys(deps, principal) }),
   );
   r.add(
     { method: 'delete', path: '/v1/api-keys/:id', summary: 'Revoke an API key', tags, params: z.object({ id: api.Uuid }),
-      responses: { 200: { description: 'revoked', schema: z.object({ api_key: api.ApiKeyRecord }) } }, errors: ['api_key_not_found'] },
+      responses: { 200: { description: 'revoked', schema: api.ApiKeyEnvelope } }, errors: ['api_key_not_found'] },
     async ({ params, principal }) => {
       const body = await revokeApiKey(deps, principal, params.id);
       // This process stops accepting the key at once; other replicas (and revocations by the

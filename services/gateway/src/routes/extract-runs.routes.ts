@@ -9,7 +9,7 @@ export const QUEUED_ERRORS = ['file_not_found', 'permission_required', 'knowledg
 export function extractRunRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
     { method: 'post', path: '/v1/extract/runs', summary: 'Queue an extraction run (1 credit). 202 acknowledgement, or 200 with the output on a completed replay', tags: ['Extraction'], body: api.ExtractRunBody,
-      responses: { 202: { description: 'queued, re-attached or a fresh attempt', schema: api.QueuedAck }, 200: { description: 'completed replay: the output itself' } },
+      responses: { 202: { description: 'queued, re-attached or a fresh attempt', schema: api.QueuedAck }, 200: { description: 'completed replay: the output itself', schema: api.ExtractRunOutput } },
       errors: [...QUEUED_ERRORS, 'invalid_schema', 'schema_not_found'], required: WORKFLOW_REQUIRED },
     async ({ body, principal }) => dispatchExtractRun(deps, principal, body),
   );

@@ -14,7 +14,7 @@ const ACCESS = ['permission_required', 'knowledge_base_access_denied'];
 export function extractSchemaRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
     { method: 'post', path: '/v1/extract/schemas/generate', summary: 'Queue a schema generation from a parsed file (1 credit); the schema is saved attached to the file', tags, body: api.GenerateSchemaBody,
-      responses: { 202: { description: 'queued, re-attached or a fresh attempt', schema: api.QueuedAck }, 200: { description: 'completed replay: the output itself' } },
+      responses: { 202: { description: 'queued, re-attached or a fresh attempt', schema: api.QueuedAck }, 200: { description: 'completed replay: the output itself', schema: api.SchemaGenerateOutput } },
       errors: QUEUED_ERRORS },
     async ({ body, principal }) => dispatchSchemaGenerate(deps, principal, body),
   );

@@ -12,7 +12,6 @@ import { reindexFile, unindexFile } from '../domain/search/index-sync';
 
 const FileParams = z.object({ fileId: api.Uuid });
 const tags = ['Files'];
-const FileEnvelope = z.object({ file: api.FileRecord });
 
 /** Hooks later features plug into (auto_parse dispatches a parse job). */
 export interface FileHooks {
@@ -27,7 +26,7 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
 
   r.add(
     { method: 'post', path: '/v1/files', summary: 'Upload a document (multipart)', tags, multipart: api.UploadFields,
-      responses: { 201: { description: 'created', schema: FileEnvelope } },
+      responses: { 201: { description: 'created', schema: api.UploadResponse } },
       errors: ['permission_required', 'invalid_request_body', 'duplicate_filename', 'file_too_large', 'request_too_large', 'unsupported_file_type', 'unsupported_media_type', 'empty_file', 'invalid_metadata',
         'knowledge_base_not_found', 'folder_not_found', 'insufficient_storage', 'storage_unavailable'] },
     async ({ req, res, principal }) => {
@@ -47,25 +46,25 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   );
   r.add(
     { method: 'get', path: '/v1/files', summary: 'List files', tags, query: api.ListFilesQuery,
-      responses: { 200: { description: 'page of files', schema: z.object({ files: z.array(api.FileRecord), next_cursor: z.string().nullable() }) } } },
+      responses: { 200: { description: 'page of files', schema: api.FilePage } } },
     async ({ query, principal }) => {
       const out = await listFiles(deps, principal, query);
       return { body: { files: out.files.map((f) => serializeFile(f)), next_cursor: out.next_cursor } };
     },
   );
   r.add(
-    { method: 'get', path: '/v1/files/:fileId', summary: 'Get a file', tags, params: FileParams, responses: { 200: { description: 'file', schema: FileEnvelope } }, errors: ['file_not_found'] },
+    { method: 'get', path: '/v1/files/:fileId', summary: 'Get a file', tags, params: FileParams, responses: { 200: { description: 'file', schema: api.FileEnvelope } }, errors: ['file_not_found'] },
     async ({ params, principal }) => ({ body: { file: serializeFile(await loadFile(deps.db, principal, params.fileId)) } }),
   );
   r.add(
     { method: 'patch', path: '/v1/files/:fileId/move', summary: 'Move a file to another folder (or the top level)', tags, params: FileParams, body: api.MoveFileBody,
-      responses: { 200: { description: 'moved', schema: FileEnvelope } }, errors: ['duplicate_filename', 'folder_not_found'] },
+      responses: { 200: { description: 'moved', schema: api.FileEnvelope } }, errors: ['duplicate_filename', 'folder_not_found'] },
     async ({ params, body, principal }) => ({ body: { file: serializeFile(await moveFile(deps, principal, params.fileId, body.folder_id)) } }),
   );
   r.add(
     { method: 'put', path: '/v1/files/:fileId/content', summary: 'Replace the content (creates a new version)', tags, params: FileParams,
       multipart: z.object({ auto_parse: z.enum(['true', 'false']).optional() }),
-      responses: { 200: { description: 'new version', schema: FileEnvelope } }, errors: ['permission_required', 'file_not_found', 'invalid_request_body', 'file_has_active_job', 'unsupported_file_type', 'file_too_large', 'insufficient_storage', 'storage_unavailable'] },
+      responses: { 200: { description: 'new version', schema: api.UploadResponse } }, errors: ['permission_required', 'file_not_found', 'invalid_request_body', 'file_has_active_job', 'unsupported_file_type', 'file_too_large', 'insufficient_storage', 'storage_unavailable'] },
     async ({ req, res, params, principal }) => {
       requirePermission(principal, 'files.write');
       await loadFile(deps.db, principal, params.fileId);
@@ -78,7 +77,7 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   );
   r.add(
     { method: 'delete', path: '/v1/files/:fileId', summary: 'Move a file to the trash (restorable)', tags, params: FileParams,
-      responses: { 200: { description: 'trashed', schema: FileEnvelope } }, errors: ['file_has_active_job'] },
+      responses: { 200: { description: 'trashed', schema: api.FileEnvelope } }, errors: ['file_has_active_job'] },
     async ({ params, principal }) => {
       const file = await softDeleteFile(deps, principal, params.fileId);
       await unindexFile(deps, file);
@@ -87,7 +86,7 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   );
   r.add(
     { method: 'post', path: '/v1/files/:fileId/restore', summary: 'Restore a trashed file', tags, params: FileParams,
-      responses: { 200: { description: 'restored', schema: FileEnvelope } }, errors: ['duplicate_filename'] },
+      responses: { 200: { description: 'restored', schema: api.FileEnvelope } }, errors: ['duplicate_filename'] },
     async ({ params, principal }) => {
       const file = await restoreFile(deps, principal, params.fileId);
       await reindexFile(deps, file);
@@ -96,7 +95,7 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
   );
   r.add(
     { method: 'delete', path: '/v1/files/:fileId/permanent', summary: 'Permanently delete a file, its versions and artifacts', tags, params: FileParams, query: api.PermanentDeleteQuery,
-      responses: { 200: { description: 'deletion report', schema: z.object({ deleted: z.literal(true), permanent: z.literal(true), file_id: api.Uuid, database: z.record(z.string(), z.number().int()) }) } },
+      responses: { 200: { description: 'deletion report', schema: api.FilePermanentDeleteReport } },
       errors: ['confirmation_required', 'file_has_active_job'] },
     async ({ params, query, principal }) => {
       const out = await permanentDeleteFile(deps, principal, params.fileId, query.confirm_permanent === 'true');

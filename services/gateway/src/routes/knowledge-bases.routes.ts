@@ -13,17 +13,17 @@ const tags = ['Knowledge bases'];
 export function knowledgeBaseRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
     { method: 'post', path: '/v1/knowledge-bases', summary: 'Create a knowledge base', tags, body: api.CreateKnowledgeBaseBody,
-      responses: { 201: { description: 'created', schema: z.object({ knowledge_base: api.KnowledgeBase }) } }, errors: ['duplicate_knowledge_base_name', 'permission_required'] },
+      responses: { 201: { description: 'created', schema: api.KnowledgeBaseEnvelope } }, errors: ['duplicate_knowledge_base_name', 'permission_required'] },
     async ({ body, principal }) => ({ status: 201, body: { knowledge_base: serializeKb(await createKnowledgeBase(deps, principal, body)) } }),
   );
   r.add(
     { method: 'get', path: '/v1/knowledge-bases', summary: 'List knowledge bases the caller can reach, newest first', tags,
-      responses: { 200: { description: 'list', schema: z.object({ knowledge_bases: z.array(api.KnowledgeBase) }) } } },
+      responses: { 200: { description: 'list', schema: api.KnowledgeBaseList } } },
     async ({ principal }) => ({ body: { knowledge_bases: (await listKnowledgeBases(deps, principal)).map(serializeKb) } }),
   );
   r.add(
     { method: 'patch', path: '/v1/knowledge-bases/:kbId', summary: 'Rename a knowledge base (name is required)', tags, params: KbParams, body: api.UpdateKnowledgeBaseBody,
-      responses: { 200: { description: 'updated', schema: z.object({ knowledge_base: api.KnowledgeBase }) } }, errors: ['knowledge_base_not_found', 'duplicate_knowledge_base_name'] },
+      responses: { 200: { description: 'updated', schema: api.KnowledgeBaseEnvelope } }, errors: ['knowledge_base_not_found', 'duplicate_knowledge_base_name'] },
     async ({ params, body, principal }) => ({ body: { knowledge_base: serializeKb(await renameKnowledgeBase(deps, principal, params.kbId, body)) } }),
   );
   r.add(
@@ -33,7 +33,7 @@ export function knowledgeBaseRoutes(r: ApiRoutes, deps: Deps) {
   );
   r.add(
     { method: 'post', path: '/v1/knowledge-bases/:kbId/folders', summary: 'Create a folder (optionally nested)', tags, params: KbParams, body: api.CreateFolderBody,
-      responses: { 201: { description: 'created', schema: z.object({ folder: api.Folder }) } }, errors: ['duplicate_folder_name', 'folder_not_found'] },
+      responses: { 201: { description: 'created', schema: api.FolderEnvelope } }, errors: ['duplicate_folder_name', 'folder_not_found'] },
     async ({ params, body, principal }) => ({ status: 201, body: { folder: serializeFolder(await createFolder(deps, principal, params.kbId, body)) } }),
   );
   r.add(

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { searchKnowledgeBase, searchResponseJson } from '../domain/search/search';
-import { SearchBody, SearchResponse, normaliseSearchBody } from '../domain/search/search.schemas';
+import { normaliseSearchBody } from '../domain/search/search-request';
 
 export function searchRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
@@ -13,8 +13,8 @@ export function searchRoutes(r: ApiRoutes, deps: Deps) {
       summary: 'Lexical full-text search over the knowledge base’s parsed segments (no model, no credits)',
       tags: ['Search'],
       params: z.object({ kbId: api.Uuid }),
-      body: SearchBody,
-      responses: { 200: { description: 'hits, best first (blank query: document order)', schema: SearchResponse } },
+      body: api.SearchBody,
+      responses: { 200: { description: 'hits, best first (blank query: document order)', schema: api.SearchResponse } },
       errors: ['invalid_request_body', 'knowledge_base_not_found', 'knowledge_base_access_denied', 'folder_not_found'],
     },
     async ({ params, body, principal, res }) => {

@@ -1,3 +1,4 @@
+import type { api } from '@docfleet/contracts';
 import { ApiError } from '@docfleet/errors';
 import type { ReasoningLevel } from '@docfleet/models';
 import { loadParseBundle, pageCountOf, runExtract } from '@docfleet/workflows';
@@ -5,7 +6,7 @@ import type { RunContext } from './types';
 
 /** extract_run: the file version the gateway validated, the resolved field list, one model call. */
 export async function extractRunRunner(ctx: RunContext) {
-  const r = ctx.request as { file_version_id: string; schema: Record<string, unknown>; segment_ids?: string[]; reasoning_level: ReasoningLevel };
+  const r = ctx.request as { file_version_id: string; schema: api.FieldListSchema; segment_ids?: string[]; reasoning_level: ReasoningLevel };
   await ctx.progress(0, 1, 'extract');
   const all = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });
   const wanted = r.segment_ids?.length ? new Set(r.segment_ids) : undefined;

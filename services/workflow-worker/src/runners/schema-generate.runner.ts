@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, type Prisma } from '@docfleet/db';
 import {
   buildEvidence, buildSchemaGenerateRequest, DEFAULT_CONTEXT_CHARS, fieldListToJsonSchema, renderSegments,
@@ -19,7 +20,7 @@ export function generatedSchemaId(operationId: string): string {
  * the given segments when segment_ids were sent), one model call after the cancel checkpoint, and
  * saves it attached to the file (spec: "Saves the schema").
  */
-export async function schemaGenerateRunner(ctx: RunContext) {
+export async function schemaGenerateRunner(ctx: RunContext): Promise<api.SchemaGenerateOutput> {
   const r = ctx.request as { file_version_id: string; title?: string; segment_ids?: string[]; reasoning_level: ReasoningLevel; created_by_user_id?: string | null };
   const { db, storage } = ctx.deps;
   await ctx.progress(0, 1, 'generate');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { api } from '@docfleet/contracts';
 import type { Prisma } from '@docfleet/db';
 import type { ReasoningLevel, SplitRule } from '@docfleet/models';
 import { evidenceOf, loadParseBundle, pageCountOf, runSplit, suggestSplitRules } from '@docfleet/workflows';
@@ -40,7 +41,7 @@ export async function splitRunRunner(ctx: RunContext) {
 }
 
 /** split_rules_suggest: one model call over the file's pages; output `{ rules, modelId }`. */
-export async function splitRulesSuggestRunner(ctx: RunContext) {
+export async function splitRulesSuggestRunner(ctx: RunContext): Promise<api.SplitRulesOutput> {
   const r = ctx.request as unknown as SplitRequest;
   await ctx.progress(0, 1, 'rules');
   const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });

@@ -2,13 +2,14 @@
 // No model, no credits. Reads evidence_index_segments (written by services/index-worker) and the
 // knowledge base's evidence_index_state row for index_version and snapshot, in one statement.
 import { isRoot, requirePermission, type Principal } from '@docfleet/auth';
+import type { api } from '@docfleet/contracts';
 import { queryRows, type Prisma } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadKb } from '../knowledge-bases/knowledge-bases';
 import { queryTerms } from './query-terms';
 import { filterOnlySql, noHitsSql, textSearchSql, type SearchRow, type SearchScope } from './search-sql';
-import type { SearchRequest, SearchResponse } from './search.schemas';
+import type { SearchRequest } from './search-request';
 
 /** The one statement a search runs (exported for the benchmark, which runs the same SQL directly). */
 export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql {
@@ -20,7 +21,7 @@ export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql
 }
 
 /** The search response, with `hits` as JSON text: PostgreSQL built it, nothing re-encodes it. */
-export interface SearchResult extends Omit<SearchResponse, 'hits'> { hitsJson: string }
+export interface SearchResult extends Omit<api.SearchResponse, 'hits'> { hitsJson: string }
 
 export async function searchKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, req: SearchRequest): Promise<SearchResult> {
   requirePermission(p, 'files.read');

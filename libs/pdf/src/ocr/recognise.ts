@@ -1,0 +1,195 @@
+// Reading one image page with Tesseract, the preprocessing chosen by evidence on the page itself:
+// the page is read as it is (dark borders cropped, dashed separator rules whitened, `--dpi` only
+// when the file states a real resolution); other variants are read only when that reading says
+// they may do better (small text → upscaled; little or no text where there is ink → binarised,
+// inverted, turned upright by Tesseract's orientation detection; low confidence → orientation
+// check). The variant with the best confidence-weighted text wins, and the page reports which.
+// Word boxes always come back in the original image's pixels.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { RawImage } from '../render/ppm';
+import {
+  binarise, crop, inkShare, invert, meanBrightness, paperRect, pgmBytes, resizeGray, rowBands, toGray, whiten,
+  type GrayImage, type Rect,
+} from './preprocess';
+import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
+
+export interface OcrWord {
+  text: string;
+  /** Tesseract's word confidence, 0-100. */
+  conf: number;
+  x0: number; y0: number; x1: number; y1: number;
+  /** Tesseract's block / paragraph / line of the winning reading. */
+  block: number; par: number; line: number;
+}
+
+export interface OcrVariantReport { name: string; words: number; meanConf: number; score: number; ms: number }
+
+export interface OcrPageReport {
+  /** The variant whose words the page uses. */
+  chosen: string;
+  tried: OcrVariantReport[];
+  /** Dark scanner border cropped away (original pixels), when there was one. */
+  paper?: Rect;
+  /** Dashed/dotted separator rules whitened before recognition. */
+  rulesRemoved: number;
+  /** --dpi handed to Tesseract (0: Tesseract estimated it). */
+  dpi: number;
+  /** Clockwise turn applied before the winning reading. */
+  rotation: number;
+  /** Scale of the winning reading (1: the image's own pixels). */
+  scale: number;
+  /** Problems a caller should see (a page with ink but no text). */
+  warnings: Array<{ code: string; message: string }>;
+}
+
+export interface RecogniseOptions {
+  lang: string;
+  timeoutSeconds: number;
+  pageNumber: number;
+  tmpDir: string;
+  /** Resolution the file states (undefined when it states none or a software default). */
+  statedDpi?: number;
+  /** Tesseract started early with the first variant's arguments (`startTesseractTsv({ dpi: firstReadDpi(...) })`). */
+  tesseract?: TesseractRun;
+}
+
+/** Cap height Tesseract reads best at; text much smaller than this is upscaled. */
+const SMALL_TEXT_PX = 18;
+const TARGET_TEXT_PX = 28;
+/** Printed row height (ascender to descender) that upscaling aims at when no word could be measured. */
+const TARGET_ROW_PX = 36;
+/** Images narrower than this are crops or screenshots. */
+const SMALL_IMAGE_PX = 1600;
+/** First readings wider than this (a 300-dpi page) are downscaled to it. */
+const MAX_FIRST_WIDTH = 2500;
+
+/** The --dpi of the first reading: the stated resolution, or 0 for Tesseract's own estimate. */
+export const firstReadDpi = (statedDpi?: number) => statedDpi ?? 0;
+
+interface Variant { name: string; image: GrayImage; scale: number; rotation: number; dpi: number }
+
+interface Reading { variant: Variant; words: OcrWord[]; report: OcrVariantReport }
+
+export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Promise<{ words: OcrWord[]; report: OcrPageReport }> {
+  const gray = toGray(img);
+  const paper = paperRect(gray);
+  const page = crop(gray, paper);
+  const { rules, textRowPx } = rowBands(page);
+  const clean = whiten(page, rules);
+  const dpi = firstReadDpi(opts.statedDpi);
+  const toOriginal = (v: Variant, w: OcrWord): OcrWord => {
+    // Undo the turn (in the scaled variant's pixels), then the scale, then the crop.
+    let { x0, y0, x1, y1 } = w;
+    if (v.rotation) [x0, y0, x1, y1] = unrotate([x0, y0, x1, y1], v.rotation, v.image.width, v.image.height);
+    const s = v.scale;
+    return { ...w, x0: x0 / s + paper.x, y0: y0 / s + paper.y, x1: x1 / s + paper.x, y1: y1 / s + paper.y };
+  };
+  let n = 0;
+  const read = async (v: Variant, started?: TesseractRun): Promise<Reading> => {
+    const t0 = Date.now();
+    const file = path.join(opts.tmpDir, `ocr-${opts.pageNumber}-${n++}.pgm`);
+    await fs.writeFile(file, pgmBytes(v.image));
+    try {
+      const tsv = started ? await started.recognize(file) : await runTesseractTsv(file, { dpi: v.dpi, lang: opts.lang, timeoutSeconds: opts.timeoutSeconds, pageNumber: opts.pageNumber });
+      const words = parseTsv(tsv).words.map((w) => toOriginal(v, {
+        text: w.text.trim(), conf: w.conf, x0: w.left, y0: w.top, x1: w.left + w.width, y1: w.top + w.height, block: w.block, par: w.par, line: w.line,
+      })).filter((w) => w.text);
+      return { variant: v, words, report: { name: v.name, ...quality(words), ms: Date.now() - t0 } };
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+  };
+
+  // Photos and high-resolution scans wider than a 300-dpi page are read at that size first
+  // (Tesseract's time grows with the pixels, not with the text); small text is read again larger.
+  const s0 = clean.width > MAX_FIRST_WIDTH ? MAX_FIRST_WIDTH / clean.width : 1;
+  const first = s0 < 1
+    ? await read({ name: `downscaled x${s0.toFixed(2)}`, image: await resizeGray(clean, s0), scale: s0, rotation: 0, dpi: dpi ? dpi * s0 : 0 }, opts.tesseract)
+    : await read({ name: 'as-is', image: clean, scale: 1, rotation: 0, dpi }, opts.tesseract);
+  const readings: Reading[] = [first];
+  const textPx = medianTextHeight(first.words, s0);
+  const goodWords = (r: Reading) => r.words.filter((w) => w.conf >= 50 && /[A-Za-z0-9]{2,}/.test(w.text)).length;
+  const ink = inkShare(clean);
+
+  // Small text: Tesseract wants letters of ~20-30 px.
+  if (textPx !== undefined && textPx * s0 < SMALL_TEXT_PX) {
+    const s = Math.min(4, TARGET_TEXT_PX / textPx);
+    const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
+    readings.push(await read({ name, image: s === 1 ? clean : await resizeGray(clean, s), scale: s, rotation: 0, dpi: dpi ? dpi * s : 0 }));
+  } else if (textPx === undefined && goodWords(first) < 3 && ink > 0.002 && textRowPx !== undefined && textRowPx * s0 < TARGET_ROW_PX) {
+    // Nearly nothing read and short printed rows: text too small to find. A small image (a crop,
+    // a screenshot) is read at a page's width; a large one at the scale its rows call for.
+    const s = Math.min(4, Math.max(1.5, clean.width < SMALL_IMAGE_PX ? SMALL_IMAGE_PX / clean.width : TARGET_ROW_PX / textRowPx));
+    readings.push(await read({ name: `upscaled x${s.toFixed(2)}`, image: await resizeGray(clean, s), scale: s, rotation: 0, dpi: dpi ? dpi * s : 0 }));
+  }
+  if (goodWords(pick(readings)) < 3 && ink > 0.002) {
+    // Little or no text where there is ink: light text on a dark ground, faint or noisy scans.
+    if (meanBrightness(clean) < 110) readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
+    readings.push(await read({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi }));
+  }
+  const bestSoFar = pick(readings);
+  if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
+    // A page read at low confidence may be on its side or upside down.
+    const osdFile = path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`);
+    await fs.writeFile(osdFile, pgmBytes(bestSoFar.variant.image));
+    const o = await detectOrientation(osdFile, opts).finally(() => fs.rm(osdFile, { force: true }));
+    if (o && o.rotate && o.confidence >= 1.5) {
+      const v = bestSoFar.variant;
+      readings.push(await read({ ...v, name: `${v.name}, turned ${o.rotate}°`, image: await rotate(v.image, o.rotate), rotation: o.rotate }));
+    }
+  }
+  const win = pick(readings);
+  const warnings: OcrPageReport['warnings'] = [];
+  if (!win.words.some((w) => /[\p{L}\p{N}]/u.test(w.text)) && ink > 0.002) {
+    warnings.push({ code: 'ocr_no_text', message: `Page ${opts.pageNumber}: the image has ink (${(ink * 100).toFixed(1)}% of pixels) but OCR read no text from it (tried: ${readings.map((r) => r.variant.name).join(', ')}).` });
+  }
+  return {
+    words: win.words,
+    report: {
+      chosen: win.variant.name, tried: readings.map((r) => r.report),
+      ...(paper.x || paper.y || paper.width !== gray.width || paper.height !== gray.height ? { paper } : {}),
+      rulesRemoved: rules.length, dpi, rotation: win.variant.rotation, scale: win.variant.scale, warnings,
+    },
+  };
+}
+
+/** Confidence-weighted text: each letter or digit counts +1 at full confidence, −1 at none. */
+function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
+  let score = 0, conf = 0, chars = 0;
+  for (const w of words) {
+    const k = (w.text.match(/[\p{L}\p{N}]/gu) ?? []).length;
+    if (!k) continue;
+    score += k * (2 * (w.conf / 100) - 1);
+    conf += k * w.conf;
+    chars += k;
+  }
+  return { words: words.length, meanConf: chars ? conf / chars : 0, score };
+}
+
+function pick(readings: Reading[]): Reading {
+  // The first reading keeps ties: a variant must read better, not as well.
+  return readings.reduce((best, r) => (r.report.score > best.report.score * 1.02 + 1 ? r : best));
+}
+
+/** Median height in original pixels of confidently read words of three or more letters/digits (≈ cap height). */
+function medianTextHeight(words: OcrWord[], _scale: number): number | undefined {
+  const hs = words.filter((w) => w.conf >= 60 && /[A-Za-z0-9]{3,}/.test(w.text)).map((w) => w.y1 - w.y0).sort((a, b) => a - b);
+  return hs.length >= 3 ? hs[Math.floor(hs.length / 2)]! : undefined;
+}
+
+async function rotate(img: GrayImage, degrees: number): Promise<GrayImage> {
+  const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).rotate(degrees).greyscale().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, channels: 1, data: data.subarray(0, info.width * info.height) };
+}
+
+/**
+ * A box in an image turned `deg` clockwise (of size w×h after the turn) back into the unturned
+ * image's pixels.
+ */
+export function unrotate([x0, y0, x1, y1]: [number, number, number, number], deg: number, w: number, h: number): [number, number, number, number] {
+  const pt = (x: number, y: number): [number, number] => (deg === 90 ? [y, w - x] : deg === 180 ? [w - x, h - y] : deg === 270 ? [h - y, x] : [x, y]);
+  const [ax, ay] = pt(x0, y0), [bx, by] = pt(x1, y1);
+  return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
+}
