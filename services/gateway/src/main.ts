@@ -32,21 +32,17 @@ async function main() {
   server.listen(env.PORT, env.HOST, () => logger.info({ port: env.PORT }, 'gateway listening'));
 
   // SIGTERM/SIGINT (or the supervisor gone): no new connections, finish in-flight requests, then close.
-  onShutdown(
-    (signal) =>
-      new Promise<void>((resolve) => {
-        logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-        server.close(async () => {
-          await deps.queues.close().catch(() => undefined);
-          await deps.redis.quit().catch(() => undefined);
-          await deps.db.$disconnect().catch(() => undefined);
-          await telemetry.shutdown();
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
-    25_000,
-  );
+  onShutdown(async (signal) => {
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    await deps.queues.close().catch(() => undefined);
+    await deps.redis.quit().catch(() => undefined);
+    await deps.db.$disconnect().catch(() => undefined);
+    await telemetry.shutdown();
+  }, 25_000);
 }
 
 main().catch((err) => {
