@@ -7,7 +7,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DocfleetApiError, DocfleetClient, type GroundingDocument } from '@docfleet/sdk';
 import { createTestDb, type TestDb } from '@docfleet/testing';
-import { root, startFleet, type Fleet } from '../fleet-process';
+import { alive, root, startFleet, type Fleet } from '../fleet-process';
 import { ARTIFACTS, ensureConsoleBuilt, launchBrowser, shot, watchProblems } from './browser';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -533,6 +533,26 @@ describe('web console', () => {
     await shot(page, '19-viewer-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   }, 60_000);
+
+  it('shows a parse waiting while no parse worker runs, and its progress once one does', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}`); // signed in as the admin by now
+    await page.locator('tr[data-file-id]').first().waitFor();
+    const workers = fleet.pidsOf('parse-worker').filter(alive);
+    expect(workers.length).toBeGreaterThan(0);
+    for (const pid of workers) process.kill(pid, 'SIGSTOP'); // down, as far as the queue can tell
+    try {
+      await page.locator('input[type="file"]').setInputFiles([{ name: 'while-down.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await hostilePdf()) }]);
+      const row = page.locator('tr', { hasText: 'while-down.pdf' });
+      await row.waitFor();
+      await page.waitForTimeout(4000);
+      expect(await row.getAttribute('data-parse-status')).toBe('queued');
+      await row.getByText('waiting for a parse worker').waitFor();
+      await shot(page, '20-worker-down');
+    } finally {
+      for (const pid of workers) process.kill(pid, 'SIGCONT');
+    }
+    await page.locator('tr[data-parse-status="completed"]', { hasText: 'while-down.pdf' }).waitFor({ timeout: 120_000 });
+  }, 180_000);
 
   it('signs out: the session is gone from the tab', async () => {
     await signOut();
