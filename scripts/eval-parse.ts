@@ -15,8 +15,8 @@ import type { GroundingDocument } from '../libs/contracts/src';
 import { createLogger } from '../libs/logger/src';
 import { createRedis } from '../libs/queue/src';
 import { DocfleetClient } from '../libs/sdk/src';
-import { evaluateCorpus, printReport, type EvalParseFn, type EvalRow } from '../libs/pdf/eval';
-import { evaluateOcr, ocrDocuments, ocrReport, summarise, type OcrDocResult, type OcrParseFn } from '../libs/pdf/eval/ocr-eval';
+import { evaluateCorpus, printReport, summarise, type EvalParseFn, type EvalRow } from '../libs/pdf/eval';
+import { evaluateOcr, ocrDocuments, ocrReport, summarise as summariseOcr, type OcrDocResult, type OcrParseFn } from '../libs/pdf/eval/ocr-eval';
 import globalSetup from '../libs/testing/src/global-setup';
 import { parseFileHooks } from '../services/gateway/src/domain/parse/auto-parse';
 import type { Deps } from '../services/gateway/src/deps';
@@ -29,11 +29,8 @@ function markdownTable(rows: EvalRow[]): string {
   const fmt = (v: number) => (Number.isNaN(v) ? 'n/a' : v.toFixed(3));
   const lines = ['| document | metric | value | target | detail |', '|---|---|---:|---:|---|'];
   for (const r of rows) lines.push(`| ${r.doc} | ${r.metric} | ${fmt(r.value)} | ${r.target === undefined ? '' : (r.metric === 'cer' ? '≤ ' : '≥ ') + r.target.toFixed(2)} | ${r.detail.replace(/\|/g, '\\|')} |`);
-  lines.push('', '| metric | mean | n |', '|---|---:|---:|');
-  for (const metric of ['text_similarity', 'cer', 'cell_accuracy', 'table_iou'] as const) {
-    const vs = rows.filter((r) => r.metric === metric && !Number.isNaN(r.value)).map((r) => r.value);
-    if (vs.length) lines.push(`| ${metric} | ${(vs.reduce((a, b) => a + b, 0) / vs.length).toFixed(3)} | ${vs.length} |`);
-  }
+  lines.push('', '| metric | set | value | n | detail |', '|---|---|---:|---:|---|');
+  for (const l of summarise(rows)) lines.push(`| ${l.metric} | ${l.set} | ${l.value.toFixed(3)} | ${l.n} | ${l.detail} |`);
   return lines.join('\n');
 }
 
@@ -113,7 +110,7 @@ async function main(argv: string[]) {
     console.log(`\nOCR text fidelity (${ocr.length} images; docfleet through the API and the parse worker, seconds from the parse request to the markdown fetched):\n\n${ocrReport(ocr)}`);
     const receipts = ocr.filter((r) => r.doc.docClass === 'receipt');
     if (receipts.length) {
-      const raw = summarise(receipts, 'raw'), ours = summarise(receipts, 'ours');
+      const raw = summariseOcr(receipts, 'raw'), ours = summariseOcr(receipts, 'ours');
       console.log(`\nreceipts: CER ${ours.cerPooled.toFixed(3)} vs raw ${raw.cerPooled.toFixed(3)} (${(ours.cerPooled / raw.cerPooled).toFixed(2)}x, target <= 0.9x), word F1 ${ours.f1Pooled.toFixed(3)} vs ${raw.f1Pooled.toFixed(3)}, time ${(ours.secondsPerImage / raw.secondsPerImage).toFixed(2)}x (target <= 1.3x)`);
     }
   }

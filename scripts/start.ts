@@ -56,7 +56,8 @@ function start(name: string, index: number) {
   // node with tsx's loader, not the tsx CLI: the pid we signal is the service itself.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
     cwd: root,
-    env: { ...process.env, OMP_THREAD_LIMIT: process.env.OMP_THREAD_LIMIT ?? '1', HEALTH_PORT: process.env.HEALTH_PORT ?? (name === 'gateway' ? '0' : String(9100 + index)) },
+    // DOCFLEET_SUPERVISOR_PID: a service whose supervisor is killed outright stops too (libs/runtime onShutdown).
+    env: { ...process.env, OMP_THREAD_LIMIT: process.env.OMP_THREAD_LIMIT ?? '1', HEALTH_PORT: process.env.HEALTH_PORT ?? (name === 'gateway' ? '0' : String(9100 + index)), DOCFLEET_SUPERVISOR_PID: String(process.pid) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(name, child);
@@ -88,8 +89,15 @@ process.on('SIGTERM', () => stopAll(0, 'SIGTERM'));
 process.on('SIGHUP', () => stopAll(0, 'SIGHUP'));
 // If whatever started us goes away without a signal reaching us (pnpm killed with SIGKILL, a closed
 // terminal), we are re-parented: stop rather than leave the fleet running unattended.
+// START_WATCH_PID names one more process whose end stops the fleet (a test runner, a wrapper script
+// that starts pnpm in its own process group and may die without cleaning up).
 const parent = process.ppid;
-setInterval(() => { if (process.ppid !== parent) stopAll(0, 'the parent process is gone'); }, 1000).unref();
+const watched = Number(process.env.START_WATCH_PID) || 0;
+const gone = (pid: number) => { try { process.kill(pid, 0); return false; } catch (e) { return (e as NodeJS.ErrnoException).code === 'ESRCH'; } };
+setInterval(() => {
+  if (process.ppid !== parent) stopAll(0, 'the parent process is gone');
+  else if (watched && gone(watched)) stopAll(0, `the watched process ${watched} is gone`);
+}, 1000).unref();
 // Keep the event loop alive while services restart.
 setInterval(() => undefined, 1 << 30);
 

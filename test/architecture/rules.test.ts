@@ -137,6 +137,20 @@ describe('architecture rules', () => {
     expect(bad).toEqual([]);
   });
 
+  it("the SDK's wire types are inferred from libs/contracts, never written by hand", () => {
+    // SDK constructs that are not wire shapes: the 202-or-200 answer of a queued workflow, a bare list.
+    const SDK_OWN = new Set(['QueuedResult', 'SegmentList']);
+    const bad: string[] = [];
+    for (const rel of ['libs/sdk/src/types.ts', 'libs/sdk/src/contract-types.ts']) {
+      const src = ts.createSourceFile(rel, readFileSync(path.join(ROOT, rel), 'utf8'), ts.ScriptTarget.Latest, true);
+      for (const st of src.statements) {
+        if (ts.isInterfaceDeclaration(st)) bad.push(`${rel}: interface ${st.name.text}`);
+        if (ts.isTypeAliasDeclaration(st) && !SDK_OWN.has(st.name.text) && !/\bapi\.\w+/.test(st.type.getText(src))) bad.push(`${rel}: type ${st.name.text}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('the rules can fail: a deliberate violation is caught', () => {
     const probe = ts.preProcessFile("import { x } from '../../services/gateway/src/app';\nexport * from 'bullmq';", true, true);
     expect(probe.importedFiles.map((f) => f.fileName)).toEqual(['../../services/gateway/src/app', 'bullmq']);

@@ -6,7 +6,19 @@ import { freePort } from '@docfleet/testing';
 
 export const root = path.resolve(__dirname, '../..');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-export const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+/** A process that still runs (a zombie waiting for a parent that does not reap it counts as gone). */
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+};
 
 /** Peak resident set (VmHWM) of a live process, in MiB; null once it is gone. */
 export function peakRssMiB(pid: number): number | null {
@@ -39,7 +51,8 @@ export async function startFleet(env: Record<string, string>): Promise<Fleet> {
   const port = await freePort();
   const child: ChildProcess = spawn('pnpm', ['--silent', 'start'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), QUEUE_PREFIX: `fleet${port}`, LOG_LEVEL: 'warn', HEALTH_PORT: '0', ...env },
+    // START_WATCH_PID: a test run that is killed (no afterAll) takes its fleet with it.
+    env: { ...process.env, PORT: String(port), QUEUE_PREFIX: `fleet${port}`, LOG_LEVEL: 'warn', HEALTH_PORT: '0', START_WATCH_PID: String(process.pid), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { startFakeOpenAiServer } from '@docfleet/models/test-servers';
 import { DocfleetClient } from '@docfleet/sdk';
 import { createTestDb, type TestDb } from '@docfleet/testing';
 import { sleep, startFleet, type Fleet } from './fleet-process';
@@ -80,4 +81,36 @@ describe('money under concurrency', () => {
     process.kill(-fleet.child.pid!, 'SIGTERM');
     expect((await fleet.exited).code).toBe(0);
   }, 420_000);
+
+  it('50 identical concurrent extraction runs: one operation, one charge', async () => {
+    const fake = await startFakeOpenAiServer({ models: ['remote-small'] });
+    try {
+      fleet = await startFleet({
+        DATABASE_URL: t.url, DATA_DIR: dataDir, RATE_LIMIT_POINTS: '100000', DB_POOL_MAX: '4',
+        OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0',
+      });
+      const { apiKey, orgId } = await fleet.createOrg(10);
+      const c = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey });
+      const kb = (await c.knowledgeBases.create({ name: 'runs' })).knowledge_base.id;
+      const fileId = (await c.files.upload(await onePagePdf('INVOICE 7 total 12.00'), { knowledgeBaseId: kb, filename: 'inv.pdf', contentType: 'application/pdf' })).file.id;
+      const job = (await c.files.parse(fileId)).job.job_id;
+      expect(await c.waitForJob(fileId, job, { timeoutMs: 120_000 })).toMatchObject({ status: 'completed' });
+      const before = (await c.billing.credits()).credits.balance_credits;
+      const body = JSON.stringify({ file_id: fileId, schema: { fields: [{ name: 'total', type: 'number' }] } });
+      const answers = await Promise.all(Array.from({ length: 50 }, async () => {
+        const r = await fetch(`${fleet!.baseUrl}/v1/extract/runs`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });
+        return { status: r.status, body: (await r.json()) as { operation_id?: string; code?: string } };
+      }));
+      // 202 with the one operation, or 200 with its output once it completed
+      expect(answers.filter((a) => a.status !== 202 && a.status !== 200)).toEqual([]);
+      expect(new Set(answers.filter((a) => a.status === 202).map((a) => a.body.operation_id)).size).toBe(1);
+      expect(await t.db.operation.count({ where: { org_id: orgId } })).toBe(1);
+      expect(await t.db.ledgerEntry.count({ where: { org_id: orgId, operation_id: { not: null } } })).toBe(1);
+      expect((await c.billing.credits()).credits.balance_credits).toBe(before - 1);
+      process.kill(-fleet.child.pid!, 'SIGTERM');
+      expect((await fleet.exited).code).toBe(0);
+    } finally {
+      await fake.close();
+    }
+  }, 300_000);
 });

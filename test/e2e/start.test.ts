@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,6 +52,30 @@ describe('pnpm start', () => {
     expect(pids.filter(alive)).toEqual([]);
     expect(f.out()).toContain('stopping every service: SIGTERM');
   }, 120_000);
+
+  it('leaves nothing running when the supervisor is killed outright or the process it watches ends', async () => {
+    // SIGKILL of the supervisor itself (OOM killer, kill -9): its services notice and stop.
+    const f = await startFleet();
+    const pids = f.pidsOf();
+    expect(pids.length).toBe(5);
+    const supervisor = Number(readFileSync(`/proc/${pids[0]}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    expect(supervisor).not.toBe(f.child.pid);
+    process.kill(supervisor, 'SIGKILL');
+    let until = Date.now() + 40_000;
+    while (pids.some(alive) && Date.now() < until) await sleep(250);
+    expect(f.pidsOf().filter(alive).map((pid) => `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`)).toEqual([]);
+
+    // START_WATCH_PID: the fleet stops when the named process ends (a killed test runner, a wrapper).
+    const watched = spawn('sleep', ['600']);
+    const g = await startFleet({ START_WATCH_PID: String(watched.pid) });
+    const gpids = g.pidsOf();
+    watched.kill('SIGKILL');
+    await g.exited;
+    until = Date.now() + 40_000;
+    while (gpids.some(alive) && Date.now() < until) await sleep(250);
+    expect(gpids.filter(alive)).toEqual([]);
+    expect(g.out()).toContain(`the watched process ${watched.pid} is gone`);
+  }, 240_000);
 
   it('restarts a parse worker killed three times during one parse: the gateway keeps answering, the job completes, each page charged once', async () => {
     const f = await startFleet({ PARSE_LOCK_SECONDS: '2', PARSE_STALLED_INTERVAL_SECONDS: '1' });

@@ -1,4 +1,5 @@
 import type { Db } from '@docfleet/db';
+import { redactDetail } from '@docfleet/errors';
 import { monthStart } from './accounts';
 import { finalizeReservation } from './reservations';
 
@@ -42,8 +43,11 @@ export async function reapAbandoned(db: Db, opts: ReapOptions) {
       const reason = job.status === 'queued'
         ? `abandoned: queued for ${minutes} minutes without a worker picking it up (its queue entry was lost); dispatch it again`
         : `abandoned: the worker stopped reporting progress ${minutes} minutes ago (it was probably killed); dispatch it again`;
-      await tx.job.update({ where: { id }, data: { status: 'failed', error: reason, completed_at: now } });
-      await tx.jobEvent.create({ data: { job_id: id, event_type: 'job.failed', message: reason, stage: null, payload: { traceback: reason, reaped: true } } });
+      // The failure carries its code (docs/errors.md, Job failures) and a sentence of ours, redacted
+      // like every job failure: nothing of the host (paths) or the code (stack frames).
+      const error = redactDetail(reason);
+      await tx.job.update({ where: { id }, data: { status: 'failed', error, error_code: 'abandoned', completed_at: now } });
+      await tx.jobEvent.create({ data: { job_id: id, event_type: 'job.failed', message: error, stage: null, payload: { code: 'abandoned', traceback: error, reaped: true } } });
       await finalizeReservation(tx, { jobId: id, outcome: 'failed' });
       return true;
     });

@@ -2,6 +2,7 @@ import { bottomLeftToTopLeft, cellAccuracy, characterErrorRate, iou, levenshtein
 import type { GroundingDocument } from '@docfleet/contracts';
 import { levenshteinReference } from '../eval/metrics/edit-distance';
 import { lcsLength, lcsReference, levenshteinRatio } from '../eval/metrics/lcs';
+import { adjacencyRelations, adjacencyScore, prf } from '../eval/metrics/adjacency';
 import { groundingPlainText, stripGlyphPlaceholders, textScore } from '../eval/text-eval';
 
 describe('evaluation metrics', () => {
@@ -65,5 +66,24 @@ describe('text benchmark metric (python-Levenshtein ratio)', () => {
     expect(groundingPlainText(g)).toBe('Running head\nBody text.\nA B\nC');
     expect(textScore('# Title\n\nsome   text', 'Title some text')).toBe(100);
     expect(stripGlyphPlaceholders('a GLYPH<g12> b GLYPH&lt;c&gt;')).toBe('a  b ');
+  });
+});
+
+describe('ICDAR-2013 adjacency relations', () => {
+  const gt = [
+    { row: 0, col: 0, endRow: 0, endCol: 1, text: 'Sales' }, { row: 0, col: 2, text: 'Note' },
+    { row: 1, col: 0, text: 'A' }, { row: 1, col: 1, text: '1' }, { row: 1, col: 2, text: 'x' },
+    { row: 2, col: 0, text: 'B' }, { row: 2, col: 1, text: '' }, { row: 2, col: 2, text: 'y' },
+  ];
+  it('relates each non-empty cell to its nearest non-empty neighbour right and below, spans included', () => {
+    expect(adjacencyRelations(gt).sort()).toEqual(['1→x', 'a↓b', 'a→1', 'b→y', 'note↓x', 'sales→note', 'sales↓1', 'sales↓a', 'x↓y'].sort());
+  });
+  it('scores precision and recall by content, independent of grid offsets', () => {
+    const shifted = gt.map((c) => ({ ...c, row: c.row + 1, endRow: c.endRow === undefined ? undefined : c.endRow + 1 }));
+    expect(adjacencyScore(gt, shifted)).toEqual({ correct: 9, ours: 9, truth: 9 });
+    const merged = [{ row: 0, col: 0, text: 'Sales Note' }, ...gt.slice(2)];
+    const s = adjacencyScore(gt, merged);
+    expect(s.correct).toBeLessThan(s.truth);
+    expect(prf({ correct: 3, ours: 4, truth: 6 })).toMatchObject({ precision: 0.75, recall: 0.5 });
   });
 });

@@ -96,3 +96,65 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
     expect(elements.some((e) => e.type === 'figure')).toBe(true);
   });
 });
+
+describe('glyphs and text written once', () => {
+  it('a spanning header cell is written once in the markdown table', async () => {
+    const bytes = await synthPdf([(c) => {
+      const [x0, x1, top] = [72, 432, 100];
+      const xs = [x0, 192, 312, x1];
+      const ys = [top, top + 18, top + 36, top + 54, top + 72];
+      for (const y of ys) c.line(x0, y, x1, y);
+      for (const x of [x0, x1]) c.line(x, ys[0]!, x, ys[4]!);
+      c.line(xs[1]!, ys[0]!, xs[1]!, ys[4]!);
+      c.line(xs[2]!, ys[1]!, xs[2]!, ys[4]!); // no rule between the two right columns in row 0
+      c.text('Item', 80, top + 13); c.text('Quarterly results', 250, top + 13);
+      [['North', '120', '4,500'], ['South', '95', '3,100'], ['East', '143', '5,020']].forEach((r, i) => r.forEach((t, k) => c.text(t, xs[k]! + 8, ys[i + 1]! + 13)));
+    }]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    const table = elements.find((e) => e.type === 'table')!;
+    expect(table.cells!.find((x) => x.text === 'Quarterly results')).toMatchObject({ row: 0, colSpan: 2 });
+    expect(markdown.split('Quarterly results')).toHaveLength(2);
+    expect(markdown).toMatch(/\| Item \| Quarterly results \|\s*\|/);
+  });
+
+  it('text drawn twice a fraction of a point apart (fake bold) is kept once, in prose and in table cells', async () => {
+    const bytes = await synthPdf([(c) => {
+      for (const dx of [0, 0.4]) c.text('Totals are drawn twice to look bold here.', 72 + dx, 80, 10, c.font);
+      const rows = [['Year', 'Sales'], ['2021', '11,062.6'], ['2022', '12,310.4'], ['2023', '13,001.9']];
+      rows.forEach((r, i) => r.forEach((t, k) => { for (const dx of [0, 0.35]) c.text(t, 72 + k * 150 + dx, 120 + i * 14); }));
+    }]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    expect(markdown.split('Totals are drawn twice').length).toBe(2);
+    const table = elements.find((e) => e.type === 'table')!;
+    expect(table.cells!.find((x) => x.row === 1 && x.col === 1)?.text).toBe('11,062.6');
+  });
+
+  it('accents drawn as glyphs of their own are attached to their letter; ligatures become letters', async () => {
+    const bytes = await synthPdf([(c) => {
+      // "e" with an acute drawn above it as a separate glyph, and a macron over "a".
+      const w = c.text('Caf', 72, 80, 12);
+      const e = c.text('e', 72 + w, 80, 12);
+      c.text('\u00B4', 72 + w + 1, 78, 12);
+      c.text(' menu with the letter', 72 + w + e, 80, 12);
+      const w2 = c.text('Stress ', 72, 110, 12);
+      c.text('a', 72 + w2, 110, 12);
+      c.text('\u00AF', 72 + w2 + 0.5, 108, 12);
+      c.text(' is long.', 72 + w2 + 6.7, 110, 12);
+    }]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown).toContain('Café menu');
+    expect(markdown).toContain('Stress ā is long.');
+    expect(markdown).not.toMatch(/[\u00B4\u00AF]/);
+  });
+
+  it('hyphens at line ends: joined inside a column, kept for compounds the page spells with a hyphen', async () => {
+    const bytes = await synthPdf([(c) => {
+      c.text('The period-age relation is studied with care and the imple-', 72, 80);
+      c.text('mentation follows; the period-', 72, 92);
+      c.text('age relation holds for C-', 72, 104);
+      c.text('rich stars too.', 72, 116);
+    }]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown).toContain('implementation follows; the period-age relation holds for C-rich stars too.');
+  });
+});

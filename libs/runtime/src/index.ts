@@ -85,4 +85,10 @@ export function onShutdown(stop: (signal: string) => Promise<void>, graceMs = 30
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
+  // Started by `pnpm start`'s supervisor: when it is killed outright (SIGKILL, OOM) we are re-parented
+  // and nobody would ever stop us; shut down as if signalled rather than run on unattended.
+  const supervisor = Number(process.env.DOCFLEET_SUPERVISOR_PID) || 0;
+  if (supervisor && process.ppid === supervisor) {
+    setInterval(() => { if (process.ppid !== supervisor && !stopping) handler('supervisor gone'); }, 1000).unref();
+  }
 }

@@ -80,10 +80,16 @@ export type QueuedResult<TOutput> = { status: 202; body: QueuedAck } | { status:
 // ---------------------------------------------------------------- extraction
 
 export type FieldType = z.infer<typeof api.FieldType>;
-/** A field of a normalised field list (as the server stores and returns it). */
-export type SchemaField = z.infer<typeof api.SchemaField>;
-/** DocAI-style field list, normalised; requests accept the looser form of the body types. */
-export type FieldListSchema = z.infer<typeof api.FieldList>;
+/**
+ * A field of a DocAI-style field list: the normalised field the server stores and answers with, whose
+ * `type` a request may also give as any other string (the server coerces it to `string`).
+ */
+export type SchemaField = Omit<z.infer<typeof api.SchemaField>, 'type' | 'children'> & {
+  type: FieldType | (string & {});
+  children?: SchemaField[];
+};
+/** DocAI-style field list (answers carry it normalised: names, types and ids set by the server). */
+export type FieldListSchema = Omit<z.infer<typeof api.FieldList>, 'fields'> & { fields: SchemaField[] };
 
 export type SavedSchema = z.infer<typeof api.SavedSchema>;
 export type SchemaEnvelope = z.infer<typeof api.SchemaEnvelope>;

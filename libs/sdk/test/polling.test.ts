@@ -8,7 +8,7 @@ const OP = '33333333-3333-4333-8333-333333333333';
 function job(status: Job['status'], percent = 0, extra: Partial<Job> = {}): Job {
   return {
     job_id: JOB, file_id: FILE, file_version_id: FILE, status, raw_status: status, kind: 'parse', stage: status === 'completed' ? 'completed' : 'parse', percent, total_pages: 2, completed_pages: 0,
-    error: status === 'failed' ? 'parser finished without expected artifacts' : null, error_code: status === 'failed' ? 'no_artifacts' : null, result: null, created_at: '2025-01-01T00:00:00.000Z', started_at: null,
+    error: status === 'failed' ? 'parser finished without expected artifacts' : null, error_code: status === 'failed' ? 'internal_error' : null, result: null, created_at: '2025-01-01T00:00:00.000Z', started_at: null,
     options: {}, idempotency_key: 'k', cancel_requested_at: null, completed_at: null, updated_at: '2025-01-01T00:00:00.000Z', ...extra,
   };
 }

@@ -27,8 +27,8 @@ async function answersPing(port: number): Promise<boolean> {
 export interface PrivateRedis {
   port: number;
   url: string;
-  /** Kills the server (SIGKILL: nothing is saved) and starts an empty one on the same port. */
-  restart(): Promise<void>;
+  /** Kills the server (SIGKILL: nothing is saved) and starts an empty one on the same port, after `downMs` (default 0). */
+  restart(opts?: { downMs?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,5 +54,5 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     await new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL'); });
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, restart: async () => { await stop(); await start(); }, stop };
+  return { port, url: `redis://127.0.0.1:${port}`, restart: async (opts = {}) => { await stop(); if (opts.downMs) await new Promise((r) => setTimeout(r, opts.downMs)); await start(); }, stop };
 }

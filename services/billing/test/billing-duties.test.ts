@@ -51,8 +51,11 @@ describe('reaper', () => {
     const out = (await h['billing.reap']({}, {} as never)) as { jobsFailed: string[] };
     expect(out.jobsFailed.sort()).toEqual([dead.id, lostQueued.id].sort());
     const d = await t.db.job.findUniqueOrThrow({ where: { id: dead.id } });
-    expect(d).toMatchObject({ status: 'failed', error: expect.stringMatching(/^abandoned: the worker stopped reporting progress 4\d minutes ago/) });
-    expect(await t.db.jobEvent.count({ where: { job_id: dead.id, event_type: 'job.failed' } })).toBe(1);
+    expect(d).toMatchObject({ status: 'failed', error: expect.stringMatching(/^abandoned: the worker stopped reporting progress 4\d minutes ago/), error_code: 'abandoned' });
+    const failedEvents = await t.db.jobEvent.findMany({ where: { job_id: dead.id, event_type: 'job.failed' } });
+    expect(failedEvents).toHaveLength(1);
+    expect(failedEvents[0]).toMatchObject({ message: d.error, payload: { code: 'abandoned', traceback: d.error, reaped: true } });
+    expect(await t.db.job.findUniqueOrThrow({ where: { id: lostQueued.id } })).toMatchObject({ error: expect.stringMatching(/^abandoned: queued for/), error_code: 'abandoned' });
     expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: dead.id } })).toMatchObject({ status: 'failed' });
     expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: lostQueued.id } })).toMatchObject({ status: 'failed' });
     for (const j of [alive, waiting]) expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).status).toBe(j.status);
@@ -175,7 +178,7 @@ describe('the billing service process', () => {
     const port = await new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); }); });
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
       cwd: path.resolve(__dirname, '../../..'),
-      env: { ...process.env, DATABASE_URL: t.url, HEALTH_PORT: String(port), QUEUE_PREFIX: `bill${port}`, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), DATABASE_URL: t.url, HEALTH_PORT: String(port), QUEUE_PREFIX: `bill${port}`, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';

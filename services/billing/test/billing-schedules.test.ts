@@ -31,7 +31,7 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
     cwd: path.resolve(__dirname, '../../..'),
     env: {
-      ...process.env, DATABASE_URL: t.url, REDIS_URL: redis.url, HEALTH_PORT: String(port), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn',
+      ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), DATABASE_URL: t.url, REDIS_URL: redis.url, HEALTH_PORT: String(port), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn',
       BILLING_REAP_EVERY_SECONDS: '1', BILLING_SCHEDULE_CHECK_SECONDS: '2',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

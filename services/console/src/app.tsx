@@ -11,6 +11,7 @@ const Viewer = lazy(() => import('./viewer/viewer'));
 const Search = lazy(() => import('./screens/search'));
 const Credits = lazy(() => import('./screens/credits'));
 const ApiKeys = lazy(() => import('./screens/api-keys'));
+const Workflows = lazy(() => import('./screens/workflows'));
 
 export function App() {
   const [session, setSession] = useState<Session | null>(() => loadSession());
@@ -27,12 +28,13 @@ export function App() {
   const ctx = useMemo(() => (session ? { session, client: clientFor(session), signOut } : null), [session, signOut]);
 
   if (!ctx) return <SignIn onSignedIn={signIn} />;
-  const [first, id, sub, subId] = route.path;
+  const [first, id, sub, subId, tool] = route.path;
   let screen: React.ReactNode;
   if (!first) screen = <KnowledgeBases />;
-  else if (first === 'kb' && id && sub === 'file' && subId) screen = <Viewer kbId={id} fileId={subId} query={route.query} />;
-  else if (first === 'kb' && id && sub === 'search') screen = <Search kbId={id} query={route.query} />;
-  else if (first === 'kb' && id) screen = <KnowledgeBase kbId={id} />;
+  else if (first === 'kb' && id && sub === 'file' && subId && tool) screen = <Workflows key={`${subId}/${tool}`} kbId={id} fileId={subId} tool={tool} />;
+  else if (first === 'kb' && id && sub === 'file' && subId) screen = <Viewer key={subId} kbId={id} fileId={subId} query={route.query} />;
+  else if (first === 'kb' && id && sub === 'search') screen = <Search key={id} kbId={id} query={route.query} />;
+  else if (first === 'kb' && id) screen = <KnowledgeBase key={id} kbId={id} />;
   else if (first === 'credits') screen = <Credits />;
   else if (first === 'keys') screen = <ApiKeys />;
   else screen = <p role="alert">No such page. <a href="#/">Back to knowledge bases</a></p>;

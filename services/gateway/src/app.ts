@@ -49,14 +49,16 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req: Request, res: Response) => {
     const checks: Record<string, string> = {};
+    // Each check answers within 2 s: a probe must never hang on a server that is restarting.
+    const bounded = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2000).unref())]);
     try {
-      await deps.db.$queryRaw`SELECT 1`;
+      await bounded(deps.db.$queryRaw`SELECT 1`);
       checks.database = 'ok';
     } catch (e) {
       checks.database = (e as Error).message;
     }
     try {
-      checks.redis = (await deps.redis.ping()) === 'PONG' ? 'ok' : 'unexpected reply';
+      checks.redis = (await bounded(deps.redis.ping())) === 'PONG' ? 'ok' : 'unexpected reply';
     } catch (e) {
       checks.redis = (e as Error).message;
     }

@@ -5,6 +5,7 @@ import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createStorage } from '@docfleet/storage';
+import { onShutdown } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { buildApp } from './app';
 import { parseFileHooks } from './domain/parse/auto-parse';
@@ -30,24 +31,22 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   server.listen(env.PORT, env.HOST, () => logger.info({ port: env.PORT }, 'gateway listening'));
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const force = setTimeout(() => process.exit(1), 25_000).unref();
-    server.close(async () => {
-      await deps.queues.close().catch(() => undefined);
-      await deps.redis.quit().catch(() => undefined);
-      await deps.db.$disconnect().catch(() => undefined);
-      await telemetry.shutdown();
-      clearTimeout(force);
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // SIGTERM/SIGINT (or the supervisor gone): no new connections, finish in-flight requests, then close.
+  onShutdown(
+    (signal) =>
+      new Promise<void>((resolve) => {
+        logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+        server.close(async () => {
+          await deps.queues.close().catch(() => undefined);
+          await deps.redis.quit().catch(() => undefined);
+          await deps.db.$disconnect().catch(() => undefined);
+          await telemetry.shutdown();
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+    25_000,
+  );
 }
 
 main().catch((err) => {

@@ -99,8 +99,13 @@ describe('docs/errors.md', () => {
     const sheets = unionMembers('libs/sheets/src/errors.ts', 'SheetErrorCode');
     const permanent = grep(ALL_SRC, /new PermanentFailure\([\s\S]*?,\s*'([a-z_]+)'\)/g);
     expect(permanent.size).toBeGreaterThan(5);
+    // Jobs failed outside the handlers: rows written with their code (gateway dispatch, billing
+    // reaper), and the parse worker's reaper (finishFailed with a literal code, or one of two).
+    const written = grep(ALL_SRC, /error_code: '([a-z_]+)'/g);
+    const reaped = [...grep(ALL_SRC, /finishFailed\([^;]*?code: (?:\w+ \? )?'([a-z_]+)'/g).keys(), ...grep(ALL_SRC, /finishFailed\([^;]*?code: \w+ \? '[a-z_]+' : '([a-z_]+)'/g).keys()];
+    expect(written.size + reaped.length).toBeGreaterThanOrEqual(4);
     // 'cancelled' ends a job cancelled, not failed
-    const recorded = new Set([...parse, ...sheets, ...permanent.keys(), 'internal_error', 'reserved_credits_exhausted'].filter((c) => c !== 'cancelled'));
+    const recorded = new Set([...parse, ...sheets, ...permanent.keys(), ...written.keys(), ...reaped, 'internal_error', 'reserved_credits_exhausted'].filter((c) => c !== 'cancelled'));
     expect([...recorded].filter((c) => !documentedJob.has(c))).toEqual([]);
     expect([...documentedJob].filter((c) => !recorded.has(c))).toEqual([]);
   });

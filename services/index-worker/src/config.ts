@@ -8,4 +8,6 @@ export const indexWorkerEnv = baseEnv.extend({
   INDEX_BATCH_ROWS: intFromEnv(500, 1),
   /** Time limit of one index transaction. */
   INDEX_TX_TIMEOUT_MS: intFromEnv(600_000, 1000),
+  /** How often parses whose index job the queue lost (a Redis restarted empty) are queued again. */
+  INDEX_SWEEP_INTERVAL_SECONDS: intFromEnv(30, 1),
 });

@@ -1,12 +1,13 @@
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
-import { createRedis, createWorker } from '@docfleet/queue';
+import { QueueClient, createRedis, createWorker } from '@docfleet/queue';
 import { createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { createStorage } from '@docfleet/storage';
 import { indexWorkerEnv } from './config';
 import { createIndexHandlers } from './handlers';
+import { sweepUnindexed } from './index-sweep';
 
 // Composition root of the index worker: consumes the 'index' queue, writes evidence_index_segments.
 async function main() {
@@ -32,10 +33,18 @@ async function main() {
   });
   logger.info({ health_port: health.port, concurrency: env.INDEX_CONCURRENCY }, 'index worker started');
 
+  const queues = new QueueClient(redis, env.QUEUE_PREFIX);
+  const sweep = () => sweepUnindexed({ db, queues, logger }, { graceMs: env.WORKER_LOST_SECONDS * 1000, windowMs: 3600_000 })
+    .catch((err) => logger.warn({ err }, 'index sweep failed'));
+  const sweeper = setInterval(sweep, env.INDEX_SWEEP_INTERVAL_SECONDS * 1000);
+  sweeper.unref();
+
   // SIGTERM: stop taking jobs and let the ones in flight commit (worker.close waits for them).
   onShutdown(async () => {
+    clearInterval(sweeper);
     await worker.close();
     await health.close();
+    await queues.close().catch(() => undefined);
     await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
     await db.$disconnect();
     await telemetry.shutdown();

@@ -66,6 +66,7 @@ async function spawnService(name: string, gw: Gateway): Promise<ServiceProcess> 
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
     cwd: ROOT,
     env: offlineEnv({
+      DOCFLEET_SUPERVISOR_PID: String(process.pid), // a killed test run takes its services with it
       DATABASE_URL: gw.deps.env.DATABASE_URL,
       REDIS_URL: gw.deps.env.REDIS_URL,
       DATA_DIR: gw.dataDir,

@@ -7,7 +7,7 @@ import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { createCreditMetrics, createJobMetrics, createMetricsRegistry, startHealthServer } from '@docfleet/runtime';
+import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
 import { removeDeadScratch } from '@docfleet/pdf';
 import { initTelemetry } from '@docfleet/telemetry';
@@ -64,13 +64,10 @@ async function main() {
   });
   logger.info({ concurrency: env.PARSE_CONCURRENCY, health_port: health.port, worker: deps.workerId }, 'parse worker started');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+  // SIGTERM/SIGINT (or the supervisor gone): no new jobs; finish or hand back the current one. If closing
+  // hangs (Redis unreachable) the grace ends it: the lock expires and another worker takes over.
+  onShutdown(async (signal) => {
     logger.info({ signal, grace_seconds: env.PARSE_GRACE_SECONDS }, 'shutting down: no new jobs; finishing or handing back the current one');
-    // Last resort if closing hangs (Redis unreachable): the lock expires and another worker takes over.
-    setTimeout(() => process.exit(1), (env.PARSE_GRACE_SECONDS + 30) * 1000).unref();
     try {
       await running.close(env.PARSE_GRACE_SECONDS * 1000);
     } catch (err) {
@@ -81,10 +78,7 @@ async function main() {
     await Promise.all([redis.quit(), workerRedis.quit()].map((p) => p.catch(() => undefined)));
     await deps.db.$disconnect().catch(() => undefined);
     await telemetry.shutdown();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  }, (env.PARSE_GRACE_SECONDS + 30) * 1000);
 }
 
 main().catch((err) => {

@@ -32,14 +32,14 @@ export function classifyFailure(err: unknown): Failure {
   if (isParseError(err)) {
     let message = sentence(redactDetail(err.message));
     if ((err.code === 'not_a_pdf' || err.code === 'no_artifacts') && !err.message.startsWith(NO_ARTIFACTS)) {
-      message = `${NO_ARTIFACTS}: ${err.message.replace(/\.$/, '')} (usually a file that is not what its extension claims).`;
+      message = `${NO_ARTIFACTS}: ${redactDetail(err.message).replace(/\.$/, '')} (usually a file that is not what its extension claims).`;
     }
-    if (err.code === 'page_timeout') message = `Page ${err.pageNumber ?? '?'} took too long (${err.message.replace(/\.$/, '')}). Raise timeout_seconds or split the document.`;
+    if (err.code === 'page_timeout') message = `Page ${err.pageNumber ?? '?'} took too long (${redactDetail(err.message).replace(/\.$/, '')}). Raise timeout_seconds or split the document.`;
     // A page over its time limit would time out again: retrying only burns time.
     return { message, code: err.code, permanent: err.permanent || err.code === 'page_timeout', page: err.pageNumber };
   }
   if (isSheetParseError(err)) {
-    const text = err.message.replace(/^[a-z_]+: /, '');
+    const text = redactDetail(err.message).replace(/^[a-z_]+: /, '');
     const message = err.code === 'not_a_spreadsheet' ? `${NO_ARTIFACTS}: ${text} (usually a file that is not what its extension claims).`
       : err.code === 'zip_bomb' ? `The workbook was refused as a likely zip bomb: ${text}.`
       : sentence(text);

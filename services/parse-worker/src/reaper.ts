@@ -2,6 +2,7 @@
 // more often than PARSE_MAX_STALLED allows is moved to BullMQ's failed set by its Lua script, and a
 // queue entry can be lost with Redis. The reaper finds active job rows whose queue entry is
 // failed, finished or gone, and fails them with their reservation closed.
+import { redactDetail } from '@docfleet/errors';
 import type { QueueClient } from '@docfleet/queue';
 import type { WorkerDeps } from './deps';
 import { finishFailed } from './job-state';
@@ -37,10 +38,12 @@ export async function reapOnce(deps: Pick<WorkerDeps, 'db' | 'logger'>, queue: R
     if (state !== 'failed' && state !== 'completed' && state !== 'missing' && state !== 'unknown') continue;
     const stalled = /stalled/i.test(entry?.failedReason ?? '');
     const message = stalled ? KILLED_MESSAGE : `The parse job was lost by the queue (its entry is ${state}); nothing was charged. Parse the file again.`;
-    const outcome = await finishFailed(deps.db, id, message, { traceback: entry?.stacktrace?.join('\n') || entry?.failedReason || `queue entry ${state}`, code: stalled ? 'worker_stopped' : 'queue_entry_lost' });
+    // BullMQ's failedReason and stack trace go to the log below; the event gets the reason, redacted.
+    const traceback = redactDetail(entry?.failedReason || `queue entry ${state}`);
+    const outcome = await finishFailed(deps.db, id, message, { traceback, code: stalled ? 'worker_stopped' : 'queue_entry_lost' });
     if (outcome === 'failed') {
       reaped.push(id);
-      deps.logger.warn({ job_id: id, state, failed_reason: entry?.failedReason }, 'reaped a parse job the queue gave up on');
+      deps.logger.warn({ job_id: id, state, failed_reason: entry?.failedReason, stacktrace: entry?.stacktrace }, 'reaped a parse job the queue gave up on');
     }
   }
   return reaped;

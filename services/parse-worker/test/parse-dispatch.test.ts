@@ -185,7 +185,8 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     const o = await setup(10);
     const f = (await o.up('a.pdf')).body.file;
     const real = s.gw.deps.queues.enqueue;
-    s.gw.deps.queues.enqueue = async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:6379'); };
+    // What a client library may throw: its message names a socket path, its stack the host's files.
+    s.gw.deps.queues.enqueue = async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:6379 (or /var/run/redis/redis-server.sock)'); };
     let r;
     try {
       r = await parse(o.key, f.id);
@@ -194,10 +195,11 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     }
     expect([r.status, r.body.code]).toEqual([503, 'service_unavailable']);
     const failed = await s.gw.db.job.findFirstOrThrow({ where: { file_id: f.id } });
-    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not be queued/) });
+    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not be queued/), error_code: 'service_unavailable' });
     expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: failed.id } })).toMatchObject({ status: 'failed' });
     const events = (await s.gw.req('GET', `/v1/files/${f.id}/jobs/${failed.id}/events`, { key: o.key })).body.events;
-    expect(events.at(-1)).toMatchObject({ event_type: 'job.failed', payload: { traceback: expect.stringContaining('ECONNREFUSED') } });
+    // The error's name and message, redacted: no stack frames, no paths (docs/errors.md).
+    expect(events.at(-1)).toMatchObject({ event_type: 'job.failed', payload: { code: 'service_unavailable', traceback: 'Error: connect ECONNREFUSED 127.0.0.1:6379 (or <path>)' } });
 
     const retry = (await parse(o.key, f.id)).body;
     expect(retry).toMatchObject({ retry_of_job_id: failed.id });
@@ -215,8 +217,10 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     await (await s.gw.deps.queues.queue('parse').getJob(job.job_id))!.remove();
     const reaped = await reapOnce(s.workerDeps, s.gw.deps.queues.queue('parse'), 0);
     expect(reaped).toContain(job.job_id);
-    expect(await s.gw.db.job.findUniqueOrThrow({ where: { id: job.job_id } })).toMatchObject({ status: 'failed', error: expect.stringMatching(/lost by the queue/) });
+    expect(await s.gw.db.job.findUniqueOrThrow({ where: { id: job.job_id } })).toMatchObject({ status: 'failed', error: expect.stringMatching(/lost by the queue/), error_code: 'queue_entry_lost' });
     expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } })).toMatchObject({ status: 'failed' });
+    const ev = await s.gw.db.jobEvent.findFirstOrThrow({ where: { job_id: job.job_id, event_type: 'job.failed' } });
+    expect(ev.payload).toEqual({ code: 'queue_entry_lost', traceback: 'queue entry missing' });
   });
 
   it('the worker drains what stayed queued, skips cancelled jobs, and cancels a running job between pages', async () => {

@@ -23,13 +23,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}, o: { worker?: boolean; maxPages?: number } = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, o: { worker?: boolean; maxPages?: number; workerEnv?: Omit<WorkerDeps['env'], 'MAX_PAGES'> } = {}): Promise<Stack> {
   const holder: { deps?: Deps } = {};
   const gw = await startGateway(env, { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } });
   holder.deps = gw.deps;
   const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const workerDeps: WorkerDeps = {
-    env: { MAX_PAGES: o.maxPages ?? gw.deps.env.MAX_PAGES },
+    env: { MAX_PAGES: o.maxPages ?? gw.deps.env.MAX_PAGES, ...o.workerEnv },
     db: gw.db,
     storage: gw.deps.storage,
     queues: gw.deps.queues,

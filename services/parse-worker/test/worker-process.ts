@@ -28,6 +28,7 @@ export async function spawnWorker(gw: Gateway, env: Record<string, string> = {})
     cwd: ROOT,
     env: {
       ...process.env,
+      DOCFLEET_SUPERVISOR_PID: String(process.pid), // a killed test run takes its workers with it
       DATABASE_URL: gw.deps.env.DATABASE_URL,
       REDIS_URL: gw.deps.env.REDIS_URL,
       DATA_DIR: gw.dataDir,
@@ -70,7 +71,7 @@ export interface ServiceProcess {
  */
 export async function spawnService(name: string, env: Record<string, string>, readyUrl: string): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (b) => (out += b));

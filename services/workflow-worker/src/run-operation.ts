@@ -1,4 +1,4 @@
-import { isApiError } from '@docfleet/errors';
+import { isApiError, redactDetail } from '@docfleet/errors';
 import { isModelError, type ResolvedModel } from '@docfleet/models';
 import type { JobPayload } from '@docfleet/queue';
 import { startHeartbeat } from '@docfleet/runtime';
@@ -8,10 +8,13 @@ import { OperationCancelled, type RunContext, type WorkerDeps } from './runners/
 
 const isQueuedType = (t: string) => (QUEUED_OPERATION_TYPES as readonly string[]).includes(t);
 
-/** The message an operation's `error` carries for a failure (stable code first where there is one). */
+/**
+ * The message an operation's `error` carries for a failure (stable code first where there is one),
+ * redacted: no paths or stack frames (docs/errors.md); the log has the whole error.
+ */
 export function failureMessage(err: unknown): string {
-  if (isModelError(err) || isApiError(err)) return `${err.code}: ${err.message}`;
-  return (err as Error)?.message ?? String(err);
+  if (isModelError(err) || isApiError(err)) return redactDetail(`${err.code}: ${err.message}`);
+  return redactDetail((err as Error)?.message ?? String(err));
 }
 
 /**

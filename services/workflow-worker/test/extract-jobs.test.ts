@@ -208,6 +208,38 @@ describe('POST /v1/files/{fileId}/extract', () => {
   });
 });
 
+describe('a retried attempt', () => {
+  it('reports the failed attempt with its message and traceback redacted (no paths, no stack frames), then completes', async () => {
+    // The storage write of result_json fails once the way a file system does: its message names the
+    // path, its stack the worker's source files. The attempt is retried (not a permanent failure).
+    const storage = s.workflowDeps.storage;
+    const realPut = storage.put;
+    let failures = 0;
+    storage.put = async function (this: unknown, key: string, ...rest: unknown[]) {
+      if (key.endsWith('/result.json') && failures++ === 0) {
+        throw Object.assign(new Error(`EACCES: permission denied, open '/srv/docfleet/data/${key}'`), { code: 'EACCES' });
+      }
+      return (realPut as (...a: unknown[]) => Promise<unknown>).call(storage, key, ...rest);
+    } as typeof storage.put;
+    try {
+      const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'retried-attempt' });
+      const done = await c.waitForJob(fileId, r.job.job_id);
+      expect(done).toMatchObject({ status: 'completed', error: null });
+      const { events } = await c.files.jobEvents(fileId, r.job.job_id);
+      const retry = events.filter((e) => e.event_type === 'extract.attempt_failed');
+      expect(retry).toHaveLength(1);
+      expect(retry[0]).toMatchObject({
+        stage: 'write-artifacts',
+        message: "Attempt 1 failed (Extraction failed: EACCES: permission denied, open '<path>'); retrying.",
+        payload: { attempt: 1, traceback: "Error [EACCES]: EACCES: permission denied, open '<path>'" },
+      });
+      for (const e of events) expect(JSON.stringify(e)).not.toMatch(/\/srv\/|\bat [\w.<>]+ \(|\.ts:\d+/);
+    } finally {
+      storage.put = realPut;
+    }
+  });
+});
+
 describe('cancel', () => {
   it('cancels a queued extract job at once; a worker started later leaves it cancelled', async () => {
     await s.workflow!.close(0);

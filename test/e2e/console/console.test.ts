@@ -7,8 +7,8 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DocfleetApiError, DocfleetClient, type GroundingDocument } from '@docfleet/sdk';
 import { createTestDb, type TestDb } from '@docfleet/testing';
-import { root, startFleet, type Fleet } from '../fleet-process';
-import { ensureConsoleBuilt, launchBrowser, shot, watchProblems } from './browser';
+import { alive, root, startFleet, type Fleet } from '../fleet-process';
+import { ARTIFACTS, ensureConsoleBuilt, launchBrowser, shot, watchProblems } from './browser';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 // Functions passed to page.evaluate run in the browser: these names exist there, not in Node's types.
@@ -19,6 +19,7 @@ type HTMLProgressElement = { value: number; max: number };
 // goes through what a person sees and clicks, and every number is checked against the API.
 const corpus = (p: string) => path.resolve(process.env.DOCFLEET_CORPUS ?? path.resolve(root, '../shared/corpus'), p);
 const PAPER = corpus('b_tables/icdar2013/us-039.pdf'); // 3 pages, text layer, tables
+const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const PASSWORD = 'console-test-password-1';
 
 let t: TestDb;
@@ -57,6 +58,15 @@ async function hostilePdf(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** Waits for what the console did to show in the API. */
+async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`not true within ${ms} ms: ${check.toString()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function signInWithKey(key: string) {
   await page.goto(`${fleet.baseUrl}/`);
   await page.getByRole('tab', { name: 'API key' }).click();
@@ -79,6 +89,7 @@ async function shownError(): Promise<{ text: string; code: string | null }> {
 
 beforeAll(async () => {
   await ensureConsoleBuilt();
+  await rm(ARTIFACTS, { recursive: true, force: true }); // only this run's screenshots
   t = await createTestDb();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-console-e2e-'));
   fleet = await startFleet({ DATABASE_URL: t.url, DATA_DIR: dataDir, LOGIN_FREE_FAILURES: '2', LOGIN_BACKOFF_BASE_SECONDS: '30' });
@@ -125,6 +136,14 @@ describe('web console', () => {
     await card.waitFor();
     kbId = (await card.getAttribute('data-kb-id'))!;
     expect((await api.knowledgeBases.list()).knowledge_bases.map((k) => k.name)).toContain('Console papers');
+
+    // a clash is the API's 409, shown with its code
+    await page.getByLabel('Name', { exact: true }).fill('console PAPERS');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const e409 = await shownError();
+    expect(e409.code).toBe('duplicate_knowledge_base_name');
+    expect(e409.text).toContain('409 duplicate_knowledge_base_name');
+    await page.getByRole('button', { name: 'Dismiss error' }).click();
 
     // rename, and a second one to delete with the permanent-delete confirmation
     await page.getByLabel('Name', { exact: true }).fill('Scratch');
@@ -251,6 +270,7 @@ describe('web console', () => {
   it('shows PDF text that is markup as text and runs none of it', async () => {
     await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${hostileId}`);
     const panel = page.getByTestId('markdown-panel');
+    await page.getByRole('heading', { name: 'hostile.pdf' }).waitFor();
     await page.getByTestId('page-overlay').waitFor();
     await panel.waitFor();
     const text = await panel.innerText();
@@ -272,11 +292,147 @@ describe('web console', () => {
     await hit.waitFor({ timeout: 30_000 });
     const segmentId = (await hit.getAttribute('data-segment-id'))!;
     await shot(page, '07-search');
+    // the API's filters go with the query: no spreadsheet holds the words
+    await page.getByLabel('Source').selectOption('spreadsheet');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('0 hits').waitFor();
+    expect(page.url()).toContain('source=spreadsheet');
+    await page.getByLabel('Source').selectOption('pdf');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(/^[1-9]\d* hits?$/).waitFor();
     await hit.locator('a').click();
     await page.locator(`[data-testid="page-overlay"] .box.selected[data-element-id="${segmentId}"]`).waitFor();
     await page.getByTestId('hit-region').waitFor();
     await shot(page, '08-search-hit-in-viewer');
   }, 60_000);
+
+  it('shows a spreadsheet as its sheet grid with every segment drawn over its A1 range', async () => {
+    const up = await api.files.upload(corpus('d_spreadsheets/docling/test-01.xlsx'), { knowledgeBaseId: kbId, autoParse: true });
+    expect((await api.waitForJob(up.file.id, up.parse_job!.job_id, { timeoutMs: 120_000, initialIntervalMs: 500, maxIntervalMs: 1000 })).status).toBe('completed');
+    const manifest = (await api.files.artefacts(up.file.id)).artifacts.find((a) => a.artifact_type === 'parse')!;
+    const g: GroundingDocument = await api.artifacts.get(manifest.id, 'grounding_json');
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${up.file.id}`);
+    const sheet = g.pages[0]!;
+    const overlay = page.locator(`.sheet-grid .page-overlay[data-page="${sheet.page_number}"]`);
+    await overlay.waitFor();
+    expect(await overlay.locator('[data-element-id]').count()).toBe(sheet.elements.length);
+    const ranges = await page.getByRole('table', { name: 'Segments of this sheet' }).locator('tbody tr td:first-child').allInnerTexts();
+    expect(ranges).toEqual(sheet.elements.map((e) => e.sheet?.rangeA1 ?? ''));
+    expect(await page.getByRole('tablist', { name: 'Sheets' }).getByRole('tab').count()).toBe(g.pages.length);
+    await shot(page, '08b-spreadsheet');
+  }, 180_000);
+
+  it('runs an extraction and links each value to its citation box on its page', async () => {
+    const up = await api.files.upload(INVOICE, { knowledgeBaseId: kbId, autoParse: true });
+    const job = await api.waitForJob(up.file.id, up.parse_job!.job_id, { timeoutMs: 180_000, initialIntervalMs: 500, maxIntervalMs: 1000 });
+    expect(job.status).toBe('completed');
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${up.file.id}`);
+    await page.getByTestId('page-overlay').waitFor();
+    await page.getByRole('link', { name: 'Extract' }).click();
+    const fillFields = async () => {
+      await page.getByLabel('Field 1 name').fill('total amount');
+      await page.getByLabel('Field 1 type').selectOption('number');
+      await page.getByLabel('Field 1 description').fill('the amount due');
+      await page.getByRole('button', { name: 'Add field' }).click();
+      await page.getByLabel('Field 2 name').fill('invoice number');
+    };
+    await fillFields();
+    await page.getByRole('button', { name: /Run extraction/ }).click();
+    const row = page.locator('tr[data-field-path="/total_amount"]');
+    await row.waitFor({ timeout: 120_000 });
+    const value = (await row.locator('td.value').innerText()).trim();
+    expect(Number(value)).toBeGreaterThan(0);
+    await shot(page, '09-extraction');
+    const cite = row.locator('a.citation').first();
+    const elementId = (await cite.getAttribute('data-citation-element'))!;
+    await cite.click();
+    const box = page.locator(`[data-testid="page-overlay"] .box.selected[data-element-id="${elementId}"]`);
+    await box.waitFor();
+    // the cited segment (whose first element is the box) holds the value the table showed
+    const seg = (await api.files.segments(up.file.id)).find((x) => x.id === elementId)!;
+    expect(seg.markdown.replace(/[^0-9.]/g, '')).toContain(value.replace(/\.0+$/, ''));
+    await shot(page, '10-extraction-citation');
+
+    // the same fields as a JSON Schema, on the file-job path: citations come resolved to their boxes
+    await page.goBack();
+    await fillFields();
+    await page.getByRole('tab', { name: 'JSON Schema' }).click();
+    const schemaText = await page.getByLabel(/JSON Schema \(Draft 2020-12\)/).inputValue();
+    expect(JSON.parse(schemaText)).toMatchObject({ type: 'object', properties: { total_amount: { type: ['number', 'null'] }, invoice_number: {} } });
+    await page.getByRole('button', { name: /Run extraction job/ }).click();
+    const jrow = page.locator('tr[data-field-path="/total_amount"]');
+    await jrow.waitFor({ timeout: 120_000 });
+    expect(Number((await jrow.locator('td.value').innerText()).trim())).toBe(Number(value));
+    const jcite = jrow.locator('a.citation').first();
+    const jel = (await jcite.getAttribute('data-citation-element'))!;
+    await jcite.click();
+    await page.locator(`[data-testid="page-overlay"] .box.selected[data-element-id="${jel}"]`).waitFor();
+    await page.getByTestId('hit-region').waitFor();
+  }, 240_000);
+
+  it('splits a document into records and downloads one as a PDF; classifies it; proposes an edit without applying it', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${paperId}/split`);
+    await page.getByRole('button', { name: /^Split/ }).click();
+    const record = page.locator('tr[data-record-id]').first();
+    await record.waitFor({ timeout: 180_000 });
+    const pages = (await record.locator('td').nth(2).innerText()).split('–').map(Number);
+    const [download] = await Promise.all([page.waitForEvent('download'), record.getByRole('button', { name: 'Download PDF' }).click()]);
+    const pdf = await PDFDocument.load(await readFile((await download.path())!));
+    expect(pdf.getPageCount()).toBe(pages[1]! - pages[0]! + 1);
+    await shot(page, '11-split');
+
+    await page.getByRole('tab', { name: 'Classify' }).click();
+    await page.getByLabel('Classes (comma separated)').fill('report, invoice, letter');
+    await page.getByRole('button', { name: /^Classify/ }).click();
+    const cls = (await page.getByTestId('document-class').innerText({ timeout: 120_000 })).trim();
+    expect(['report', 'invoice', 'letter']).toContain(cls);
+    expect(await page.getByRole('table', { name: 'Page classes' }).locator('tbody tr').count()).toBe(3);
+    await shot(page, '12-classify');
+
+    const versionBefore = (await api.files.get(paperId)).file.current_version.id;
+    await page.getByRole('tab', { name: 'Edit' }).click();
+    await page.getByLabel('What should change').fill('Replace "mercury" with "Hg"');
+    await page.getByRole('button', { name: /Propose an edit/ }).click();
+    await page.getByRole('heading', { name: 'Proposal' }).waitFor({ timeout: 120_000 });
+    const diff = await page.getByTestId('diff').innerText();
+    expect(diff).toMatch(/^-.*mercury/im);
+    expect(diff).toMatch(/^\+.*Hg/m);
+    expect((await api.files.get(paperId)).file.current_version.id).toBe(versionBefore); // never applied
+    await shot(page, '13-edit-proposal');
+  }, 400_000);
+
+  it('moves a file into a new folder, trashes and restores it, and re-parses another', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}`);
+    const row = page.locator(`tr[data-file-id="${paperId}"]`);
+    await row.waitFor();
+    await page.getByLabel('New folder').fill('Reports');
+    await page.getByRole('button', { name: 'Create folder' }).click();
+    await page.locator('select[name="folder"]').locator('option', { hasText: 'Reports' }).waitFor({ state: 'attached' });
+    await row.getByLabel('Move us-039.pdf to folder').selectOption({ label: 'Reports' });
+    await until(async () => (await api.files.get(paperId)).file.folder_id !== null);
+    await page.locator('select[name="folder"]').selectOption({ label: 'Reports' });
+    expect(await page.locator('tr[data-file-id]').count()).toBe(1);
+    await page.locator('select[name="folder"]').selectOption('all');
+
+    await row.getByRole('button', { name: 'Trash' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await api.files.get(paperId).catch((e: DocfleetApiError) => e)) as DocfleetApiError).toMatchObject({ status: 404 });
+    await page.getByLabel('Show trash').check();
+    const trashed = page.locator(`li[data-file-id="${paperId}"]`);
+    await trashed.getByRole('button', { name: 'Restore' }).click();
+    await row.waitFor();
+    expect((await api.files.get(paperId)).file.deleted_at).toBeNull();
+    await page.getByLabel('Show trash').uncheck();
+
+    // re-parse: nothing changed, so the job completes at stage `reused`
+    const hostileRow = page.locator(`tr[data-file-id="${hostileId}"]`);
+    const before = (await api.files.jobs(hostileId)).jobs.length;
+    await hostileRow.getByRole('button', { name: 'Re-parse' }).click();
+    await until(async () => (await api.files.jobs(hostileId)).jobs.length === before + 1);
+    await page.locator(`tr[data-file-id="${hostileId}"][data-parse-status="completed"]`).waitFor({ timeout: 60_000 });
+    await page.waitForFunction((id) => document.querySelector(`tr[data-file-id="${id}"] .parse-cell`)?.textContent?.includes('reused'), hostileId, { timeout: 60_000 });
+    await shot(page, '14-folders-trash-reparse');
+  }, 120_000);
 
   it('shows the API\'s errors with their code: 404 and 403', async () => {
     const missing = randomUUID();
@@ -286,7 +442,7 @@ describe('web console', () => {
     const e404 = await shownError();
     expect(e404.code).toBe((apiErr as DocfleetApiError).code);
     expect(e404.text).toContain(`404 ${(apiErr as DocfleetApiError).code}`);
-    await shot(page, '09-error-404');
+    await shot(page, '14-error-404');
 
     // an API key may not manage keys: 403 permission_required, shown on the keys screen
     await page.goto(`${fleet.baseUrl}/#/keys`);
@@ -310,7 +466,7 @@ describe('web console', () => {
     const e402 = await shownError();
     expect(e402.code).toBe('insufficient_credits');
     expect(e402.text).toContain('402 insufficient_credits');
-    await shot(page, '10-error-402');
+    await shot(page, '15-error-402');
     await signOut();
   }, 60_000);
 
@@ -326,7 +482,7 @@ describe('web console', () => {
     }
     expect(last.code).toBe('rate_limited');
     expect(last.text).toMatch(/429 rate_limited[\s\S]*Retry in \d+ s/);
-    await shot(page, '11-error-429');
+    await shot(page, '16-error-429');
 
     await page.getByLabel('Email').fill(adminEmail);
     await page.getByLabel('Password').fill(PASSWORD);
@@ -343,7 +499,7 @@ describe('web console', () => {
     const secret = (await page.getByTestId('new-secret').innerText()).trim();
     const fresh = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey: secret });
     expect((await fresh.billing.credits()).credits.balance_credits).toBeGreaterThan(0);
-    await shot(page, '12-api-keys');
+    await shot(page, '17-api-keys');
     const row = page.locator('tr', { hasText: 'made in the console' });
     await row.getByRole('button', { name: 'Revoke' }).click();
     await row.getByText(/^revoked/).waitFor();
@@ -364,7 +520,7 @@ describe('web console', () => {
     expect(Number(await bar.getAttribute('data-used'))).toBe(used);
     expect(Number(await bar.getAttribute('height'))).toBeGreaterThan(0);
     expect(await page.getByRole('table', { name: 'Ledger entries' }).locator('tbody tr').count()).toBeGreaterThan(0);
-    await shot(page, '13-credits');
+    await shot(page, '18-credits');
   }, 60_000);
 
   it('is usable on a phone-sized screen', async () => {
@@ -374,9 +530,29 @@ describe('web console', () => {
     const img = (await page.locator('.page-image').boundingBox())!;
     expect(img.width).toBeGreaterThan(200);
     expect(img.width).toBeLessThanOrEqual(390);
-    await shot(page, '14-viewer-phone');
+    await shot(page, '19-viewer-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   }, 60_000);
+
+  it('shows a parse waiting while no parse worker runs, and its progress once one does', async () => {
+    await page.goto(`${fleet.baseUrl}/#/kb/${kbId}`); // signed in as the admin by now
+    await page.locator('tr[data-file-id]').first().waitFor();
+    const workers = fleet.pidsOf('parse-worker').filter(alive);
+    expect(workers.length).toBeGreaterThan(0);
+    for (const pid of workers) process.kill(pid, 'SIGSTOP'); // down, as far as the queue can tell
+    try {
+      await page.locator('input[type="file"]').setInputFiles([{ name: 'while-down.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await hostilePdf()) }]);
+      const row = page.locator('tr', { hasText: 'while-down.pdf' });
+      await row.waitFor();
+      await page.waitForTimeout(4000);
+      expect(await row.getAttribute('data-parse-status')).toBe('queued');
+      await row.getByText('waiting for a parse worker').waitFor();
+      await shot(page, '20-worker-down');
+    } finally {
+      for (const pid of workers) process.kill(pid, 'SIGCONT');
+    }
+    await page.locator('tr[data-parse-status="completed"]', { hasText: 'while-down.pdf' }).waitFor({ timeout: 120_000 });
+  }, 180_000);
 
   it('signs out: the session is gone from the tab', async () => {
     await signOut();

@@ -1,25 +1,14 @@
 // The spec's "Extraction schema" (DocAI-style field list): normalisation of names and types, stable
 // field ids, and the derived JSON Schema. The extract task, the local model and the worker all
-// key results by the normalised names produced here.
-export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'object' | 'array' | 'table';
+// key results by the normalised names produced here. The shapes are the API's (libs/contracts).
+import type { api } from '@docfleet/contracts';
+
+export type FieldType = api.FieldType;
 export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean', 'date', 'object', 'array', 'table'];
 
-export interface SchemaField {
-  name: string;
-  type: FieldType;
-  description?: string;
-  required?: boolean;
-  children?: SchemaField[];
-  /** Set by normalizeFieldSchema: `field-<normalised-path>`. */
-  id?: string;
-}
-
-export interface FieldListSchema {
-  version?: number;
-  title?: string;
-  description?: string;
-  fields: SchemaField[];
-}
+/** A normalised field; normalizeFieldSchema sets `id` (`field-<normalised-path>`). */
+export type SchemaField = api.SchemaField;
+export type FieldListSchema = api.FieldList;
 
 /** Lowercase; every run of characters outside [a-z0-9_] becomes `_` (spec rule, nothing more). */
 export function normalizeFieldName(name: string): string {

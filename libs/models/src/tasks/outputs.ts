@@ -1,13 +1,15 @@
 // Output shapes of every model task and the JSON schemas the providers are asked to satisfy. They
 // carry exactly what the spec's operation outputs need; the worker adds ids, metrics and credits.
+import type { api } from '@docfleet/contracts';
 import { nullableResultSchema, type SchemaField } from './field-schema';
 
-export interface Citation { path: string; segmentId: string; pageNumber: number; quote: string; confidence: number }
-export interface ModelWarning { code: string; message: string; path?: string }
+/** What a model cites (the file-job path adds elementId, bbox and source when it resolves them). */
+export type Citation = Pick<api.Citation, 'path' | 'segmentId' | 'pageNumber' | 'quote' | 'confidence'>;
+export type ModelWarning = api.Warning;
 
 export interface ExtractOutput { jsonResult: Record<string, unknown>; citations: Citation[]; warnings: ModelWarning[] }
 
-export interface SplitRule { name: string; description: string }
+export type SplitRule = api.SplitRule;
 export interface SplitRecordOutput {
   title: string;
   documentType: string;

@@ -6,3 +6,4 @@ export { bestMatches, bottomLeftToTopLeft, iou, type Rect } from './box-iou';
 export { parseCsv } from './csv';
 export { parseIcdarRegions, parseIcdarStructure, type IcdarCell, type IcdarTable } from './icdar-xml';
 export { htmlTableCells } from './html-table';
+export { adjacencyRelations, adjacencyScore, prf, type AdjacencyScore } from './adjacency';

@@ -63,16 +63,39 @@ function compatible(b: OpenBlock, last: Line, line: Line, dist: number): boolean
   return true;
 }
 
-export function blockText(b: Block): string {
+/**
+ * A block's lines as one paragraph. A line ending in a hyphen is joined to the next line of the
+ * same block (so never across columns): without the hyphen when the joined word occurs elsewhere on
+ * the page or the hyphenated one does not ("imple-" + "mentation"), with it when the hyphenated
+ * form occurs on the page or the part before the hyphen is a capital, a digit or a symbol
+ * ("C-" + "rich", "3-" + "dimensional").
+ */
+export function blockText(b: Block, vocab?: Set<string>): string {
   let out = '';
   for (const line of b.lines) {
     const t = line.text;
     if (!out) { out = t; continue; }
-    // Re-join words hyphenated across lines ("imple-" + "mentation").
-    if (/[a-z]-$/.test(out) && /^[a-z]/.test(t)) out = out.slice(0, -1) + t;
-    else out += ' ' + t;
+    const hy = /(\S*?)(\p{L}|\p{N})-$/u.exec(out);
+    const next = /^(\p{Ll}[\p{L}\p{M}]*)/u.exec(t);
+    if (hy && next) {
+      const head = (hy[1]! + hy[2]!).replace(/^[^\p{L}\p{N}]+/u, '');
+      const tail = next[1]!;
+      const joined = (head + tail).toLowerCase();
+      const hyphenated = `${head}-${tail}`.toLowerCase();
+      const keepHyphen = vocab
+        ? (vocab.has(hyphenated) && !vocab.has(joined)) || (!vocab.has(joined) && /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3)
+        : /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3;
+      out = keepHyphen ? out + t : out.slice(0, -1) + t;
+    } else out += ' ' + t;
   }
   return out.trim();
+}
+
+/** Lower-cased words of lines (letters, digits, inner hyphens), for hyphen decisions. */
+export function pageVocabulary(lines: Line[]): Set<string> {
+  const v = new Set<string>();
+  for (const l of lines) for (const m of l.text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:-[\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu)) v.add(m[0].toLowerCase());
+  return v;
 }
 
 export const startsLikeListItem = (text: string): boolean => LIST_START.test(text);

@@ -7,7 +7,7 @@ import { blockText, startsLikeListItem } from './block-builder';
 const CAPTION = /^(table|figure|fig\.|exhibit|chart|listing|algorithm)\s*[0-9IVXA-Z][0-9.:\-]*\s*[.:\-–—]?/i;
 const PAGE_NUMBER = /^(page\s*)?[-–—]?\s*[0-9ivxlc]{1,5}\s*([-–—/]\s*[0-9]{1,5})?\s*[-–—]?$|^page \d+ of \d+$/i;
 
-export interface PageStats { width: number; height: number; bodySize: number; source?: 'text' | 'ocr' }
+export interface PageStats { width: number; height: number; bodySize: number; source?: 'text' | 'ocr'; vocab?: Set<string> }
 
 export function bodyFontSize(blocks: Block[]): number {
   const weights = new Map<number, number>();
@@ -46,7 +46,7 @@ export function marginalType(b: Block, others: Block[], s: PageStats): ElementTy
 }
 
 export function classifyBlock(b: Block, s: PageStats): LayoutElement {
-  const text = blockText(b);
+  const text = blockText(b, s.vocab);
   const size = median(b.lines.map((l) => l.size));
   const bold = b.lines.every((l) => l.bold);
   const base = { x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1 };

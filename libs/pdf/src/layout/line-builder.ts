@@ -17,7 +17,7 @@ export interface LineOptions {
 export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
   const splitGapEm = opts.splitGapEm ?? 2.5;
   const gutterGapEm = opts.gutterGapEm ?? 0.7;
-  const runs = dedupeRuns(input.map(normaliseRun).filter((r) => r.text.trim()));
+  const runs = cleanRuns(input);
   const lines: Line[] = [];
   const horizontal = runs.filter((r) => !r.rotated);
   for (const r of runs) if (r.rotated) lines.push(makeLine([r]));
@@ -106,6 +106,12 @@ function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => 
 // Glyph ids leaked as control characters: fonts without a usable Unicode mapping.
 const CONTROL = /[\u0000-\u0008\u000B-\u001F]/g;
 
+// A spacing accent written just before its letter inside one text item (TeX's \' gives "´n").
+const ACCENT_BEFORE_LETTER = /([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu;
+
+/** "´n" → "ń": a spacing accent followed by its letter becomes the accented letter. */
+export const composeAccents = (s: string): string => s.replace(ACCENT_BEFORE_LETTER, (_, acc: string, letter: string) => (letter + COMBINING[acc]!).normalize('NFC'));
+
 function normaliseRun(r: TextRun): TextRun {
   const controls = r.text.match(CONTROL)?.length ?? 0;
   if (controls) {
@@ -120,17 +126,75 @@ function normaliseRun(r: TextRun): TextRun {
   return { ...r, text, mono: false };
 }
 
-/** Drops runs painted twice at (almost) the same spot, a common fake-bold trick. */
+// Spacing diacritics that TeX and others draw as separate glyphs over (or beside) a base letter,
+// mapped to the combining mark that follows the base character in text.
+const COMBINING: Record<string, string> = {
+  '\u02DC': '\u0303', '\u00AF': '\u0304', '\u02C6': '\u0302', '\u02C7': '\u030C', '\u00B4': '\u0301', '\u0060': '\u0300',
+  '\u00A8': '\u0308', '\u02D9': '\u0307', '\u02DA': '\u030A', '\u02D8': '\u0306', '\u02DD': '\u030B', '\u20D7': '\u20D7',
+};
+
+/**
+ * Accents drawn as glyphs of their own (ε̃, ā, é from "e" + "´") become combining marks after the
+ * letter they sit on, composed where Unicode has a precomposed letter (NFC). The accent's run is
+ * removed, so it is not left as a stray "˜" elsewhere in the line or on a line of its own.
+ */
+export function attachAccents(runs: TextRun[]): TextRun[] {
+  const accents = runs.filter((r) => !r.rotated && r.text.trim().length === 1 && COMBINING[r.text.trim()] !== undefined);
+  if (!accents.length) return runs;
+  const bases = runs.filter((r) => !r.rotated && !accents.includes(r));
+  const edits = new Map<TextRun, Array<{ index: number; mark: string }>>();
+  const used = new Set<TextRun>();
+  for (const a of accents) {
+    const cx = (a.x0 + a.x1) / 2;
+    let best: TextRun | undefined, bestD = Infinity;
+    for (const b of bases) {
+      if (cx < b.x0 - 0.5 || cx > b.x1 + 0.5) continue;
+      const dy = b.baseline - a.baseline; // > 0: the accent sits higher than the base line
+      const size = b.size;
+      const above = dy > -0.3 * size && dy < 1.1 * size && a.y1 > b.y0 - 0.6 * size;
+      if (!above) continue;
+      const d = Math.abs(dy);
+      if (d < bestD) { best = b; bestD = d; }
+    }
+    if (!best) continue;
+    const chars = [...best.text];
+    const per = (best.x1 - best.x0) / Math.max(1, chars.length);
+    let index = Math.min(chars.length - 1, Math.max(0, Math.floor((cx - best.x0) / per)));
+    while (index > 0 && /\s/.test(chars[index]!)) index--;
+    const list = edits.get(best) ?? [];
+    list.push({ index, mark: COMBINING[a.text.trim()]! });
+    edits.set(best, list);
+    used.add(a);
+  }
+  return runs.filter((r) => !used.has(r)).map((r) => {
+    const list = edits.get(r);
+    if (!list) return r;
+    const chars = [...r.text];
+    for (const { index, mark } of list.sort((x, y) => y.index - x.index)) chars.splice(index + 1, 0, mark);
+    return { ...r, text: chars.join('').normalize('NFC') };
+  });
+}
+
+/**
+ * Drops runs painted twice at (almost) the same spot: fake bold (the same text drawn again shifted
+ * by a fraction of a point) and shadows. Kept once, at its first position.
+ */
 function dedupeRuns(runs: TextRun[]): TextRun[] {
-  const seen = new Set<string>();
+  const seen = new Map<string, TextRun[]>();
   const out: TextRun[] = [];
   for (const r of runs) {
-    const key = `${r.text}|${Math.round(r.x0)}|${Math.round(r.baseline)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    const same = seen.get(r.text);
+    const tol = Math.max(1.5, 0.15 * r.size);
+    if (same?.some((o) => Math.abs(o.x0 - r.x0) <= tol && Math.abs(o.baseline - r.baseline) <= tol && Math.abs(o.size - r.size) < 0.5)) continue;
+    if (same) same.push(r); else seen.set(r.text, [r]);
     out.push(r);
   }
   return out;
+}
+
+/** Text-layer runs as layout and tables read them: decodable, each painted once, accents attached. */
+export function cleanRuns(input: TextRun[]): TextRun[] {
+  return attachAccents(dedupeRuns(input.map(normaliseRun).filter((r) => r.text.trim())));
 }
 
 function groupByOcrLine(runs: TextRun[]): TextRun[][] {
@@ -209,7 +273,7 @@ export function makeLine(runs: TextRun[]): Line {
     prev = r;
   }
   return {
-    runs, text: text.replace(/\s+/g, ' ').trim(), x0, y0, x1, y1,
+    runs, text: composeAccents(text.replace(/\s+/g, ' ').trim()), x0, y0, x1, y1,
     size: weightedMedian(sizes), bold: chars > 0 && boldChars / chars > 0.6, mono: runs.every((r) => r.mono),
   };
 }

@@ -3,7 +3,7 @@
 import { boxArea, centerInside, expand, intersectionArea, type Box } from '../geometry';
 import { detectTables } from '../tables/table-detector';
 import type { Block, LayoutElement, Line, PageLayoutInput } from '../types';
-import { blockText, buildBlocks } from './block-builder';
+import { blockText, buildBlocks, pageVocabulary } from './block-builder';
 import { bodyFontSize, classifyBlock, marginalType, type PageStats } from './element-classifier';
 import { detectFigures } from './figure-detector';
 import { buildLines } from './line-builder';
@@ -38,14 +38,14 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
   });
 
   const blocks = buildBlocks(flow);
-  const stats: PageStats = { width: input.width, height: input.height, bodySize: bodyFontSize(blocks), source: input.source };
+  const stats: PageStats = { width: input.width, height: input.height, bodySize: bodyFontSize(blocks), source: input.source, vocab: pageVocabulary(lines) };
   const headers: LayoutElement[] = [];
   const footers: LayoutElement[] = [];
   const body: Array<LayoutElement & { lineCount: number }> = [];
   for (const b of blocks) {
     const marginal = marginalType(b, blocks, stats);
     if (marginal) {
-      const el: LayoutElement = { x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, type: marginal, text: blockText(b), ...confOf(b) };
+      const el: LayoutElement = { x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, type: marginal, text: blockText(b, stats.vocab), ...confOf(b) };
       (marginal === 'page_header' ? headers : footers).push(el);
       continue;
     }

@@ -41,14 +41,13 @@ function escapeText(s: string): string {
 
 const cellText = (s: string) => oneLine(s).replace(/\|/g, '\\|');
 
-/** Pipe table; a spanning cell's text is repeated in every slot it covers (as docling does). */
+/**
+ * Pipe table. A spanning cell's text is written once, in its first row and column; the other
+ * slots it covers stay empty (repeating it would write the text several times over).
+ */
 export function tableMarkdown(t: TableModel): string {
   const grid: string[][] = Array.from({ length: t.rows }, () => Array.from({ length: t.cols }, () => ''));
-  for (const c of t.cells) {
-    for (let r = c.row; r < c.row + c.rowSpan && r < t.rows; r++) {
-      for (let k = c.col; k < c.col + c.colSpan && k < t.cols; k++) grid[r]![k] = cellText(c.text);
-    }
-  }
+  for (const c of t.cells) if (c.row < t.rows && c.col < t.cols) grid[c.row]![c.col] = cellText(c.text);
   // GFM allows exactly one header line; further header rows become the first body rows.
   const lines: string[] = [];
   grid.forEach((row, i) => {

@@ -43,7 +43,13 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
     // Wide lattice columns may still hold several aligned text columns.
     const extra: Boundary[] = [];
     for (let c = 0; c + 1 < xs.length; c++) {
-      const inCol = words.filter((w) => (w.x0 + w.x1) / 2 > xs[c]!.pos && (w.x0 + w.x1) / 2 < xs[c + 1]!.pos);
+      // Only words boxed in by both of the column's rules: a header spanning into the next column
+      // (no rule beside it in its row) says nothing about columns inside this one.
+      const ruled = (x: number, y: number) => inp.vRules.some((r) => Math.abs(r.x0 - x) <= 2.5 && r.y0 <= y + 1 && r.y1 >= y - 1);
+      const inCol = words.filter((w) => {
+        const cx = (w.x0 + w.x1) / 2, cy = (w.y0 + w.y1) / 2;
+        return cx > xs[c]!.pos && cx < xs[c + 1]!.pos && ruled(xs[c]!.pos, cy) && ruled(xs[c + 1]!.pos, cy);
+      });
       if (textRows(inCol).length >= 4) for (const pos of columnSeparators(inCol, xs[c]!.pos, xs[c + 1]!.pos, 99)) extra.push({ pos, fromRule: false });
     }
     if (extra.length) xs = mergeBoundaries([...xs, ...extra]);

@@ -2,6 +2,7 @@
 // without rulings. Returns tables in page points; callers remove the covered lines from the flow.
 import { boxArea, centerInside, intersectionArea, type Box } from '../geometry';
 import { detectFigures } from '../layout/figure-detector';
+import { cleanRuns } from '../layout/line-builder';
 import type { Line, PageLayoutInput, TableModel } from '../types';
 import { buildGridTable } from './grid-table';
 import { findRulingRegions } from './ruling-regions';
@@ -9,7 +10,7 @@ import { mathShare, streamTableRegions } from './stream-tables';
 import { toWords } from './words';
 
 export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[] {
-  const words = toWords(input.runs);
+  const words = toWords(cleanRuns(input.runs));
   const g = input.graphics;
   const tables: TableModel[] = [];
   const textChars = input.runs.reduce((n, r) => n + r.text.length, 0);

@@ -33,7 +33,12 @@ export function toWords(runs: TextRun[]): Word[] {
   return out;
 }
 
-/** Joins words into text: words grouped into visual lines top to bottom, left to right within a line. */
+/**
+ * Joins words into text: words grouped into visual lines top to bottom, left to right within a
+ * line, with a space only where there is a gap. Text items split inside a word (a ligature glyph
+ * drawn on its own, "E" "ff" "elsberg"; a subscript; a decimal point set in another font) join
+ * without one.
+ */
 export function wordsToText(words: Word[]): string {
   const sorted = [...words].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
   const lines: Word[][] = [];
@@ -43,8 +48,24 @@ export function wordsToText(words: Word[]): string {
     else lines.push([w]);
   }
   return lines
-    .map((l) => l.sort((a, b) => a.x0 - b.x0).map((w) => w.text).join(' '))
+    .map((l) => {
+      let out = '';
+      let prev: Word | undefined;
+      for (const w of l.sort((a, b) => a.x0 - b.x0)) {
+        if (prev) out += w.x0 - prev.x1 > 0.12 * Math.min(prev.size, w.size) ? ' ' : '';
+        out += w.text;
+        prev = w;
+      }
+      return out;
+    })
     .join(' ')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim()
+    .replace(/([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu, (_, acc: string, letter: string) => letter + (ACCENT_MARKS[acc] ?? ''))
+    .normalize('NFC');
 }
+
+const ACCENT_MARKS: Record<string, string> = {
+  '\u00B4': '\u0301', '\u02DC': '\u0303', '\u00A8': '\u0308', '\u02C6': '\u0302', '\u02C7': '\u030C', '\u00AF': '\u0304',
+  '\u02D9': '\u0307', '\u02DA': '\u030A', '\u02D8': '\u0306', '\u02DD': '\u030B',
+};

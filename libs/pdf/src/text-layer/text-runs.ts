@@ -25,7 +25,7 @@ export function textRunsFromContent(
   for (const raw of content.items) {
     const item = raw as TextItemLike;
     if (typeof item.str !== 'string' || !item.transform) continue;
-    const text = item.str.replace(/\s+/g, ' ');
+    const text = expandLigatures(item.str).replace(/\s+/g, ' ');
     if (!text.trim()) continue;
     const m = multiply(item.transform as Matrix, vt);
     const size = Math.hypot(m[2], m[3]);
@@ -72,6 +72,10 @@ export function textRunsFromContent(
   }
   return runs;
 }
+
+// Presentation-form ligatures (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) become their letters; no space is added around them.
+const LIGATURES: Record<string, string> = { '\uFB00': 'ff', '\uFB01': 'fi', '\uFB02': 'fl', '\uFB03': 'ffi', '\uFB04': 'ffl', '\uFB05': 'st', '\uFB06': 'st' };
+export const expandLigatures = (s: string): string => s.replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c);
 
 const clampNum = (v: number, lo: number, hi: number) => (Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : (lo + hi) / 2);
 

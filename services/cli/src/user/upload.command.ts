@@ -82,6 +82,8 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
       table(
         ['FILE ID', 'SIZE', values.parse ? 'PARSE JOB' : 'STATUS', 'PATH'],
         outcomes.map((o) => [o.file_id ?? '-', bytes(o.bytes), o.error ? `failed: ${o.error.code}` : (o.parse_job_id ?? 'uploaded'), o.path]),
+        undefined,
+        { keepEnd: true }, // a long path shows its file name, not its first folders
       ),
     );
     await io.out(`${outcomes.length - failed.length} of ${outcomes.length} files uploaded (${bytes(totalBytes)})${values.parse ? '; parses queued (docfleet parse FILE_ID… --watch to follow)' : ''}`);

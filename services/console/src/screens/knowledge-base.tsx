@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { FileRecord, IndexEntry, IndexEnvelope, ParseBody } from '@docfleet/sdk';
+import type { FileRecord, IndexEntry, IndexEnvelope, ParseOptions } from '@docfleet/sdk';
 import { useConsole } from '../lib/context';
 import { ErrorBanner } from '../lib/errors';
+import { newKey } from '../lib/operations';
 import { href } from '../lib/router';
 import { formatBytes, formatTime, useAsync } from '../lib/use-async';
 import { Uploader } from './uploader';
@@ -147,25 +148,24 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
   );
 }
 
-type ParseBackend = NonNullable<NonNullable<ParseBody['options']>['backend']>;
-
 function FileRow({ kbId, f, folders, act }: {
   kbId: string; f: IndexEntry; folders: Array<{ id: string; name: string }>;
   act: (fn: () => Promise<unknown>) => () => Promise<void>;
 }) {
   const { client } = useConsole();
   const [options, setOptions] = useState(false);
-  const [backend, setBackend] = useState<ParseBackend>('auto');
+  const [backend, setBackend] = useState<NonNullable<ParseOptions['backend']>>('auto');
   const [dpi, setDpi] = useState(150);
   const job = f.latest_parse_job;
   const active = job && ACTIVE.has(job.status);
   const parsed = Boolean(f.parse_artifacts);
-  const parse = act(() => client.files.parse(f.file_id, { options: { backend, dpi } }));
+  // A re-parse is new work: a fresh key, or the API returns the completed job of the same version and options.
+  const parse = act(() => client.files.parse(f.file_id, { options: { backend, dpi }, ...(job ? { idempotency_key: newKey() } : {}) }));
   return (
     <tr data-file-id={f.file_id} data-parse-status={job?.status ?? 'none'}>
       <td>
         {parsed ? <a href={href(['kb', kbId, 'file', f.file_id])}>{f.filename}</a> : f.filename}
-        <div className="muted small">{f.content_type}</div>
+        <div className="muted small clip-line" title={f.content_type}>{f.content_type}</div>
       </td>
       <td>
         <select aria-label={`Move ${f.filename} to folder`} value={f.folder_id ?? ''} onChange={(e) => void act(() => client.files.move(f.file_id, { folder_id: e.target.value || null }))()}>
@@ -181,7 +181,7 @@ function FileRow({ kbId, f, folders, act }: {
         {job && (
           <>
             <span className={`status status-${job.status}`}>{job.status}</span>
-            {job.stage && <span className="muted small"> {job.stage}</span>}
+            {job.stage && job.stage !== job.status && <span className="muted small"> {job.stage}</span>}
             {active && <progress max={100} value={job.percent} aria-label={`Parse progress of ${f.filename}`}>{job.percent}%</progress>}
             {active && <span className="percent"> {job.percent}%</span>}
             {job.status === 'queued' && <div className="muted small">waiting for a parse worker</div>}
@@ -197,7 +197,7 @@ function FileRow({ kbId, f, folders, act }: {
         {!active && <button type="button" className="danger" onClick={act(() => client.files.delete(f.file_id))}>Trash</button>}
         {options && (
           <div className="options">
-            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value as ParseBackend)}>
+            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value as NonNullable<ParseOptions['backend']>)}>
               <option value="auto">auto</option><option value="text">text layer</option><option value="ocr">OCR</option>
             </select></label>
             <label>DPI <input type="number" min={72} max={300} value={dpi} onChange={(e) => setDpi(Number(e.target.value))} /></label>

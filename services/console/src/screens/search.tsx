@@ -15,6 +15,9 @@ export default function Search({ kbId, query }: { kbId: string; query: URLSearch
   const [limit, setLimit] = useState(Number(query.get('limit')) || 30);
   const index = useAsync((signal) => client.knowledgeBases.index(kbId, { signal }), [client, kbId]);
   const [fileId, setFileId] = useState(query.get('file') ?? '');
+  const [folderId, setFolderId] = useState(query.get('folder') ?? '');
+  const [sourceType, setSourceType] = useState(query.get('source') ?? '');
+  const folders = [...new Map((index.data?.files ?? []).filter((f) => f.folder_id).map((f) => [f.folder_id!, f.folder_name ?? f.folder_id!]))];
   const ran = query.has('q');
   const result = useAsync<SearchResponse | undefined>(async (signal) => {
     if (!ran) return undefined;
@@ -22,12 +25,13 @@ export default function Search({ kbId, query }: { kbId: string; query: URLSearch
     return client.search(kbId, {
       query: q, limit: Number(query.get('limit')) || 30, table_only: query.get('table') === '1' || undefined,
       years: ys.length ? ys : undefined, file_ids: query.get('file') ? [query.get('file')!] : undefined,
+      folder_id: query.get('folder') || undefined, source_type: query.get('source') || undefined,
     }, { signal });
   }, [client, kbId, query.toString()]);
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    navigate(['kb', kbId, 'search'], { q: text, table: tableOnly ? '1' : undefined, years: years.trim() || undefined, limit, file: fileId || undefined });
+    navigate(['kb', kbId, 'search'], { q: text, table: tableOnly ? '1' : undefined, years: years.trim() || undefined, limit, file: fileId || undefined, folder: folderId || undefined, source: sourceType || undefined });
   }
 
   return (
@@ -39,6 +43,13 @@ export default function Search({ kbId, query }: { kbId: string; query: URLSearch
         <label>Document <select name="file" value={fileId} onChange={(e) => setFileId(e.target.value)}>
           <option value="">All documents</option>
           {index.data?.files.map((f) => <option key={f.file_id} value={f.file_id}>{f.filename}</option>)}
+        </select></label>
+        {folders.length > 0 && <label>Folder <select name="folder" value={folderId} onChange={(e) => setFolderId(e.target.value)}>
+          <option value="">All folders</option>
+          {folders.map(([id, n]) => <option key={id} value={id}>{n}</option>)}
+        </select></label>}
+        <label>Source <select name="source-type" value={sourceType} onChange={(e) => setSourceType(e.target.value)}>
+          <option value="">Any</option><option value="pdf">PDF</option><option value="image">Image</option><option value="spreadsheet">Spreadsheet</option>
         </select></label>
         <label>Years <input name="years" placeholder="2023, 2024" value={years} onChange={(e) => setYears(e.target.value)} size={10} /></label>
         <label>Limit <input name="limit" type="number" min={1} max={80} value={limit} onChange={(e) => setLimit(Number(e.target.value))} /></label>

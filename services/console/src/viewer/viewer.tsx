@@ -104,6 +104,12 @@ export default function Viewer({ kbId, fileId, query }: { kbId: string; fileId: 
               </fieldset>
             </details>
             <Downloads manifest={doc.data.manifest} filename={doc.data.filename} />
+            <nav className="actions" aria-label="Workflows on this document">
+              <a className="button" href={href(['kb', kbId, 'file', fileId, 'extract'])}>Extract</a>
+              <a className="button" href={href(['kb', kbId, 'file', fileId, 'split'])}>Split</a>
+              <a className="button" href={href(['kb', kbId, 'file', fileId, 'classify'])}>Classify</a>
+              <a className="button" href={href(['kb', kbId, 'file', fileId, 'edit'])}>Edit</a>
+            </nav>
           </div>
           {isSheet ? (
             <SheetView grounding={doc.data.grounding} manifest={doc.data.manifest} selectedId={selectedId} onSelect={(id) => navigate(['kb', kbId, 'file', fileId], { el: id }, true)} />

@@ -7,7 +7,7 @@
 // unexpected error is retried by BullMQ and fails the job on the last attempt.
 import { BUNDLE } from '@docfleet/contracts';
 import type { Job as JobRow, Prisma } from '@docfleet/db';
-import { isApiError, publicTraceback } from '@docfleet/errors';
+import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isModelError } from '@docfleet/models';
 import { DelayedError, type Job, type JobPayload } from '@docfleet/queue';
 import { artifactPrefix } from '@docfleet/storage';
@@ -176,12 +176,14 @@ export async function extractFileHandler(deps: WorkerDeps, payload: JobPayload<'
     if (err instanceof CancelSignal) return finishCancelled(db, job.id);
     const permanent = err instanceof PermanentFailure || isApiError(err) || (isModelError(err) && !err.retryable);
     const last = attempt >= (queueJob.opts.attempts ?? 1);
-    const message = err instanceof PermanentFailure ? err.message
+    // What the job's error and events say: no paths, tool output or stack frames (docs/errors.md);
+    // the log has the whole error.
+    const message = redactDetail(err instanceof PermanentFailure ? err.message
       : isModelError(err) || isApiError(err) ? `${err.code}: ${err.message}`
-      : `Extraction failed: ${(err as Error)?.message ?? String(err)}`;
+      : `Extraction failed: ${(err as Error)?.message ?? String(err)}`);
     if (permanent || last) {
       const outcome = await finishFailed(db, job.id, message, { traceback: traceback(err), code: (err as { code?: string }).code ?? 'internal_error' });
-      log.info({ outcome, stage, err: message }, 'extraction failed');
+      log.info({ outcome, stage, err }, 'extraction failed');
       return outcome;
     }
     log.warn({ err, attempt }, 'extraction attempt failed; it will be retried');

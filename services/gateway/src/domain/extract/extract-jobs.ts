@@ -5,7 +5,7 @@
 import { requirePermission, type Principal } from '@docfleet/auth';
 import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, Prisma, type Db, type Job } from '@docfleet/db';
-import { ApiError, isApiError, tail } from '@docfleet/errors';
+import { ApiError, isApiError, publicTraceback, tail } from '@docfleet/errors';
 import { applyScope, describeScope, hashOf, jsonSchemaProblem, loadParseBundle, newestParseManifest, type ExtractScope } from '@docfleet/workflows';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
@@ -135,8 +135,8 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
   } catch (err) {
     deps.logger.error({ err, job_id: job.id }, 'extract dispatch: enqueue failed; failing the job');
     await deps.db.$transaction(async (tx) => {
-      const n = await tx.job.updateMany({ where: { id: job.id, status: 'queued' }, data: { status: 'failed', error: 'The job could not be queued (queue unavailable).', completed_at: new Date() } });
-      if (n.count) await tx.jobEvent.create({ data: { job_id: job.id, event_type: 'job.failed', stage: null, message: 'The job could not be queued.', payload: { traceback: tail((err as Error).stack ?? String(err), 4000) } } });
+      const n = await tx.job.updateMany({ where: { id: job.id, status: 'queued' }, data: { status: 'failed', error: 'The job could not be queued (queue unavailable).', error_code: 'service_unavailable', completed_at: new Date() } });
+      if (n.count) await tx.jobEvent.create({ data: { job_id: job.id, event_type: 'job.failed', stage: null, message: 'The job could not be queued.', payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) } } });
     }).catch(() => undefined);
     throw new ApiError('service_unavailable', 'The workflow queue is unavailable; the job was failed. Try again shortly.');
   }

@@ -1,5 +1,6 @@
 import { creditTransaction, debitCredits } from '@docfleet/billing';
 import type { Principal } from '@docfleet/auth';
+import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, type Operation } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import { attemptKey, endAttempt, serializeOperation, type QueuedOperationType } from '@docfleet/workflows';
@@ -11,7 +12,7 @@ export const QUEUED_CREDITS = 1;
 
 export type QueuedRequest = WorkflowRequest<QueuedOperationType>;
 
-export type QueuedResponse = { status: 202; body: { operation_id: string; status: string } } | { status: 200; body: unknown };
+export type QueuedResponse = { status: 202; body: api.QueuedAck } | { status: 200; body: unknown };
 
 /**
  * The queued-operation response rule (spec), for every queued workflow. The caller has already
@@ -63,4 +64,4 @@ export async function dispatchQueued(deps: Pick<Deps, 'db' | 'queues' | 'logger'
   throw new ApiError('service_unavailable', 'The operation is changing state concurrently; try again.');
 }
 
-const ack = (op: Operation): QueuedResponse => ({ status: 202, body: { operation_id: op.id, status: op.status } });
+const ack = (op: Operation): QueuedResponse => ({ status: 202, body: { operation_id: op.id, status: op.status as api.OperationStatus } });

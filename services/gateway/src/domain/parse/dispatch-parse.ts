@@ -2,7 +2,7 @@ import { requirePermission, type Principal } from '@docfleet/auth';
 import { creditTransaction, finalizeReservation, reserveCredits } from '@docfleet/billing';
 import { isSpreadsheetKind, parseInputKind, type api } from '@docfleet/contracts';
 import { isUniqueViolation, type CreditReservation, type Db, type Job } from '@docfleet/db';
-import { ApiError, isApiError, tail } from '@docfleet/errors';
+import { ApiError, isApiError, publicTraceback, tail } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
 import { estimateUnits } from './estimate-units';
@@ -151,15 +151,19 @@ async function existingResult(db: Db, job: Job): Promise<DispatchResult> {
   };
 }
 
-/** The job was created but never reached the queue: fail it and close its reservation together. */
+/**
+ * The job was created but never reached the queue: fail it (`service_unavailable`) and close its
+ * reservation together. The event's traceback is the error's name and message, redacted (no stack
+ * frames or paths: docs/errors.md); the caller's log line has the whole error.
+ */
 async function failUnqueued(db: Db, jobId: string, err: Error) {
   await db.$transaction(async (tx) => {
     const n = await tx.job.updateMany({
       where: { id: jobId, status: 'queued' },
-      data: { status: 'failed', error: 'The job could not be queued (queue unavailable); nothing was charged.', completed_at: new Date() },
+      data: { status: 'failed', error: 'The job could not be queued (queue unavailable); nothing was charged.', error_code: 'service_unavailable', completed_at: new Date() },
     });
     if (!n.count) return;
     await finalizeReservation(tx, { jobId, outcome: 'failed' });
-    await tx.jobEvent.create({ data: { job_id: jobId, event_type: 'job.failed', stage: null, message: 'The job could not be queued.', payload: { traceback: tail(err.stack ?? String(err), 4000) } } });
+    await tx.jobEvent.create({ data: { job_id: jobId, event_type: 'job.failed', stage: null, message: 'The job could not be queued.', payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) } } });
   }).catch(() => undefined);
 }

@@ -1,3 +1,4 @@
+import { redactDetail } from '@docfleet/errors';
 import { countPages } from '@docfleet/pdf';
 import { inspectSpreadsheet } from '@docfleet/sheets';
 import { isSpreadsheetKind, parseInputKind } from '@docfleet/contracts';
@@ -35,6 +36,7 @@ export async function estimateUnits(
     return { unit, units: Math.max(1, n) };
   } catch (err) {
     deps.logger?.debug({ err: (err as Error).message }, 'parse estimate: file not readable, holding 1 credit');
-    return { unit, units: 1, note: (err as Error).message };
+    // The note goes on the job.queued event: the reader's message without paths or frames (docs/errors.md).
+    return { unit, units: 1, note: redactDetail((err as Error).message) };
   }
 }
