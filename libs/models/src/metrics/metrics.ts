@@ -46,7 +46,8 @@ export function citationVerifiable(value: unknown, c: Citation, segments: Segmen
   if (typeof value === 'number') return findAmounts(q, { requireMoneyShape: false }).some((a) => Math.abs(a.value - value) < 0.005);
   if (typeof value === 'boolean') return true;
   if (typeof value === 'string') {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && findDates(q).some((d) => d.iso === value)) return true;
+    // Either reading of an ambiguous numeric date: the document decides its order, not the quote.
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && [...findDates(q, 'dmy'), ...findDates(q, 'mdy')].some((d) => d.iso === value)) return true;
     if (/^[A-Z]{3}$/.test(value) && currencyIndex(q, value) >= 0) return true;
     if (findDurations(value).length && findDurations(q).some((d) => d.value === findDurations(value)[0]!.value)) return true;
   }

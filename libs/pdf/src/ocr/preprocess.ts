@@ -46,7 +46,7 @@ export function inkShare(img: GrayImage, threshold = otsuThreshold(img)): number
   const step = Math.max(1, Math.floor(Math.sqrt((img.width * img.height) / 500_000)));
   for (let y = 0; y < img.height; y += step) {
     const row = y * img.width;
-    for (let x = 0; x < img.width; x += step) { n++; if (img.data[row + x]! < threshold) dark++; }
+    for (let x = 0; x < img.width; x += step) { n++; if (img.data[row + x]! <= threshold) dark++; }
   }
   return n ? dark / n : 0;
 }
@@ -144,7 +144,7 @@ export function rowBands(img: GrayImage, threshold = otsuThreshold(img)): { text
   for (let y = 0; y < h; y++) {
     const row = y * w;
     let n = 0;
-    for (let x = 0; x < w; x++) if (data[row + x]! < threshold) n++;
+    for (let x = 0; x < w; x++) if (data[row + x]! <= threshold) n++;
     rowInk[y] = n;
   }
   const bands: Array<{ y0: number; y1: number }> = [];
@@ -166,7 +166,7 @@ export function rowBands(img: GrayImage, threshold = otsuThreshold(img)): { text
     let start = -1, gap = 0;
     for (let x = 0; x <= w; x++) {
       let ink = false;
-      if (x < w) for (let y = b.y0; y < b.y1 && !ink; y++) ink = data[y * w + x]! < threshold;
+      if (x < w) for (let y = b.y0; y < b.y1 && !ink; y++) ink = data[y * w + x]! <= threshold;
       if (ink) { if (start < 0) start = x; gap = 0; }
       else if (start >= 0 && (++gap > 1 || x === w)) { pieces.push([start, x - gap + 1]); start = -1; gap = 0; }
     }
@@ -198,11 +198,11 @@ export function whiten(img: GrayImage, bands: RuleBand[]): GrayImage {
   return { ...img, data };
 }
 
-/** Contrast stretched to the 2nd–98th percentiles, then binarised at Otsu's threshold. */
+/** Binarised at Otsu's threshold (ink black, paper white). */
 export function binarise(img: GrayImage): GrayImage {
   const t = otsuThreshold(img);
   const data = Buffer.alloc(img.data.length);
-  for (let i = 0; i < data.length; i++) data[i] = img.data[i]! < t ? 0 : 255;
+  for (let i = 0; i < data.length; i++) data[i] = img.data[i]! <= t ? 0 : 255;
   return { ...img, data };
 }
 

@@ -142,7 +142,8 @@ export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Pro
   }
   const win = pick(readings);
   const warnings: OcrPageReport['warnings'] = [];
-  if (!win.words.some((w) => /[\p{L}\p{N}]/u.test(w.text)) && ink > 0.002) {
+  // No text: not one word read with some confidence (marks read off shapes do not count).
+  if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {
     warnings.push({ code: 'ocr_no_text', message: `Page ${opts.pageNumber}: the image has ink (${(ink * 100).toFixed(1)}% of pixels) but OCR read no text from it (tried: ${readings.map((r) => r.variant.name).join(', ')}).` });
   }
   return {

@@ -106,7 +106,12 @@ export async function extractFileHandler(deps: WorkerDeps, payload: JobPayload<'
     await enter('load-parse');
     const bundle = await loadBundle(deps, job);
     const selected = applyScope(bundle.segments, options.scope);
-    if (!selected.length) throw new PermanentFailure(`options.scope (${describeScope(options.scope)}) selects no part of the newest parse of this file.`, 'empty_scope');
+    if (!selected.length) {
+      // Name what the caller sent: a scope that selects nothing, or no scope and a parse with no text.
+      throw new PermanentFailure(!bundle.segments.length
+        ? 'The newest parse of this file holds no text to extract from (no segments; an image with no readable text?). See the parse job\'s warnings.'
+        : `options.scope (${describeScope(options.scope)}) selects no part of the newest parse of this file.`, 'empty_scope');
+    }
     let model;
     try {
       model = deps.models.resolve(options.model_id);

@@ -8,7 +8,7 @@ import type { SchemaField } from '../../tasks/field-schema';
 export type ConceptId =
   | 'invoice_number' | 'invoice_date' | 'due_date' | 'total_amount' | 'subtotal' | 'tax_amount' | 'currency'
   | 'issuer' | 'customer' | 'order_number' | 'customer_number' | 'effective_date' | 'parties' | 'jurisdiction'
-  | 'term' | 'email' | 'phone' | 'iban' | 'vat_id' | 'date';
+  | 'term' | 'email' | 'phone' | 'iban' | 'vat_id' | 'date' | 'address';
 
 export interface Concept {
   id: ConceptId;
@@ -47,6 +47,7 @@ export const CONCEPTS: Concept[] = [
   { id: 'parties', field: /part(y|ies)\b|signator|counterpart|contracting/, labels: ['parties', 'party', 'between'] },
   { id: 'jurisdiction', field: /jurisdiction|governing|applicable[ _]law|venue|choice[ _]of[ _]law/, labels: ['governing law', 'jurisdiction', 'applicable law'] },
   { id: 'term', field: /\bterm\b|duration|period|length/, labels: ['term', 'duration'] },
+  { id: 'address', field: /address|adresse|anschrift|direcci|indirizzo|\badres\b|endereco|location of/, labels: ['address', 'adresse', 'anschrift', 'direccion', 'indirizzo', 'adres'] },
   { id: 'email', field: /e-?mail/, labels: ['email', 'e-mail', 'mail'] },
   { id: 'phone', field: /phone|tel\b|telephone|mobile|fax/, labels: ['phone', 'telephone', 'tel', 'mobile'] },
   { id: 'iban', field: /iban|bank[ _]account/, labels: ['iban', 'bank account'] },

@@ -13,7 +13,9 @@ import {
 } from './document-finders';
 import { best, findLabelled, type Candidate } from './labelled-values';
 import { extractTableField } from './table-fields';
+import { addressCandidates, companyCandidates, paidTotalCandidates } from './receipt-finders';
 import { kindOf } from './value-kinds';
+import { dateOrderOf, withDateOrder } from '../text/dates';
 
 const EXCLUDE: Partial<Record<Concept['id'], RegExp>> = {
   // "Total" must not pick up subtotals, pre-tax totals or per-line totals.
@@ -22,11 +24,17 @@ const EXCLUDE: Partial<Record<Concept['id'], RegExp>> = {
   invoice_number: /\border\b|ordernummer/,
 };
 
-interface Ctx { lines: SegLine[]; ev: Evidence; citations: Citation[]; warnings: ModelWarning[]; totalPick?: Candidate }
+interface Ctx { lines: SegLine[]; ev: Evidence; citations: Citation[]; warnings: ModelWarning[]; totalPick?: Candidate; companyPick?: Candidate }
 
 export function localExtract(ev: Evidence, rawSchema: FieldListSchema | Record<string, unknown>): ExtractOutput {
+  const lines = segmentLines(ev.segments);
+  // Numeric dates are read in the order the document itself shows (day first or month first).
+  return withDateOrder(dateOrderOf(lines.map((l) => l.text).join('\n')), () => extractAll(ev, lines, rawSchema));
+}
+
+function extractAll(ev: Evidence, lines: SegLine[], rawSchema: FieldListSchema | Record<string, unknown>): ExtractOutput {
   const schema = normalizeFieldSchema(rawSchema as Record<string, unknown>);
-  const ctx: Ctx = { lines: segmentLines(ev.segments), ev, citations: [], warnings: [] };
+  const ctx: Ctx = { lines, ev, citations: [], warnings: [] };
   // Totals first: the currency field reads the currency printed beside the total.
   const order = [...schema.fields].sort((a, b) => rank(a) - rank(b));
   const jsonResult: Record<string, unknown> = {};
@@ -36,7 +44,10 @@ export function localExtract(ev: Evidence, rawSchema: FieldListSchema | Record<s
   return { jsonResult: ordered, citations: ctx.citations, warnings: ctx.warnings };
 }
 
-const rank = (f: SchemaField) => (conceptOf(f)?.id === 'total_amount' ? 0 : conceptOf(f)?.id === 'currency' ? 2 : 1);
+// Totals first (the currency field reads the currency beside the total); the issuer before the
+// address (the address is the block under the issuer's name).
+const RANK: Partial<Record<Concept['id'], number>> = { total_amount: 0, issuer: 0, currency: 2, address: 2 };
+const rank = (f: SchemaField) => RANK[conceptOf(f)?.id ?? 'date'] ?? 1;
 
 function extractField(f: SchemaField, path: string, ctx: Ctx): unknown {
   if ((f.type === 'table' || f.type === 'array') && f.children?.length) {
@@ -111,6 +122,27 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
     case 'jurisdiction': return best(jurisdictionCandidates(lines));
     case 'term': return best(termCandidates(lines).filter((c) => c.score >= 0.5));
     case 'parties': return partyCandidates(lines, 1)[0];
+    case 'issuer': {
+      // A name after a specific label ("Vendor:", "Sold by"), not after the field's own name
+      // ("Company No: 742016-W" is a registration number); else the letterhead's name.
+      const named = findLabelled(lines, concept.labels, 'org').filter((c) => isName(String(c.value)));
+      const pick = best(named) ?? best(companyCandidates(lines)) ?? best(issuerCandidates(lines));
+      ctx.companyPick = pick;
+      return pick;
+    }
+    case 'address': {
+      const labelled = best(findLabelled(lines, labelsFor(f, concept), 'text').filter((c) => /\d/.test(String(c.value)) && /\p{L}{3,}/u.test(String(c.value))));
+      return labelled ?? best(addressCandidates(lines, ctx.companyPick ?? best(companyCandidates(lines))));
+    }
+    case 'total_amount': {
+      // Receipts: the amount paid, by the order of their totals, cash and change.
+      const paid = f.type === 'string' ? undefined : best(paidTotalCandidates(lines));
+      if (paid) {
+        ctx.totalPick = paid;
+        return paid;
+      }
+      break;
+    }
     default: break;
   }
   const labelled = findLabelled(lines, labelsFor(f, concept), kind, { exclude: concept ? EXCLUDE[concept.id] : undefined });
@@ -126,12 +158,17 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
       const fromTotal = t && currencyNear(t, lines);
       return fromTotal ?? best(currencyCandidates(lines));
     }
-    case 'issuer': return best(issuerCandidates(lines));
     case 'invoice_date': case 'date': return best(firstDateCandidates(lines));
     case 'email': return best(patternCandidates(lines, /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/, 'email'));
     case 'phone': return best(patternCandidates(lines, /\+?\(?\d[\d\s().\-/]{7,}\d/, 'phone'));
     default: return pick;
   }
+}
+
+/** An organisation's name: words of letters, not a number or a code. */
+function isName(v: string): boolean {
+  const letters = (v.match(/\p{L}/gu) ?? []).length;
+  return letters >= 3 && letters >= 0.5 * v.replace(/\s/g, '').length && /\p{L}{4,}/u.test(v);
 }
 
 /** The currency printed with (or on the line of) the chosen total. */

@@ -4,14 +4,15 @@
 export interface AmountHit { value: number; currency?: string; start: number; end: number; raw: string }
 
 const SYMBOLS: Array<[RegExp, string]> = [
-  [/US\$|\$/, 'USD'], [/€/, 'EUR'], [/£/, 'GBP'], [/₹|\bRs\.?(?=\s*-?\d)|\bINR\b/, 'INR'], [/¥/, 'JPY'], [/CHF/, 'CHF'],
+  [/S\$/, 'SGD'], [/US\$|(?<![A-Z])\$/, 'USD'], [/€/, 'EUR'], [/£/, 'GBP'], [/₹|\bRs\.?(?=\s*-?\d)|\bINR\b/, 'INR'], [/¥/, 'JPY'], [/CHF/, 'CHF'],
+  [/\bRM(?=\s*-?\d)/, 'MYR'],
 ];
-export const CURRENCY_CODES = ['USD', 'EUR', 'GBP', 'INR', 'JPY', 'CHF', 'CAD', 'AUD', 'CNY', 'HKD', 'SGD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'NZD', 'ZAR', 'BRL', 'MXN'];
+export const CURRENCY_CODES = ['USD', 'EUR', 'GBP', 'INR', 'JPY', 'CHF', 'CAD', 'AUD', 'CNY', 'HKD', 'SGD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'NZD', 'ZAR', 'BRL', 'MXN', 'MYR', 'IDR', 'THB', 'PHP', 'AED'];
 const WORDS: Array<[RegExp, string]> = [
   [/\bU\.?S\.? dollars?\b|\bdollars?\b/i, 'USD'], [/\beuros?\b/i, 'EUR'], [/\bpounds? sterling\b/i, 'GBP'], [/\brupees?\b/i, 'INR'],
 ];
 
-const CUR = `(?:US\\$|\\$|€|£|₹|¥|Rs\\.?|${CURRENCY_CODES.join('|')})`;
+const CUR = `(?:US\\$|S\\$|\\$|€|£|₹|¥|Rs\\.?|RM|${CURRENCY_CODES.join('|')})`;
 const NUM = '-?\\d{1,3}(?:[ .,\u202f]\\d{3})*(?:[.,]\\d{1,2})?|-?\\d+(?:[.,]\\d{1,2})?';
 const AMOUNT_RE = new RegExp(`(${CUR})?\\s?(${NUM})(?!\\d)\\s?(${CUR})?`, 'g');
 
@@ -35,6 +36,8 @@ export function currencyOf(token: string | undefined): string | undefined {
   if (!token) return undefined;
   const t = token.trim();
   if (/^Rs\.?$/.test(t)) return 'INR';
+  if (t === 'RM') return 'MYR';
+  if (t === 'S$') return 'SGD';
   if (CURRENCY_CODES.includes(t.toUpperCase())) return t.toUpperCase();
   return SYMBOLS.find(([re]) => re.test(t))?.[1];
 }
@@ -46,7 +49,8 @@ export function findAmounts(text: string, opts: { requireMoneyShape?: boolean } 
   for (let m = AMOUNT_RE.exec(text); m; m = AMOUNT_RE.exec(text)) {
     if (!m[0].trim()) { AMOUNT_RE.lastIndex++; continue; }
     const num = m[2]!;
-    const prev = text[m.index - 1];
+    // The character before the number itself (the match may start with a space before it).
+    const prev = m[1] ? text[m.index - 1] : text[m.index + m[0].indexOf(num) - 1];
     // Skip digits glued to letters (invoice numbers like INV2023, order ids) and dates.
     if (prev && /[A-Za-z0-9/_]/.test(prev) && !m[1]) continue;
     const after = text.slice(m.index + m[0].length, m.index + m[0].length + 1);

@@ -30,15 +30,61 @@ const PATTERNS: Array<{ re: RegExp; parts: (m: RegExpExecArray) => [number, numb
   { re: new RegExp(`\\b(\\d{1,2})${ORD}\\s*(?:day\\s+of\\s+)?(${MONTH_RE})\\.?,?\\s+(\\d{4})\\b`, 'g'), parts: (m) => [+m[3]!, MONTHS[m[2]!]!, +m[1]!] },
   // 03/20/2023, 28/11/2022, 20-10-2015, 21.05.14
   { re: /\b(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})\b/g, parts: (m) => numeric(+m[1]!, +m[3]!, m[4]!, m[2]!) },
+  // 14/JUN/2017, 05-AUG-2017, 28 MAR 18, 3.Mai.14
+  { re: new RegExp(`\\b(\\d{1,2})([ ./-])(${MONTH_RE})\\.?\\2(\\d{4}|\\d{2})\\b`, 'g'), parts: (m) => [year(m[4]!), MONTHS[m[3]!]!, +m[1]!] },
 ];
 
-function numeric(a: number, b: number, y: string, sep: string): [number, number, number] | undefined {
-  const year = y.length === 2 ? 2000 + Number(y) - (Number(y) > 50 ? 100 : 0) : Number(y);
-  if (a > 12 && b <= 12) return [year, b, a];
-  if (b > 12 && a <= 12) return [year, a, b];
+const year = (y: string) => (y.length === 2 ? 2000 + Number(y) - (Number(y) > 50 ? 100 : 0) : Number(y));
+
+/** How an all-numeric date is read when both parts could be the month. */
+export type DateOrder = 'dmy' | 'mdy';
+let documentOrder: DateOrder | undefined;
+
+/**
+ * Runs `fn` with numeric dates read in `order` (the order the document itself shows; see
+ * dateOrderOf). The setting holds only for this synchronous call.
+ */
+export function withDateOrder<T>(order: DateOrder | undefined, fn: () => T): T {
+  const prev = documentOrder;
+  documentOrder = order;
+  try {
+    return fn();
+  } finally {
+    documentOrder = prev;
+  }
+}
+
+function numeric(a: number, b: number, y: string, sep: string, order = documentOrder): [number, number, number] | undefined {
+  const yy = year(y);
+  if (a > 12 && b <= 12) return [yy, b, a];
+  if (b > 12 && a <= 12) return [yy, a, b];
+  if (order) return order === 'dmy' ? [yy, b, a] : [yy, a, b];
   // Ambiguous: dotted and dashed dates are day-first in the languages read here; slashes follow
   // the US reading (month first), which is how US contracts and invoices print them.
-  return sep === '/' ? [year, a, b] : [year, b, a];
+  return sep === '/' ? [yy, a, b] : [yy, b, a];
+}
+
+// Currencies and places that print dates day first, and those that print them month first.
+const DAY_FIRST = /\b(RM|MYR|SGD|S\$|EUR|GBP|INR|AUD|NZD|HKD|IDR|PHP|THB|ZAR|Rs\.?|Sdn\.? ?Bhd|Bhd|Malaysia|Singapore|Pte|GST|VAT|U\.?K\.?|United Kingdom|Australia|India|Ireland|New Zealand|Deutschland|France|Nederland|Espa[nñ]a|Italia|GmbH|SARL|B\.V\.)\b|[€£₹]/;
+const MONTH_FIRST = /\b(USD|U\.S\.A?\.?|United States|USA)\b|\b[A-Z][a-z]+,? (AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY) \d{5}\b/;
+
+/**
+ * The order a document prints its numeric dates in, decided from the document itself: a date on
+ * it whose first (or second) number is over 12, else its currency or country; undefined when it
+ * does not tell (the per-separator default then applies).
+ */
+export function dateOrderOf(text: string): DateOrder | undefined {
+  let dmy = 0, mdy = 0;
+  const re = /\b(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})\b/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const a = +m[1]!, b = +m[3]!;
+    if (a > 12 && a <= 31 && b >= 1 && b <= 12) dmy++;
+    else if (b > 12 && b <= 31 && a >= 1 && a <= 12) mdy++;
+  }
+  if (dmy !== mdy) return dmy > mdy ? 'dmy' : 'mdy';
+  const day = DAY_FIRST.test(text), month = MONTH_FIRST.test(text);
+  if (day !== month) return day ? 'dmy' : 'mdy';
+  return undefined;
 }
 
 function valid([y, m, d]: [number, number, number]): boolean {
@@ -48,8 +94,12 @@ function valid([y, m, d]: [number, number, number]): boolean {
 
 const iso = ([y, m, d]: [number, number, number]) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 
-/** Every date in the text, left to right, non-overlapping (earlier patterns win ties). */
-export function findDates(text: string): DateHit[] {
+/**
+ * Every date in the text, left to right, non-overlapping (earlier patterns win ties). `order`
+ * reads ambiguous numeric dates that way (default: the document's, see withDateOrder).
+ */
+export function findDates(text: string, order?: DateOrder): DateHit[] {
+  if (order && order !== documentOrder) return withDateOrder(order, () => findDates(text));
   // fold() keeps string length for Latin text with combining accents removed only when the
   // original is precomposed; work on a same-length fold so indexes map back to `text`.
   const folded = sameLengthFold(text);
