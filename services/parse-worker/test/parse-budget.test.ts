@@ -14,9 +14,10 @@ const CREDITS = 100;
 
 beforeAll(async () => {
   // A small budget, as an operator would set it through PARSE_PAGE_MAX_*: 1,000 operators sends the
-  // dense page to the bounded path (a raster, then OCR), and 2 s is far less than pdftoppm needs
-  // for its 500,000 strokes (about 8 s on an idle core), so that path fails too. The ordinary
-  // page (a few hundred operators, read in milliseconds) stays well within both.
+  // dense page to the bounded path (a raster, then OCR), and 2 s is far less than pdftoppm needs for
+  // its 4,000,000 strokes (several seconds even on an idle core: 500,000 proved too few once the
+  // machine was quiet), so that path fails too. The ordinary page (a few hundred operators, read in
+  // milliseconds) stays well within both.
   s = await startStack({}, { workerEnv: { PARSE_PAGE_MAX_OPERATORS: 1000, PARSE_PAGE_MAX_SECONDS: 2 } });
   ({ key, orgId } = await s.gw.createOrg({ credits: CREDITS }));
   kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Budget' } })).body.knowledge_base.id;
@@ -37,7 +38,7 @@ async function parseUpload(name: string, data: Buffer, options: Record<string, u
 const LEAKS = /(?<![\w.])\/(?:[\w.@+~-]+\/)+|Syntax (?:Error|Warning)|pdftoppm|tesseract|\n\s*at\s|\bat [\w.<>]+ \(|node:internal|\.ts:\d+/i;
 
 it('a document with one page over the budget completes; that page is failed, reported and not charged', async () => {
-  const { job, events, reserved } = await parseUpload('dense.pdf', await densePdf(500_000), { backend: 'text' });
+  const { job, events, reserved } = await parseUpload('dense.pdf', await densePdf(4_000_000), { backend: 'text' });
   expect(reserved).toBe(2);
   expect(job).toMatchObject({ status: 'completed', total_pages: 2, error: null, error_code: null });
   const result = job.result as { failed_pages: Array<{ page_number: number; code: string; message: string }>; credits_charged: number; page_count: number };
