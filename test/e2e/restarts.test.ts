@@ -160,6 +160,31 @@ function report(name: string, seen: string[], jobs: Array<{ status: string }>, o
 
 const modelEnv = () => ({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0' });
 
+/**
+ * The scenario both restarts share: work in flight, the restart, readiness seen going 503 and back to
+ * 200, every job and operation settled with the money adding up, new work still served, no service
+ * restarted by the supervisor, and a clean stop.
+ */
+async function restartUnderLoad(name: string, f: Fleet, dbUrl: string, restart: () => Promise<void>) {
+    const load = await startLoad(f);
+    expect((await fetch(`${f.baseUrl}/readyz`)).status).toBe(200);
+    const ready = watchReadiness(f.baseUrl);
+    await restart();
+    for (let i = 0; ready.seen.at(-1) !== '200' || !ready.seen.includes('503'); i++) {
+      if (i > 600) break;
+      await sleep(100);
+    }
+    const { jobs, ops } = await settle(f, dbUrl, load);
+    await stillServes(load);
+    await ready.stop();
+    report(name, ready.seen, jobs, ops);
+    expect(ready.seen).toContain('503');
+    expect(ready.seen.at(-1)).toBe('200');
+    for (const s of SERVICES) expect([s, f.pidsOf(s).length]).toEqual([s, 1]);
+    process.kill(-f.child.pid!, 'SIGTERM');
+    expect((await f.exited).code).toBe(0);
+}
+
 describe('restarts under load', () => {
   it('Redis restarted empty: every service reconnects, lost queue entries are detected, the money adds up', async () => {
     const t = await createTestDb();
@@ -170,23 +195,7 @@ describe('restarts under load', () => {
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const f = await startFleet({ DATABASE_URL: t.url, DATA_DIR: dataDir, REDIS_URL: redis.url, RATE_LIMIT_POINTS: '100000', ...modelEnv() });
     cleanups.push(() => f.kill());
-    const load = await startLoad(f);
-    expect((await fetch(`${f.baseUrl}/readyz`)).status).toBe(200);
-    const ready = watchReadiness(f.baseUrl);
-    await redis.restart({ downMs: 3000 });
-    for (let i = 0; ready.seen.at(-1) !== '200' || !ready.seen.includes('503'); i++) {
-      if (i > 600) break;
-      await sleep(100);
-    }
-    const { jobs, ops } = await settle(f, t.url, load);
-    await stillServes(load);
-    await ready.stop();
-    report('redis restart', ready.seen, jobs, ops);
-    expect(ready.seen).toContain('503');
-    expect(ready.seen.at(-1)).toBe('200');
-    for (const s of SERVICES) expect([s, f.pidsOf(s).length]).toEqual([s, 1]);
-    process.kill(-f.child.pid!, 'SIGTERM');
-    expect((await f.exited).code).toBe(0);
+    await restartUnderLoad('redis restart', f, t.url, () => redis.restart({ downMs: 3000 }));
   }, 720_000);
 
   it('PostgreSQL restarted: every service reconnects, interrupted work is re-run or failed and released, the money adds up', async () => {
@@ -196,22 +205,6 @@ describe('restarts under load', () => {
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const f = await startFleet({ DATABASE_URL: pg.url, DATA_DIR: dataDir, RATE_LIMIT_POINTS: '100000', ...modelEnv() });
     cleanups.push(() => f.kill());
-    const load = await startLoad(f);
-    expect((await fetch(`${f.baseUrl}/readyz`)).status).toBe(200);
-    const ready = watchReadiness(f.baseUrl);
-    await pg.restart({ downMs: 3000 });
-    for (let i = 0; ready.seen.at(-1) !== '200' || !ready.seen.includes('503'); i++) {
-      if (i > 600) break;
-      await sleep(100);
-    }
-    const { jobs, ops } = await settle(f, pg.url, load);
-    await stillServes(load);
-    await ready.stop();
-    report('postgres restart', ready.seen, jobs, ops);
-    expect(ready.seen).toContain('503');
-    expect(ready.seen.at(-1)).toBe('200');
-    for (const s of SERVICES) expect([s, f.pidsOf(s).length]).toEqual([s, 1]);
-    process.kill(-f.child.pid!, 'SIGTERM');
-    expect((await f.exited).code).toBe(0);
+    await restartUnderLoad('postgres restart', f, pg.url, () => pg.restart({ downMs: 3000 }));
   }, 720_000);
 });
