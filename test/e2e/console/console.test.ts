@@ -519,7 +519,9 @@ describe('web console', () => {
     expect(used).toBeGreaterThan(0); // the two parses
     expect(Number(await bar.getAttribute('data-used'))).toBe(used);
     expect(Number(await bar.getAttribute('height'))).toBeGreaterThan(0);
-    expect(await page.getByRole('table', { name: 'Ledger entries' }).locator('tbody tr').count()).toBeGreaterThan(0);
+    const ledgerRows = page.getByRole('table', { name: 'Ledger entries' }).locator('tbody tr');
+    await ledgerRows.first().waitFor({ timeout: 15_000 }); // the ledger loads beside the chart, not before it
+    expect(await ledgerRows.count()).toBeGreaterThan(0);
     await shot(page, '18-credits');
   }, 60_000);
 
