@@ -19,12 +19,27 @@ export const name = 'extract';
 
 const SAMPLES = 60;
 const WARMUP = 5;
-const FIELDS = { title: 'Invoice', fields: [{ name: 'invoice_number', type: 'string' }, { name: 'total', type: 'number' }] };
+const FIELDS = {
+  title: 'Invoice',
+  fields: [
+    { name: 'invoice_number', type: 'string' },
+    { name: 'total', type: 'number' },
+  ],
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function row(label: string, latencies: number[], note: string, baseline = false): Row {
   const p50 = percentile(latencies, 50);
-  return { case: label, ...(baseline ? { baseline } : {}), throughput: round(1000 / p50), unit: 'runs/s (1 at a time)', p50_ms: round(p50), p99_ms: round(percentile(latencies, 99)), samples: latencies.length, note };
+  return {
+    case: label,
+    ...(baseline ? { baseline } : {}),
+    throughput: round(1000 / p50),
+    unit: 'runs/s (1 at a time)',
+    p50_ms: round(p50),
+    p99_ms: round(percentile(latencies, 99)),
+    samples: latencies.length,
+    note,
+  };
 }
 
 async function bareRoundTrip(redisUrl: string): Promise<number[]> {
@@ -33,8 +48,13 @@ async function bareRoundTrip(redisUrl: string): Promise<number[]> {
   const client = createRedis(redisUrl);
   const queues = new QueueClient(client, prefix);
   const waiting = new Map<string, () => void>();
-  const done = async (p: { operationId?: string; jobId?: string }) => void waiting.get(p.operationId ?? p.jobId ?? '')?.();
-  const worker = createWorker('workflow', { 'operation.run': done, 'extract.file': done }, { connection: conn, prefix, concurrency: 2 });
+  const done = async (p: { operationId?: string; jobId?: string }) =>
+    void waiting.get(p.operationId ?? p.jobId ?? '')?.();
+  const worker = createWorker(
+    'workflow',
+    { 'operation.run': done, 'extract.file': done },
+    { connection: conn, prefix, concurrency: 2 },
+  );
   try {
     const out: number[] = [];
     for (let i = 0; i < SAMPLES + WARMUP; i++) {
@@ -55,25 +75,46 @@ async function bareRoundTrip(redisUrl: string): Promise<number[]> {
 
 export async function run(): Promise<Row[]> {
   await ensureTemplate();
-  const fake = await startFakeOpenAiServer({ models: ['instant'], respond: () => ({ json: { jsonResult: { invoice_number: 'INV-1', total: 1 }, citations: [], warnings: [] } }) });
-  const s = await startWorkflowStack({ modelEnv: { OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'instant', MODEL_DEFAULT: 'instant', MODEL_MAX_RETRIES: '0' } });
+  const fake = await startFakeOpenAiServer({
+    models: ['instant'],
+    respond: () => ({ json: { jsonResult: { invoice_number: 'INV-1', total: 1 }, citations: [], warnings: [] } }),
+  });
+  const s = await startWorkflowStack({
+    modelEnv: {
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      OPENAI_MODELS: 'instant',
+      MODEL_DEFAULT: 'instant',
+      MODEL_MAX_RETRIES: '0',
+    },
+  });
   try {
     const org = await s.gw.createOrg({ credits: 10_000 });
     const c = s.client(org.key);
     const kb = (await c.knowledgeBases.create({ name: 'bench' })).knowledge_base.id;
-    const fileId = (await c.files.upload(corpus('f_forms_invoices/invoice2data/AzureInterior.pdf'), { knowledgeBaseId: kb })).file.id;
+    const fileId = (
+      await c.files.upload(corpus('f_forms_invoices/invoice2data/AzureInterior.pdf'), { knowledgeBaseId: kb })
+    ).file.id;
     await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
 
     const endToEnd = async (modelId?: string) => {
       const out: number[] = [];
       for (let i = 0; i < SAMPLES + WARMUP; i++) {
         const t0 = performance.now();
-        const r = await s.gw.req('POST', '/v1/extract/runs', { key: org.key, body: { file_id: fileId, schema: FIELDS, idempotency_key: `bench-${randomUUID()}`, ...(modelId ? { model_id: modelId } : {}) } });
+        const r = await s.gw.req('POST', '/v1/extract/runs', {
+          key: org.key,
+          body: {
+            file_id: fileId,
+            schema: FIELDS,
+            idempotency_key: `bench-${randomUUID()}`,
+            ...(modelId ? { model_id: modelId } : {}),
+          },
+        });
         if (r.status !== 202) throw new Error(`POST /v1/extract/runs: ${r.status} ${JSON.stringify(r.body)}`);
         for (;;) {
           const op = await s.gw.req('GET', `/v1/operations/${r.body.operation_id}`, { key: org.key });
           if (op.body.status === 'completed') break;
-          if (op.body.status === 'failed' || op.body.status === 'cancelled') throw new Error(`operation ${op.body.status}: ${op.body.error}`);
+          if (op.body.status === 'failed' || op.body.status === 'cancelled')
+            throw new Error(`operation ${op.body.status}: ${op.body.error}`);
           await sleep(5);
         }
         if (i >= WARMUP) out.push(performance.now() - t0);
@@ -88,17 +129,36 @@ export async function run(): Promise<Row[]> {
     const immediate: ModelProvider = {
       id: 'immediate',
       models: () => [{ id: 'immediate', provider: 'openai' }],
-      generateJson: async <T>() => ({ output: { jsonResult: { invoice_number: 'INV-1', total: 1 }, citations: [], warnings: [] } as T, usage: { inputTokens: 0, outputTokens: 0 }, modelId: 'immediate' }),
+      generateJson: async <T>() => ({
+        output: { jsonResult: { invoice_number: 'INV-1', total: 1 }, citations: [], warnings: [] } as T,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        modelId: 'immediate',
+      }),
     };
-    const registry = new ModelRegistry({ ...readModelConfig({}), defaultModel: 'immediate' }, [immediate, new LocalProvider()]);
+    const registry = new ModelRegistry({ ...readModelConfig({}), defaultModel: 'immediate' }, [
+      immediate,
+      new LocalProvider(),
+    ]);
     s.gw.deps.models = registry;
     s.workflowDeps.models = registry;
     const instant = await endToEnd();
     return withSlowdown([
       row('enqueue → worker → done (no-op handler)', base, 'bare BullMQ round trip on the same Redis', true),
-      row('extraction run, instant provider', instant, 'POST /v1/extract/runs → worker → GET shows completed; in-process provider returning at once; target p50 < 150 ms'),
-      row('extraction run, OpenAI wire server', wire, 'same through the OpenAI-compatible provider client and a local wire server answering at once'),
-      row('extraction run, docfleet-local', local, 'same, with the built-in offline model doing the extraction (1-page invoice)'),
+      row(
+        'extraction run, instant provider',
+        instant,
+        'POST /v1/extract/runs → worker → GET shows completed; in-process provider returning at once; target p50 < 150 ms',
+      ),
+      row(
+        'extraction run, OpenAI wire server',
+        wire,
+        'same through the OpenAI-compatible provider client and a local wire server answering at once',
+      ),
+      row(
+        'extraction run, docfleet-local',
+        local,
+        'same, with the built-in offline model doing the extraction (1-page invoice)',
+      ),
     ]);
   } finally {
     await s.close();

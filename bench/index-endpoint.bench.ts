@@ -4,7 +4,17 @@ import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { Prisma } from '../libs/db/src';
 import { buildIndex } from '../services/gateway/src/domain/index/build-index';
-import { closedLoop, httpLoad, median, round, roundRobin, startBenchGateway, withSlowdown, type LoadResult, type Row } from './lib';
+import {
+  closedLoop,
+  httpLoad,
+  median,
+  round,
+  roundRobin,
+  startBenchGateway,
+  withSlowdown,
+  type LoadResult,
+  type Row,
+} from './lib';
 
 export const name = 'index-endpoint';
 
@@ -150,7 +160,10 @@ export async function run(): Promise<Row[]> {
     const stringifyMs = Number(process.hrtime.bigint() - s0) / 1e6 / reps;
     const planRows = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, values);
     const plan = planRows.rows.map((r: Record<string, string>) => r['QUERY PLAN']);
-    const planJson = (await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values)).rows[0]['QUERY PLAN'][0] as { 'Execution Time': number; 'Planning Time': number };
+    const planJson = (await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, values)).rows[0]['QUERY PLAN'][0] as {
+      'Execution Time': number;
+      'Planning Time': number;
+    };
     // One caller at a time (no queueing): where a single request's time goes.
     const rawText = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
     const sequential = {
@@ -181,17 +194,39 @@ export async function run(): Promise<Row[]> {
     process.stdout.write(
       `profile: ${FILES} files, ${Math.round(profile.response_bytes / 1024)} KiB JSON (${Math.round(profile.response_gzip_bytes / 1024)} KiB gzipped), ` +
         `JSON.stringify ${profile.json_stringify_ms} ms; PostgreSQL executes the query in ${profile.sql_execution_ms} ms (EXPLAIN ANALYZE); ` +
-        `one request at a time: ${Object.entries(sequential).map(([k, v]) => `${k.replace(/_ms$/, '')} ${v} ms`).join(', ')}\n`,
+        `one request at a time: ${Object.entries(sequential)
+          .map(([k, v]) => `${k.replace(/_ms$/, '')} ${v} ms`)
+          .join(', ')}\n`,
     );
 
-    const loop = (fn: () => Promise<unknown>) => (seconds: number, warmupSeconds?: number) => closedLoop(fn, { concurrency: CONCURRENCY, seconds, warmupSeconds });
+    const loop = (fn: () => Promise<unknown>) => (seconds: number, warmupSeconds?: number) =>
+      closedLoop(fn, { concurrency: CONCURRENCY, seconds, warmupSeconds });
     const [direct, viaPrisma, inProcess, http, conditional] = await roundRobin<LoadResult>(
       [
         { label: 'sql', measure: loop(() => pool.query(sql, values)) },
         { label: 'prisma', measure: loop(() => gw.db.$queryRawUnsafe(sql, ...values)) },
         { label: 'buildIndex', measure: loop(() => buildIndex({ db: gw.db }, principal, kbId)) },
-        { label: 'http', measure: (seconds, warmupSeconds) => httpLoad(gw.url + path, { headers: { 'x-api-key': key }, connections: CONCURRENCY, seconds, warmupSeconds }) },
-        { label: 'http-304', measure: (seconds, warmupSeconds) => httpLoad(gw.url + path, { headers: { 'x-api-key': key, 'if-none-match': etag }, connections: CONCURRENCY, seconds, warmupSeconds, notModifiedIsOk: true }) },
+        {
+          label: 'http',
+          measure: (seconds, warmupSeconds) =>
+            httpLoad(gw.url + path, {
+              headers: { 'x-api-key': key },
+              connections: CONCURRENCY,
+              seconds,
+              warmupSeconds,
+            }),
+        },
+        {
+          label: 'http-304',
+          measure: (seconds, warmupSeconds) =>
+            httpLoad(gw.url + path, {
+              headers: { 'x-api-key': key, 'if-none-match': etag },
+              connections: CONCURRENCY,
+              seconds,
+              warmupSeconds,
+              notModifiedIsOk: true,
+            }),
+        },
       ],
       { rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS },
     );
@@ -199,10 +234,14 @@ export async function run(): Promise<Row[]> {
 
     return withSlowdown([
       { ...loadRow('index SQL, node-postgres (baseline)', direct, `pool of ${CONCURRENCY}`), baseline: true },
-      loadRow('same SQL, Prisma $queryRawUnsafe', viaPrisma, 'the gateway\'s pg adapter'),
+      loadRow('same SQL, Prisma $queryRawUnsafe', viaPrisma, "the gateway's pg adapter"),
       loadRow('buildIndex() in process, no HTTP', inProcess, 'loadKb + query + mapping'),
       loadRow(`GET /v1/knowledge-bases/{id}/index`, http, `autocannon; ${kib} KiB JSON per response`, { profile }),
-      loadRow('same, polling with If-None-Match (304, nothing changed)', conditional, 'autocannon; index_version check only'),
+      loadRow(
+        'same, polling with If-None-Match (304, nothing changed)',
+        conditional,
+        'autocannon; index_version check only',
+      ),
     ]);
   } finally {
     await pool.end().catch(() => undefined);

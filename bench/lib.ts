@@ -90,7 +90,10 @@ async function measuringLoop<T>(fn: () => Promise<T>): Promise<T & { loop_busy: 
  * A closed loop: `concurrency` callers each await fn() back to back for `seconds` (after an
  * unmeasured warm-up), the same shape of load autocannon puts on the HTTP server.
  */
-export async function closedLoop(fn: () => Promise<unknown>, o: { concurrency: number; seconds: number; warmupSeconds?: number }): Promise<LoadResult> {
+export async function closedLoop(
+  fn: () => Promise<unknown>,
+  o: { concurrency: number; seconds: number; warmupSeconds?: number },
+): Promise<LoadResult> {
   const runFor = async (seconds: number, record: boolean) => {
     const latencies: number[] = [];
     let errors = 0;
@@ -130,14 +133,30 @@ export async function closedLoop(fn: () => Promise<unknown>, o: { concurrency: n
  * HTTP load with autocannon, in a worker thread so that its client work does not share the event
  * loop with the gateway under test (which runs in this process).
  */
-export async function httpLoad(url: string, o: { headers?: Record<string, string>; connections: number; seconds: number; warmupSeconds?: number; notModifiedIsOk?: boolean }): Promise<LoadResult & { bytes_per_response: number }> {
+export async function httpLoad(
+  url: string,
+  o: {
+    headers?: Record<string, string>;
+    connections: number;
+    seconds: number;
+    warmupSeconds?: number;
+    notModifiedIsOk?: boolean;
+  },
+): Promise<LoadResult & { bytes_per_response: number }> {
   const run = (duration: number) =>
-    autocannon({ url, headers: o.headers, connections: o.connections, duration, workers: 1, timeout: 30 }) as unknown as Promise<autocannon.Result>;
+    autocannon({
+      url,
+      headers: o.headers,
+      connections: o.connections,
+      duration,
+      workers: 1,
+      timeout: 30,
+    }) as unknown as Promise<autocannon.Result>;
   if (o.warmupSeconds) await run(o.warmupSeconds);
   const r = await measuringLoop(async () => ({ r: await run(o.seconds) }));
   const res = r.r;
   // A conditional poll answered 304 is a success; autocannon counts it as non-2xx.
-  const notModified = o.notModifiedIsOk ? (res as unknown as Record<string, number>)['3xx'] ?? 0 : 0;
+  const notModified = o.notModifiedIsOk ? ((res as unknown as Record<string, number>)['3xx'] ?? 0) : 0;
   const ok = res['2xx'] + notModified;
   return {
     requests: ok,
@@ -163,7 +182,10 @@ export interface LoadCase<R extends LoadResult = LoadResult> {
  * Throughput is total requests over total time; p50 is the median of the rounds' p50s and p99
  * the worst round's p99.
  */
-export async function roundRobin<R extends LoadResult>(cases: LoadCase<R>[], o: { rounds: number; seconds: number; warmupSeconds: number }) {
+export async function roundRobin<R extends LoadResult>(
+  cases: LoadCase<R>[],
+  o: { rounds: number; seconds: number; warmupSeconds: number },
+) {
   const per = o.seconds / o.rounds;
   const results: R[][] = cases.map(() => []);
   for (let k = 0; k < o.rounds; k++) {
@@ -188,5 +210,11 @@ export async function roundRobin<R extends LoadResult>(cases: LoadCase<R>[], o: 
 }
 
 export function machine() {
-  return { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, loadavg: os.loadavg().map((l) => round(l)), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
+    loadavg: os.loadavg().map((l) => round(l)),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }

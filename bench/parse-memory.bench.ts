@@ -42,13 +42,26 @@ async function descendants(root: number): Promise<Array<{ pid: number; name: str
   }
   const out: Array<{ pid: number; name: string; rss: number }> = [];
   const walk = (p: number) => {
-    for (const [pid, s] of all) if (s.ppid === p) { out.push({ pid, name: s.name, rss: s.rss }); walk(pid); }
+    for (const [pid, s] of all)
+      if (s.ppid === p) {
+        out.push({ pid, name: s.name, rss: s.rss });
+        walk(pid);
+      }
   };
   walk(root);
   return out;
 }
 
-interface Measured { seconds: number; wallSeconds: number; peakMiB: number; childPeakMiB: number; childName: string; result: Record<string, unknown> | null; status: string; code: string | null }
+interface Measured {
+  seconds: number;
+  wallSeconds: number;
+  peakMiB: number;
+  childPeakMiB: number;
+  childName: string;
+  result: Record<string, unknown> | null;
+  status: string;
+  code: string | null;
+}
 
 export async function run(): Promise<Row[]> {
   // Built before the gateway starts: nine million operators keep this thread busy for seconds,
@@ -58,7 +71,8 @@ export async function run(): Promise<Row[]> {
   const workers: WorkerProcess[] = [];
   try {
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'memory' } })).body.knowledge_base.id as string;
+    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'memory' } })).body.knowledge_base
+      .id as string;
     let seq = 0;
 
     /** A fresh worker process parses `data` alone; its VmHWM is read before it stops. */
@@ -80,12 +94,23 @@ export async function run(): Promise<Row[]> {
           if (['completed', 'failed', 'cancelled'].includes(j.status)) {
             const peak = (await status(pid))!.hwm;
             return {
-              seconds: (j.completed_at!.getTime() - j.started_at!.getTime()) / 1000, wallSeconds: (Date.now() - t0) / 1000,
-              peakMiB: peak, childPeakMiB: childPeak, childName, result: j.result as Record<string, unknown> | null, status: j.status, code: j.error_code,
+              seconds: (j.completed_at!.getTime() - j.started_at!.getTime()) / 1000,
+              wallSeconds: (Date.now() - t0) / 1000,
+              peakMiB: peak,
+              childPeakMiB: childPeak,
+              childName,
+              result: j.result as Record<string, unknown> | null,
+              status: j.status,
+              code: j.error_code,
             };
           }
-          for (const d of await descendants(pid)) if (d.rss > childPeak) { childPeak = d.rss; childName = d.name; }
-          if (w.child.exitCode !== null || w.child.signalCode !== null) throw new Error(`worker exited during ${label}:\n${w.output().slice(-4000)}`);
+          for (const d of await descendants(pid))
+            if (d.rss > childPeak) {
+              childPeak = d.rss;
+              childName = d.name;
+            }
+          if (w.child.exitCode !== null || w.child.signalCode !== null)
+            throw new Error(`worker exited during ${label}:\n${w.output().slice(-4000)}`);
           await sleep(200);
         }
       } finally {
@@ -100,20 +125,44 @@ export async function run(): Promise<Row[]> {
 
     const row = (c: string, m: Measured, pages: number, isBase = false): Row => {
       const failed = (m.result?.failed_pages as unknown[] | undefined)?.length ?? 0;
-      const outcome = m.status === 'completed' ? `completed${failed ? `, ${failed} failed page(s)` : ''}, ${m.result?.credits_charged ?? '?'} credit(s), backend ${m.result?.backend}` : `${m.status} (${m.code})`;
+      const outcome =
+        m.status === 'completed'
+          ? `completed${failed ? `, ${failed} failed page(s)` : ''}, ${m.result?.credits_charged ?? '?'} credit(s), backend ${m.result?.backend}`
+          : `${m.status} (${m.code})`;
       return {
-        case: c, baseline: isBase, throughput: round(pages / m.seconds, 2), unit: 'pages/s', p50_ms: round(m.seconds * 1000, 0), samples: 1,
-        note: `worker peak RSS ${Math.round(m.peakMiB)} MiB (${m.peakMiB < 1024 ? 'under' : 'OVER'} 1 GiB), ${round(m.peakMiB / baseline.peakMiB, 2)}x baseline; ` +
+        case: c,
+        baseline: isBase,
+        throughput: round(pages / m.seconds, 2),
+        unit: 'pages/s',
+        p50_ms: round(m.seconds * 1000, 0),
+        samples: 1,
+        note:
+          `worker peak RSS ${Math.round(m.peakMiB)} MiB (${m.peakMiB < 1024 ? 'under' : 'OVER'} 1 GiB), ${round(m.peakMiB / baseline.peakMiB, 2)}x baseline; ` +
           `largest child ${Math.round(m.childPeakMiB)} MiB${m.childName ? ` (${m.childName})` : ''}; ${outcome}`,
-        extra: { job_seconds: m.seconds, wall_seconds: m.wallSeconds, peak_rss_mib: round(m.peakMiB, 1), child_peak_rss_mib: round(m.childPeakMiB, 1), child: m.childName, status: m.status, error_code: m.code, result: m.result },
+        extra: {
+          job_seconds: m.seconds,
+          wall_seconds: m.wallSeconds,
+          peak_rss_mib: round(m.peakMiB, 1),
+          child_peak_rss_mib: round(m.childPeakMiB, 1),
+          child: m.childName,
+          status: m.status,
+          error_code: m.code,
+          result: m.result,
+        },
       };
     };
     const rows = withSlowdown([
       row('1-page plain text PDF', baseline, 1, true),
-      row(`text page + one page of '0 0 m 1 1 l S' x${DENSE_OPS.toLocaleString('en')} (deflated, ${Math.round(docs.dense.length / 1024)} KB)`, dense, 2),
+      row(
+        `text page + one page of '0 0 m 1 1 l S' x${DENSE_OPS.toLocaleString('en')} (deflated, ${Math.round(docs.dense.length / 1024)} KB)`,
+        dense,
+        2,
+      ),
       row(`${BIG_PAGES}-page text PDF`, big, BIG_PAGES),
     ]);
-    for (const m of [baseline, dense, big]) if (m.peakMiB >= 2048 || m.childPeakMiB >= 2048) throw new Error(`a process went over the 2 GiB pod limit: ${JSON.stringify(rows.map((r) => r.note))}`);
+    for (const m of [baseline, dense, big])
+      if (m.peakMiB >= 2048 || m.childPeakMiB >= 2048)
+        throw new Error(`a process went over the 2 GiB pod limit: ${JSON.stringify(rows.map((r) => r.note))}`);
     return rows;
   } finally {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');

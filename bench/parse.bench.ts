@@ -23,7 +23,9 @@ export const name = 'parse';
 const REPS = Number(process.env.BENCH_PARSE_REPS ?? 3);
 const BIG_PAGES = Number(process.env.BENCH_PARSE_BIG_PAGES ?? 500);
 const CORPUS = process.env.DOCFLEET_CORPUS ?? path.resolve(__dirname, '../../shared/corpus');
-const BORN_DIGITAL = ['2305.03393v1-pg9.pdf', 'code_and_formula.pdf', 'redp5110_sampled.pdf'].map((f) => path.join(CORPUS, 'a_born_digital/docling', f));
+const BORN_DIGITAL = ['2305.03393v1-pg9.pdf', 'code_and_formula.pdf', 'redp5110_sampled.pdf'].map((f) =>
+  path.join(CORPUS, 'a_born_digital/docling', f),
+);
 const REDBOOK = BORN_DIGITAL[2]!;
 const run$ = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,19 +52,29 @@ export async function run(): Promise<Row[]> {
   const workers: WorkerProcess[] = [];
   try {
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'bench' } })).body.knowledge_base.id as string;
+    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'bench' } })).body.knowledge_base
+      .id as string;
     let seq = 0;
 
     /** Upload (not timed), dispatch over HTTP, wait for the job row; returns the job's processing seconds. */
-    async function parseJob(file: string | Buffer, options: Record<string, unknown> = {}, onTick?: () => Promise<void>) {
+    async function parseJob(
+      file: string | Buffer,
+      options: Record<string, unknown> = {},
+      onTick?: () => Promise<void>,
+    ) {
       const data = typeof file === 'string' ? await readFile(file) : file;
-      const up = await gw.upload(key, { knowledge_base_id: kbId }, { name: `${++seq}-${typeof file === 'string' ? path.basename(file) : 'doc.pdf'}`, data });
+      const up = await gw.upload(
+        key,
+        { knowledge_base_id: kbId },
+        { name: `${++seq}-${typeof file === 'string' ? path.basename(file) : 'doc.pdf'}`, data },
+      );
       if (up.status !== 201) throw new Error(`upload: ${JSON.stringify(up.body)}`);
       const r = await gw.req('POST', `/v1/files/${up.body.file.id}/parse`, { key, body: { options } });
       if (r.status !== 202) throw new Error(`parse: ${JSON.stringify(r.body)}`);
       for (;;) {
         const j = await gw.db.job.findUniqueOrThrow({ where: { id: r.body.job.job_id } });
-        if (j.status === 'completed') return { seconds: (j.completed_at!.getTime() - j.started_at!.getTime()) / 1000, job: j };
+        if (j.status === 'completed')
+          return { seconds: (j.completed_at!.getTime() - j.started_at!.getTime()) / 1000, job: j };
         if (j.status === 'failed' || j.status === 'cancelled') throw new Error(`job ${j.status}: ${j.error}`);
         await onTick?.();
         await sleep(20);
@@ -87,7 +99,14 @@ export async function run(): Promise<Row[]> {
     const raster = (await rasterisePdf(ocrPdf, tmp, { dpi: 300, gray: true, firstPage: 1, lastPage: 1 })).get(1)!;
     await rawPdfjs(BORN_DIGITAL, 150); // warm-up
 
-    const t = { img: [] as number[], noimg: [] as number[], raw: [] as number[], ocrJob: [] as number[], ocrPlain: [] as number[], ocrRaster: [] as number[] };
+    const t = {
+      img: [] as number[],
+      noimg: [] as number[],
+      raw: [] as number[],
+      ocrJob: [] as number[],
+      ocrPlain: [] as number[],
+      ocrRaster: [] as number[],
+    };
     let textPeak = 0;
     for (let rep = 0; rep < REPS; rep++) {
       process.stderr.write(`parse bench: round ${rep + 1}/${REPS}\n`);
@@ -108,34 +127,61 @@ export async function run(): Promise<Row[]> {
       t.raw.push((performance.now() - t0) / 1000);
       const env = { ...process.env, OMP_THREAD_LIMIT: '1' };
       t0 = performance.now();
-      await run$('tesseract', [raster, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng', 'tsv'], { env, maxBuffer: 1 << 24 });
+      await run$('tesseract', [raster, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng', 'tsv'], {
+        env,
+        maxBuffer: 1 << 24,
+      });
       t.ocrPlain.push((performance.now() - t0) / 1000);
       const dir = path.join(tmp, `r${rep}`);
       await mkdir(dir, { recursive: true });
       t0 = performance.now();
       const r = (await rasterisePdf(ocrPdf, dir, { dpi: 300, gray: true, firstPage: 1, lastPage: 1 })).get(1)!;
-      await run$('tesseract', [r, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng', 'tsv'], { env, maxBuffer: 1 << 24 });
+      await run$('tesseract', [r, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng', 'tsv'], {
+        env,
+        maxBuffer: 1 << 24,
+      });
       t.ocrRaster.push((performance.now() - t0) / 1000);
     }
 
     const textRow = (c: string, xs: number[], baseline = false, note?: string): Row => ({
-      case: c, baseline, throughput: round(pages / median(xs)), unit: 'pages/s', p50_ms: round((median(xs) * 1000) / pages, 1), samples: xs.length, note, extra: { seconds: xs },
+      case: c,
+      baseline,
+      throughput: round(pages / median(xs)),
+      unit: 'pages/s',
+      p50_ms: round((median(xs) * 1000) / pages, 1),
+      samples: xs.length,
+      note,
+      extra: { seconds: xs },
     });
     const rawRow = textRow(`raw pdf.js text + render + PNG, ${pages} pages (this process)`, t.raw, true);
     const rows: Row[] = [
       rawRow,
-      textRow(`job path, text layer + page images (1 worker process)`, t.img, false, `worker peak RSS ${Math.round(textPeak)} MiB`),
+      textRow(
+        `job path, text layer + page images (1 worker process)`,
+        t.img,
+        false,
+        `worker peak RSS ${Math.round(textPeak)} MiB`,
+      ),
       textRow(`job path, text layer, no page images (PARSE_PAGE_IMAGES=false)`, t.noimg),
     ].map((r) => ({ ...r, slowdown: round(rawRow.throughput / r.throughput) }));
     const ocrRow = (c: string, xs: number[], baseline = false, note?: string): Row => ({
-      case: c, baseline, throughput: round(1 / median(xs), 3), unit: 'pages/s', p50_ms: round(median(xs) * 1000, 0), samples: xs.length, note, extra: { seconds: xs },
+      case: c,
+      baseline,
+      throughput: round(1 / median(xs), 3),
+      unit: 'pages/s',
+      p50_ms: round(median(xs) * 1000, 0),
+      samples: xs.length,
+      note,
+      extra: { seconds: xs },
     });
     const plain = ocrRow('plain tesseract on the 300-dpi raster (tsv, OMP_THREAD_LIMIT=1)', t.ocrPlain, true);
-    rows.push(...[
-      plain,
-      ocrRow('pdftoppm 300 dpi + plain tesseract', t.ocrRaster),
-      ocrRow('job path, OCR backend, 1 page (redp5110 p5) incl. page image', t.ocrJob),
-    ].map((r) => ({ ...r, slowdown: round(plain.throughput / r.throughput) })));
+    rows.push(
+      ...[
+        plain,
+        ocrRow('pdftoppm 300 dpi + plain tesseract', t.ocrRaster),
+        ocrRow('job path, OCR backend, 1 page (redp5110 p5) incl. page image', t.ocrJob),
+      ].map((r) => ({ ...r, slowdown: round(plain.throughput / r.throughput) })),
+    );
 
     // ---- 500 pages, worker RSS sampled
     const bigFile = path.join(os.tmpdir(), `docfleet-bench-${BIG_PAGES}p.pdf`);
@@ -155,9 +201,17 @@ export async function run(): Promise<Row[]> {
     await stop(wb);
     rows.push({
       case: `job path, ${BIG_PAGES}-page PDF (redp5110 ×${Math.ceil(BIG_PAGES / 18)}), text layer + page images`,
-      throughput: round(BIG_PAGES / big.seconds), unit: 'pages/s', p50_ms: round((big.seconds * 1000) / BIG_PAGES, 1), samples: 1,
+      throughput: round(BIG_PAGES / big.seconds),
+      unit: 'pages/s',
+      p50_ms: round((big.seconds * 1000) / BIG_PAGES, 1),
+      samples: 1,
       note: `worker peak RSS ${Math.round(peak)} MiB (${peak < 1024 ? 'under' : 'OVER'} 1 GiB); page-diff ${diffSeconds.toFixed(1)} s of ${big.seconds.toFixed(1)} s`,
-      extra: { seconds: big.seconds, peak_rss_mib: peak, page_diff_seconds: diffSeconds, bytes: (await stat(bigFile)).size },
+      extra: {
+        seconds: big.seconds,
+        peak_rss_mib: peak,
+        page_diff_seconds: diffSeconds,
+        bytes: (await stat(bigFile)).size,
+      },
     });
     return rows;
   } finally {

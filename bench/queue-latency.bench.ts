@@ -32,14 +32,30 @@ function latencyRow(label: string, ms: number[], baseline: boolean, base?: numbe
   // "throughput" is 1 / p50 so that the slowdown column reads as p50 ÷ baseline p50.
   const throughput = 1000 / Math.max(p50, 0.001);
   return {
-    case: label, baseline, throughput: round(throughput, 1), unit: '1/p50 s', p50_ms: round(p50, 2), p99_ms: round(percentile(ms, 99), 2),
-    slowdown: base ? round(base / throughput) : 1, samples: ms.length, note: `p95 ${round(p95, 2)} ms${note ? `; ${note}` : ''}`,
-    extra: { p95_ms: round(p95, 2), min_ms: round(Math.min(...ms), 2), max_ms: round(Math.max(...ms), 2), samples_ms: ms.map((x) => round(x, 2)) },
+    case: label,
+    baseline,
+    throughput: round(throughput, 1),
+    unit: '1/p50 s',
+    p50_ms: round(p50, 2),
+    p99_ms: round(percentile(ms, 99), 2),
+    slowdown: base ? round(base / throughput) : 1,
+    samples: ms.length,
+    note: `p95 ${round(p95, 2)} ms${note ? `; ${note}` : ''}`,
+    extra: {
+      p95_ms: round(p95, 2),
+      min_ms: round(Math.min(...ms), 2),
+      max_ms: round(Math.max(...ms), 2),
+      samples_ms: ms.map((x) => round(x, 2)),
+    },
   };
 }
 
 /** add() resolved → processor entered, `n` times one after the other, through the given pair. */
-async function pickup(n: number, add: () => Promise<unknown>, started: { next?: (t: number) => void }): Promise<number[]> {
+async function pickup(
+  n: number,
+  add: () => Promise<unknown>,
+  started: { next?: (t: number) => void },
+): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const entered = new Promise<number>((r) => (started.next = r));
@@ -55,7 +71,10 @@ export async function run(): Promise<Row[]> {
   // The gateway as main.ts wires it: auto_parse dispatches the parse job in the upload request.
   await ensureTemplate();
   const holder: { deps?: Deps } = {};
-  const gw = await startGateway({}, { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } });
+  const gw = await startGateway(
+    {},
+    { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } },
+  );
   holder.deps = gw.deps;
   const producer = createRedis(REDIS_URL);
   const consumer = createRedis(REDIS_URL, { forWorker: true });
@@ -65,17 +84,26 @@ export async function run(): Promise<Row[]> {
   const rawQueue = new Queue('index', { connection: producer, prefix: prefixes.raw });
   const rawWorker = new Worker('index', enter, { connection: consumer, prefix: prefixes.raw });
   const ours = new QueueClient(producer, prefixes.ours);
-  const oursWorker = createWorker('index', { 'index.file-version': enter, 'index.remove-file': enter }, { connection: consumer, prefix: prefixes.ours });
+  const oursWorker = createWorker(
+    'index',
+    { 'index.file-version': enter, 'index.remove-file': enter },
+    { connection: consumer, prefix: prefixes.ours },
+  );
   let worker: WorkerProcess | undefined;
   try {
     const { key } = await gw.createOrg({ credits: 1_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'latency' } })).body.knowledge_base.id as string;
+    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'latency' } })).body.knowledge_base
+      .id as string;
     const data = await readFile(PDF);
     worker = await spawnWorker(gw, { LOG_LEVEL: 'warn', DB_POOL_MAX: '4' });
 
     /** One upload with auto_parse; returns started_at − response time (ms) once the parse finished. */
     async function uploadToStart(i: number): Promise<number> {
-      const up = await gw.upload(key, { knowledge_base_id: kbId, auto_parse: 'true' }, { name: `${i}-${randomUUID().slice(0, 6)}.pdf`, data, type: 'application/pdf' });
+      const up = await gw.upload(
+        key,
+        { knowledge_base_id: kbId, auto_parse: 'true' },
+        { name: `${i}-${randomUUID().slice(0, 6)}.pdf`, data, type: 'application/pdf' },
+      );
       const answered = Date.now();
       if (up.status !== 201 || !up.body.parse_job) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`);
       for (;;) {
@@ -95,16 +123,33 @@ export async function run(): Promise<Row[]> {
     for (let done = 0; done < UPLOADS; done += 5) {
       process.stderr.write(`queue-latency bench: uploads ${done + 1}-${Math.min(UPLOADS, done + 5)} of ${UPLOADS}\n`);
       const k = Math.min(5, UPLOADS - done);
-      ms.raw.push(...(await pickup(k, () => rawQueue.add('index.remove-file', { orgId: randomUUID(), fileId: randomUUID() }), hook)));
-      ms.ours.push(...(await pickup(k, () => ours.enqueue('index.remove-file', { orgId: randomUUID(), fileId: randomUUID() }), hook)));
+      ms.raw.push(
+        ...(await pickup(
+          k,
+          () => rawQueue.add('index.remove-file', { orgId: randomUUID(), fileId: randomUUID() }),
+          hook,
+        )),
+      );
+      ms.ours.push(
+        ...(await pickup(
+          k,
+          () => ours.enqueue('index.remove-file', { orgId: randomUUID(), fileId: randomUUID() }),
+          hook,
+        )),
+      );
       for (let i = 0; i < k; i++) ms.upload.push(await uploadToStart(done + i));
     }
     const raw = latencyRow('raw BullMQ: add() resolved → processor entered (this process)', ms.raw, true);
     return [
       raw,
       latencyRow('ours: QueueClient.enqueue resolved → createWorker handler entered', ms.ours, false, raw.throughput),
-      latencyRow('upload auto_parse response → jobs.started_at (parse-worker process)', ms.upload, false, raw.throughput,
-        'claim = job row read + UPDATE … started_at, after BullMQ hands the job over'),
+      latencyRow(
+        'upload auto_parse response → jobs.started_at (parse-worker process)',
+        ms.upload,
+        false,
+        raw.throughput,
+        'claim = job row read + UPDATE … started_at, after BullMQ hands the job over',
+      ),
     ];
   } finally {
     if (worker) {

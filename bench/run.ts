@@ -29,13 +29,15 @@ async function loadModules(): Promise<BenchModule[]> {
   for (const f of files) {
     const m = (await import(path.join(BENCH_DIR, f))) as Partial<BenchModule> & { default?: Partial<BenchModule> };
     const mod = typeof m.run === 'function' ? m : m.default;
-    if (!mod || typeof mod.name !== 'string' || typeof mod.run !== 'function') throw new Error(`${f} does not export name and run()`);
+    if (!mod || typeof mod.name !== 'string' || typeof mod.run !== 'function')
+      throw new Error(`${f} does not export name and run()`);
     mods.push(mod as BenchModule);
   }
   return mods;
 }
 
-const fmt = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '' : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const fmt = (n: number | undefined) =>
+  n === undefined || Number.isNaN(n) ? '' : n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
 
 export function renderTable(rows: Row[]): string {
   const header = ['case', 'throughput', 'p50 ms', 'p99 ms', 'slowdown', 'n', 'note'];
@@ -50,7 +52,11 @@ export function renderTable(rows: Row[]): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const right = new Set([1, 2, 3, 4, 5]);
-  const line = (cells: string[]) => cells.map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -68,9 +74,18 @@ async function main() {
     try {
       const rows = await m.run();
       const seconds = Math.round((Date.now() - t0) / 100) / 10;
-      process.stdout.write(`${renderTable(rows)}\n(* baseline; slowdown = baseline throughput / row throughput; ${seconds} s)\n`);
+      process.stdout.write(
+        `${renderTable(rows)}\n(* baseline; slowdown = baseline throughput / row throughput; ${seconds} s)\n`,
+      );
       const out = path.join(OUT_DIR, `${m.name}.json`);
-      await writeFile(out, JSON.stringify({ name: m.name, started_at: started.toISOString(), seconds, machine: machine(), rows }, null, 2) + '\n');
+      await writeFile(
+        out,
+        JSON.stringify(
+          { name: m.name, started_at: started.toISOString(), seconds, machine: machine(), rows },
+          null,
+          2,
+        ) + '\n',
+      );
       process.stdout.write(`wrote ${path.relative(process.cwd(), out)}\n`);
     } catch (err) {
       failed++;

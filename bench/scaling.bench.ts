@@ -34,8 +34,14 @@ async function corpusPdfs(): Promise<Array<{ file: string; pages: number }>> {
   const [header, ...lines] = (await readFile(path.join(CORPUS, 'MANIFEST.tsv'), 'utf8')).trim().split('\n');
   const col = header.split('\t');
   const at = (cells: string[], name: string) => cells[col.indexOf(name)] ?? '';
-  return lines.map((l) => l.split('\t'))
-    .filter((c) => at(c, 'local_path').endsWith('.pdf') && !at(c, 'local_path').startsWith('c_scanned_images/') && Number(at(c, 'pages')) > 0)
+  return lines
+    .map((l) => l.split('\t'))
+    .filter(
+      (c) =>
+        at(c, 'local_path').endsWith('.pdf') &&
+        !at(c, 'local_path').startsWith('c_scanned_images/') &&
+        Number(at(c, 'pages')) > 0,
+    )
     .map((c) => ({ file: path.join(CORPUS, at(c, 'local_path')), pages: Number(at(c, 'pages')) }));
 }
 
@@ -47,11 +53,16 @@ export async function run(): Promise<Row[]> {
     const pages = docs.reduce((a, d) => a + d.pages, 0);
     const bytes = await Promise.all(docs.map((d) => readFile(d.file)));
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'scaling' } })).body.knowledge_base.id as string;
+    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'scaling' } })).body.knowledge_base
+      .id as string;
     let seq = 0;
 
     const upload = async (i: number) => {
-      const up = await gw.upload(key, { knowledge_base_id: kbId }, { name: `${++seq}-${path.basename(docs[i]!.file)}`, data: bytes[i]!, type: 'application/pdf' });
+      const up = await gw.upload(
+        key,
+        { knowledge_base_id: kbId },
+        { name: `${++seq}-${path.basename(docs[i]!.file)}`, data: bytes[i]!, type: 'application/pdf' },
+      );
       if (up.status !== 201) throw new Error(`upload: ${JSON.stringify(up.body)}`);
       return up.body.file.id as string;
     };
@@ -73,7 +84,9 @@ export async function run(): Promise<Row[]> {
     /** One measured round with n worker processes: seconds for the whole corpus, and the workers' CPU seconds meanwhile. */
     async function round_(n: number): Promise<{ seconds: number; cpu: number }> {
       const fileIds = await Promise.all(docs.map((_, i) => upload(i))); // not timed
-      const started = await Promise.all(Array.from({ length: n }, () => spawnWorker(gw, { LOG_LEVEL: 'warn', DB_POOL_MAX: '3' })));
+      const started = await Promise.all(
+        Array.from({ length: n }, () => spawnWorker(gw, { LOG_LEVEL: 'warn', DB_POOL_MAX: '3' })),
+      );
       workers.push(...started);
       // Warm-up: one small job per worker (pdf.js, fonts and sharp load on the first job).
       await settle(await Promise.all(Array.from({ length: n }, async () => dispatch(await upload(0)))));
@@ -82,10 +95,12 @@ export async function run(): Promise<Row[]> {
       const cpu1 = await Promise.all(started.map((w) => cpuSeconds(w.child.pid!)));
       const first = Math.min(...jobs.map((j) => j.created_at.getTime()));
       const last = Math.max(...jobs.map((j) => j.completed_at!.getTime()));
-      await Promise.all(started.map(async (w) => {
-        w.child.kill('SIGTERM');
-        await w.exited;
-      }));
+      await Promise.all(
+        started.map(async (w) => {
+          w.child.kill('SIGTERM');
+          await w.exited;
+        }),
+      );
       return { seconds: (last - first) / 1000, cpu: cpu1.reduce((a, c, i) => a + c - cpu0[i]!, 0) };
     }
 
@@ -106,10 +121,17 @@ export async function run(): Promise<Row[]> {
       return {
         case: `${n} parse-worker process${n > 1 ? 'es' : ''}, ${docs.length} PDFs / ${pages} pages, backend text`,
         baseline: n === COUNTS[0],
-        throughput: round(throughput, 2), unit: 'pages/s', p50_ms: round((median(xs) * 1000) / pages, 0), slowdown: round(base / throughput),
+        throughput: round(throughput, 2),
+        unit: 'pages/s',
+        p50_ms: round((median(xs) * 1000) / pages, 0),
+        slowdown: round(base / throughput),
         samples: xs.length,
         note: `speed-up ${round(throughput / base)}x; workers used ${round(median(cores.get(n)!), 2)} of ${os.cpus().length} cores`,
-        extra: { seconds: xs.map((x) => round(x, 2)), worker_cores: cores.get(n)!.map((x) => round(x, 2)), loadavg_end: os.loadavg().map((x) => round(x, 1)) },
+        extra: {
+          seconds: xs.map((x) => round(x, 2)),
+          worker_cores: cores.get(n)!.map((x) => round(x, 2)),
+          loadavg_end: os.loadavg().map((x) => round(x, 1)),
+        },
       };
     });
   } finally {

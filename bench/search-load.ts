@@ -6,12 +6,21 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 export type ProbeItem =
-  | { kind: 'http'; path: string; body: unknown }
-  | { kind: 'sql'; text: string; values: unknown[] };
+  { kind: 'http'; path: string; body: unknown } | { kind: 'sql'; text: string; values: unknown[] };
 
-export interface Probe { url: string; key: string; databaseUrl: string; items: ProbeItem[] }
+export interface Probe {
+  url: string;
+  key: string;
+  databaseUrl: string;
+  items: ProbeItem[];
+}
 
-export interface ProbeResult { latencies: Record<'http' | 'sql', number[]>; errors: number; seconds: number; firstError?: string }
+export interface ProbeResult {
+  latencies: Record<'http' | 'sql', number[]>;
+  errors: number;
+  seconds: number;
+  firstError?: string;
+}
 
 // Plain CommonJS so the worker needs no TypeScript loader; `pg` is resolved from the repository.
 const WORKER = `
@@ -52,7 +61,10 @@ const req = createRequire(workerData.root + '/package.json');
 
 export function runProbe(probe: Probe, concurrency: number): Promise<ProbeResult> {
   return new Promise((resolve, reject) => {
-    const w = new Worker(WORKER, { eval: true, workerData: { probe, concurrency, root: path.resolve(__dirname, '..') } });
+    const w = new Worker(WORKER, {
+      eval: true,
+      workerData: { probe, concurrency, root: path.resolve(__dirname, '..') },
+    });
     w.once('message', (m: ProbeResult) => {
       void w.terminate();
       resolve(m);

@@ -115,7 +115,8 @@ export async function run(): Promise<Row[]> {
     // drops the body (loopback transport alone) or hands the raw body to the gateway's own
     // storage.putStream (sha256 + disk, no multipart parsing, no express, no database).
     bare = createServer((req, res) => {
-      const done = (status: number, body: object) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const done = (status: number, body: object) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.url === '/discard') {
         req.resume();
         req.on('end', () => done(201, {}));
@@ -130,7 +131,12 @@ export async function run(): Promise<Row[]> {
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
     let n = 0;
-    const cases: Array<{ label: string; note: string; baseline?: boolean; once: () => Promise<() => Promise<unknown>> }> = [
+    const cases: Array<{
+      label: string;
+      note: string;
+      baseline?: boolean;
+      once: () => Promise<() => Promise<unknown>>;
+    }> = [
       {
         label: 'stream copy, read stream -> write stream (baseline)',
         note: 'fs.createReadStream piped to fs.createWriteStream',
@@ -156,7 +162,12 @@ export async function run(): Promise<Row[]> {
         once: async () => {
           const dst = path.join(scratch, `hash-${n}`);
           const hash = createHash('sha256');
-          const t = new Transform({ transform(c: Buffer, _e, cb) { hash.update(c); cb(null, c); } });
+          const t = new Transform({
+            transform(c: Buffer, _e, cb) {
+              hash.update(c);
+              cb(null, c);
+            },
+          });
           await pipeline(createReadStream(src), t, createWriteStream(dst));
           if (hash.digest('hex') !== sha256) throw new Error('hash mismatch in the copy');
           return () => rm(dst);
@@ -176,7 +187,8 @@ export async function run(): Promise<Row[]> {
         note: 'raw body -> sha256 -> disk, no multipart parsing',
         once: async () => {
           const r = await client!.upload(`${bareUrl}/store`, key, {}, 'x.pdf');
-          if (r.status !== 201 || !(r.body.byteSize > SIZE)) throw new Error(`bare server answered ${r.status}: ${JSON.stringify(r.body)}`);
+          if (r.status !== 201 || !(r.body.byteSize > SIZE))
+            throw new Error(`bare server answered ${r.status}: ${JSON.stringify(r.body)}`);
           return () => gw.deps.storage.removePrefix(r.body.key);
         },
       },
@@ -184,10 +196,16 @@ export async function run(): Promise<Row[]> {
         label: 'POST /v1/files, 50 MiB PDF',
         note: 'multipart over loopback HTTP from a worker thread; multer/busboy -> sha256 -> disk, then DB rows',
         once: async () => {
-          const r = await client!.upload(`${gw.url}/v1/files`, key, { knowledge_base_id: kbId, filename: `big-${n}.pdf` }, `big-${n}.pdf`);
+          const r = await client!.upload(
+            `${gw.url}/v1/files`,
+            key,
+            { knowledge_base_id: kbId, filename: `big-${n}.pdf` },
+            `big-${n}.pdf`,
+          );
           if (r.status !== 201) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
           const file = r.body.file;
-          if (file.current_version.byte_size !== SIZE) throw new Error(`stored ${file.current_version.byte_size} bytes, sent ${SIZE}`);
+          if (file.current_version.byte_size !== SIZE)
+            throw new Error(`stored ${file.current_version.byte_size} bytes, sent ${SIZE}`);
           const v = await gw.db.fileVersion.findUniqueOrThrow({ where: { id: file.current_version.id } });
           if (v.sha256 !== sha256) throw new Error('stored sha256 differs from the bytes sent');
           const onDisk = await stat(gw.deps.storage.localPath(v.storage_path));
@@ -220,7 +238,11 @@ export async function run(): Promise<Row[]> {
           p50_ms: round(med * 1000, 0),
           samples: seconds[i].length,
           note: c.note,
-          extra: { bytes: SIZE, seconds: seconds[i].map((s) => round(s, 4)), mib_per_s: seconds[i].map((s) => round(SIZE / MIB / s, 1)) },
+          extra: {
+            bytes: SIZE,
+            seconds: seconds[i].map((s) => round(s, 4)),
+            mib_per_s: seconds[i].map((s) => round(SIZE / MIB / s, 1)),
+          },
         } satisfies Row;
       }),
     );

@@ -16,7 +16,14 @@ import { createLogger } from '../libs/logger/src';
 import { createRedis } from '../libs/queue/src';
 import { DocfleetClient } from '../libs/sdk/src';
 import { evaluateCorpus, printReport, summarise, type EvalParseFn, type EvalRow } from '../libs/pdf/eval';
-import { evaluateOcr, ocrDocuments, ocrReport, summarise as summariseOcr, type OcrDocResult, type OcrParseFn } from '../libs/pdf/eval/ocr-eval';
+import {
+  evaluateOcr,
+  ocrDocuments,
+  ocrReport,
+  summarise as summariseOcr,
+  type OcrDocResult,
+  type OcrParseFn,
+} from '../libs/pdf/eval/ocr-eval';
 import globalSetup from '../libs/testing/src/global-setup';
 import { parseFileHooks } from '../services/gateway/src/domain/parse/auto-parse';
 import type { Deps } from '../services/gateway/src/deps';
@@ -28,9 +35,13 @@ const ROOT = path.resolve(__dirname, '..');
 function markdownTable(rows: EvalRow[]): string {
   const fmt = (v: number) => (Number.isNaN(v) ? 'n/a' : v.toFixed(3));
   const lines = ['| document | metric | value | target | detail |', '|---|---|---:|---:|---|'];
-  for (const r of rows) lines.push(`| ${r.doc} | ${r.metric} | ${fmt(r.value)} | ${r.target === undefined ? '' : (r.metric === 'cer' ? '≤ ' : '≥ ') + r.target.toFixed(2)} | ${r.detail.replace(/\|/g, '\\|')} |`);
+  for (const r of rows)
+    lines.push(
+      `| ${r.doc} | ${r.metric} | ${fmt(r.value)} | ${r.target === undefined ? '' : (r.metric === 'cer' ? '≤ ' : '≥ ') + r.target.toFixed(2)} | ${r.detail.replace(/\|/g, '\\|')} |`,
+    );
   lines.push('', '| metric | set | value | n | detail |', '|---|---|---:|---:|---|');
-  for (const l of summarise(rows)) lines.push(`| ${l.metric} | ${l.set} | ${l.value.toFixed(3)} | ${l.n} | ${l.detail} |`);
+  for (const l of summarise(rows))
+    lines.push(`| ${l.metric} | ${l.set} | ${l.value.toFixed(3)} | ${l.n} | ${l.detail} |`);
   return lines.join('\n');
 }
 
@@ -39,28 +50,48 @@ async function main(argv: string[]) {
   const jsonOut = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
   const onlyAt = argv.indexOf('--only');
   const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
-  const positional = argv.filter((a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1) && (onlyAt < 0 || i !== onlyAt + 1));
+  const positional = argv.filter(
+    (a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1) && (onlyAt < 0 || i !== onlyAt + 1),
+  );
   const corpus = path.resolve(positional[0] ?? path.resolve(ROOT, '../shared/corpus'));
   process.env.OMP_THREAD_LIMIT ??= '1';
 
   await globalSetup();
   const holder: { deps?: Deps } = {};
-  const gw = await startGateway({ MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) }, { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } });
+  const gw = await startGateway(
+    { MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) },
+    { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } },
+  );
   holder.deps = gw.deps;
   const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const worker = startParseWorker(
-    { env: { MAX_PAGES: 2000 }, db: gw.db, storage: gw.deps.storage, queues: gw.deps.queues, logger: createLogger('parse-worker', 'warn'), workerId: 'eval', handBack: { requested: false } },
+    {
+      env: { MAX_PAGES: 2000 },
+      db: gw.db,
+      storage: gw.deps.storage,
+      queues: gw.deps.queues,
+      logger: createLogger('parse-worker', 'warn'),
+      workerId: 'eval',
+      handBack: { requested: false },
+    },
     { connection: workerRedis, prefix: gw.deps.env.QUEUE_PREFIX },
   );
   const { key } = await gw.createOrg({ credits: 100_000 });
-  const client = new DocfleetClient({ baseUrl: gw.url, apiKey: key, polling: { initialIntervalMs: 50, maxIntervalMs: 150, timeoutMs: 15 * 60_000 } });
+  const client = new DocfleetClient({
+    baseUrl: gw.url,
+    apiKey: key,
+    polling: { initialIntervalMs: 50, maxIntervalMs: 150, timeoutMs: 15 * 60_000 },
+  });
   const kb = (await client.knowledgeBases.create({ name: 'eval' })).knowledge_base;
   let n = 0;
   let parseMs = 0;
   let pages = 0;
 
   const parseThroughWorker: EvalParseFn = async (file, _kind, backend) => {
-    const { file: f } = await client.files.upload(file, { knowledgeBaseId: kb.id, filename: `${++n}-${path.basename(file)}` });
+    const { file: f } = await client.files.upload(file, {
+      knowledgeBaseId: kb.id,
+      filename: `${++n}-${path.basename(file)}`,
+    });
     const t0 = Date.now();
     const { job } = await client.files.parse(f.id, { options: { backend } });
     const done = await client.waitForJob(f.id, job.job_id);
@@ -71,21 +102,33 @@ async function main(argv: string[]) {
     const grounding = (await client.artifacts.get(manifestId, 'grounding_json')) as GroundingDocument;
     pages += grounding.pages.length;
     // Grounding page sizes are pixels at the page's dpi; the metrics want PDF points.
-    const pageSizesPt = grounding.pages.map((p) => ({ width: (p.width * 72) / (p.dpi ?? 150), height: (p.height * 72) / (p.dpi ?? 150) }));
+    const pageSizesPt = grounding.pages.map((p) => ({
+      width: (p.width * 72) / (p.dpi ?? 150),
+      height: (p.height * 72) / (p.dpi ?? 150),
+    }));
     return { markdown, grounding, pageSizesPt };
   };
 
   // OCR rows: the text docfleet gives a user (result_md) and which preprocessing each page used.
   const ocrThroughWorker: OcrParseFn = async (doc) => {
-    const { file: f } = await client.files.upload(doc.file, { knowledgeBaseId: kb.id, filename: `${++n}-${path.basename(doc.file)}` });
+    const { file: f } = await client.files.upload(doc.file, {
+      knowledgeBaseId: kb.id,
+      filename: `${++n}-${path.basename(doc.file)}`,
+    });
     const t0 = Date.now();
     const { job } = await client.files.parse(f.id, {});
     const done = await client.waitForJob(f.id, job.job_id);
     if (done.status !== 'completed') throw new Error(`job ${done.status}: ${done.error}`);
-    const text = await client.artifacts.get((done.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_md');
+    const text = await client.artifacts.get(
+      (done.result as { artifact_manifest_id: string }).artifact_manifest_id,
+      'result_md',
+    );
     const seconds = (Date.now() - t0) / 1000;
     const events = (await client.files.jobEvents(f.id, job.job_id)).events;
-    const detail = events.filter((e) => e.event_type === 'parse.ocr_page' || e.event_type === 'parse.warning').map((e) => e.message).join(' ');
+    const detail = events
+      .filter((e) => e.event_type === 'parse.ocr_page' || e.event_type === 'parse.warning')
+      .map((e) => e.message)
+      .join(' ');
     return { text: String(text), detail, seconds };
   };
 
@@ -94,7 +137,8 @@ async function main(argv: string[]) {
   let ocr: OcrDocResult[] = [];
   try {
     if (only !== 'ocr') rows = await evaluateCorpus(corpus, parseThroughWorker, (s) => process.stderr.write(`${s}\n`));
-    if (only !== 'corpus') ocr = await evaluateOcr(await ocrDocuments(corpus), ocrThroughWorker, (s) => process.stderr.write(`${s}\n`));
+    if (only !== 'corpus')
+      ocr = await evaluateOcr(await ocrDocuments(corpus), ocrThroughWorker, (s) => process.stderr.write(`${s}\n`));
   } finally {
     await worker.close(0).catch(() => undefined);
     await workerRedis.quit().catch(() => undefined);
@@ -102,24 +146,45 @@ async function main(argv: string[]) {
   }
   if (rows.length) {
     printReport(rows);
-    console.log(`\n${pages} pages through the worker; ${(parseMs / 1000).toFixed(1)} s in queued jobs (dispatch to completed), ${((Date.now() - started) / 1000).toFixed(1)} s in all`);
+    console.log(
+      `\n${pages} pages through the worker; ${(parseMs / 1000).toFixed(1)} s in queued jobs (dispatch to completed), ${((Date.now() - started) / 1000).toFixed(1)} s in all`,
+    );
     console.log(`\nmarkdown:\n\n${markdownTable(rows)}`);
   }
   if (ocr.length) {
     // docfleet's seconds: parse request to markdown fetched, through the API and the worker.
-    console.log(`\nOCR text fidelity (${ocr.length} images; docfleet through the API and the parse worker, seconds from the parse request to the markdown fetched):\n\n${ocrReport(ocr)}`);
+    console.log(
+      `\nOCR text fidelity (${ocr.length} images; docfleet through the API and the parse worker, seconds from the parse request to the markdown fetched):\n\n${ocrReport(ocr)}`,
+    );
     const receipts = ocr.filter((r) => r.doc.docClass === 'receipt');
     if (receipts.length) {
-      const raw = summariseOcr(receipts, 'raw'), ours = summariseOcr(receipts, 'ours');
-      console.log(`\nreceipts: CER ${ours.cerPooled.toFixed(3)} vs raw ${raw.cerPooled.toFixed(3)} (${(ours.cerPooled / raw.cerPooled).toFixed(2)}x, target <= 0.9x), word F1 ${ours.f1Pooled.toFixed(3)} vs ${raw.f1Pooled.toFixed(3)}, time ${(ours.secondsPerImage / raw.secondsPerImage).toFixed(2)}x (target <= 1.3x)`);
+      const raw = summariseOcr(receipts, 'raw'),
+        ours = summariseOcr(receipts, 'ours');
+      console.log(
+        `\nreceipts: CER ${ours.cerPooled.toFixed(3)} vs raw ${raw.cerPooled.toFixed(3)} (${(ours.cerPooled / raw.cerPooled).toFixed(2)}x, target <= 0.9x), word F1 ${ours.f1Pooled.toFixed(3)} vs ${raw.f1Pooled.toFixed(3)}, time ${(ours.secondsPerImage / raw.secondsPerImage).toFixed(2)}x (target <= 1.3x)`,
+      );
     }
   }
-  if (jsonOut) await writeFile(jsonOut, JSON.stringify({ rows, ocr: ocr.map((r) => ({ doc: r.doc.doc, half: r.doc.half, raw: r.raw, ours: r.ours, detail: r.detail })) }, null, 2));
+  if (jsonOut)
+    await writeFile(
+      jsonOut,
+      JSON.stringify(
+        {
+          rows,
+          ocr: ocr.map((r) => ({ doc: r.doc.doc, half: r.doc.half, raw: r.raw, ours: r.ours, detail: r.detail })),
+        },
+        null,
+        2,
+      ),
+    );
   const failed = rows.filter((r) => Number.isNaN(r.value)).length + ocr.filter((r) => r.ours.error).length;
   return failed ? 1 : 0;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -21,19 +21,32 @@ async function main(argv: string[]): Promise<number> {
   if (warm) await libraryParse(warm.file, 'pdf', 'text').catch(() => undefined);
   const started = Date.now();
   const { rows, available } = await evaluateText(corpus, libraryParse, {
-    peers: !argv.includes('--no-peers'), scriptsDir: path.join(ROOT, 'scripts'), log: (s) => process.stderr.write(`${s}\n`),
+    peers: !argv.includes('--no-peers'),
+    scriptsDir: path.join(ROOT, 'scripts'),
+    log: (s) => process.stderr.write(`${s}\n`),
   });
-  for (const [k, v] of Object.entries(available)) if (!v) process.stderr.write(`note: ${k} is not installed; its column says so (bash scripts/setup.sh installs it)\n`);
-  console.log(textReport(rows, available, [
-    { name: 'plain-text references (papers and book)', test: (r) => r.kind === 'plain' },
-    { name: 'docling markdown references', test: (r) => r.kind === 'markdown' },
-    { name: 'without right-to-left', test: (r) => !/right_to_left/.test(r.doc) },
-  ]));
-  const d = meanScore(rows, 'docfleet'), m = meanScore(rows, 'pymupdf');
+  for (const [k, v] of Object.entries(available))
+    if (!v)
+      process.stderr.write(`note: ${k} is not installed; its column says so (bash scripts/setup.sh installs it)\n`);
+  console.log(
+    textReport(rows, available, [
+      { name: 'plain-text references (papers and book)', test: (r) => r.kind === 'plain' },
+      { name: 'docling markdown references', test: (r) => r.kind === 'markdown' },
+      { name: 'without right-to-left', test: (r) => !/right_to_left/.test(r.doc) },
+    ]),
+  );
+  const d = meanScore(rows, 'docfleet'),
+    m = meanScore(rows, 'pymupdf');
   if (d !== undefined && m !== undefined) console.log(`\ndocfleet − PyMuPDF: ${(d - m).toFixed(1)} points`);
   console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (jsonOut) await fs.writeFile(jsonOut, JSON.stringify({ available, rows }, null, 2));
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err) => { console.error(err); process.exit(1); });
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

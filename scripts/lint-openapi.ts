@@ -12,7 +12,14 @@ async function main() {
   else {
     // Generating the document touches no database or Redis: routes only hold their deps.
     const env = defineEnv(gatewayEnv, { ...process.env, LOG_LEVEL: 'silent' }, { exit: false });
-    doc = buildApp({ env, db: {}, storage: {}, queues: {}, redis: {}, logger: { child: () => ({}), info: () => undefined, warn: () => undefined } } as unknown as Deps).openapi();
+    doc = buildApp({
+      env,
+      db: {},
+      storage: {},
+      queues: {},
+      redis: {},
+      logger: { child: () => ({}), info: () => undefined, warn: () => undefined },
+    } as unknown as Deps).openapi();
   }
   const { Validator } = await import('@seriousme/openapi-schema-validator');
   const res = await new Validator().validate(doc as never);

@@ -46,7 +46,10 @@ function stopAll(code: number, why: string) {
   for (const c of children.values()) c.kill('SIGTERM');
   // A service that ignores SIGTERM past the grace period is killed, so nothing outlives the supervisor.
   setTimeout(() => {
-    for (const [name, c] of children) { say(name, `did not stop within ${STOP_GRACE_MS / 1000} s: killed`); c.kill('SIGKILL'); }
+    for (const [name, c] of children) {
+      say(name, `did not stop within ${STOP_GRACE_MS / 1000} s: killed`);
+      c.kill('SIGKILL');
+    }
     setTimeout(() => process.exit(exitCode), 1000).unref();
   }, STOP_GRACE_MS).unref();
   finish();
@@ -57,7 +60,12 @@ function start(name: string, index: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
     cwd: root,
     // DOCFLEET_SUPERVISOR_PID: a service whose supervisor is killed outright stops too (libs/runtime onShutdown).
-    env: { ...process.env, OMP_THREAD_LIMIT: process.env.OMP_THREAD_LIMIT ?? '1', HEALTH_PORT: process.env.HEALTH_PORT ?? (name === 'gateway' ? '0' : String(9100 + index)), DOCFLEET_SUPERVISOR_PID: String(process.pid) },
+    env: {
+      ...process.env,
+      OMP_THREAD_LIMIT: process.env.OMP_THREAD_LIMIT ?? '1',
+      HEALTH_PORT: process.env.HEALTH_PORT ?? (name === 'gateway' ? '0' : String(9100 + index)),
+      DOCFLEET_SUPERVISOR_PID: String(process.pid),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.set(name, child);
@@ -73,13 +81,22 @@ function start(name: string, index: number) {
     const recent = (crashes.get(name) ?? []).filter((t) => now - t < CRASH_LOOP_WINDOW_MS).concat(now);
     crashes.set(name, recent);
     if (recent.length >= CRASH_LOOP_LIMIT) {
-      return stopAll(1, `${name} crashed ${recent.length} times within ${CRASH_LOOP_WINDOW_MS / 1000} s (a crash loop); see its log lines above`);
+      return stopAll(
+        1,
+        `${name} crashed ${recent.length} times within ${CRASH_LOOP_WINDOW_MS / 1000} s (a crash loop); see its log lines above`,
+      );
     }
     const delayMs = Math.min(30_000, 1000 * 2 ** (recent.length - 1));
     const n = (restarts.get(name) ?? 0) + 1;
     restarts.set(name, n);
-    say(name, `crashed; restart ${n} in ${delayMs / 1000} s (${recent.length} crash${recent.length === 1 ? '' : 'es'} in the last ${CRASH_LOOP_WINDOW_MS / 1000} s)`);
-    const timer = setTimeout(() => { pendingRestarts.delete(timer); if (!stopping) start(name, index); }, delayMs);
+    say(
+      name,
+      `crashed; restart ${n} in ${delayMs / 1000} s (${recent.length} crash${recent.length === 1 ? '' : 'es'} in the last ${CRASH_LOOP_WINDOW_MS / 1000} s)`,
+    );
+    const timer = setTimeout(() => {
+      pendingRestarts.delete(timer);
+      if (!stopping) start(name, index);
+    }, delayMs);
     pendingRestarts.add(timer);
   });
 }
@@ -93,7 +110,14 @@ process.on('SIGHUP', () => stopAll(0, 'SIGHUP'));
 // that starts pnpm in its own process group and may die without cleaning up).
 const parent = process.ppid;
 const watched = Number(process.env.START_WATCH_PID) || 0;
-const gone = (pid: number) => { try { process.kill(pid, 0); return false; } catch (e) { return (e as NodeJS.ErrnoException).code === 'ESRCH'; } };
+const gone = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+};
 setInterval(() => {
   if (process.ppid !== parent) stopAll(0, 'the parent process is gone');
   else if (watched && gone(watched)) stopAll(0, `the watched process ${watched} is gone`);

@@ -20,6 +20,8 @@ status=0
 echo "== typecheck"
 pnpm exec tsc -p tsconfig.json --noEmit || status=1
 pnpm exec tsc -p services/console/tsconfig.json --noEmit || status=1
+echo "== format (prettier, 120 columns)"
+pnpm exec prettier --check --log-level warn "**/*.{ts,tsx,mjs,cjs,js}" || status=1
 echo "== openapi lint"
 pnpm --silent lint:openapi || status=1
 echo "== jest"

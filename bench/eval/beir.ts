@@ -7,12 +7,29 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export interface BeirDoc { id: string; title: string; text: string }
-export interface BeirQuery { id: string; text: string }
-export interface BeirCollection { name: string; dir: string; split: string; docs: BeirDoc[]; queries: BeirQuery[]; qrels: Map<string, Map<string, number>> }
+export interface BeirDoc {
+  id: string;
+  title: string;
+  text: string;
+}
+export interface BeirQuery {
+  id: string;
+  text: string;
+}
+export interface BeirCollection {
+  name: string;
+  dir: string;
+  split: string;
+  docs: BeirDoc[];
+  queries: BeirQuery[];
+  qrels: Map<string, Map<string, number>>;
+}
 
 const jsonl = async <T>(file: string): Promise<T[]> =>
-  (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as T);
 
 /** Every BEIR-layout collection under `<corpus>/g_retrieval/`, with the queries that have judgments. */
 export async function beirCollections(corpus: string): Promise<string[]> {
@@ -39,7 +56,9 @@ export async function loadBeir(dir: string): Promise<BeirCollection> {
     m.set(did, Number(score));
     qrels.set(qid, m);
   }
-  const docs = (await jsonl<{ _id: string; title?: string; text?: string }>(path.join(dir, 'corpus.jsonl'))).map((d) => ({ id: String(d._id), title: d.title ?? '', text: d.text ?? '' }));
+  const docs = (await jsonl<{ _id: string; title?: string; text?: string }>(path.join(dir, 'corpus.jsonl'))).map(
+    (d) => ({ id: String(d._id), title: d.title ?? '', text: d.text ?? '' }),
+  );
   const queries = (await jsonl<{ _id: string; text: string }>(path.join(dir, qfile)))
     .map((q) => ({ id: String(q._id), text: q.text }))
     .filter((q) => qrels.has(q.id));
@@ -52,23 +71,41 @@ export function sampleQueries<T>(queries: T[], max?: number): T[] {
   return Array.from({ length: max }, (_, i) => queries[Math.floor((i * queries.length) / max)]);
 }
 
-export interface QueryScore { ndcg10: number; mrr10: number; recall10: number; recall80: number }
+export interface QueryScore {
+  ndcg10: number;
+  mrr10: number;
+  recall10: number;
+  recall80: number;
+}
 
 export function scoreRun(ranked: string[], rel: Map<string, number>): QueryScore {
   const dcg = ranked.slice(0, 10).reduce((s, d, i) => s + (rel.get(d) ?? 0) / Math.log2(i + 2), 0);
-  const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+  const ideal = [...rel.values()]
+    .sort((a, b) => b - a)
+    .slice(0, 10)
+    .reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
   const first = ranked.slice(0, 10).findIndex((d) => rel.has(d));
   const recall = (k: number) => ranked.slice(0, k).filter((d) => rel.has(d)).length / rel.size;
-  return { ndcg10: ideal ? dcg / ideal : 0, mrr10: first >= 0 ? 1 / (first + 1) : 0, recall10: recall(10), recall80: recall(80) };
+  return {
+    ndcg10: ideal ? dcg / ideal : 0,
+    mrr10: first >= 0 ? 1 / (first + 1) : 0,
+    recall10: recall(10),
+    recall80: recall(80),
+  };
 }
 
 export function meanScores(scores: QueryScore[]): QueryScore {
-  const m = (k: keyof QueryScore) => Math.round((scores.reduce((s, x) => s + x[k], 0) / Math.max(scores.length, 1)) * 1000) / 1000;
+  const m = (k: keyof QueryScore) =>
+    Math.round((scores.reduce((s, x) => s + x[k], 0) / Math.max(scores.length, 1)) * 1000) / 1000;
   return { ndcg10: m('ndcg10'), mrr10: m('mrr10'), recall10: m('recall10'), recall80: m('recall80') };
 }
 
 /** SQLite FTS5 bm25() (porter) over the same texts, in a python3 child: query id → doc ids, and per-query ms. */
-export async function fts5Runs(docs: BeirDoc[], queries: BeirQuery[], k = 80): Promise<{ runs: Record<string, string[]>; ms: number[] }> {
+export async function fts5Runs(
+  docs: BeirDoc[],
+  queries: BeirQuery[],
+  k = 80,
+): Promise<{ runs: Record<string, string[]>; ms: number[] }> {
   const child = spawn('python3', [path.join(__dirname, 'fts5-baseline.py')], { stdio: ['pipe', 'pipe', 'inherit'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (d: Buffer) => chunks.push(d));

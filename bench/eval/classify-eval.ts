@@ -24,7 +24,10 @@ async function main() {
   const skipped: string[] = [];
   const started = Date.now();
   for (const r of rows) {
-    if (noOcr && OCR_ONLY.test(r.path)) { skipped.push(`${r.path}: needs OCR (--no-ocr)`); continue; }
+    if (noOcr && OCR_ONLY.test(r.path)) {
+      skipped.push(`${r.path}: needs OCR (--no-ocr)`);
+      continue;
+    }
     let parsed;
     try {
       parsed = await parseEvidence(path.join(corpus, r.path));
@@ -34,25 +37,52 @@ async function main() {
     }
     const pageCount = parsed.grounding?.pages.length ?? 1;
     const out = await classifyDocument({ evidence: parsed.evidence, pageCount, classes, model });
-    results.push({ doc: r.path, expected: r.docClass, predicted: out.document.class, confidence: out.document.confidence, pages: out.pages.length });
+    results.push({
+      doc: r.path,
+      expected: r.docClass,
+      predicted: out.document.class,
+      confidence: out.document.confidence,
+      pages: out.pages.length,
+    });
   }
   const correct = results.filter((x) => x.expected === x.predicted).length;
   const accuracy = results.length ? correct / results.length : 0;
-  const perClass = Object.fromEntries(classes.map((k) => {
-    const of = results.filter((x) => x.expected === k);
-    return [k, { total: of.length, correct: of.filter((x) => x.predicted === k).length }];
-  }));
-  const report = { corpus, model: 'docfleet-local', accuracy, correct, total: results.length, classes, perClass, rows: results, skipped, seconds: (Date.now() - started) / 1000 };
+  const perClass = Object.fromEntries(
+    classes.map((k) => {
+      const of = results.filter((x) => x.expected === k);
+      return [k, { total: of.length, correct: of.filter((x) => x.predicted === k).length }];
+    }),
+  );
+  const report = {
+    corpus,
+    model: 'docfleet-local',
+    accuracy,
+    correct,
+    total: results.length,
+    classes,
+    perClass,
+    rows: results,
+    skipped,
+    seconds: (Date.now() - started) / 1000,
+  };
   await mkdir(path.resolve(__dirname, '../out'), { recursive: true });
   await writeFile(path.resolve(__dirname, '../out/classify-eval.json'), JSON.stringify(report, null, 2));
-  if (process.argv.includes('--json')) { console.log(JSON.stringify(report, null, 2)); return; }
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(report, null, 2));
+    return;
+  }
   console.log(`classify eval: docfleet-local over ${classes.length} classes (MANIFEST doc_class)`);
   console.log(`\naccuracy ${(accuracy * 100).toFixed(1)}% (${correct}/${results.length})`);
   for (const [k, v] of Object.entries(perClass)) console.log(`   ${k.padEnd(34)} ${v.correct}/${v.total}`);
-  for (const x of results) if (x.expected !== x.predicted) console.log(`   MISS ${x.doc} → ${x.predicted} (${x.confidence}), expected ${x.expected}`);
+  for (const x of results)
+    if (x.expected !== x.predicted)
+      console.log(`   MISS ${x.doc} → ${x.predicted} (${x.confidence}), expected ${x.expected}`);
   for (const s of skipped) console.log(`   skipped ${s}`);
   console.log(`\n(${report.seconds.toFixed(1)} s; written to bench/out/classify-eval.json)`);
   if (accuracy < 0.8) process.exitCode = 1;
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -10,7 +10,12 @@ import type { Segment } from '../../libs/contracts/src';
 import { assembleDocument, inspectDocument, parsePages, segmentsFromGrounding } from '../../libs/pdf/src';
 import { buildSheetSegments, parseSpreadsheet } from '../../libs/sheets/src';
 
-export interface CorpusDoc { path: string; name: string; kind: 'pdf' | 'image' | 'xlsx' | 'csv'; contentType: string }
+export interface CorpusDoc {
+  path: string;
+  name: string;
+  kind: 'pdf' | 'image' | 'xlsx' | 'csv';
+  contentType: string;
+}
 
 const KINDS: Record<string, { kind: CorpusDoc['kind']; contentType: string }> = {
   '.pdf': { kind: 'pdf', contentType: 'application/pdf' },
@@ -44,7 +49,10 @@ export async function corpusDocuments(corpus: string): Promise<CorpusDoc[]> {
 const CACHE = path.join(os.tmpdir(), 'docfleet-search-eval-cache-v1');
 
 /** Segments of one document, as the parse worker would write them to segments.json. */
-export async function documentSegments(doc: CorpusDoc, ctx: { fileId: string; manifestId?: string }): Promise<Segment[]> {
+export async function documentSegments(
+  doc: CorpusDoc,
+  ctx: { fileId: string; manifestId?: string },
+): Promise<Segment[]> {
   const bytes = await readFile(doc.path);
   const cacheFile = path.join(CACHE, `${createHash('sha256').update(bytes).digest('hex')}.json`);
   let segments: Segment[];
@@ -69,7 +77,13 @@ async function parse(doc: CorpusDoc): Promise<Segment[]> {
   try {
     const backend = (await inspectDocument(doc.path, doc.kind)).backend.backend;
     const res = await parsePages({ path: doc.path, kind: doc.kind, backend, outDir, renderPages: false });
-    const { grounding } = assembleDocument(doc.name, doc.kind, res.pages.map((p) => p.grounding), res.pages.map((p) => p.markdown), backend);
+    const { grounding } = assembleDocument(
+      doc.name,
+      doc.kind,
+      res.pages.map((p) => p.grounding),
+      res.pages.map((p) => p.markdown),
+      backend,
+    );
     return segmentsFromGrounding(grounding, { ...ctx, sourceType: doc.kind });
   } finally {
     await rm(outDir, { recursive: true, force: true });

@@ -13,9 +13,23 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FieldListSchema } from '../../libs/models/src';
-import { addCounts, citationVerifiable, compareField, prf, valueAt, type Counts, type Prf } from '../../libs/models/src/metrics';
+import {
+  addCounts,
+  citationVerifiable,
+  compareField,
+  prf,
+  valueAt,
+  type Counts,
+  type Prf,
+} from '../../libs/models/src/metrics';
 import { INVOICE_FIELDS, INVOICE_SCHEMA, NDA_FIELDS, NDA_SCHEMA, manifest } from '../../libs/models/eval/corpus-sets';
-import { RECEIPT_FIELDS, RECEIPT_SCHEMA, compareReceiptField, receiptRows, receiptTruth } from '../../libs/models/eval/receipts';
+import {
+  RECEIPT_FIELDS,
+  RECEIPT_SCHEMA,
+  compareReceiptField,
+  receiptRows,
+  receiptTruth,
+} from '../../libs/models/eval/receipts';
 import { startWorkflowStack } from '../../services/workflow-worker/test/stack';
 import { ensureTemplate } from '../lib';
 
@@ -26,11 +40,15 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 /** The eval's field lists as JSON Schemas (what the file-path endpoint takes): dates as format date, lists of strings. */
 function jsonSchemaOf(fl: FieldListSchema): Record<string, unknown> {
   const prop = (f: FieldListSchema['fields'][number]) =>
-    f.type === 'date' ? { type: 'string', format: 'date', description: f.description }
-      : f.type === 'array' ? { type: 'array', items: { type: 'string' }, description: f.description }
-      : { type: f.type, description: f.description };
+    f.type === 'date'
+      ? { type: 'string', format: 'date', description: f.description }
+      : f.type === 'array'
+        ? { type: 'array', items: { type: 'string' }, description: f.description }
+        : { type: f.type, description: f.description };
   return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema', title: fl.title, type: 'object',
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: fl.title,
+    type: 'object',
     properties: Object.fromEntries(fl.fields.map((f) => [f.name, prop(f)])),
     required: fl.fields.filter((f) => f.required).map((f) => f.name),
   };
@@ -40,7 +58,12 @@ interface SetReport {
   overall: Prf;
   perField: Record<string, Prf>;
   citations: { total: number; verifiable: number; share: number; unverifiable: string[] };
-  docs: Array<{ doc: string; predicted: Record<string, unknown>; expected: Record<string, unknown>; durationMs: number }>;
+  docs: Array<{
+    doc: string;
+    predicted: Record<string, unknown>;
+    expected: Record<string, unknown>;
+    durationMs: number;
+  }>;
   notes: string[];
 }
 
@@ -48,7 +71,9 @@ async function main() {
   const args = process.argv.slice(2);
   const corpus = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(ROOT, '../shared/corpus'));
   const rows = await manifest(corpus);
-  const invoices = rows.filter((r) => r.path.startsWith('f_forms_invoices/') && r.docClass === 'invoice' && r.path.endsWith('.pdf'));
+  const invoices = rows.filter(
+    (r) => r.path.startsWith('f_forms_invoices/') && r.docClass === 'invoice' && r.path.endsWith('.pdf'),
+  );
   const ndas = rows.filter((r) => r.path.includes('/kleister_nda/') && r.path.endsWith('.pdf'));
   if (!invoices.length || !ndas.length) throw new Error(`MANIFEST.tsv in ${corpus} lists no invoices or NDAs`);
 
@@ -65,7 +90,12 @@ async function main() {
       const rrows = await receiptRows(corpus);
       const per: Record<string, Record<string, Counts>> = { all: {}, A: {}, B: {} };
       const cites = { total: 0, verifiable: 0, unverifiable: [] as string[] };
-      const docs: Array<{ doc: string; half: string; predicted: Record<string, unknown>; expected: Record<string, unknown> }> = [];
+      const docs: Array<{
+        doc: string;
+        half: string;
+        predicted: Record<string, unknown>;
+        expected: Record<string, unknown>;
+      }> = [];
       const schema = jsonSchemaOf(RECEIPT_SCHEMA);
       for (const row of rrows) {
         const name = path.basename(row.path);
@@ -73,11 +103,23 @@ async function main() {
         const fileId = (await c.files.upload(path.join(corpus, row.path), { knowledgeBaseId: kb })).file.id;
         const parse = await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
         if (parse.status !== 'completed') throw new Error(`${name}: parse ${parse.status}: ${parse.error}`);
-        const job = await c.waitForJob(fileId, (await c.files.extract(fileId, { schema, schema_name: 'receipt' })).job.job_id);
+        const job = await c.waitForJob(
+          fileId,
+          (await c.files.extract(fileId, { schema, schema_name: 'receipt' })).job.job_id,
+        );
         let result: Record<string, unknown> = {};
-        let citations: Array<{ path: string; segmentId: string; pageNumber: number; quote: string; confidence: number }> = [];
+        let citations: Array<{
+          path: string;
+          segmentId: string;
+          pageNumber: number;
+          quote: string;
+          confidence: number;
+        }> = [];
         if (job.status === 'completed') {
-          const doc = (await c.artifacts.get((job.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_json')) as unknown as { jsonResult: Record<string, unknown>; citations: typeof citations };
+          const doc = (await c.artifacts.get(
+            (job.result as { artifact_manifest_id: string }).artifact_manifest_id,
+            'result_json',
+          )) as unknown as { jsonResult: Record<string, unknown>; citations: typeof citations };
           result = doc.jsonResult;
           citations = doc.citations;
         } else {
@@ -91,11 +133,17 @@ async function main() {
         for (const cite of citations) {
           cites.total++;
           if (citationVerifiable(valueAt(result, cite.path), cite, segments)) cites.verifiable++;
-          else cites.unverifiable.push(`${name} ${cite.path}: ${JSON.stringify(valueAt(result, cite.path))} ← "${cite.quote.slice(0, 80)}"`);
+          else
+            cites.unverifiable.push(
+              `${name} ${cite.path}: ${JSON.stringify(valueAt(result, cite.path))} ← "${cite.quote.slice(0, 80)}"`,
+            );
         }
         docs.push({ doc: name, half: row.half, predicted: result, expected: truth });
       }
-      const report = (k: string) => ({ overall: prf(addCounts(...Object.values(per[k]!))), perField: Object.fromEntries(Object.entries(per[k]!).map(([f, v]) => [f, prf(v)])) });
+      const report = (k: string) => ({
+        overall: prf(addCounts(...Object.values(per[k]!))),
+        perField: Object.fromEntries(Object.entries(per[k]!).map(([f, v]) => [f, prf(v)])),
+      });
       return { n: rrows.length, all: report('all'), A: report('A'), B: report('B'), citations: cites, docs };
     }
 
@@ -103,23 +151,42 @@ async function main() {
       const fields = set === 'invoices' ? INVOICE_FIELDS : NDA_FIELDS;
       const schema = jsonSchemaOf(set === 'invoices' ? INVOICE_SCHEMA : NDA_SCHEMA);
       const perField: Record<string, Counts> = {};
-      const report: SetReport = { overall: prf({ tp: 0, fp: 0, fn: 0 }), perField: {}, citations: { total: 0, verifiable: 0, share: 1, unverifiable: [] }, docs: [], notes: [] };
+      const report: SetReport = {
+        overall: prf({ tp: 0, fp: 0, fn: 0 }),
+        perField: {},
+        citations: { total: 0, verifiable: 0, share: 1, unverifiable: [] },
+        docs: [],
+        notes: [],
+      };
       for (const row of docs) {
         const name = path.basename(row.path, '.pdf');
-        const truthFile = set === 'invoices' ? row.path.replace(/\.pdf$/, '.json') : row.path.replace(/\.pdf$/, '.expected.json');
+        const truthFile =
+          set === 'invoices' ? row.path.replace(/\.pdf$/, '.json') : row.path.replace(/\.pdf$/, '.expected.json');
         const rawTruth = JSON.parse(await readFile(path.join(corpus, truthFile), 'utf8')) as unknown;
         const truth = (Array.isArray(rawTruth) ? rawTruth[0] : rawTruth) as Record<string, unknown>;
         // Upload → parse (parse worker) → extraction job (workflow worker) → result_json.
         const fileId = (await c.files.upload(path.join(corpus, row.path), { knowledgeBaseId: kb })).file.id;
         const parse = await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
         if (parse.status !== 'completed') throw new Error(`${name}: parse ${parse.status}: ${parse.error}`);
-        const job = await c.waitForJob(fileId, (await c.files.extract(fileId, { schema, schema_name: set })).job.job_id);
+        const job = await c.waitForJob(
+          fileId,
+          (await c.files.extract(fileId, { schema, schema_name: set })).job.job_id,
+        );
         if (job.status !== 'completed') throw new Error(`${name}: extraction ${job.status}: ${job.error}`);
-        const doc = (await c.artifacts.get((job.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_json')) as unknown as {
-          jsonResult: Record<string, unknown>; citations: Array<{ path: string; segmentId: string; pageNumber: number; quote: string; confidence: number }>; metrics: { durationMs: number };
+        const doc = (await c.artifacts.get(
+          (job.result as { artifact_manifest_id: string }).artifact_manifest_id,
+          'result_json',
+        )) as unknown as {
+          jsonResult: Record<string, unknown>;
+          citations: Array<{ path: string; segmentId: string; pageNumber: number; quote: string; confidence: number }>;
+          metrics: { durationMs: number };
         };
         const segments = await c.files.segments(fileId);
-        const pageText = segments.map((x) => x.markdown).join('\n').toLowerCase().replace(/\s+/g, ' ');
+        const pageText = segments
+          .map((x) => x.markdown)
+          .join('\n')
+          .toLowerCase()
+          .replace(/\s+/g, ' ');
         for (const f of fields) {
           let expected = truth[f.gt] ?? null;
           // invoice2data's issuer comes from its templates; score it only where that name is printed.
@@ -128,12 +195,18 @@ async function main() {
             continue;
           }
           if (expected === undefined) expected = null;
-          perField[f.field] = addCounts(perField[f.field] ?? { tp: 0, fp: 0, fn: 0 }, compareField(f.kind, expected, doc.jsonResult[f.field] ?? null));
+          perField[f.field] = addCounts(
+            perField[f.field] ?? { tp: 0, fp: 0, fn: 0 },
+            compareField(f.kind, expected, doc.jsonResult[f.field] ?? null),
+          );
         }
         for (const cite of doc.citations) {
           report.citations.total++;
           if (citationVerifiable(valueAt(doc.jsonResult, cite.path), cite, segments)) report.citations.verifiable++;
-          else report.citations.unverifiable.push(`${name} ${cite.path}: ${JSON.stringify(valueAt(doc.jsonResult, cite.path))} ← "${cite.quote.slice(0, 80)}"`);
+          else
+            report.citations.unverifiable.push(
+              `${name} ${cite.path}: ${JSON.stringify(valueAt(doc.jsonResult, cite.path))} ← "${cite.quote.slice(0, 80)}"`,
+            );
         }
         report.docs.push({ doc: name, predicted: doc.jsonResult, expected: truth, durationMs: doc.metrics.durationMs });
       }
@@ -145,45 +218,110 @@ async function main() {
 
     const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
     const receipts = only && only !== 'receipts' ? undefined : await runReceipts();
-    const empty = (): SetReport => ({ overall: prf({ tp: 0, fp: 0, fn: 0 }), perField: {}, citations: { total: 0, verifiable: 0, share: 1, unverifiable: [] }, docs: [], notes: [] });
+    const empty = (): SetReport => ({
+      overall: prf({ tp: 0, fp: 0, fn: 0 }),
+      perField: {},
+      citations: { total: 0, verifiable: 0, share: 1, unverifiable: [] },
+      docs: [],
+      notes: [],
+    });
     const inv = only === 'receipts' ? empty() : await runSet(invoices, 'invoices');
     const nda = only === 'receipts' ? empty() : await runSet(ndas, 'ndas');
     const seconds = Math.round((Date.now() - started) / 100) / 10;
     if (args.includes('--json')) {
       console.log(JSON.stringify({ invoices: inv, ndas: nda, receipts, seconds }, null, 2));
     } else {
-      const line = (cells: string[]) => `${cells[0]!.padEnd(34)}${cells.slice(1).map((x) => x.padStart(8)).join('')}`;
-      console.log(`docfleet-local through the service (upload → parse worker → extraction job → result_json); corpus ${corpus}\n`);
+      const line = (cells: string[]) =>
+        `${cells[0]!.padEnd(34)}${cells
+          .slice(1)
+          .map((x) => x.padStart(8))
+          .join('')}`;
+      console.log(
+        `docfleet-local through the service (upload → parse worker → extraction job → result_json); corpus ${corpus}\n`,
+      );
       console.log(line(['set / field', 'P', 'R', 'F1', 'tp', 'fp', 'fn']));
-      for (const [title, r, n] of [['invoices (invoice2data)', inv, invoices.length], ['NDAs (Kleister)', nda, ndas.length]] as const) {
-        console.log(line([`${title}, ${n} docs`, f3(r.overall.precision), f3(r.overall.recall), f3(r.overall.f1), String(r.overall.tp), String(r.overall.fp), String(r.overall.fn)]));
-        for (const [k, v] of Object.entries(r.perField)) console.log(line([`  ${k}`, f3(v.precision), f3(v.recall), f3(v.f1), String(v.tp), String(v.fp), String(v.fn)]));
-        console.log(`  verifiable citations: ${r.citations.verifiable}/${r.citations.total} (${pct(r.citations.share)})`);
+      for (const [title, r, n] of [
+        ['invoices (invoice2data)', inv, invoices.length],
+        ['NDAs (Kleister)', nda, ndas.length],
+      ] as const) {
+        console.log(
+          line([
+            `${title}, ${n} docs`,
+            f3(r.overall.precision),
+            f3(r.overall.recall),
+            f3(r.overall.f1),
+            String(r.overall.tp),
+            String(r.overall.fp),
+            String(r.overall.fn),
+          ]),
+        );
+        for (const [k, v] of Object.entries(r.perField))
+          console.log(
+            line([`  ${k}`, f3(v.precision), f3(v.recall), f3(v.f1), String(v.tp), String(v.fp), String(v.fn)]),
+          );
+        console.log(
+          `  verifiable citations: ${r.citations.verifiable}/${r.citations.total} (${pct(r.citations.share)})`,
+        );
         for (const u of r.citations.unverifiable) console.log(`    not verifiable: ${u}`);
         for (const note of r.notes) console.log(`  note: ${note}`);
       }
-      const both = { total: inv.citations.total + nda.citations.total, verifiable: inv.citations.verifiable + nda.citations.verifiable };
-      console.log(`\nall citations verifiable: ${both.verifiable}/${both.total} (${pct(both.total ? both.verifiable / both.total : 1)}); ${seconds} s`);
+      const both = {
+        total: inv.citations.total + nda.citations.total,
+        verifiable: inv.citations.verifiable + nda.citations.verifiable,
+      };
+      console.log(
+        `\nall citations verifiable: ${both.verifiable}/${both.total} (${pct(both.total ? both.verifiable / both.total : 1)}); ${seconds} s`,
+      );
       if (receipts) {
-        console.log(`\nreceipts (SROIE key fields), ${receipts.n} docs: exact match after case/whitespace normalisation, dates as dates, totals as numbers`);
-        for (const [title, r] of [['all', receipts.all], ['half A', receipts.A], ['half B', receipts.B]] as const) {
-          console.log(line([`  ${title}`, f3(r.overall.precision), f3(r.overall.recall), f3(r.overall.f1), String(r.overall.tp), String(r.overall.fp), String(r.overall.fn)]));
-          for (const [k, v] of Object.entries(r.perField)) console.log(line([`    ${k}`, f3(v.precision), f3(v.recall), f3(v.f1), String(v.tp), String(v.fp), String(v.fn)]));
+        console.log(
+          `\nreceipts (SROIE key fields), ${receipts.n} docs: exact match after case/whitespace normalisation, dates as dates, totals as numbers`,
+        );
+        for (const [title, r] of [
+          ['all', receipts.all],
+          ['half A', receipts.A],
+          ['half B', receipts.B],
+        ] as const) {
+          console.log(
+            line([
+              `  ${title}`,
+              f3(r.overall.precision),
+              f3(r.overall.recall),
+              f3(r.overall.f1),
+              String(r.overall.tp),
+              String(r.overall.fp),
+              String(r.overall.fn),
+            ]),
+          );
+          for (const [k, v] of Object.entries(r.perField))
+            console.log(
+              line([`    ${k}`, f3(v.precision), f3(v.recall), f3(v.f1), String(v.tp), String(v.fp), String(v.fn)]),
+            );
         }
         console.log(`  verifiable citations: ${receipts.citations.verifiable}/${receipts.citations.total}`);
         for (const u of receipts.citations.unverifiable) console.log(`    not verifiable: ${u}`);
-        console.log(`  targets: micro F1 >= 0.80 (${receipts.all.overall.f1 >= 0.8 ? 'met' : 'NOT met'}), every field >= 0.6 (${Object.values(receipts.all.perField).every((v) => v.f1 >= 0.6) ? 'met' : 'NOT met'})`);
+        console.log(
+          `  targets: micro F1 >= 0.80 (${receipts.all.overall.f1 >= 0.8 ? 'met' : 'NOT met'}), every field >= 0.6 (${Object.values(receipts.all.perField).every((v) => v.f1 >= 0.6) ? 'met' : 'NOT met'})`,
+        );
       }
-      if (only !== 'receipts') console.log(`targets: invoice F1 >= 0.6 (${inv.overall.f1 >= 0.6 ? 'met' : 'NOT met'}), verifiable citations >= 95% (${both.total && both.verifiable / both.total >= 0.95 ? 'met' : 'NOT met'})`);
+      if (only !== 'receipts')
+        console.log(
+          `targets: invoice F1 >= 0.6 (${inv.overall.f1 >= 0.6 ? 'met' : 'NOT met'}), verifiable citations >= 95% (${both.total && both.verifiable / both.total >= 0.95 ? 'met' : 'NOT met'})`,
+        );
     }
     await mkdir(path.join(ROOT, 'bench/out'), { recursive: true });
-    await writeFile(path.join(ROOT, 'bench/out/extract-eval.json'), `${JSON.stringify({ corpus, seconds, invoices: inv, ndas: nda, receipts }, null, 2)}\n`);
+    await writeFile(
+      path.join(ROOT, 'bench/out/extract-eval.json'),
+      `${JSON.stringify({ corpus, seconds, invoices: inv, ndas: nda, receipts }, null, 2)}\n`,
+    );
   } finally {
     await s.close();
   }
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -19,12 +19,23 @@ function startService(name: string, gw: Gateway, log: (s: string) => void): Chil
   const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [`services/${name}/src/main.ts`], {
     cwd: ROOT,
     env: {
-      ...process.env, DATABASE_URL: gw.deps.env.DATABASE_URL, REDIS_URL: gw.deps.env.REDIS_URL, DATA_DIR: gw.dataDir,
-      QUEUE_PREFIX: gw.deps.env.QUEUE_PREFIX, HEALTH_PORT: '0', LOG_LEVEL: 'warn', OMP_THREAD_LIMIT: '1',
+      ...process.env,
+      DATABASE_URL: gw.deps.env.DATABASE_URL,
+      REDIS_URL: gw.deps.env.REDIS_URL,
+      DATA_DIR: gw.dataDir,
+      QUEUE_PREFIX: gw.deps.env.QUEUE_PREFIX,
+      HEALTH_PORT: '0',
+      LOG_LEVEL: 'warn',
+      OMP_THREAD_LIMIT: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const relay = (d: Buffer) => d.toString().split('\n').filter(Boolean).forEach((l) => log(`${name}| ${l.slice(0, 300)}`));
+  const relay = (d: Buffer) =>
+    d
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .forEach((l) => log(`${name}| ${l.slice(0, 300)}`));
   child.stdout!.on('data', relay);
   child.stderr!.on('data', relay);
   return child;
@@ -38,7 +49,13 @@ async function stop(child: ChildProcess) {
   if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-export async function fleetParse(gw: Gateway, key: string, fileIds: string[], log: (s: string) => void, timeoutMs = 15 * 60_000): Promise<{ completed: string[]; failed: Array<{ fileId: string; error: string }> }> {
+export async function fleetParse(
+  gw: Gateway,
+  key: string,
+  fileIds: string[],
+  log: (s: string) => void,
+  timeoutMs = 15 * 60_000,
+): Promise<{ completed: string[]; failed: Array<{ fileId: string; error: string }> }> {
   const services = [startService('parse-worker', gw, log), startService('index-worker', gw, log)];
   try {
     const jobs = new Map<string, string>();
@@ -70,7 +87,10 @@ export async function fleetParse(gw: Gateway, key: string, fileIds: string[], lo
     let last = -1;
     let since = Date.now();
     while (Date.now() < deadline) {
-      const rows = (await gw.db.evidenceIndexSegment.groupBy({ by: ['file_id'], where: { file_id: { in: [...want] } } })) as Array<{ file_id: string }>;
+      const rows = (await gw.db.evidenceIndexSegment.groupBy({
+        by: ['file_id'],
+        where: { file_id: { in: [...want] } },
+      })) as Array<{ file_id: string }>;
       if (rows.length >= want.size) break;
       if (rows.length !== last) [last, since] = [rows.length, Date.now()];
       else if (Date.now() - since > 5000) break;

@@ -27,24 +27,53 @@ import { createLogger } from '../../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../../libs/storage/src';
 import { indexFileVersion } from '../../services/index-worker/src/index-file-version';
 import { percentile, round, startBenchGateway } from '../lib';
-import { beirCollections, fts5Runs, loadBeir, meanScores, sampleQueries, scoreRun, type BeirCollection, type QueryScore } from './beir';
+import {
+  beirCollections,
+  fts5Runs,
+  loadBeir,
+  meanScores,
+  sampleQueries,
+  scoreRun,
+  type BeirCollection,
+  type QueryScore,
+} from './beir';
 import { corpusDocuments, documentSegments, type CorpusDoc } from './corpus-segments';
 import { fleetParse } from './fleet-parse';
 
-interface Question { q: string; files: string[]; snippet: string }
+interface Question {
+  q: string;
+  files: string[];
+  snippet: string;
+}
 type Gateway = Awaited<ReturnType<typeof startBenchGateway>>;
 
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 const ROOT = path.resolve(__dirname, '../..');
 
-async function directParse(gw: Gateway, orgId: string, kbId: string, uploaded: Array<{ doc: CorpusDoc; fileId: string; versionId: string }>) {
+async function directParse(
+  gw: Gateway,
+  orgId: string,
+  kbId: string,
+  uploaded: Array<{ doc: CorpusDoc; fileId: string; versionId: string }>,
+) {
   const deps = { db: gw.db, storage: gw.deps.storage, logger: createLogger('eval', 'silent') };
   for (const { doc, fileId, versionId } of uploaded) {
     const manifestId = randomUUID();
     const prefix = artifactPrefix(kbId, fileId, manifestId);
     const segments = await documentSegments(doc, { fileId, manifestId });
     await gw.deps.storage.put(`${prefix}/${BUNDLE.segments_json}`, JSON.stringify(segments));
-    await gw.db.artifactManifest.create({ data: { id: manifestId, org_id: orgId, file_id: fileId, file_version_id: versionId, artifact_type: 'parse', storage_prefix: prefix, manifest: { segment_count: segments.length }, links: {} } });
+    await gw.db.artifactManifest.create({
+      data: {
+        id: manifestId,
+        org_id: orgId,
+        file_id: fileId,
+        file_version_id: versionId,
+        artifact_type: 'parse',
+        storage_prefix: prefix,
+        manifest: { segment_count: segments.length },
+        links: {},
+      },
+    });
     const out = await indexFileVersion(deps, { orgId, fileId, fileVersionId: versionId, manifestId });
     if (out.status !== 'indexed') throw new Error(`${doc.name}: ${JSON.stringify(out)}`);
   }
@@ -52,14 +81,24 @@ async function directParse(gw: Gateway, orgId: string, kbId: string, uploaded: A
 
 const pctl = (xs: number[]) => ({ p50_ms: round(percentile(xs, 50), 1), p95_ms: round(percentile(xs, 95), 1) });
 
-interface Hit { fileId: string; docName: string; markdown: string; segmentId: string; score: number; title: string }
+interface Hit {
+  fileId: string;
+  docName: string;
+  markdown: string;
+  segmentId: string;
+  score: number;
+  title: string;
+}
 
 /** The corpus's own questions (search-questions.json) through the real fleet or --direct, beside FTS5 over the same segments. */
 async function questionsEval(gw: Gateway, corpus: string, mode: 'fleet' | 'direct', verbose: boolean) {
-  const { questions } = JSON.parse(await readFile(path.join(__dirname, 'search-questions.json'), 'utf8')) as { questions: Question[] };
+  const { questions } = JSON.parse(await readFile(path.join(__dirname, 'search-questions.json'), 'utf8')) as {
+    questions: Question[];
+  };
   const t0 = Date.now();
   const { key, orgId } = await gw.createOrg({ credits: 100_000 });
-  const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Corpus' } })).body.knowledge_base.id as string;
+  const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Corpus' } })).body.knowledge_base
+    .id as string;
   const docs = await corpusDocuments(corpus);
   const uploaded = [];
   for (const doc of docs) {
@@ -68,7 +107,13 @@ async function questionsEval(gw: Gateway, corpus: string, mode: 'fleet' | 'direc
     uploaded.push({ doc, fileId: r.body.file.id as string, versionId: r.body.file.current_version.id as string });
   }
   process.stderr.write(`uploaded ${uploaded.length} documents; parsing (${mode})\n`);
-  if (mode === 'fleet') await fleetParse(gw, key, uploaded.map((u) => u.fileId), (s) => process.stderr.write(`${s}\n`));
+  if (mode === 'fleet')
+    await fleetParse(
+      gw,
+      key,
+      uploaded.map((u) => u.fileId),
+      (s) => process.stderr.write(`${s}\n`),
+    );
   else await directParse(gw, orgId, kbId, uploaded);
   const indexedMs = Date.now() - t0;
   // As autovacuum would by now: the planner's statistics of the freshly written tables.
@@ -76,9 +121,15 @@ async function questionsEval(gw: Gateway, corpus: string, mode: 'fleet' | 'direc
 
   // FTS5 over the very segments docfleet indexed (title, markdown), ranked by segment.
   const segs = await gw.db.$queryRawUnsafe<Array<{ id: string; filename: string; title: string; markdown: string }>>(
-    `SELECT s.id::text, f.filename, s.title, s.markdown FROM evidence_index_segments s JOIN files f ON f.id = s.file_id WHERE s.knowledge_base_id = $1::uuid`, kbId);
+    `SELECT s.id::text, f.filename, s.title, s.markdown FROM evidence_index_segments s JOIN files f ON f.id = s.file_id WHERE s.knowledge_base_id = $1::uuid`,
+    kbId,
+  );
   const byId = new Map(segs.map((s) => [s.id, s]));
-  const fts = await fts5Runs(segs.map((s) => ({ id: s.id, title: s.title, text: s.markdown })), questions.map((q, i) => ({ id: String(i), text: q.q })), 10);
+  const fts = await fts5Runs(
+    segs.map((s) => ({ id: s.id, title: s.title, text: s.markdown })),
+    questions.map((q, i) => ({ id: String(i), text: q.q })),
+    10,
+  );
 
   const rankOf = (q: Question, hits: Array<{ docName: string; markdown: string }>) => {
     const idx = hits.findIndex((h) => q.files.includes(h.docName) && norm(h.markdown).includes(norm(q.snippet)));
@@ -95,17 +146,40 @@ async function questionsEval(gw: Gateway, corpus: string, mode: 'fleet' | 'direc
     if (r.status !== 200) throw new Error(`search ${q.q}: ${r.status} ${JSON.stringify(r.body)}`);
     const hits = r.body.hits as Hit[];
     const rank = rankOf(q, hits);
-    const ftsRank = rankOf(q, (fts.runs[String(i)] ?? []).map((id) => ({ docName: byId.get(id)!.filename, markdown: byId.get(id)!.markdown })));
-    if (rank) { ours.rr += 1 / rank; ours.found++; }
-    if (ftsRank) { base.rr += 1 / ftsRank; base.found++; }
-    results.push({ q: q.q, rank, fts5_rank: ftsRank, top: hits.slice(0, 3).map((h) => `${h.docName}#${h.segmentId} ${h.score}`) });
+    const ftsRank = rankOf(
+      q,
+      (fts.runs[String(i)] ?? []).map((id) => ({ docName: byId.get(id)!.filename, markdown: byId.get(id)!.markdown })),
+    );
+    if (rank) {
+      ours.rr += 1 / rank;
+      ours.found++;
+    }
+    if (ftsRank) {
+      base.rr += 1 / ftsRank;
+      base.found++;
+    }
+    results.push({
+      q: q.q,
+      rank,
+      fts5_rank: ftsRank,
+      top: hits.slice(0, 3).map((h) => `${h.docName}#${h.segmentId} ${h.score}`),
+    });
     if (verbose || !rank || rank > 3) {
-      process.stdout.write(`${rank ? `rank ${rank}` : 'miss  '} (fts5 ${ftsRank ?? 'miss'})  ${q.q}\n${hits.slice(0, 3).map((h) => `        ${h.score.toFixed(4)} ${h.docName} ${norm(h.markdown).slice(0, 90)}`).join('\n')}\n`);
+      process.stdout.write(
+        `${rank ? `rank ${rank}` : 'miss  '} (fts5 ${ftsRank ?? 'miss'})  ${q.q}\n${hits
+          .slice(0, 3)
+          .map((h) => `        ${h.score.toFixed(4)} ${h.docName} ${norm(h.markdown).slice(0, 90)}`)
+          .join('\n')}\n`,
+      );
     }
   }
   const n = questions.length;
   return {
-    documents: uploaded.length, segments: segs.length, questions: n, mode, index_ready_s: round(indexedMs / 1000, 1),
+    documents: uploaded.length,
+    segments: segs.length,
+    questions: n,
+    mode,
+    index_ready_s: round(indexedMs / 1000, 1),
     docfleet: { mrr10: round(ours.rr / n, 3), recall10: round(ours.found / n, 3), ...pctl(searchMs) },
     fts5: { mrr10: round(base.rr / n, 3), recall10: round(base.found / n, 3), ...pctl(fts.ms) },
     results,
@@ -125,14 +199,34 @@ async function indexBeir(gw: Gateway, db: pg.Pool, orgId: string, kbId: string, 
       const manifestId = randomUUID();
       const filename = `${c.name}-${doc.id}.pdf`;
       fileOf.set(fileId, doc.id);
-      await db.query(`INSERT INTO files (id, org_id, knowledge_base_id, filename, content_type) VALUES ($1, $2, $3, $4, 'application/pdf')`, [fileId, orgId, kbId, filename]);
-      await db.query(`INSERT INTO file_versions (id, file_id, version_number, storage_path, sha256, byte_size, content_type, original_filename) VALUES ($1, $2, 1, $3, $4, 1, 'application/pdf', $5)`,
-        [versionId, fileId, fileVersionKey(kbId, fileId, 1), createHash('sha256').update(doc.id).digest('hex'), filename]);
+      await db.query(
+        `INSERT INTO files (id, org_id, knowledge_base_id, filename, content_type) VALUES ($1, $2, $3, $4, 'application/pdf')`,
+        [fileId, orgId, kbId, filename],
+      );
+      await db.query(
+        `INSERT INTO file_versions (id, file_id, version_number, storage_path, sha256, byte_size, content_type, original_filename) VALUES ($1, $2, 1, $3, $4, 1, 'application/pdf', $5)`,
+        [
+          versionId,
+          fileId,
+          fileVersionKey(kbId, fileId, 1),
+          createHash('sha256').update(doc.id).digest('hex'),
+          filename,
+        ],
+      );
       await db.query(`UPDATE files SET current_version_id = $1 WHERE id = $2`, [versionId, fileId]);
       const prefix = artifactPrefix(kbId, fileId, manifestId);
-      const segment = { id: 'p1-1', title: doc.title, markdown: doc.text || doc.title, sourceType: 'pdf', coordinates: { pageNumber: 1, sourceType: 'pdf' } };
+      const segment = {
+        id: 'p1-1',
+        title: doc.title,
+        markdown: doc.text || doc.title,
+        sourceType: 'pdf',
+        coordinates: { pageNumber: 1, sourceType: 'pdf' },
+      };
       await gw.deps.storage.put(`${prefix}/${BUNDLE.segments_json}`, JSON.stringify([segment]));
-      await db.query(`INSERT INTO artifact_manifests (id, org_id, file_id, file_version_id, artifact_type, storage_prefix) VALUES ($1, $2, $3, $4, 'parse', $5)`, [manifestId, orgId, fileId, versionId, prefix]);
+      await db.query(
+        `INSERT INTO artifact_manifests (id, org_id, file_id, file_version_id, artifact_type, storage_prefix) VALUES ($1, $2, $3, $4, 'parse', $5)`,
+        [manifestId, orgId, fileId, versionId, prefix],
+      );
       const out = await indexFileVersion(deps, { orgId, fileId, fileVersionId: versionId, manifestId });
       if (out.status !== 'indexed') throw new Error(`${doc.id}: ${JSON.stringify(out)}`);
     }
@@ -147,7 +241,8 @@ async function beirEval(gw: Gateway, dir: string, verbose: boolean, maxQueries?:
   const t0 = Date.now();
   const db = new pg.Pool({ connectionString: gw.deps.env.DATABASE_URL, max: 4 });
   const { key, orgId } = await gw.createOrg({ credits: 100_000 });
-  const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: c.name } })).body.knowledge_base.id as string;
+  const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: c.name } })).body.knowledge_base
+    .id as string;
   let fileOf: Map<string, string>;
   try {
     fileOf = await indexBeir(gw, db, orgId, kbId, c);
@@ -156,7 +251,9 @@ async function beirEval(gw: Gateway, dir: string, verbose: boolean, maxQueries?:
     await db.end();
   }
   const indexedS = (Date.now() - t0) / 1000;
-  process.stderr.write(`${c.name}: ${c.docs.length} documents indexed in ${indexedS.toFixed(0)} s; ${c.queries.length} queries\n`);
+  process.stderr.write(
+    `${c.name}: ${c.docs.length} documents indexed in ${indexedS.toFixed(0)} s; ${c.queries.length} queries\n`,
+  );
   const fts = await fts5Runs(c.docs, c.queries, 80);
   const ours: QueryScore[] = [];
   const base: QueryScore[] = [];
@@ -174,24 +271,36 @@ async function beirEval(gw: Gateway, dir: string, verbose: boolean, maxQueries?:
     ours.push(a);
     base.push(b);
     perQuery.push({ id: q.id, q: q.text, ndcg10: round(a.ndcg10, 3), fts5_ndcg10: round(b.ndcg10, 3) });
-    if (verbose && a.ndcg10 < b.ndcg10) process.stdout.write(`worse ${a.ndcg10.toFixed(2)} < ${b.ndcg10.toFixed(2)}  ${q.text}\n`);
+    if (verbose && a.ndcg10 < b.ndcg10)
+      process.stdout.write(`worse ${a.ndcg10.toFixed(2)} < ${b.ndcg10.toFixed(2)}  ${q.text}\n`);
   }
   const worse = perQuery.filter((p) => p.ndcg10 < p.fts5_ndcg10).length;
   const better = perQuery.filter((p) => p.ndcg10 > p.fts5_ndcg10).length;
   return {
-    collection: c.name, split: c.split, documents: c.docs.length, queries: c.queries.length, queries_judged: loaded.queries.length, index_ready_s: round(indexedS, 1),
-    docfleet: { ...meanScores(ours), ...pctl(ms) }, fts5: { ...meanScores(base), ...pctl(fts.ms) },
-    queries_worse: worse, queries_better: better, per_query: perQuery,
+    collection: c.name,
+    split: c.split,
+    documents: c.docs.length,
+    queries: c.queries.length,
+    queries_judged: loaded.queries.length,
+    index_ready_s: round(indexedS, 1),
+    docfleet: { ...meanScores(ours), ...pctl(ms) },
+    fts5: { ...meanScores(base), ...pctl(fts.ms) },
+    queries_worse: worse,
+    queries_better: better,
+    per_query: perQuery,
   };
 }
 
 async function main() {
   const args = process.argv.slice(2);
   const flagValue = (i: number) => i > 0 && ['--only', '--max-queries'].includes(args[i - 1]);
-  const corpus = path.resolve(args.find((a, i) => !a.startsWith('--') && !flagValue(i)) ?? path.join(ROOT, '../shared/corpus'));
+  const corpus = path.resolve(
+    args.find((a, i) => !a.startsWith('--') && !flagValue(i)) ?? path.join(ROOT, '../shared/corpus'),
+  );
   const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
   const maxQueries = args.includes('--max-queries') ? Number(args[args.indexOf('--max-queries') + 1]) : undefined;
-  if (maxQueries !== undefined && !(Number.isInteger(maxQueries) && maxQueries > 0)) throw new Error('--max-queries takes a positive integer');
+  if (maxQueries !== undefined && !(Number.isInteger(maxQueries) && maxQueries > 0))
+    throw new Error('--max-queries takes a positive integer');
   const fleetAvailable = existsSync(path.join(ROOT, 'services/parse-worker/src/main.ts'));
   const mode = args.includes('--direct') || !fleetAvailable ? 'direct' : 'fleet';
   const verbose = args.includes('--verbose');
@@ -227,7 +336,10 @@ async function main() {
   }
 }
 
-main().then((code) => process.exit(code), (err) => {
-  process.stderr.write(`eval:search failed: ${(err as Error).stack ?? err}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`eval:search failed: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -19,9 +19,13 @@ import { addCounts, prf, splitScores, type Counts } from '../../libs/models/src/
 import { buildEvidence, readModelConfig, resolveModel } from '../../libs/models/src';
 import { DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_PAGES, runSplit } from '../../libs/workflows/src';
 
-const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
 const f3 = (x: number) => x.toFixed(3);
-const fmt = (rs: Array<{ startPage: number; endPage: number }>) => rs.map((r) => `${r.startPage}-${r.endPage}`).join(' ');
+const fmt = (rs: Array<{ startPage: number; endPage: number }>) =>
+  rs.map((r) => `${r.startPage}-${r.endPage}`).join(' ');
 
 type Backend = 'auto' | 'text';
 
@@ -32,15 +36,37 @@ async function parsePdf(file: string, backend: Backend) {
   const outDir = await mkdtemp(path.join(os.tmpdir(), 'split-eval-'));
   try {
     const res = await parsePages({ path: file, kind: 'pdf', backend: chosen, outDir, renderPages: true });
-    const { grounding } = assembleDocument(path.basename(file), 'pdf', res.pages.map((p) => p.grounding), res.pages.map((p) => p.markdown), chosen, { pageCount: res.pages.length });
-    const segments = segmentsFromGrounding(grounding, { fileId: randomUUID(), docName: path.basename(file), sourceType: 'pdf' });
-    return { backend: chosen, reasons: inspect.backend.reasons.slice(0, 3), grounding, evidence: buildEvidence(segments, grounding) };
+    const { grounding } = assembleDocument(
+      path.basename(file),
+      'pdf',
+      res.pages.map((p) => p.grounding),
+      res.pages.map((p) => p.markdown),
+      chosen,
+      { pageCount: res.pages.length },
+    );
+    const segments = segmentsFromGrounding(grounding, {
+      fileId: randomUUID(),
+      docName: path.basename(file),
+      sourceType: 'pdf',
+    });
+    return {
+      backend: chosen,
+      reasons: inspect.backend.reasons.slice(0, 3),
+      grounding,
+      evidence: buildEvidence(segments, grounding),
+    };
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }
 }
 
-async function evaluate(corpus: string, plans: SplitPlan[], windowPages: number, windowOverlap: number, backend: Backend) {
+async function evaluate(
+  corpus: string,
+  plans: SplitPlan[],
+  windowPages: number,
+  windowOverlap: number,
+  backend: Backend,
+) {
   const model = resolveModel(readModelConfig({ MODEL_DEFAULT: 'docfleet-local' }), 'docfleet-local');
   const counts: Counts[] = [];
   const rows = [];
@@ -58,47 +84,115 @@ async function evaluate(corpus: string, plans: SplitPlan[], windowPages: number,
         const s = splitScores(expected, [{ startPage: 1, endPage: plan.total_pages }]);
         counts.push(s);
         expectedRecords += expected.length;
-        rows.push({ plan: plan.name, pages: plan.total_pages, backend, backendReasons: [`parse failed: ${(err as Error).message.slice(0, 160)}`], expected: fmt(expected), predicted: '(parse failed)', precision: 0, recall: 0, f1: 0, exactRecords: 0, expectedRecords: expected.length, quality: 'fail', records: [] });
+        rows.push({
+          plan: plan.name,
+          pages: plan.total_pages,
+          backend,
+          backendReasons: [`parse failed: ${(err as Error).message.slice(0, 160)}`],
+          expected: fmt(expected),
+          predicted: '(parse failed)',
+          precision: 0,
+          recall: 0,
+          f1: 0,
+          exactRecords: 0,
+          expectedRecords: expected.length,
+          quality: 'fail',
+          records: [],
+        });
         continue;
       }
       const session = await runSplit({
-        evidence: parsed.evidence, pageCount: parsed.grounding?.pages.length ?? plan.total_pages, rules: [], model, windowPages, windowOverlap,
-        sessionId: randomUUID(), operationId: randomUUID(), sourceDocId: randomUUID(), sourceDocName: path.basename(file),
+        evidence: parsed.evidence,
+        pageCount: parsed.grounding?.pages.length ?? plan.total_pages,
+        rules: [],
+        model,
+        windowPages,
+        windowOverlap,
+        sessionId: randomUUID(),
+        operationId: randomUUID(),
+        sourceDocId: randomUUID(),
+        sourceDocName: path.basename(file),
       });
       const s = splitScores(expected, session.records);
       counts.push(s);
       exact += s.exactRecords;
       expectedRecords += expected.length;
       rows.push({
-        plan: plan.name, pages: plan.total_pages, backend: parsed.backend, backendReasons: parsed.reasons, expected: fmt(expected), predicted: fmt(session.records), precision: s.precision, recall: s.recall, f1: s.f1,
-        exactRecords: s.exactRecords, expectedRecords: expected.length, quality: session.quality.status,
-        records: session.records.map((r) => `${r.startPage}-${r.endPage} ${r.documentType} "${r.title}" (${r.confidence}) ${r.boundaryReason}`),
+        plan: plan.name,
+        pages: plan.total_pages,
+        backend: parsed.backend,
+        backendReasons: parsed.reasons,
+        expected: fmt(expected),
+        predicted: fmt(session.records),
+        precision: s.precision,
+        recall: s.recall,
+        f1: s.f1,
+        exactRecords: s.exactRecords,
+        expectedRecords: expected.length,
+        quality: session.quality.status,
+        records: session.records.map(
+          (r) => `${r.startPage}-${r.endPage} ${r.documentType} "${r.title}" (${r.confidence}) ${r.boundaryReason}`,
+        ),
       });
     } finally {
       await rm(path.dirname(file), { recursive: true, force: true });
     }
   }
-  return { overall: { ...prf(addCounts(...counts)), exactRecords: exact, expectedRecords, exactRecordAccuracy: expectedRecords ? exact / expectedRecords : 1 }, plans: rows };
+  return {
+    overall: {
+      ...prf(addCounts(...counts)),
+      exactRecords: exact,
+      expectedRecords,
+      exactRecordAccuracy: expectedRecords ? exact / expectedRecords : 1,
+    },
+    plans: rows,
+  };
 }
 
 async function main() {
-  const corpus = path.resolve(process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && !['--window', '--overlap', '--backend'].includes(all[i - 1] ?? '')) ?? DEFAULT_CORPUS);
+  const corpus = path.resolve(
+    process.argv
+      .slice(2)
+      .find((a, i, all) => !a.startsWith('--') && !['--window', '--overlap', '--backend'].includes(all[i - 1] ?? '')) ??
+      DEFAULT_CORPUS,
+  );
   const windowPages = Number(arg('--window') ?? DEFAULT_WINDOW_PAGES);
   const windowOverlap = Number(arg('--overlap') ?? DEFAULT_WINDOW_OVERLAP);
   const backend: Backend = arg('--backend') === 'text' ? 'text' : 'auto';
   const started = Date.now();
   const plans = await evaluate(corpus, await splitPlans(corpus), windowPages, windowOverlap, backend);
   const extra = await evaluate(corpus, await extraPlans(corpus), windowPages, windowOverlap, backend);
-  const report = { corpus, model: 'docfleet-local', backend, windowPages, windowOverlap, splitPlans: plans, extraMixes: extra, seconds: (Date.now() - started) / 1000 };
+  const report = {
+    corpus,
+    model: 'docfleet-local',
+    backend,
+    windowPages,
+    windowOverlap,
+    splitPlans: plans,
+    extraMixes: extra,
+    seconds: (Date.now() - started) / 1000,
+  };
   await mkdir(path.resolve(__dirname, '../out'), { recursive: true });
   await writeFile(path.resolve(__dirname, `../out/split-eval-${backend}.json`), JSON.stringify(report, null, 2));
-  if (process.argv.includes('--json')) { console.log(JSON.stringify(report, null, 2)); return; }
-  console.log(`split eval: docfleet-local, parse backend ${backend}, windows of ${windowPages} pages overlapping by ${windowOverlap}`);
-  for (const [title, r] of [['split_plans.json', plans], ['extra mixes (not tuned on)', extra]] as const) {
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify(report, null, 2));
+    return;
+  }
+  console.log(
+    `split eval: docfleet-local, parse backend ${backend}, windows of ${windowPages} pages overlapping by ${windowOverlap}`,
+  );
+  for (const [title, r] of [
+    ['split_plans.json', plans],
+    ['extra mixes (not tuned on)', extra],
+  ] as const) {
     const o = r.overall;
-    console.log(`\n## ${title}: boundary P ${f3(o.precision)} R ${f3(o.recall)} F1 ${f3(o.f1)} (tp ${o.tp}, fp ${o.fp}, fn ${o.fn}); exact records ${o.exactRecords}/${o.expectedRecords} (${(o.exactRecordAccuracy * 100).toFixed(1)}%)`);
+    console.log(
+      `\n## ${title}: boundary P ${f3(o.precision)} R ${f3(o.recall)} F1 ${f3(o.f1)} (tp ${o.tp}, fp ${o.fp}, fn ${o.fn}); exact records ${o.exactRecords}/${o.expectedRecords} (${(o.exactRecordAccuracy * 100).toFixed(1)}%)`,
+    );
     for (const p of r.plans) {
-      console.log(`   ${p.plan} (${p.pages} pages, parsed with ${p.backend}${p.backendReasons.length ? `: ${p.backendReasons.join('; ')}` : ''}): F1 ${f3(p.f1)}, exact ${p.exactRecords}/${p.expectedRecords}, quality ${p.quality}`);
+      console.log(
+        `   ${p.plan} (${p.pages} pages, parsed with ${p.backend}${p.backendReasons.length ? `: ${p.backendReasons.join('; ')}` : ''}): F1 ${f3(p.f1)}, exact ${p.exactRecords}/${p.expectedRecords}, quality ${p.quality}`,
+      );
       console.log(`      expected  ${p.expected}\n      predicted ${p.predicted}`);
       if (process.argv.includes('--verbose')) for (const x of p.records) console.log(`        ${x.slice(0, 170)}`);
     }
@@ -107,4 +201,7 @@ async function main() {
   if (plans.overall.f1 < 0.8) process.exitCode = 1;
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -81,7 +81,15 @@ const fmt = (e: Edge) => `${e.from} → ${e.spec}`;
 const FACES = ['libs/sdk', 'services/mcp-server', 'services/cli', 'services/console'];
 /** The operator commands bootstrap organisations and keys before any API key exists (ARCHITECTURE.md). */
 const OPERATOR_CLI = /^services\/cli\/src\/admin[-\w]*\.ts$/;
-const DATABASE_MODULES = new Set(['libs/db', '@prisma/client', 'pg', 'pg-copy-streams', 'ioredis', 'bullmq', 'libs/queue']);
+const DATABASE_MODULES = new Set([
+  'libs/db',
+  '@prisma/client',
+  'pg',
+  'pg-copy-streams',
+  'ioredis',
+  'bullmq',
+  'libs/queue',
+]);
 
 describe('architecture rules', () => {
   it('reads the whole workspace', () => {
@@ -90,14 +98,21 @@ describe('architecture rules', () => {
   });
 
   it('a library never imports a service', () => {
-    const bad = edges.filter((e) => e.from.startsWith('libs/') && ownerOf(path.join(ROOT, e.from)).part === 'src' && e.target.startsWith('services/'));
+    const bad = edges.filter(
+      (e) =>
+        e.from.startsWith('libs/') &&
+        ownerOf(path.join(ROOT, e.from)).part === 'src' &&
+        e.target.startsWith('services/'),
+    );
     expect(bad.map(fmt)).toEqual([]);
   });
 
   it("a service's code never imports another service", () => {
     const bad = edges.filter((e) => {
       const o = ownerOf(path.join(ROOT, e.from));
-      return o.pkg.startsWith('services/') && o.part === 'src' && e.target.startsWith('services/') && e.target !== o.pkg;
+      return (
+        o.pkg.startsWith('services/') && o.part === 'src' && e.target.startsWith('services/') && e.target !== o.pkg
+      );
     });
     expect(bad.map(fmt)).toEqual([]);
   });
@@ -105,7 +120,12 @@ describe('architecture rules', () => {
   it('production code reaches another package only through its name, never a path into it', () => {
     const bad = edges.filter((e) => {
       const o = ownerOf(path.join(ROOT, e.from));
-      return o.part === 'src' && !e.viaPackageName && e.target !== o.pkg && (e.target.startsWith('libs/') || e.target.startsWith('services/'));
+      return (
+        o.part === 'src' &&
+        !e.viaPackageName &&
+        e.target !== o.pkg &&
+        (e.target.startsWith('libs/') || e.target.startsWith('services/'))
+      );
     });
     expect(bad.map(fmt)).toEqual([]);
   });
@@ -124,15 +144,19 @@ describe('architecture rules', () => {
   });
 
   it('only libs/billing writes the credit tables', () => {
-    const prismaWrite = /\.(creditAccount|creditReservation|ledgerEntry|usageDaily|knowledgeBaseJobCreditReservation)\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
-    const sqlWrite = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(credit_accounts|credit_reservations|ledger_entries|usage_daily|knowledge_base_job_credit_reservations)\b/i;
+    const prismaWrite =
+      /\.(creditAccount|creditReservation|ledgerEntry|usageDaily|knowledgeBaseJobCreditReservation)\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
+    const sqlWrite =
+      /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(credit_accounts|credit_reservations|ledger_entries|usage_daily|knowledge_base_job_credit_reservations)\b/i;
     const bad: string[] = [];
     for (const f of files) {
       const o = ownerOf(f);
       if (o.part !== 'src' || o.pkg === 'libs/billing') continue;
-      readFileSync(f, 'utf8').split('\n').forEach((line, i) => {
-        if (prismaWrite.test(line) || sqlWrite.test(line)) bad.push(`${path.relative(ROOT, f)}:${i + 1}`);
-      });
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (prismaWrite.test(line) || sqlWrite.test(line)) bad.push(`${path.relative(ROOT, f)}:${i + 1}`);
+        });
     }
     expect(bad).toEqual([]);
   });
@@ -145,15 +169,23 @@ describe('architecture rules', () => {
       const src = ts.createSourceFile(rel, readFileSync(path.join(ROOT, rel), 'utf8'), ts.ScriptTarget.Latest, true);
       for (const st of src.statements) {
         if (ts.isInterfaceDeclaration(st)) bad.push(`${rel}: interface ${st.name.text}`);
-        if (ts.isTypeAliasDeclaration(st) && !SDK_OWN.has(st.name.text) && !/\bapi\.\w+/.test(st.type.getText(src))) bad.push(`${rel}: type ${st.name.text}`);
+        if (ts.isTypeAliasDeclaration(st) && !SDK_OWN.has(st.name.text) && !/\bapi\.\w+/.test(st.type.getText(src)))
+          bad.push(`${rel}: type ${st.name.text}`);
       }
     }
     expect(bad).toEqual([]);
   });
 
   it('the rules can fail: a deliberate violation is caught', () => {
-    const probe = ts.preProcessFile("import { x } from '../../services/gateway/src/app';\nexport * from 'bullmq';", true, true);
+    const probe = ts.preProcessFile(
+      "import { x } from '../../services/gateway/src/app';\nexport * from 'bullmq';",
+      true,
+      true,
+    );
     expect(probe.importedFiles.map((f) => f.fileName)).toEqual(['../../services/gateway/src/app', 'bullmq']);
-    expect(ownerOf(path.resolve(ROOT, 'libs/pdf/src', '../../../services/gateway/src/app'))).toEqual({ pkg: 'services/gateway', part: 'src' });
+    expect(ownerOf(path.resolve(ROOT, 'libs/pdf/src', '../../../services/gateway/src/app'))).toEqual({
+      pkg: 'services/gateway',
+      part: 'src',
+    });
   });
 });

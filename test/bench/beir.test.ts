@@ -14,14 +14,25 @@ describe('BEIR collections for eval:search', () => {
     await mkdir(path.join(c, 'qrels'), { recursive: true });
     await mkdir(path.join(dir, 'g_retrieval', 'not-a-collection'), { recursive: true });
     const docs = [
-      { _id: 'd1', title: 'Fibrosis in the liver', text: 'Hepatic fibrosis follows chronic injury; fibrosis scores rose.' },
+      {
+        _id: 'd1',
+        title: 'Fibrosis in the liver',
+        text: 'Hepatic fibrosis follows chronic injury; fibrosis scores rose.',
+      },
       { _id: 'd2', title: 'Protein folding', text: 'Chaperones assist protein folding in the cell.' },
       { _id: 'd3', title: 'Arp2/3 complex', text: 'The Arp2/3 complex nucleates branched actin filaments.' },
     ];
     await writeFile(path.join(c, 'corpus.jsonl'), docs.map((d) => JSON.stringify(d)).join('\n') + '\n');
-    const queries = [{ _id: 'q1', text: 'liver fibrosis' }, { _id: 'q2', text: 'actin branching by Arp2/3' }, { _id: 'q3', text: 'unjudged query' }];
+    const queries = [
+      { _id: 'q1', text: 'liver fibrosis' },
+      { _id: 'q2', text: 'actin branching by Arp2/3' },
+      { _id: 'q3', text: 'unjudged query' },
+    ];
     await writeFile(path.join(c, 'queries-train.jsonl'), queries.map((q) => JSON.stringify(q)).join('\n') + '\n');
-    await writeFile(path.join(c, 'qrels', 'train.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\nq2\td2\t0\n');
+    await writeFile(
+      path.join(c, 'qrels', 'train.tsv'),
+      'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\nq2\td2\t0\n',
+    );
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -37,7 +48,10 @@ describe('BEIR collections for eval:search', () => {
   });
 
   it('scores like BEIR: nDCG@10 with log2 discount, MRR@10, recall@10 and @80', () => {
-    const rel = new Map([['a', 1], ['b', 1]]);
+    const rel = new Map([
+      ['a', 1],
+      ['b', 1],
+    ]);
     const s = scoreRun(['x', 'a', 'y', 'b'], rel);
     const ideal = 1 + 1 / Math.log2(3);
     expect(s.ndcg10).toBeCloseTo((1 / Math.log2(3) + 1 / Math.log2(5)) / ideal, 10);

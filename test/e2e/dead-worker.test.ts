@@ -20,7 +20,12 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-deadworker-'));
   fake = await startFakeOpenAiServer({
     models: ['remote-small'],
-    respond: () => ({ json: { document: { class: 'invoice', confidence: 0.9, rationale: 'says invoice' }, pages: [{ page_number: 1, class: 'invoice', confidence: 0.9 }] } }),
+    respond: () => ({
+      json: {
+        document: { class: 'invoice', confidence: 0.9, rationale: 'says invoice' },
+        pages: [{ page_number: 1, class: 'invoice', confidence: 0.9 }],
+      },
+    }),
   });
 });
 afterAll(async () => {
@@ -40,14 +45,26 @@ async function onePagePdf(): Promise<Uint8Array> {
 describe('a workflow worker killed mid-run', () => {
   it('a same-key retry of the synchronous run is answered within 60 s, charged once', async () => {
     fleet = await startFleet({
-      DATABASE_URL: t.url, DATA_DIR: dataDir, RATE_LIMIT_POINTS: '100000',
-      OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0', MODEL_TIMEOUT_MS: '600000',
+      DATABASE_URL: t.url,
+      DATA_DIR: dataDir,
+      RATE_LIMIT_POINTS: '100000',
+      OPENAI_BASE_URL: `${fake.url}/v1`,
+      OPENAI_MODELS: 'remote-small',
+      MODEL_DEFAULT: 'remote-small',
+      MODEL_MAX_RETRIES: '0',
+      MODEL_TIMEOUT_MS: '600000',
     });
     const f = fleet;
     const { apiKey, orgId } = await f.createOrg(20);
     const c = new DocfleetClient({ baseUrl: f.baseUrl, apiKey });
     const kb = (await c.knowledgeBases.create({ name: 'dead worker' })).knowledge_base.id;
-    const fileId = (await c.files.upload(await onePagePdf(), { knowledgeBaseId: kb, filename: 'invoice.pdf', contentType: 'application/pdf' })).file.id;
+    const fileId = (
+      await c.files.upload(await onePagePdf(), {
+        knowledgeBaseId: kb,
+        filename: 'invoice.pdf',
+        contentType: 'application/pdf',
+      })
+    ).file.id;
     const job = (await c.files.parse(fileId)).job.job_id;
     expect(await c.waitForJob(fileId, job, { timeoutMs: 120_000 })).toMatchObject({ status: 'completed' });
     const afterParse = (await c.billing.credits()).credits.balance_credits;
@@ -55,8 +72,12 @@ describe('a workflow worker killed mid-run', () => {
     // The first model call hangs: the worker is inside the run when it is killed.
     fake.enqueue({ delayMs: 600_000 });
     const body = { file_id: fileId, classes: ['invoice', 'letter'], idempotency_key: 'killed-run' };
-    const call = () => fetch(`${f.baseUrl}/v1/classify/runs`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const call = () =>
+      fetch(`${f.baseUrl}/v1/classify/runs`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const first = call();
     for (let i = 0; fake.requests.length < 1; i++) {
       if (i > 600) throw new Error(`the run never reached the model\n${f.out()}`);
@@ -73,7 +94,10 @@ describe('a workflow worker killed mid-run', () => {
     const retry = await call();
     const waited = Date.now() - killedAt;
     expect(retry.status).toBe(200);
-    expect(retry.body).toMatchObject({ document: { class: 'invoice' }, credit: { debited: false, idempotency_key: 'killed-run' } });
+    expect(retry.body).toMatchObject({
+      document: { class: 'invoice' },
+      credit: { debited: false, idempotency_key: 'killed-run' },
+    });
     expect(waited).toBeLessThan(60_000);
     // The request that was waiting when the worker died is answered too, with the charge it made.
     const original = await first;
@@ -88,7 +112,9 @@ describe('a workflow worker killed mid-run', () => {
     // stale first, by a fresh attempt 2 after attempt 1 was ended worker_lost.
     const end = await t.db.operation.findUniqueOrThrow({ where: { id: op.id } });
     expect(end.status).toBe('completed');
-    process.stdout.write(`dead worker: retry answered ${(waited / 1000).toFixed(1)} s after kill -9 (limit 60 s), by attempt ${end.attempt}\n`);
+    process.stdout.write(
+      `dead worker: retry answered ${(waited / 1000).toFixed(1)} s after kill -9 (limit 60 s), by attempt ${end.attempt}\n`,
+    );
     process.kill(-f.child.pid!, 'SIGTERM');
     expect((await f.exited).code).toBe(0);
   }, 300_000);

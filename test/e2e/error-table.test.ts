@@ -11,8 +11,11 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createTestDb, type TestDb } from '@docfleet/testing';
 import { root, startFleet, type Fleet } from './fleet-process';
 
-const SPEC = process.env.DOCFLEET_SPEC
-  ?? (process.env.DOCFLEET_CORPUS ? path.resolve(process.env.DOCFLEET_CORPUS, '../spec/interface-spec.md') : path.resolve(root, '../shared/spec/interface-spec.md'));
+const SPEC =
+  process.env.DOCFLEET_SPEC ??
+  (process.env.DOCFLEET_CORPUS
+    ? path.resolve(process.env.DOCFLEET_CORPUS, '../spec/interface-spec.md')
+    : path.resolve(root, '../shared/spec/interface-spec.md'));
 
 /** `| status | code | cause |` rows of the spec's "## Errors" table. */
 function specRows(): Array<{ status: number; code: string }> {
@@ -20,10 +23,16 @@ function specRows(): Array<{ status: number; code: string }> {
   const text = readFileSync(SPEC, 'utf8');
   const start = text.indexOf('\n## Errors\n');
   const section = text.slice(start, text.indexOf('\n## ', start + 1));
-  return section.split('\n').filter((l) => /^\|\s*\d{3}\s*\|/.test(l)).map((l) => {
-    const [status, code] = l.split('|').slice(1, 3).map((c) => c.trim());
-    return { status: Number(status), code };
-  });
+  return section
+    .split('\n')
+    .filter((l) => /^\|\s*\d{3}\s*\|/.test(l))
+    .map((l) => {
+      const [status, code] = l
+        .split('|')
+        .slice(1, 3)
+        .map((c) => c.trim());
+      return { status: Number(status), code };
+    });
 }
 
 let t: TestDb;
@@ -39,7 +48,10 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Answer { status: number; code?: string }
+interface Answer {
+  status: number;
+  code?: string;
+}
 type Case = () => Promise<Answer>;
 
 describe("the spec's error table", () => {
@@ -47,19 +59,43 @@ describe("the spec's error table", () => {
     const rows = specRows();
     expect(rows.length).toBeGreaterThan(20);
     // MODEL_DEFAULT=none: no default model is configured (the row for 503 model_provider_unavailable).
-    fleet = await startFleet({ DATABASE_URL: t.url, DATA_DIR: dataDir, MODEL_DEFAULT: 'none', RATE_LIMIT_POINTS: '100000' });
+    fleet = await startFleet({
+      DATABASE_URL: t.url,
+      DATA_DIR: dataDir,
+      MODEL_DEFAULT: 'none',
+      RATE_LIMIT_POINTS: '100000',
+    });
     const f = fleet;
     const env = { ...process.env, DATABASE_URL: t.url };
-    const cli = (args: string[], input?: string) => JSON.parse(execFileSync('pnpm', ['--silent', 'docfleet', 'admin', ...args, '--json'], { cwd: root, env, input, encoding: 'utf8' }));
+    const cli = (args: string[], input?: string) =>
+      JSON.parse(
+        execFileSync('pnpm', ['--silent', 'docfleet', 'admin', ...args, '--json'], {
+          cwd: root,
+          env,
+          input,
+          encoding: 'utf8',
+        }),
+      );
 
-    async function call(method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string>; form?: FormData } = {}): Promise<Answer & { body: any }> {
+    async function call(
+      method: string,
+      p: string,
+      o: { key?: string; body?: unknown; headers?: Record<string, string>; form?: FormData } = {},
+    ): Promise<Answer & { body: any }> {
       const headers: Record<string, string> = { ...(o.key ? { 'x-api-key': o.key } : {}), ...o.headers };
       let body: string | FormData | undefined = o.form;
-      if (o.body !== undefined) { body = JSON.stringify(o.body); headers['content-type'] = 'application/json'; }
+      if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['content-type'] = 'application/json';
+      }
       const r = await fetch(f.baseUrl + p, { method, headers, body });
       const text = await r.text();
       let parsed: any = null;
-      try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
       return { status: r.status, code: parsed?.code, body: parsed };
     }
     const pdf = async (text: string) => {
@@ -101,7 +137,10 @@ describe("the spec's error table", () => {
     const capped = cli(['create-org', '--name', 'capped', '--credits', '100', '--monthly-quota', '0']);
     const cappedFile = await upload(capped.api_key, await newKb(capped.api_key), 'capped.pdf');
     const email = `viewer-${randomUUID().slice(0, 8)}@example.test`;
-    cli(['create-user', '--org', rich.org_id, '--email', email, '--role', 'viewer', '--password-stdin'], 'correct horse battery staple\n');
+    cli(
+      ['create-user', '--org', rich.org_id, '--email', email, '--role', 'viewer', '--password-stdin'],
+      'correct horse battery staple\n',
+    );
     const login = await call('POST', '/v1/auth/login', { body: { email, password: 'correct horse battery staple' } });
     const viewer = { authorization: `Bearer ${login.body.token}`, 'x-service-org-id': rich.org_id };
     const fields = { fields: [{ name: 'total', type: 'number' }] };
@@ -109,16 +148,20 @@ describe("the spec's error table", () => {
 
     const cases: Record<string, Case> = {
       confirmation_required: () => call('DELETE', `/v1/knowledge-bases/${kb}`, { key }),
-      invalid_request_body: () => call('POST', `/v1/knowledge-bases/${kb}/search`, { key, body: { query: 42, limit: 'many' } }),
+      invalid_request_body: () =>
+        call('POST', `/v1/knowledge-bases/${kb}/search`, { key, body: { query: 42, limit: 'many' } }),
       file_id_is_required: () => call('POST', '/v1/extract/runs', { key, body: { schema: fields } }),
       schema_is_required: () => call('POST', `/v1/files/${parsed}/extract`, { key, body: {} }),
-      unsupported_model: () => call('POST', '/v1/extract/runs', { key, body: { file_id: parsed, schema: fields, model_id: 'no-such-model' } }),
+      unsupported_model: () =>
+        call('POST', '/v1/extract/runs', { key, body: { file_id: parsed, schema: fields, model_id: 'no-such-model' } }),
       invalid_api_key: () => call('GET', '/v1/knowledge-bases', { key: 'dfk_not_a_real_key' }),
       insufficient_credits: () => call('POST', `/v1/files/${brokeFile}/parse`, { key: broke.api_key, body: {} }),
       monthly_quota_exceeded: () => call('POST', `/v1/files/${cappedFile}/parse`, { key: capped.api_key, body: {} }),
-      api_key_org_mismatch: () => call('GET', '/v1/knowledge-bases', { key, headers: { 'x-service-org-id': broke.org_id } }),
+      api_key_org_mismatch: () =>
+        call('GET', '/v1/knowledge-bases', { key, headers: { 'x-service-org-id': broke.org_id } }),
       permission_required: () => call('POST', `/v1/files/${unparsed}/parse`, { headers: viewer, body: {} }),
-      invalid_artefact_child_path: () => call('GET', `/v1/artifacts/${manifestId}/pages?file=${encodeURIComponent('../../secrets')}`, { key }),
+      invalid_artefact_child_path: () =>
+        call('GET', `/v1/artifacts/${manifestId}/pages?file=${encodeURIComponent('../../secrets')}`, { key }),
       file_not_found: () => call('GET', `/v1/files/${nowhere}`, { key }),
       job_not_found: () => call('GET', `/v1/files/${parsed}/jobs/${nowhere}`, { key }),
       operation_not_found: () => call('GET', `/v1/operations/${nowhere}`, { key }),
@@ -132,10 +175,16 @@ describe("the spec's error table", () => {
         form.append('file', new Blob([await pdf('again')], { type: 'application/pdf' }), 'parsed.pdf');
         return call('POST', '/v1/files', { key, form });
       },
-      file_must_be_parsed: () => call('POST', '/v1/classify/runs', { key, body: { file_id: unparsed, classes: ['invoice', 'letter'] } }),
-      file_must_be_parsed_before_extraction: () => call('POST', `/v1/files/${unparsed}/extract`, { key, body: { schema: { type: 'object', properties: { total: { type: 'number' } } } } }),
+      file_must_be_parsed: () =>
+        call('POST', '/v1/classify/runs', { key, body: { file_id: unparsed, classes: ['invoice', 'letter'] } }),
+      file_must_be_parsed_before_extraction: () =>
+        call('POST', `/v1/files/${unparsed}/extract`, {
+          key,
+          body: { schema: { type: 'object', properties: { total: { type: 'number' } } } },
+        }),
       invalid_schema: () => call('POST', '/v1/extract/runs', { key, body: { file_id: parsed } }),
-      model_provider_unavailable: () => call('POST', '/v1/extract/runs', { key, body: { file_id: parsed, schema: fields } }),
+      model_provider_unavailable: () =>
+        call('POST', '/v1/extract/runs', { key, body: { file_id: parsed, schema: fields } }),
     };
 
     expect(rows.filter((r) => !cases[r.code]).map((r) => r.code)).toEqual([]); // every row has its case
@@ -149,7 +198,14 @@ describe("the spec's error table", () => {
     expect(got).toEqual(want);
 
     // Every workflow request names its missing file_id the same way, not as a malformed body.
-    for (const p of ['/v1/classify/runs', '/v1/classify/classes/suggest', '/v1/edit/runs', '/v1/split/runs', '/v1/split/rules/suggest', '/v1/split/download']) {
+    for (const p of [
+      '/v1/classify/runs',
+      '/v1/classify/classes/suggest',
+      '/v1/edit/runs',
+      '/v1/split/runs',
+      '/v1/split/rules/suggest',
+      '/v1/split/download',
+    ]) {
       expect([p, (await call('POST', p, { key, body: {} })).code]).toEqual([p, 'file_id_is_required']);
     }
     // None of the refusals charged anything: the only debit is the fixture parse's page.

@@ -52,16 +52,28 @@ export async function startFleet(env: Record<string, string>): Promise<Fleet> {
   const child: ChildProcess = spawn('pnpm', ['--silent', 'start'], {
     cwd: root,
     // START_WATCH_PID: a test run that is killed (no afterAll) takes its fleet with it.
-    env: { ...process.env, PORT: String(port), QUEUE_PREFIX: `fleet${port}`, LOG_LEVEL: 'warn', HEALTH_PORT: '0', START_WATCH_PID: String(process.pid), ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      QUEUE_PREFIX: `fleet${port}`,
+      LOG_LEVEL: 'warn',
+      HEALTH_PORT: '0',
+      START_WATCH_PID: String(process.pid),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const pidsOf = (service?: string) =>
-    [...out.matchAll(/^(\S+)\s*\| started \(pid (\d+)\)$/gm)].filter((m) => !service || m[1] === service).map((m) => Number(m[2]));
+    [...out.matchAll(/^(\S+)\s*\| started \(pid (\d+)\)$/gm)]
+      .filter((m) => !service || m[1] === service)
+      .map((m) => Number(m[2]));
   const fleet: Fleet = {
     port,
     baseUrl: `http://127.0.0.1:${port}`,
@@ -70,7 +82,21 @@ export async function startFleet(env: Record<string, string>): Promise<Fleet> {
     out: () => out,
     pidsOf,
     async createOrg(credits) {
-      const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'docfleet', 'admin', 'create-org', '--name', `org-${port}`, '--credits', String(credits), '--json'], { cwd: root, env: { ...process.env, ...env } });
+      const { stdout } = await promisify(execFile)(
+        'pnpm',
+        [
+          '--silent',
+          'docfleet',
+          'admin',
+          'create-org',
+          '--name',
+          `org-${port}`,
+          '--credits',
+          String(credits),
+          '--json',
+        ],
+        { cwd: root, env: { ...process.env, ...env } },
+      );
       const { api_key: apiKey, org_id: orgId } = JSON.parse(stdout) as { api_key: string; org_id: string };
       return { apiKey, orgId };
     },
@@ -88,7 +114,9 @@ export async function startFleet(env: Record<string, string>): Promise<Fleet> {
   while (Date.now() < deadline && !ready) {
     try {
       ready = (await fetch(`${fleet.baseUrl}/readyz`)).status === 200;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (!ready) await sleep(300);
   }
   if (!ready) {

@@ -9,7 +9,14 @@ import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { DocfleetClient } from '@docfleet/sdk';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { createTestDb, multipartBody, rawRequest, startPrivateRedis, type PrivateRedis, type TestDb } from '@docfleet/testing';
+import {
+  createTestDb,
+  multipartBody,
+  rawRequest,
+  startPrivateRedis,
+  type PrivateRedis,
+  type TestDb,
+} from '@docfleet/testing';
 import { alive, peakRssMiB, sleep, startFleet, type Fleet } from './fleet-process';
 
 let t: TestDb;
@@ -25,7 +32,12 @@ beforeAll(async () => {
   t = await createTestDb();
   redis = await startPrivateRedis();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-hostile-'));
-  fleet = await startFleet({ DATABASE_URL: t.url, REDIS_URL: redis.url, DATA_DIR: dataDir, BILLING_SCHEDULE_CHECK_SECONDS: '5' });
+  fleet = await startFleet({
+    DATABASE_URL: t.url,
+    REDIS_URL: redis.url,
+    DATA_DIR: dataDir,
+    BILLING_SCHEDULE_CHECK_SECONDS: '5',
+  });
   ({ apiKey } = await fleet.createOrg(500));
   c = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey });
   kbId = (await c.knowledgeBases.create({ name: 'hostile' })).knowledge_base.id;
@@ -56,20 +68,34 @@ let normalCount = 0;
 /** The control after every case: a normal upload and parse still work, and nothing restarted. */
 async function normalUploadAndParse() {
   const n = ++normalCount;
-  const id = (await c.files.upload(await pdfWithText(`Control document number ${n} after a hostile case.`), { knowledgeBaseId: kbId, filename: `control-${n}.pdf` })).file.id;
+  const id = (
+    await c.files.upload(await pdfWithText(`Control document number ${n} after a hostile case.`), {
+      knowledgeBaseId: kbId,
+      filename: `control-${n}.pdf`,
+    })
+  ).file.id;
   const job = await c.files.parse(id);
   const done = await c.waitForJob(id, job.job.job_id, { timeoutMs: 120_000 });
   expect(done.status).toBe('completed');
   samplePeaks();
-  for (const s of ['gateway', 'parse-worker', 'index-worker', 'workflow-worker', 'billing']) expect({ s, starts: fleet.pidsOf(s).length }).toEqual({ s, starts: 1 });
+  for (const s of ['gateway', 'parse-worker', 'index-worker', 'workflow-worker', 'billing'])
+    expect({ s, starts: fleet.pidsOf(s).length }).toEqual({ s, starts: 1 });
 }
 
-const envelope = (status: number, body: any) => ({ status, code: typeof body?.code, request_id: typeof body?.request_id });
+const envelope = (status: number, body: any) => ({
+  status,
+  code: typeof body?.code,
+  request_id: typeof body?.request_id,
+});
 
 describe('hostile requests against pnpm start', () => {
   it('a multipart upload cut off before its closing boundary answers 400 and kills nothing', async () => {
     const boundary = 'b0undary';
-    const full = multipartBody(boundary, { knowledge_base_id: kbId }, { name: 'cut.pdf', data: Buffer.alloc(200_000, 7) });
+    const full = multipartBody(
+      boundary,
+      { knowledge_base_id: kbId },
+      { name: 'cut.pdf', data: Buffer.alloc(200_000, 7) },
+    );
     const cut = full.subarray(0, full.length - 5_000);
     const head = `POST /v1/files HTTP/1.1\r\nHost: x\r\nx-api-key: ${apiKey}\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${cut.length}`;
     const r = await rawRequest(fleet.port, head, cut).response;
@@ -79,19 +105,42 @@ describe('hostile requests against pnpm start', () => {
 
   it('undecodable or unknown encodings and charsets answer 415; over-deep JSON answers 400', async () => {
     const post = (p: string, headers: Record<string, string>, body: string | Buffer) =>
-      fetch(`${fleet.baseUrl}${p}`, { method: "POST", headers: { "x-api-key": apiKey, ...headers }, body }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      fetch(`${fleet.baseUrl}${p}`, { method: 'POST', headers: { 'x-api-key': apiKey, ...headers }, body }).then(
+        async (r) => ({ status: r.status, body: (await r.json()) as any }),
+      );
     const cases = [
-      await post('/v1/knowledge-bases', { 'content-type': 'application/json', 'content-encoding': 'br' }, '{"name":"x"}'),
-      await post('/v1/knowledge-bases', { 'content-type': 'application/json', 'content-encoding': 'deflate' }, 'not deflated'),
-      await post('/v1/knowledge-bases', { 'content-type': 'application/json', 'content-encoding': 'x-klingon' }, '{"name":"x"}'),
-      await post('/v1/auth/login', { 'content-type': 'application/json; charset=klingon', 'x-api-key': '' }, '{"email":"a@b.c","password":"x"}'),
+      await post(
+        '/v1/knowledge-bases',
+        { 'content-type': 'application/json', 'content-encoding': 'br' },
+        '{"name":"x"}',
+      ),
+      await post(
+        '/v1/knowledge-bases',
+        { 'content-type': 'application/json', 'content-encoding': 'deflate' },
+        'not deflated',
+      ),
+      await post(
+        '/v1/knowledge-bases',
+        { 'content-type': 'application/json', 'content-encoding': 'x-klingon' },
+        '{"name":"x"}',
+      ),
+      await post(
+        '/v1/auth/login',
+        { 'content-type': 'application/json; charset=klingon', 'x-api-key': '' },
+        '{"email":"a@b.c","password":"x"}',
+      ),
     ];
-    for (const r of cases) expect(envelope(r.status, r.body)).toEqual({ status: 415, code: 'string', request_id: 'string' });
+    for (const r of cases)
+      expect(envelope(r.status, r.body)).toEqual({ status: 415, code: 'string', request_id: 'string' });
     const deep = `{"name":"deep","metadata":${'{"a":'.repeat(4000)}1${'}'.repeat(4000)}}`;
     const d = await post('/v1/knowledge-bases', { 'content-type': 'application/json' }, deep);
     expect(envelope(d.status, d.body)).toEqual({ status: 400, code: 'string', request_id: 'string' });
     expect(d.body.code).toBe('invalid_request_body');
-    const z = await post('/v1/knowledge-bases', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, deflateSync('{"name":"x"}'));
+    const z = await post(
+      '/v1/knowledge-bases',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      deflateSync('{"name":"x"}'),
+    );
     expect(z.status).toBeGreaterThanOrEqual(400);
     expect(z.status).toBeLessThan(500);
     await normalUploadAndParse();
@@ -101,7 +150,11 @@ describe('hostile requests against pnpm start', () => {
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 8; i++) {
-      const r = await fetch(`${fleet.baseUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'victim@example.test', password: `guess-${i}` }) });
+      const r = await fetch(`${fleet.baseUrl}/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'victim@example.test', password: `guess-${i}` }),
+      });
       statuses.push(r.status);
       if (r.status === 429) retryAfter = r.headers.get('retry-after');
       await r.body?.cancel();
@@ -126,7 +179,10 @@ describe('hostile requests against pnpm start', () => {
     const done = await c.waitForJob(id, job.job.job_id, { timeoutMs: 240_000 });
     samplePeaks();
     expect(done.status).toBe('completed');
-    const md = await c.artifacts.get((done.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_md');
+    const md = await c.artifacts.get(
+      (done.result as { artifact_manifest_id: string }).artifact_manifest_id,
+      'result_md',
+    );
     expect(md).toContain('The first page is ordinary text that must survive.');
     await normalUploadAndParse();
   }, 300_000);
@@ -137,7 +193,10 @@ describe('hostile requests against pnpm start', () => {
     const job = await c.files.parse(id);
     const done = await c.waitForJob(id, job.job.job_id, { timeoutMs: 120_000 });
     expect(done.status).toBe('completed');
-    const md = await c.artifacts.get((done.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_md');
+    const md = await c.artifacts.get(
+      (done.result as { artifact_manifest_id: string }).artifact_manifest_id,
+      'result_md',
+    );
     expect(md).toContain('Enormous page text');
     await normalUploadAndParse();
   }, 180_000);
@@ -154,7 +213,8 @@ describe('hostile requests against pnpm start', () => {
         const failed = (await c.files.jobEvents(id, job.job.job_id)).events.find((e) => e.event_type === 'job.failed');
         expect((failed?.payload as { code?: string } | undefined)?.code).toBe('invalid_pdf');
         // tool stderr, paths and stack frames stay in the log
-        for (const text of [done.error, failed?.message, JSON.stringify(failed?.payload)]) expect(String(text)).not.toMatch(/Syntax Error|pdftoppm|\/tmp\/|\bat [\w.<>]+ \(/i);
+        for (const text of [done.error, failed?.message, JSON.stringify(failed?.payload)])
+          expect(String(text)).not.toMatch(/Syntax Error|pdftoppm|\/tmp\/|\bat [\w.<>]+ \(/i);
       } else {
         expect(done.status).toBe('completed'); // or it parses the page it really has
         expect(done.total_pages).toBe(1);
@@ -188,7 +248,10 @@ describe('hostile requests against pnpm start', () => {
     const readyUntil = Date.now() + 60_000;
     let ready = false;
     while (!ready && Date.now() < readyUntil) {
-      ready = await fetch(`${fleet.baseUrl}/readyz`).then((r) => r.status === 200, () => false);
+      ready = await fetch(`${fleet.baseUrl}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (!ready) await sleep(500);
     }
     expect(ready).toBe(true);
@@ -200,7 +263,8 @@ describe('hostile requests against pnpm start', () => {
     const pids = fleet.pidsOf();
     expect(pids).toHaveLength(5);
     expect(pids.every(alive)).toBe(true);
-    for (const [pid, mib] of Object.entries(peaks)) expect({ pid, under2GiB: mib < 2048 }).toEqual({ pid, under2GiB: true });
+    for (const [pid, mib] of Object.entries(peaks))
+      expect({ pid, under2GiB: mib < 2048 }).toEqual({ pid, under2GiB: true });
     expect(await t.db.creditReservation.count({ where: { status: 'reserved' } })).toBe(0);
     const mismatches = await t.db.$queryRaw<Array<{ org_id: string }>>`
       SELECT a.org_id FROM credit_accounts a

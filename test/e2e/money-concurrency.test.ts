@@ -34,12 +34,14 @@ async function onePagePdf(text: string): Promise<Uint8Array> {
 async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -50,15 +52,37 @@ describe('money under concurrency', () => {
     const { apiKey, orgId } = await fleet.createOrg(50);
     const c = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey });
     const kb = (await c.knowledgeBases.create({ name: 'burst' })).knowledge_base.id;
-    const ids = await pool(Array.from({ length: 200 }, (_, i) => i), 8, async (i) =>
-      (await c.files.upload(await onePagePdf(`burst document number ${i}`), { knowledgeBaseId: kb, filename: `burst-${i}.pdf`, contentType: 'application/pdf' })).file.id);
+    const ids = await pool(
+      Array.from({ length: 200 }, (_, i) => i),
+      8,
+      async (i) =>
+        (
+          await c.files.upload(await onePagePdf(`burst document number ${i}`), {
+            knowledgeBaseId: kb,
+            filename: `burst-${i}.pdf`,
+            contentType: 'application/pdf',
+          })
+        ).file.id,
+    );
 
-    const answers = await Promise.all(ids.map(async (id) => {
-      const r = await fetch(`${fleet!.baseUrl}/v1/files/${id}/parse`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: '{}' });
-      const body = (await r.json()) as { code?: string; job?: { job_id: string } };
-      return { status: r.status, code: body.code, jobId: body.job?.job_id, fileId: id };
-    }));
-    const byStatus = answers.reduce<Record<string, number>>((m, a) => ({ ...m, [`${a.status}${a.code ? ` ${a.code}` : ''}`]: (m[`${a.status}${a.code ? ` ${a.code}` : ''}`] ?? 0) + 1 }), {});
+    const answers = await Promise.all(
+      ids.map(async (id) => {
+        const r = await fetch(`${fleet!.baseUrl}/v1/files/${id}/parse`, {
+          method: 'POST',
+          headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+          body: '{}',
+        });
+        const body = (await r.json()) as { code?: string; job?: { job_id: string } };
+        return { status: r.status, code: body.code, jobId: body.job?.job_id, fileId: id };
+      }),
+    );
+    const byStatus = answers.reduce<Record<string, number>>(
+      (m, a) => ({
+        ...m,
+        [`${a.status}${a.code ? ` ${a.code}` : ''}`]: (m[`${a.status}${a.code ? ` ${a.code}` : ''}`] ?? 0) + 1,
+      }),
+      {},
+    );
     expect(byStatus).toEqual({ 202: 50, '402 insufficient_credits': 150 });
 
     const accepted = answers.filter((a) => a.status === 202);
@@ -86,21 +110,39 @@ describe('money under concurrency', () => {
     const fake = await startFakeOpenAiServer({ models: ['remote-small'] });
     try {
       fleet = await startFleet({
-        DATABASE_URL: t.url, DATA_DIR: dataDir, RATE_LIMIT_POINTS: '100000', DB_POOL_MAX: '4',
-        OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0',
+        DATABASE_URL: t.url,
+        DATA_DIR: dataDir,
+        RATE_LIMIT_POINTS: '100000',
+        DB_POOL_MAX: '4',
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+        OPENAI_MODELS: 'remote-small',
+        MODEL_DEFAULT: 'remote-small',
+        MODEL_MAX_RETRIES: '0',
       });
       const { apiKey, orgId } = await fleet.createOrg(10);
       const c = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey });
       const kb = (await c.knowledgeBases.create({ name: 'runs' })).knowledge_base.id;
-      const fileId = (await c.files.upload(await onePagePdf('INVOICE 7 total 12.00'), { knowledgeBaseId: kb, filename: 'inv.pdf', contentType: 'application/pdf' })).file.id;
+      const fileId = (
+        await c.files.upload(await onePagePdf('INVOICE 7 total 12.00'), {
+          knowledgeBaseId: kb,
+          filename: 'inv.pdf',
+          contentType: 'application/pdf',
+        })
+      ).file.id;
       const job = (await c.files.parse(fileId)).job.job_id;
       expect(await c.waitForJob(fileId, job, { timeoutMs: 120_000 })).toMatchObject({ status: 'completed' });
       const before = (await c.billing.credits()).credits.balance_credits;
       const body = JSON.stringify({ file_id: fileId, schema: { fields: [{ name: 'total', type: 'number' }] } });
-      const answers = await Promise.all(Array.from({ length: 50 }, async () => {
-        const r = await fetch(`${fleet!.baseUrl}/v1/extract/runs`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body });
-        return { status: r.status, body: (await r.json()) as { operation_id?: string; code?: string } };
-      }));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const r = await fetch(`${fleet!.baseUrl}/v1/extract/runs`, {
+            method: 'POST',
+            headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+            body,
+          });
+          return { status: r.status, body: (await r.json()) as { operation_id?: string; code?: string } };
+        }),
+      );
       // 202 with the one operation, or 200 with its output once it completed
       expect(answers.filter((a) => a.status !== 202 && a.status !== 200)).toEqual([]);
       expect(new Set(answers.filter((a) => a.status === 202).map((a) => a.body.operation_id)).size).toBe(1);

@@ -50,10 +50,23 @@ function watchReadiness(url: string) {
       await sleep(150);
     }
   })();
-  return { seen, stop: async () => { on = false; await loop; } };
+  return {
+    seen,
+    stop: async () => {
+      on = false;
+      await loop;
+    },
+  };
 }
 
-interface Load { c: DocfleetClient; orgId: string; fileIds: string[]; parseJobs: Array<{ fileId: string; jobId: string }>; opIds: string[]; big: { fileId: string; jobId: string } }
+interface Load {
+  c: DocfleetClient;
+  orgId: string;
+  fileIds: string[];
+  parseJobs: Array<{ fileId: string; jobId: string }>;
+  opIds: string[];
+  big: { fileId: string; jobId: string };
+}
 
 /** An organisation with parses (one of 16 pages) and extraction runs in flight. */
 async function startLoad(f: Fleet): Promise<Load> {
@@ -61,8 +74,23 @@ async function startLoad(f: Fleet): Promise<Load> {
   const c = new DocfleetClient({ baseUrl: f.baseUrl, apiKey });
   const kb = (await c.knowledgeBases.create({ name: 'restarts' })).knowledge_base.id;
   const fileIds: string[] = [];
-  for (let i = 0; i < 6; i++) fileIds.push((await c.files.upload(await onePagePdf(`INVOICE ${1000 + i} total ${i * 17}.00 EUR`), { knowledgeBaseId: kb, filename: `inv-${i}.pdf`, contentType: 'application/pdf' })).file.id);
-  const bigFile = (await c.files.upload(readFileSync(path.join(CORPUS, 'a_born_digital/pypdf-bench/2201.00178.pdf')), { knowledgeBaseId: kb, filename: 'big.pdf', contentType: 'application/pdf' })).file.id;
+  for (let i = 0; i < 6; i++)
+    fileIds.push(
+      (
+        await c.files.upload(await onePagePdf(`INVOICE ${1000 + i} total ${i * 17}.00 EUR`), {
+          knowledgeBaseId: kb,
+          filename: `inv-${i}.pdf`,
+          contentType: 'application/pdf',
+        })
+      ).file.id,
+    );
+  const bigFile = (
+    await c.files.upload(readFileSync(path.join(CORPUS, 'a_born_digital/pypdf-bench/2201.00178.pdf')), {
+      knowledgeBaseId: kb,
+      filename: 'big.pdf',
+      contentType: 'application/pdf',
+    })
+  ).file.id;
   // One file parsed before the load, for the extraction runs.
   const first = (await c.files.parse(fileIds[0])).job.job_id;
   expect(await c.waitForJob(fileIds[0], first, { timeoutMs: 120_000 })).toMatchObject({ status: 'completed' });
@@ -74,7 +102,11 @@ async function startLoad(f: Fleet): Promise<Load> {
   fake.enqueue(...Array.from({ length: 6 }, () => ({ delayMs: 3000 })));
   const opIds: string[] = [];
   for (let i = 0; i < 6; i++) {
-    const r = await c.extract.run({ file_id: fileIds[0], schema: { fields: [{ name: 'total', type: 'number' }] }, idempotency_key: `run-${i}` });
+    const r = await c.extract.run({
+      file_id: fileIds[0],
+      schema: { fields: [{ name: 'total', type: 'number' }] },
+      idempotency_key: `run-${i}`,
+    });
     if (r.status !== 202) throw new Error(`run ${i} was not queued`);
     opIds.push(r.body.operation_id);
   }
@@ -94,27 +126,50 @@ async function settle(f: Fleet, dbUrl: string, load: Load) {
     const q = async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows as T[];
     const until = Date.now() + 360_000;
     for (;;) {
-      const [open] = await q<{ jobs: string; ops: string }>(`SELECT
+      const [open] = await q<{ jobs: string; ops: string }>(
+        `SELECT
         (SELECT count(*) FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS jobs,
-        (SELECT count(*) FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS ops`, [load.orgId]);
+        (SELECT count(*) FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS ops`,
+        [load.orgId],
+      );
       if (Number(open.jobs) + Number(open.ops) === 0) break;
       if (Date.now() > until) {
-        const rows = await q(`SELECT id, kind, status, stage, completed_pages, total_pages, heartbeat_at, updated_at FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
-          UNION ALL SELECT id, operation_type, status, NULL, attempt, NULL, heartbeat_at, updated_at FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`, [load.orgId]);
+        const rows = await q(
+          `SELECT id, kind, status, stage, completed_pages, total_pages, heartbeat_at, updated_at FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
+          UNION ALL SELECT id, operation_type, status, NULL, attempt, NULL, heartbeat_at, updated_at FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`,
+          [load.orgId],
+        );
         throw new Error(`still open after 360 s: ${JSON.stringify(rows)}\n${f.out().slice(-3000)}`);
       }
       await sleep(500);
     }
-    const jobs = await q<{ id: string; status: string; error: string | null; reservation: string | null; net: string | null }>(`SELECT j.id, j.status, j.error, r.status AS reservation,
+    const jobs = await q<{
+      id: string;
+      status: string;
+      error: string | null;
+      reservation: string | null;
+      net: string | null;
+    }>(
+      `SELECT j.id, j.status, j.error, r.status AS reservation,
         (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.job_id = j.id) AS net
-      FROM jobs j LEFT JOIN credit_reservations r ON r.job_id = j.id WHERE j.org_id = $1 AND j.kind = 'parse'`, [load.orgId]);
+      FROM jobs j LEFT JOIN credit_reservations r ON r.job_id = j.id WHERE j.org_id = $1 AND j.kind = 'parse'`,
+      [load.orgId],
+    );
     expect(jobs).toHaveLength(load.parseJobs.length);
     for (const j of jobs) {
       if (j.status === 'completed') expect(j.reservation).toBe('committed');
-      else expect({ id: j.id, reservation: j.reservation, net: Number(j.net ?? 0) }).toEqual({ id: j.id, reservation: expect.stringMatching(/^(failed|released|cancelled)$/), net: 0 });
+      else
+        expect({ id: j.id, reservation: j.reservation, net: Number(j.net ?? 0) }).toEqual({
+          id: j.id,
+          reservation: expect.stringMatching(/^(failed|released|cancelled)$/),
+          net: 0,
+        });
     }
-    const ops = await q<{ id: string; status: string; net: string | null; attempt: number }>(`SELECT o.id, o.status, o.attempt,
-        (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.operation_id = o.id) AS net FROM operations o WHERE o.org_id = $1`, [load.orgId]);
+    const ops = await q<{ id: string; status: string; net: string | null; attempt: number }>(
+      `SELECT o.id, o.status, o.attempt,
+        (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.operation_id = o.id) AS net FROM operations o WHERE o.org_id = $1`,
+      [load.orgId],
+    );
     for (const o of ops) {
       // a queued workflow pays for its completed attempt only: every failed attempt was refunded
       expect({ id: o.id, net: Number(o.net ?? 0) }).toEqual({ id: o.id, net: o.status === 'completed' ? -1 : 0 });
@@ -122,16 +177,24 @@ async function settle(f: Fleet, dbUrl: string, load: Load) {
     // Every completed parse reached the search index (its index job ran, or was run again).
     const indexUntil = Date.now() + 90_000;
     for (;;) {
-      const missing = await q<{ id: string }>(`SELECT j.id FROM jobs j JOIN artifact_manifests m ON m.job_id = j.id AND m.artifact_type = 'parse'
+      const missing = await q<{ id: string }>(
+        `SELECT j.id FROM jobs j JOIN artifact_manifests m ON m.job_id = j.id AND m.artifact_type = 'parse'
         WHERE j.org_id = $1 AND j.status = 'completed'
-          AND NOT EXISTS (SELECT 1 FROM evidence_index_segments s WHERE s.artifact_manifest_id = m.id)`, [load.orgId]);
+          AND NOT EXISTS (SELECT 1 FROM evidence_index_segments s WHERE s.artifact_manifest_id = m.id)`,
+        [load.orgId],
+      );
       if (!missing.length) break;
-      if (Date.now() > indexUntil) throw new Error(`completed parses never indexed: ${missing.map((m) => m.id).join(', ')}\n${f.out().slice(-4000)}`);
+      if (Date.now() > indexUntil)
+        throw new Error(
+          `completed parses never indexed: ${missing.map((m) => m.id).join(', ')}\n${f.out().slice(-4000)}`,
+        );
       await sleep(1000);
     }
     expect(await q(`SELECT id FROM credit_reservations WHERE status = 'reserved'`)).toEqual([]);
-    expect(await q(`SELECT a.org_id, a.balance_credits, (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id) AS ledger
-      FROM credit_accounts a WHERE a.balance_credits <> COALESCE((SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id), 0)`)).toEqual([]);
+    expect(
+      await q(`SELECT a.org_id, a.balance_credits, (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id) AS ledger
+      FROM credit_accounts a WHERE a.balance_credits <> COALESCE((SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id), 0)`),
+    ).toEqual([]);
     return { jobs, ops };
   } finally {
     await db.end();
@@ -143,22 +206,35 @@ async function stillServes(load: Load) {
   const { c, fileIds } = load;
   const again = (await c.files.parse(fileIds[0], { idempotency_key: 'after-restart' })).job.job_id;
   expect(await c.waitForJob(fileIds[0], again, { timeoutMs: 120_000 })).toMatchObject({ status: 'completed' });
-  const r = await c.extract.run({ file_id: fileIds[0], schema: { fields: [{ name: 'total', type: 'number' }] }, idempotency_key: 'after-restart' });
+  const r = await c.extract.run({
+    file_id: fileIds[0],
+    schema: { fields: [{ name: 'total', type: 'number' }] },
+    idempotency_key: 'after-restart',
+  });
   if (r.status !== 202) throw new Error('the run after the restart was not queued');
   for (let i = 0; ; i++) {
     const op = await c.operations.get(r.body.operation_id);
     if (op.status === 'completed') break;
-    if (op.status === 'failed' || i > 600) throw new Error(`the run after the restart did not complete: ${JSON.stringify(op)}`);
+    if (op.status === 'failed' || i > 600)
+      throw new Error(`the run after the restart did not complete: ${JSON.stringify(op)}`);
     await sleep(200);
   }
 }
 
 function report(name: string, seen: string[], jobs: Array<{ status: string }>, ops: Array<{ status: string }>) {
-  const count = (xs: Array<{ status: string }>) => xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x.status]: (m[x.status] ?? 0) + 1 }), {});
-  process.stdout.write(`${name}: readiness ${seen.join(' → ')}; parse jobs ${JSON.stringify(count(jobs))}; operations ${JSON.stringify(count(ops))}\n`);
+  const count = (xs: Array<{ status: string }>) =>
+    xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x.status]: (m[x.status] ?? 0) + 1 }), {});
+  process.stdout.write(
+    `${name}: readiness ${seen.join(' → ')}; parse jobs ${JSON.stringify(count(jobs))}; operations ${JSON.stringify(count(ops))}\n`,
+  );
 }
 
-const modelEnv = () => ({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0' });
+const modelEnv = () => ({
+  OPENAI_BASE_URL: `${fake.url}/v1`,
+  OPENAI_MODELS: 'remote-small',
+  MODEL_DEFAULT: 'remote-small',
+  MODEL_MAX_RETRIES: '0',
+});
 
 /**
  * The scenario both restarts share: work in flight, the restart, readiness seen going 503 and back to
@@ -166,23 +242,23 @@ const modelEnv = () => ({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'rem
  * restarted by the supervisor, and a clean stop.
  */
 async function restartUnderLoad(name: string, f: Fleet, dbUrl: string, restart: () => Promise<void>) {
-    const load = await startLoad(f);
-    expect((await fetch(`${f.baseUrl}/readyz`)).status).toBe(200);
-    const ready = watchReadiness(f.baseUrl);
-    await restart();
-    for (let i = 0; ready.seen.at(-1) !== '200' || !ready.seen.includes('503'); i++) {
-      if (i > 600) break;
-      await sleep(100);
-    }
-    const { jobs, ops } = await settle(f, dbUrl, load);
-    await stillServes(load);
-    await ready.stop();
-    report(name, ready.seen, jobs, ops);
-    expect(ready.seen).toContain('503');
-    expect(ready.seen.at(-1)).toBe('200');
-    for (const s of SERVICES) expect([s, f.pidsOf(s).length]).toEqual([s, 1]);
-    process.kill(-f.child.pid!, 'SIGTERM');
-    expect((await f.exited).code).toBe(0);
+  const load = await startLoad(f);
+  expect((await fetch(`${f.baseUrl}/readyz`)).status).toBe(200);
+  const ready = watchReadiness(f.baseUrl);
+  await restart();
+  for (let i = 0; ready.seen.at(-1) !== '200' || !ready.seen.includes('503'); i++) {
+    if (i > 600) break;
+    await sleep(100);
+  }
+  const { jobs, ops } = await settle(f, dbUrl, load);
+  await stillServes(load);
+  await ready.stop();
+  report(name, ready.seen, jobs, ops);
+  expect(ready.seen).toContain('503');
+  expect(ready.seen.at(-1)).toBe('200');
+  for (const s of SERVICES) expect([s, f.pidsOf(s).length]).toEqual([s, 1]);
+  process.kill(-f.child.pid!, 'SIGTERM');
+  expect((await f.exited).code).toBe(0);
 }
 
 describe('restarts under load', () => {
@@ -193,7 +269,13 @@ describe('restarts under load', () => {
     cleanups.push(() => redis.stop());
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-restart-redis-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const f = await startFleet({ DATABASE_URL: t.url, DATA_DIR: dataDir, REDIS_URL: redis.url, RATE_LIMIT_POINTS: '100000', ...modelEnv() });
+    const f = await startFleet({
+      DATABASE_URL: t.url,
+      DATA_DIR: dataDir,
+      REDIS_URL: redis.url,
+      RATE_LIMIT_POINTS: '100000',
+      ...modelEnv(),
+    });
     cleanups.push(() => f.kill());
     await restartUnderLoad('redis restart', f, t.url, () => redis.restart({ downMs: 3000 }));
   }, 720_000);

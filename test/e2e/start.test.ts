@@ -63,7 +63,12 @@ describe('pnpm start', () => {
     process.kill(supervisor, 'SIGKILL');
     let until = Date.now() + 40_000;
     while (pids.some(alive) && Date.now() < until) await sleep(250);
-    expect(f.pidsOf().filter(alive).map((pid) => `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`)).toEqual([]);
+    expect(
+      f
+        .pidsOf()
+        .filter(alive)
+        .map((pid) => `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`),
+    ).toEqual([]);
 
     // START_WATCH_PID: the fleet stops when the named process ends (a killed test runner, a wrapper).
     const watched = spawn('sleep', ['600']);
@@ -82,9 +87,11 @@ describe('pnpm start', () => {
     const { apiKey, orgId } = await f.createOrg(200);
     const c = new DocfleetClient({ baseUrl: `http://127.0.0.1:${f.port}`, apiKey });
     const kb = (await c.knowledgeBases.create({ name: 'crashes' })).knowledge_base.id;
-    const fileId = (await c.files.upload(corpus('a_born_digital/pypdf-bench/2201.00178.pdf'), { knowledgeBaseId: kb })).file.id;
+    const fileId = (await c.files.upload(corpus('a_born_digital/pypdf-bench/2201.00178.pdf'), { knowledgeBaseId: kb }))
+      .file.id;
     const jobId = (await c.files.parse(fileId)).job.job_id;
-    const starts = async () => (await c.files.jobEvents(fileId, jobId)).events.filter((e) => e.event_type === 'job.started').length;
+    const starts = async () =>
+      (await c.files.jobEvents(fileId, jobId)).events.filter((e) => e.event_type === 'job.started').length;
 
     for (let kill = 1; kill <= 3; kill++) {
       // wait until a (re)started parse worker has taken the job, then kill it mid-parse
@@ -106,7 +113,10 @@ describe('pnpm start', () => {
     const debits = await t.db.ledgerEntry.findMany({ where: { org_id: orgId, job_id: jobId, kind: 'debit' } });
     expect(new Set(debits.map((d) => d.idempotency_key)).size).toBe(debits.length);
     expect(debits.length).toBe(16);
-    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'committed', debited_credits: 16 });
+    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({
+      status: 'committed',
+      debited_credits: 16,
+    });
     expect((await c.billing.credits()).credits.balance_credits).toBe(200 - 16);
     // the other services never restarted
     for (const s of ['gateway', 'index-worker', 'workflow-worker', 'billing']) expect(f.pidsOf(s).length).toBe(1);
@@ -128,7 +138,10 @@ describe('pnpm start', () => {
   }, 120_000);
 
   it('refuses invalid configuration with one line naming the variable', async () => {
-    const child = spawn('pnpm', ['--silent', 'exec', 'tsx', 'services/gateway/src/main.ts'], { cwd: root, env: { ...process.env, PORT: 'eighty', DATABASE_URL: t.url } });
+    const child = spawn('pnpm', ['--silent', 'exec', 'tsx', 'services/gateway/src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: 'eighty', DATABASE_URL: t.url },
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -20,20 +20,53 @@ describe('deploy/Dockerfile', () => {
   });
 
   const cases: Array<[string, (d: string) => string, RegExp]> = [
-    ['a latest base', (d) => d.replace('ARG NODE_VERSION=20.20.2', 'ARG NODE_VERSION=latest'), /FROM node:latest-bookworm-slim: the base must be a pinned/],
-    ['an untagged base', (d) => d.replace('FROM node:${NODE_VERSION}-bookworm-slim AS runtime', 'FROM debian AS runtime'), /FROM debian: image debian must name a tag/],
-    ['another Node major', (d) => d.replace('ARG NODE_VERSION=20.20.2', 'ARG NODE_VERSION=22.11.0'), /Node 22, package\.json wants 20/],
+    [
+      'a latest base',
+      (d) => d.replace('ARG NODE_VERSION=20.20.2', 'ARG NODE_VERSION=latest'),
+      /FROM node:latest-bookworm-slim: the base must be a pinned/,
+    ],
+    [
+      'an untagged base',
+      (d) => d.replace('FROM node:${NODE_VERSION}-bookworm-slim AS runtime', 'FROM debian AS runtime'),
+      /FROM debian: image debian must name a tag/,
+    ],
+    [
+      'another Node major',
+      (d) => d.replace('ARG NODE_VERSION=20.20.2', 'ARG NODE_VERSION=22.11.0'),
+      /Node 22, package\.json wants 20/,
+    ],
     ['running as root', (d) => d.replace('USER 10001:10001', 'USER root'), /must end as USER 10001/],
     ['a named user', (d) => d.replace('USER 10001:10001', 'USER docfleet'), /must end as USER 10001/],
     ['the apt cache kept', (d) => d.replace(' && rm -rf /var/lib/apt/lists/* \\\n', ' \\\n'), /clean the apt cache/],
     ['recommended packages', (d) => d.replace('--no-install-recommends ', ''), /--no-install-recommends/],
     ['no tesseract language data', (d) => d.replace(' tesseract-ocr-eng', ''), /must install tesseract-ocr-eng/],
     ['no HEALTHCHECK', (d) => d.replace(/^HEALTHCHECK.*$/m, ''), /no HEALTHCHECK/],
-    ['a shell-form ENTRYPOINT', (d) => d.replace(/^ENTRYPOINT.*$/m, 'ENTRYPOINT /bin/sh /app/deploy/docker-entrypoint.sh'), /exec \(JSON\) form/],
-    ['an install that may change the lockfile', (d) => d.replace('pnpm install --frozen-lockfile --prefer-offline --prod', 'pnpm install --prefer-offline --prod'), /use --frozen-lockfile/],
-    ['dev dependencies in the image', (d) => d.replace('COPY --from=prod /app /app', 'COPY --from=build /app /app'), /must come from a stage that runs pnpm install --prod/],
-    ['no Prisma client', (d) => d.replace(' \\\n && bash scripts/prisma-generate.sh', ''), /Prisma client is not generated/],
-    ['a tsx out of step with the lockfile', (d) => d.replace(/ARG TSX_VERSION=\S+/, 'ARG TSX_VERSION=4.0.0'), /TSX_VERSION=4\.0\.0, the lockfile has tsx/],
+    [
+      'a shell-form ENTRYPOINT',
+      (d) => d.replace(/^ENTRYPOINT.*$/m, 'ENTRYPOINT /bin/sh /app/deploy/docker-entrypoint.sh'),
+      /exec \(JSON\) form/,
+    ],
+    [
+      'an install that may change the lockfile',
+      (d) =>
+        d.replace('pnpm install --frozen-lockfile --prefer-offline --prod', 'pnpm install --prefer-offline --prod'),
+      /use --frozen-lockfile/,
+    ],
+    [
+      'dev dependencies in the image',
+      (d) => d.replace('COPY --from=prod /app /app', 'COPY --from=build /app /app'),
+      /must come from a stage that runs pnpm install --prod/,
+    ],
+    [
+      'no Prisma client',
+      (d) => d.replace(' \\\n && bash scripts/prisma-generate.sh', ''),
+      /Prisma client is not generated/,
+    ],
+    [
+      'a tsx out of step with the lockfile',
+      (d) => d.replace(/ARG TSX_VERSION=\S+/, 'ARG TSX_VERSION=4.0.0'),
+      /TSX_VERSION=4\.0\.0, the lockfile has tsx/,
+    ],
   ];
   it.each(cases)('fails for %s', (_label, mutate, message) => {
     const broken = mutate(dockerfile);
@@ -50,7 +83,18 @@ describe('deploy/Dockerfile.dockerignore (the build context is the repository ro
   });
 
   it('sends what the image builds from, including every service and library', () => {
-    const needed = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'prisma.config.ts', 'prisma/schema.prisma', 'scripts/prisma-generate.sh', 'scripts/no-schema-engine.sh', 'deploy/docker-entrypoint.sh', 'deploy/healthcheck.cjs', 'test/package.json'];
+    const needed = [
+      'package.json',
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      'prisma.config.ts',
+      'prisma/schema.prisma',
+      'scripts/prisma-generate.sh',
+      'scripts/no-schema-engine.sh',
+      'deploy/docker-entrypoint.sh',
+      'deploy/healthcheck.cjs',
+      'test/package.json',
+    ];
     for (const dir of ['libs', 'services']) {
       for (const pkg of readdirSync(path.join(REPO_ROOT, dir))) {
         needed.push(`${dir}/${pkg}/package.json`);
@@ -62,7 +106,22 @@ describe('deploy/Dockerfile.dockerignore (the build context is the repository ro
   });
 
   it('keeps out installed modules, generated code, local data, git, tests and everything else', () => {
-    const unwanted = ['node_modules/.pnpm/x/index.js', 'libs/config/node_modules/zod/index.js', '.git/HEAD', '.data/storage/kb/x', 'libs/db/src/generated/client.ts', 'services/gateway/test/search.test.ts', 'test/e2e/start.test.ts', 'test/k8s/policy.ts', 'libs/pdf/bench/parse-speed.ts', 'libs/models/eval/corpus-evidence.ts', 'docs/operations.md', 'scripts/setup.sh', 'deploy/compose.yaml', '.tmp/jest-results.json'];
+    const unwanted = [
+      'node_modules/.pnpm/x/index.js',
+      'libs/config/node_modules/zod/index.js',
+      '.git/HEAD',
+      '.data/storage/kb/x',
+      'libs/db/src/generated/client.ts',
+      'services/gateway/test/search.test.ts',
+      'test/e2e/start.test.ts',
+      'test/k8s/policy.ts',
+      'libs/pdf/bench/parse-speed.ts',
+      'libs/models/eval/corpus-evidence.ts',
+      'docs/operations.md',
+      'scripts/setup.sh',
+      'deploy/compose.yaml',
+      '.tmp/jest-results.json',
+    ];
     expect(unwanted.filter((f) => inContext(patterns, f))).toEqual([]);
   });
 
@@ -88,7 +147,13 @@ describe('deploy/docker-entrypoint.sh', () => {
   const entrypoint = (args: string[], env: Record<string, string> = {}, bin?: string) =>
     spawnSync('sh', [path.join(REPO_ROOT, 'deploy/docker-entrypoint.sh'), ...args], {
       encoding: 'utf8',
-      env: { ...process.env, PATH: `${bin ?? fakeBin}:${process.env.PATH}`, DOCFLEET_APP_DIR: REPO_ROOT, SERVICE: '', ...env },
+      env: {
+        ...process.env,
+        PATH: `${bin ?? fakeBin}:${process.env.PATH}`,
+        DOCFLEET_APP_DIR: REPO_ROOT,
+        SERVICE: '',
+        ...env,
+      },
     });
 
   it.each(longRunningServices())('runs %s through tsx, in place of the shell', (service) => {
@@ -113,7 +178,9 @@ describe('deploy/docker-entrypoint.sh', () => {
   });
 
   it('knows every service the manifests deploy (workflow-worker once its code lands)', () => {
-    const deployable = FLEET.map((s) => s.name).filter((s) => existsSync(path.join(REPO_ROOT, 'services', s, 'src/main.ts')));
+    const deployable = FLEET.map((s) => s.name).filter((s) =>
+      existsSync(path.join(REPO_ROOT, 'services', s, 'src/main.ts')),
+    );
     for (const s of deployable) expect(entrypoint([s]).status).toBe(0);
   });
 
@@ -147,7 +214,10 @@ describe('deploy/healthcheck.cjs', () => {
     new Promise<number | null>((resolve) => {
       // Asynchronous: the server answering lives in this process.
       const { spawn } = require('node:child_process') as typeof import('node:child_process');
-      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'deploy/healthcheck.cjs'), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'deploy/healthcheck.cjs'), ...args], {
+        env: { PATH: process.env.PATH, ...env },
+        stdio: 'ignore',
+      });
       child.on('exit', (code) => resolve(code));
     });
 

@@ -51,7 +51,11 @@ function sourceOf(service: string): string | undefined {
   return files.join('\n');
 }
 
-const RUNTIME_DEFAULT_GRACE_MS = Number(/graceMs = ([\d_]+)/.exec(readFileSync(path.join(REPO_ROOT, 'libs/runtime/src/index.ts'), 'utf8'))?.[1].replace(/_/g, '') ?? 30_000);
+const RUNTIME_DEFAULT_GRACE_MS = Number(
+  /graceMs = ([\d_]+)/
+    .exec(readFileSync(path.join(REPO_ROOT, 'libs/runtime/src/index.ts'), 'utf8'))?.[1]
+    .replace(/_/g, '') ?? 30_000,
+);
 
 export interface ServiceCodeFacts {
   /** False when services/<name>/src/main.ts does not exist yet: the facts are then assumptions. */
@@ -76,7 +80,8 @@ export function serviceCodeFacts(service: string): ServiceCodeFacts {
   const num = (s: string) => Number(s.replace(/_/g, ''));
   const graces: number[] = [];
   for (const m of src.matchAll(/onShutdown\([\s\S]*?\},\s*([\d_]+)\s*[,)]/g)) graces.push(num(m[1]) / 1000);
-  for (const m of src.matchAll(/setTimeout\(\(\) => process\.exit\(1\),\s*([\d_]+)\s*\)/g)) graces.push(num(m[1]) / 1000);
+  for (const m of src.matchAll(/setTimeout\(\(\) => process\.exit\(1\),\s*([\d_]+)\s*\)/g))
+    graces.push(num(m[1]) / 1000);
   for (const m of src.matchAll(/_GRACE_SECONDS:\s*intFromEnv\(\s*([\d_]+)/g)) graces.push(num(m[1]));
   if (graces.length === 0 && /onShutdown\(/.test(src)) graces.push(RUNTIME_DEFAULT_GRACE_MS / 1000);
   const healthPort = /HEALTH_PORT:\s*intFromEnv\(\s*([\d_]+)/.exec(src);
@@ -92,8 +97,12 @@ export function serviceCodeFacts(service: string): ServiceCodeFacts {
  * Parses a service's environment with the services' own schema (libs/config), as the service would
  * at start-up: the port it serves health on and its DATA_DIR, or every problem in one line.
  */
-export function parseServiceEnv(service: string, env: Record<string, string>): { error: string } | { port: number; dataDir: string } {
-  const issues = (e: { issues: Array<{ path: PropertyKey[]; message: string }> }) => e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+export function parseServiceEnv(
+  service: string,
+  env: Record<string, string>,
+): { error: string } | { port: number; dataDir: string } {
+  const issues = (e: { issues: Array<{ path: PropertyKey[]; message: string }> }) =>
+    e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
   if (service === 'gateway') {
     const r = gatewayEnv.safeParse(env);
     return r.success ? { port: r.data.PORT, dataDir: r.data.DATA_DIR } : { error: issues(r.error) };

@@ -31,8 +31,19 @@ export interface K8sObject {
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-interface Target { group?: string; version?: string; kind?: string; name?: string; namespace?: string; labelSelector?: string }
-interface Patch { path?: string; patch?: string; target?: Target }
+interface Target {
+  group?: string;
+  version?: string;
+  kind?: string;
+  name?: string;
+  namespace?: string;
+  labelSelector?: string;
+}
+interface Patch {
+  path?: string;
+  patch?: string;
+  target?: Target;
+}
 interface Kustomization {
   apiVersion?: string;
   kind?: 'Kustomization' | 'Component';
@@ -45,11 +56,37 @@ interface Kustomization {
   images?: Array<{ name: string; newName?: string; newTag?: string; digest?: string }>;
 }
 
-const FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'namespace', 'resources', 'components', 'patches', 'replicas', 'images']);
+const FIELDS = new Set([
+  'apiVersion',
+  'kind',
+  'metadata',
+  'namespace',
+  'resources',
+  'components',
+  'patches',
+  'replicas',
+  'images',
+]);
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
-const CLUSTER_SCOPED = new Set(['Namespace', 'PersistentVolume', 'StorageClass', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PriorityClass', 'IngressClass', 'ClusterTriggerAuthentication']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'PersistentVolume',
+  'StorageClass',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PriorityClass',
+  'IngressClass',
+  'ClusterTriggerAuthentication',
+]);
 // Kinds whose namespace kustomize also rewrites inside the object (subjects, webhook services…).
-const NAMESPACE_REFERENCING = new Set(['RoleBinding', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'APIService']);
+const NAMESPACE_REFERENCING = new Set([
+  'RoleBinding',
+  'ClusterRoleBinding',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'APIService',
+]);
 const REPLICATED = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController']);
 
 export function kustomizationFile(dir: string): string | undefined {
@@ -66,9 +103,11 @@ function load(dir: string, kind: 'Kustomization' | 'Component'): Kustomization {
   if (!file) throw new Error(`kustomize-lite: no kustomization in ${dir}`);
   const k = (parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() ?? {}) as Kustomization;
   for (const field of Object.keys(k)) {
-    if (!FIELDS.has(field)) throw new Error(`kustomize-lite: ${file}: field '${field}' is not supported (see test/k8s/kustomize-lite.ts)`);
+    if (!FIELDS.has(field))
+      throw new Error(`kustomize-lite: ${file}: field '${field}' is not supported (see test/k8s/kustomize-lite.ts)`);
   }
-  if ((k.kind ?? 'Kustomization') !== kind) throw new Error(`kustomize-lite: ${file}: expected kind ${kind}, found ${k.kind}`);
+  if ((k.kind ?? 'Kustomization') !== kind)
+    throw new Error(`kustomize-lite: ${file}: expected kind ${kind}, found ${k.kind}`);
   return k;
 }
 
@@ -80,14 +119,17 @@ function accumulate(dir: string, kind: 'Kustomization' | 'Component', inherited:
   for (const p of k.patches ?? []) objects = applyPatch(dir, p, objects);
   if (k.namespace) objects.forEach((o) => setNamespace(o, k.namespace!));
   for (const r of k.replicas ?? []) {
-    objects.filter((o) => REPLICATED.has(o.kind) && o.metadata.name === r.name).forEach((o) => ((o.spec as Record<string, unknown>).replicas = r.count));
+    objects
+      .filter((o) => REPLICATED.has(o.kind) && o.metadata.name === r.name)
+      .forEach((o) => ((o.spec as Record<string, unknown>).replicas = r.count));
   }
   for (const image of k.images ?? []) objects.forEach((o) => retagImages(o as unknown as Json, image));
   return objects;
 }
 
 function loadResource(dir: string, ref: string): K8sObject[] {
-  if (/^[a-z]+:\/\//i.test(ref) || ref.startsWith('github.com/')) throw new Error(`kustomize-lite: remote resource ${ref} is not supported`);
+  if (/^[a-z]+:\/\//i.test(ref) || ref.startsWith('github.com/'))
+    throw new Error(`kustomize-lite: remote resource ${ref} is not supported`);
   const full = path.resolve(dir, ref);
   if (statSync(full).isDirectory()) return accumulate(full, 'Kustomization', []);
   return parseAllDocuments(readFileSync(full, 'utf8'))
@@ -95,7 +137,8 @@ function loadResource(dir: string, ref: string): K8sObject[] {
     .filter((o): o is K8sObject => o !== null && typeof o === 'object' && Object.keys(o).length > 0);
 }
 
-const idOf = (o: K8sObject) => `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const idOf = (o: K8sObject) =>
+  `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 function addAll(into: K8sObject[], more: K8sObject[]): K8sObject[] {
   const ids = new Set(into.map(idOf));
@@ -108,7 +151,8 @@ function addAll(into: K8sObject[], more: K8sObject[]): K8sObject[] {
 
 function setNamespace(o: K8sObject, namespace: string) {
   if (NAMESPACE_REFERENCING.has(o.kind)) throw new Error(`kustomize-lite: namespace of a ${o.kind} is not supported`);
-  if (o.kind === 'Namespace' && o.metadata.name !== namespace) throw new Error(`kustomize-lite: renaming Namespace ${o.metadata.name} is not supported`);
+  if (o.kind === 'Namespace' && o.metadata.name !== namespace)
+    throw new Error(`kustomize-lite: renaming Namespace ${o.metadata.name} is not supported`);
   if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = namespace;
 }
 
@@ -131,14 +175,18 @@ function applyPatch(dir: string, p: Patch, objects: K8sObject[]): K8sObject[] {
     return objects;
   }
   const smp = body as { $patch?: string; kind?: string; metadata?: { name?: string } };
-  if (smp?.$patch !== 'delete') throw new Error('kustomize-lite: only strategic-merge patches that delete an object ($patch: delete) are supported');
+  if (smp?.$patch !== 'delete')
+    throw new Error(
+      'kustomize-lite: only strategic-merge patches that delete an object ($patch: delete) are supported',
+    );
   const target = p.target ?? { kind: smp.kind, name: smp.metadata?.name };
   return objects.filter((o) => !matches(o, target));
 }
 
 function matches(o: K8sObject, t: Target): boolean {
   const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-  const re = (pattern: string | undefined, value: string | undefined) => pattern === undefined || new RegExp(`^(?:${pattern})$`).test(value ?? '');
+  const re = (pattern: string | undefined, value: string | undefined) =>
+    pattern === undefined || new RegExp(`^(?:${pattern})$`).test(value ?? '');
   if (t.group !== undefined && t.group !== group) return false;
   if (t.version !== undefined && t.version !== version) return false;
   if (!re(t.kind, o.kind) || !re(t.name, o.metadata.name) || !re(t.namespace, o.metadata.namespace)) return false;
@@ -155,17 +203,22 @@ function matches(o: K8sObject, t: Target): boolean {
 function applyJson6902(doc: Json, ops: Json[]) {
   for (const raw of ops) {
     const op = raw as { op: string; path: string; value?: Json };
-    const keys = op.path.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keys = op.path
+      .split('/')
+      .slice(1)
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = keys.pop()!;
     let parent: Json | undefined = doc;
     for (const k of keys) {
       parent = Array.isArray(parent) ? parent[Number(k)] : (parent as Record<string, Json> | null)?.[k];
-      if (parent === undefined || parent === null || typeof parent !== 'object') throw new Error(`kustomize-lite: JSON patch path ${op.path} does not exist`);
+      if (parent === undefined || parent === null || typeof parent !== 'object')
+        throw new Error(`kustomize-lite: JSON patch path ${op.path} does not exist`);
     }
     const value = structuredClone(op.value) as Json;
     if (Array.isArray(parent)) {
       const index = last === '-' ? parent.length : Number(last);
-      if (!Number.isInteger(index) || index < 0 || index > parent.length) throw new Error(`kustomize-lite: bad array index in ${op.path}`);
+      if (!Number.isInteger(index) || index < 0 || index > parent.length)
+        throw new Error(`kustomize-lite: bad array index in ${op.path}`);
       if (op.op === 'add') parent.splice(index, 0, value);
       else if (index >= parent.length) throw new Error(`kustomize-lite: ${op.path} does not exist`);
       else if (op.op === 'replace') parent[index] = value;

@@ -22,7 +22,12 @@ export interface Renderer {
 
 function run(cmd: string, args: string[]): string {
   try {
-    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, maxBuffer: 32 * 1024 * 1024 });
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+      maxBuffer: 32 * 1024 * 1024,
+    });
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     throw new Error(`${cmd} ${args.join(' ')} failed: ${e.stderr?.trim() || e.message}`);
@@ -56,10 +61,16 @@ export function realKustomize(): Renderer | null {
   if (process.env.DOCFLEET_KUSTOMIZE === 'lite') return (cached = null);
   const own = probe('kustomize', ['version'])?.trim();
   if (own && major(own) >= 4) {
-    return (cached = { name: 'kustomize', version: own, render: (dir) => parseManifests(run('kustomize', ['build', dir])) });
+    return (cached = {
+      name: 'kustomize',
+      version: own,
+      render: (dir) => parseManifests(run('kustomize', ['build', dir])),
+    });
   }
   const kubectl = probe('kubectl', ['version', '--client', '-o', 'json']);
-  const versions = kubectl ? (JSON.parse(kubectl) as { clientVersion?: { gitVersion?: string }; kustomizeVersion?: string }) : undefined;
+  const versions = kubectl
+    ? (JSON.parse(kubectl) as { clientVersion?: { gitVersion?: string }; kustomizeVersion?: string })
+    : undefined;
   if (versions?.kustomizeVersion && major(versions.kustomizeVersion) >= 4) {
     return (cached = {
       name: 'kubectl kustomize',
@@ -70,7 +81,11 @@ export function realKustomize(): Renderer | null {
   return (cached = null);
 }
 
-export const liteKustomize: Renderer = { name: 'kustomize-lite', version: 'test/k8s/kustomize-lite.ts', render: renderLite };
+export const liteKustomize: Renderer = {
+  name: 'kustomize-lite',
+  version: 'test/k8s/kustomize-lite.ts',
+  render: renderLite,
+};
 
 /** The renderer the tests use: the real one when installed, else the subset. */
 export function renderer(): Renderer {
@@ -82,7 +97,8 @@ export function findKustomizations(dir = K8S_DIR): string[] {
   const found: string[] = [];
   const walk = (d: string) => {
     const file = kustomizationFile(d);
-    if (file && !/^kind:\s*Component\s*$/m.test(readFileSync(file, 'utf8'))) found.push(path.relative(K8S_DIR, d) || '.');
+    if (file && !/^kind:\s*Component\s*$/m.test(readFileSync(file, 'utf8')))
+      found.push(path.relative(K8S_DIR, d) || '.');
     for (const entry of readdirSync(d)) {
       const full = path.join(d, entry);
       if (statSync(full).isDirectory()) walk(full);
@@ -91,4 +107,3 @@ export function findKustomizations(dir = K8S_DIR): string[] {
   walk(dir);
   return found.sort();
 }
-

@@ -6,9 +6,22 @@ export interface LabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: Array<{ key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }>;
 }
-interface Peer { podSelector?: LabelSelector; namespaceSelector?: LabelSelector; ipBlock?: { cidr: string; except?: string[] } }
-interface Rule { from?: Peer[]; to?: Peer[]; ports?: Array<{ protocol?: string; port?: number | string }> }
-export interface NetworkPolicySpec { podSelector: LabelSelector; policyTypes?: string[]; ingress?: Rule[]; egress?: Rule[] }
+interface Peer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface Rule {
+  from?: Peer[];
+  to?: Peer[];
+  ports?: Array<{ protocol?: string; port?: number | string }>;
+}
+export interface NetworkPolicySpec {
+  podSelector: LabelSelector;
+  policyTypes?: string[];
+  ingress?: Rule[];
+  egress?: Rule[];
+}
 
 export function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
   if (!selector) return false;
@@ -23,7 +36,8 @@ export function selects(selector: LabelSelector | undefined, labels: Record<stri
   return true;
 }
 
-const isEmptySelector = (s: LabelSelector | undefined) => !s || (!Object.keys(s.matchLabels ?? {}).length && !(s.matchExpressions ?? []).length);
+const isEmptySelector = (s: LabelSelector | undefined) =>
+  !s || (!Object.keys(s.matchLabels ?? {}).length && !(s.matchExpressions ?? []).length);
 const spec = (o: K8sObject) => o.spec as NetworkPolicySpec;
 const types = (p: NetworkPolicySpec) => p.policyTypes ?? (p.egress ? ['Ingress', 'Egress'] : ['Ingress']);
 
@@ -38,12 +52,19 @@ export interface TrafficRules {
 }
 
 /** Violations of one workload's traffic rules, given every NetworkPolicy of the render. */
-export function checkTraffic(where: string, podLabels: Record<string, string>, policies: K8sObject[], rules: TrafficRules): string[] {
+export function checkTraffic(
+  where: string,
+  podLabels: Record<string, string>,
+  policies: K8sObject[],
+  rules: TrafficRules,
+): string[] {
   const v: string[] = [];
   const selecting = policies.filter((p) => selects(spec(p).podSelector ?? {}, podLabels));
-  if (!selecting.some((p) => !isEmptySelector(spec(p).podSelector))) v.push(`${where}: no NetworkPolicy selects it by its own labels`);
+  if (!selecting.some((p) => !isEmptySelector(spec(p).podSelector)))
+    v.push(`${where}: no NetworkPolicy selects it by its own labels`);
   for (const dir of ['Ingress', 'Egress'] as const) {
-    if (!selecting.some((p) => types(spec(p)).includes(dir))) v.push(`${where}: not isolated for ${dir} (no default deny selects it)`);
+    if (!selecting.some((p) => types(spec(p)).includes(dir)))
+      v.push(`${where}: not isolated for ${dir} (no default deny selects it)`);
   }
   const ingress = selecting.filter((p) => types(spec(p)).includes('Ingress')).flatMap((p) => spec(p).ingress ?? []);
   const egress = selecting.filter((p) => types(spec(p)).includes('Egress')).flatMap((p) => spec(p).egress ?? []);
@@ -56,7 +77,8 @@ export function checkTraffic(where: string, podLabels: Record<string, string>, p
       allowedIn.add(Number(p.port));
     }
   }
-  for (const port of rules.requiredIngressPorts) if (!allowedIn.has(port)) v.push(`${where}: ingress on port ${port} is required but not allowed`);
+  for (const port of rules.requiredIngressPorts)
+    if (!allowedIn.has(port)) v.push(`${where}: ingress on port ${port} is required but not allowed`);
   const allowedOut = new Set<string>();
   for (const r of egress) {
     if (!r.ports?.length) v.push(`${where}: an egress rule allows every port`);
@@ -65,17 +87,29 @@ export function checkTraffic(where: string, podLabels: Record<string, string>, p
       if (!rules.egress.includes(port)) v.push(`${where}: egress to ${port} is not allowed`);
       allowedOut.add(port);
       // HTTPS to the internet must keep the cloud metadata endpoint (node credentials) closed.
-      if (port === 'TCP/443' && !(r.to ?? []).every((peer) => peer.ipBlock?.except?.some((c) => c === '169.254.0.0/16' || c === '169.254.169.254/32'))) {
+      if (
+        port === 'TCP/443' &&
+        !(r.to ?? []).every((peer) =>
+          peer.ipBlock?.except?.some((c) => c === '169.254.0.0/16' || c === '169.254.169.254/32'),
+        )
+      ) {
         v.push(`${where}: egress on 443 must go to an ipBlock that excepts 169.254.0.0/16 (cloud metadata)`);
       }
     }
   }
-  for (const port of rules.requiredEgress) if (!allowedOut.has(port)) v.push(`${where}: egress to ${port} is required but not allowed`);
+  for (const port of rules.requiredEgress)
+    if (!allowedOut.has(port)) v.push(`${where}: egress to ${port} is required but not allowed`);
   return v;
 }
 
 /** A policy that selects every pod, isolates both directions and allows nothing. */
 export function isDefaultDeny(o: K8sObject): boolean {
   const p = spec(o);
-  return isEmptySelector(p.podSelector) && types(p).includes('Ingress') && types(p).includes('Egress') && !p.ingress?.length && !p.egress?.length;
+  return (
+    isEmptySelector(p.podSelector) &&
+    types(p).includes('Ingress') &&
+    types(p).includes('Egress') &&
+    !p.ingress?.length &&
+    !p.egress?.length
+  );
 }

@@ -6,7 +6,10 @@ import { parseImage } from './kustomize-lite';
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string } };
+  valueFrom?: {
+    secretKeyRef?: { name: string; key: string; optional?: boolean };
+    configMapKeyRef?: { name: string; key: string };
+  };
 }
 export interface SecurityContext {
   runAsNonRoot?: boolean;
@@ -17,7 +20,9 @@ export interface SecurityContext {
   capabilities?: { drop?: string[]; add?: string[] };
   seccompProfile?: { type?: string };
 }
-export interface Probe { httpGet?: { path?: string; port?: number | string } }
+export interface Probe {
+  httpGet?: { path?: string; port?: number | string };
+}
 export interface Container {
   name: string;
   image?: string;
@@ -43,7 +48,10 @@ export interface PodSpec {
   hostIPC?: boolean;
   terminationGracePeriodSeconds?: number;
 }
-export interface PodTemplate { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec }
+export interface PodTemplate {
+  metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: PodSpec;
+}
 
 export const RUN_AS_USER = 10001;
 
@@ -53,7 +61,18 @@ export function quantity(q: string | number | undefined): number {
   if (typeof q === 'number') return q;
   const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(q);
   if (!m) return NaN;
-  const units: Record<string, number> = { '': 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+  const units: Record<string, number> = {
+    '': 1,
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+  };
   return m[2] in units ? Number(m[1]) * units[m[2]] : NaN;
 }
 
@@ -63,8 +82,10 @@ export const allContainers = (spec: PodSpec) => [...(spec.initContainers ?? []),
 export function checkPod(where: string, pod: PodTemplate): string[] {
   const v: string[] = [];
   const spec = pod.spec;
-  if (spec.automountServiceAccountToken !== false) v.push(`${where}: automountServiceAccountToken must be false (no Kubernetes API access)`);
-  if (spec.hostNetwork || spec.hostPID || spec.hostIPC) v.push(`${where}: must not share the host's network, PID or IPC namespace`);
+  if (spec.automountServiceAccountToken !== false)
+    v.push(`${where}: automountServiceAccountToken must be false (no Kubernetes API access)`);
+  if (spec.hostNetwork || spec.hostPID || spec.hostIPC)
+    v.push(`${where}: must not share the host's network, PID or IPC namespace`);
   const volumes = new Map((spec.volumes ?? []).map((vol) => [vol.name, vol]));
   for (const c of allContainers(spec)) {
     const at = `${where} container ${c.name}`;
@@ -77,15 +98,18 @@ export function checkPod(where: string, pod: PodTemplate): string[] {
     const sc = c.securityContext ?? {};
     const pod = spec.securityContext ?? {};
     if ((sc.runAsNonRoot ?? pod.runAsNonRoot) !== true) v.push(`${at}: runAsNonRoot must be true`);
-    if ((sc.runAsUser ?? pod.runAsUser) !== RUN_AS_USER) v.push(`${at}: runAsUser must be ${RUN_AS_USER} (the image's user)`);
+    if ((sc.runAsUser ?? pod.runAsUser) !== RUN_AS_USER)
+      v.push(`${at}: runAsUser must be ${RUN_AS_USER} (the image's user)`);
     if (sc.readOnlyRootFilesystem !== true) v.push(`${at}: readOnlyRootFilesystem must be true`);
     if (sc.allowPrivilegeEscalation !== false) v.push(`${at}: allowPrivilegeEscalation must be false`);
     if (sc.privileged) v.push(`${at}: must not be privileged`);
     if (!sc.capabilities?.drop?.includes('ALL')) v.push(`${at}: capabilities must drop ALL`);
     if (sc.capabilities?.add?.length) v.push(`${at}: must not add capabilities`);
-    if ((sc.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault') v.push(`${at}: seccompProfile must be RuntimeDefault`);
+    if ((sc.seccompProfile ?? pod.seccompProfile)?.type !== 'RuntimeDefault')
+      v.push(`${at}: seccompProfile must be RuntimeDefault`);
     const tmp = c.volumeMounts?.find((m) => m.mountPath === '/tmp');
-    if (!tmp || !volumes.get(tmp.name)?.emptyDir) v.push(`${at}: /tmp must be an emptyDir mount (the root filesystem is read-only)`);
+    if (!tmp || !volumes.get(tmp.name)?.emptyDir)
+      v.push(`${at}: /tmp must be an emptyDir mount (the root filesystem is read-only)`);
   }
   return v;
 }

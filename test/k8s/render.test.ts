@@ -12,7 +12,9 @@ const id = (o: K8sObject) => `${o.apiVersion} ${o.kind} ${o.metadata.namespace ?
 const byId = (objs: K8sObject[]) => Object.fromEntries(objs.map((o) => [id(o), o]));
 
 it('finds the kustomizations, and each one is under the policy (test/k8s/targets.ts)', () => {
-  expect(kustomizations).toEqual(expect.arrayContaining(['base', 'migrate', 'overlays/dev', 'overlays/production', 'overlays/hpa-fallback']));
+  expect(kustomizations).toEqual(
+    expect.arrayContaining(['base', 'migrate', 'overlays/dev', 'overlays/production', 'overlays/hpa-fallback']),
+  );
   expect(kustomizations.filter((k) => !(k in APP_RENDERS) && !(k in MIGRATION_RENDERS))).toEqual([]);
 });
 
@@ -23,23 +25,32 @@ describe.each(kustomizations)('k8s/%s', (dir) => {
     expect(objs.flatMap(schemaErrors)).toEqual([]);
   });
 
-  (real ? it : it.skip)(`renders the same with kustomize-lite as with ${real?.name ?? 'a real kustomize (none installed)'}`, () => {
-    const want = byId(real!.render(path.join(K8S_DIR, dir)));
-    const got = byId(liteKustomize.render(path.join(K8S_DIR, dir)));
-    expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
-    expect(got).toEqual(want);
-  });
+  (real ? it : it.skip)(
+    `renders the same with kustomize-lite as with ${real?.name ?? 'a real kustomize (none installed)'}`,
+    () => {
+      const want = byId(real!.render(path.join(K8S_DIR, dir)));
+      const got = byId(liteKustomize.render(path.join(K8S_DIR, dir)));
+      expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+      expect(got).toEqual(want);
+    },
+  );
 });
 
 describe('schema validation', () => {
   it('rejects an object that breaks its schema', () => {
     const objs = render.render(path.join(K8S_DIR, 'base'));
-    const deployment = structuredClone(objs.find((o) => o.kind === 'Deployment')!) as K8sObject & { spec: { replicas: unknown } };
+    const deployment = structuredClone(objs.find((o) => o.kind === 'Deployment')!) as K8sObject & {
+      spec: { replicas: unknown };
+    };
     deployment.spec.replicas = 'three';
     expect(schemaErrors(deployment).join()).toMatch(/replicas must be integer/);
-    const scaled = structuredClone(objs.find((o) => o.kind === 'ScaledObject')!) as K8sObject & { spec: { triggers: Array<{ metadata: Record<string, unknown> }> } };
+    const scaled = structuredClone(objs.find((o) => o.kind === 'ScaledObject')!) as K8sObject & {
+      spec: { triggers: Array<{ metadata: Record<string, unknown> }> };
+    };
     scaled.spec.triggers[0].metadata.listLength = 5;
     expect(schemaErrors(scaled).join()).toMatch(/listLength must be string/);
-    expect(schemaErrors({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } })).toEqual([expect.stringMatching(/no schema for v1 Pod/)]);
+    expect(schemaErrors({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } })).toEqual([
+      expect.stringMatching(/no schema for v1 Pod/),
+    ]);
   });
 });

@@ -36,7 +36,8 @@ export function requirePermission(p: Principal, perm: Permission): void {
  * files and knowledge bases of everything the organisation did, including ones they have no grant on.
  */
 export function requireOrgAdmin(p: Principal, what: string): void {
-  if (!isRoot(p)) throw new ApiError('permission_required', `${what} is visible to organisation admins and API keys only.`);
+  if (!isRoot(p))
+    throw new ApiError('permission_required', `${what} is visible to organisation admins and API keys only.`);
 }
 
 /** The caller's access level on a knowledge base, or null. Root callers are managers everywhere. */
@@ -66,7 +67,12 @@ export async function reachableKbIds(db: Db | Tx, p: Principal): Promise<string[
  * base. Existence and organisation are checked by the caller first (another organisation's id
  * must look exactly like an unknown one).
  */
-export async function requireKbAccess(db: Db | Tx, p: Principal, kbId: string, level: AccessLevel = 'viewer'): Promise<AccessLevel> {
+export async function requireKbAccess(
+  db: Db | Tx,
+  p: Principal,
+  kbId: string,
+  level: AccessLevel = 'viewer',
+): Promise<AccessLevel> {
   const have = await kbAccessLevel(db, p, kbId);
   if (!have || (level === 'manager' && have !== 'manager')) {
     throw new ApiError('knowledge_base_access_denied', `You need ${level} access to this knowledge base.`);

@@ -27,7 +27,8 @@ const KEY_COLUMNS = { id: true, org_id: true, revoked_at: true, expires_at: true
 export async function authenticate(db: Db, input: AuthInput, opts: AuthOptions = {}): Promise<Principal> {
   if (input.apiKey) {
     const hash = hashToken(input.apiKey);
-    const load = () => db.apiKey.findUnique({ where: { key_hash: hash }, select: KEY_COLUMNS }) as Promise<KeyRow | null>;
+    const load = () =>
+      db.apiKey.findUnique({ where: { key_hash: hash }, select: KEY_COLUMNS }) as Promise<KeyRow | null>;
     let key: KeyRow | null;
     let lastUsed: { lastUsedMs: number } | undefined;
     if (opts.keyCache) {
@@ -40,7 +41,9 @@ export async function authenticate(db: Db, input: AuthInput, opts: AuthOptions =
     }
     const now = new Date();
     if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) {
-      throw new ApiError('invalid_api_key', 'The API key is wrong, revoked or expired.', { message: 'Send a valid key in the x-api-key header.' });
+      throw new ApiError('invalid_api_key', 'The API key is wrong, revoked or expired.', {
+        message: 'Send a valid key in the x-api-key header.',
+      });
     }
     if (input.orgId !== undefined && input.orgId !== key.org_id) {
       throw new ApiError('api_key_org_mismatch', 'The organisation in the request does not match the API key.');
@@ -50,7 +53,13 @@ export async function authenticate(db: Db, input: AuthInput, opts: AuthOptions =
       // UPDATE keeps replicas from writing the same minute again.
       lastUsed.lastUsedMs = now.getTime();
       void db.apiKey
-        .updateMany({ where: { id: key.id, OR: [{ last_used_at: null }, { last_used_at: { lt: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }] }, data: { last_used_at: now } })
+        .updateMany({
+          where: {
+            id: key.id,
+            OR: [{ last_used_at: null }, { last_used_at: { lt: new Date(now.getTime() - LAST_USED_RESOLUTION_MS) } }],
+          },
+          data: { last_used_at: now },
+        })
         .catch(() => undefined);
     }
     return { kind: 'api_key', orgId: key.org_id, role: 'admin', apiKeyId: key.id };
@@ -58,14 +67,23 @@ export async function authenticate(db: Db, input: AuthInput, opts: AuthOptions =
   if (input.bearer) {
     const session = await db.session.findUnique({ where: { token_hash: hashToken(input.bearer) } });
     if (!session || session.revoked_at || session.expires_at <= new Date()) {
-      throw new ApiError('unauthenticated', 'The session is invalid or expired.', { message: 'Log in again with POST /v1/auth/login.' });
+      throw new ApiError('unauthenticated', 'The session is invalid or expired.', {
+        message: 'Log in again with POST /v1/auth/login.',
+      });
     }
     if (!input.orgId || !UUID.test(input.orgId)) {
-      throw new ApiError('org_access_denied', 'Session requests must name an organisation in the x-service-org-id header.');
+      throw new ApiError(
+        'org_access_denied',
+        'Session requests must name an organisation in the x-service-org-id header.',
+      );
     }
-    const membership = await db.membership.findUnique({ where: { org_id_user_id: { org_id: input.orgId, user_id: session.user_id } } });
+    const membership = await db.membership.findUnique({
+      where: { org_id_user_id: { org_id: input.orgId, user_id: session.user_id } },
+    });
     if (!membership) throw new ApiError('org_access_denied', 'You are not a member of this organisation.');
     return { kind: 'session', orgId: input.orgId, role: membership.role as Role, userId: session.user_id };
   }
-  throw new ApiError('invalid_api_key', 'No credentials were sent.', { message: 'Send an API key in the x-api-key header.' });
+  throw new ApiError('invalid_api_key', 'No credentials were sent.', {
+    message: 'Send an API key in the x-api-key header.',
+  });
 }

@@ -122,7 +122,8 @@ const caches = new WeakMap<Db, ApiKeyCache>();
 
 export function apiKeyCacheFor(db: Db, ttlMs?: number): ApiKeyCache {
   let c = caches.get(db);
-  if (!c || (ttlMs !== undefined && c.ttlMs !== ttlMs)) caches.set(db, (c = new ApiKeyCache({ ttlMs: ttlMs ?? DEFAULT_API_KEY_CACHE_TTL_MS })));
+  if (!c || (ttlMs !== undefined && c.ttlMs !== ttlMs))
+    caches.set(db, (c = new ApiKeyCache({ ttlMs: ttlMs ?? DEFAULT_API_KEY_CACHE_TTL_MS })));
   return c;
 }
 

@@ -1,6 +1,13 @@
 import { ApiKeyCache, type KeyRow } from '../src/key-cache';
 
-const row = (id: string, over: Partial<KeyRow> = {}): KeyRow => ({ id, org_id: 'org', revoked_at: null, expires_at: null, last_used_at: null, ...over });
+const row = (id: string, over: Partial<KeyRow> = {}): KeyRow => ({
+  id,
+  org_id: 'org',
+  revoked_at: null,
+  expires_at: null,
+  last_used_at: null,
+  ...over,
+});
 
 function clock(start = 1_000_000) {
   let t = start;
@@ -51,7 +58,11 @@ describe('ApiKeyCache', () => {
   it('shares one load between concurrent misses and does not cache unknown keys', async () => {
     const cache = new ApiKeyCache({ ttlMs: 60_000 });
     let loads = 0;
-    const load = async () => { loads++; await new Promise((r) => setTimeout(r, 10)); return row('k1'); };
+    const load = async () => {
+      loads++;
+      await new Promise((r) => setTimeout(r, 10));
+      return row('k1');
+    };
     const all = await Promise.all(Array.from({ length: 20 }, () => cache.lookup('h1', load)));
     expect(all.every((x) => x?.row.id === 'k1')).toBe(true);
     expect(loads).toBe(1);

@@ -8,7 +8,9 @@ import { ApiError } from '@docfleet/errors';
  */
 export const CREDIT_QUEUE_WAIT_MS = 20_000;
 
-interface Turn { done: Promise<void> }
+interface Turn {
+  done: Promise<void>;
+}
 const tails = new Map<string, Turn>();
 
 /**
@@ -25,7 +27,12 @@ const tails = new Map<string, Turn>();
  *
  * Do not nest: fn must not call creditTransaction for the same organisation (it would wait on itself).
  */
-export async function creditTransaction<T>(db: Db, orgId: string, fn: (tx: Tx) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> {
+export async function creditTransaction<T>(
+  db: Db,
+  orgId: string,
+  fn: (tx: Tx) => Promise<T>,
+  opts: { waitMs?: number } = {},
+): Promise<T> {
   const ahead = tails.get(orgId);
   let release!: () => void;
   const mine = new Promise<void>((r) => (release = r));
@@ -34,7 +41,9 @@ export async function creditTransaction<T>(db: Db, orgId: string, fn: (tx: Tx) =
   tails.set(orgId, turn);
   // Forget the organisation once everyone up to us is done (not when we return: a caller that gave
   // up waiting returns while those ahead of it still run).
-  void turn.done.then(() => { if (tails.get(orgId) === turn) tails.delete(orgId); });
+  void turn.done.then(() => {
+    if (tails.get(orgId) === turn) tails.delete(orgId);
+  });
   try {
     if (ahead) await waitTurn(ahead.done, opts.waitMs ?? CREDIT_QUEUE_WAIT_MS);
     return await db.$transaction(fn);
@@ -46,7 +55,17 @@ export async function creditTransaction<T>(db: Db, orgId: string, fn: (tx: Tx) =
 async function waitTurn(ahead: Promise<void>, waitMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ApiError('service_unavailable', 'Too many credit operations for this organisation at once; try again shortly.', { headers: { 'retry-after': '2' } })), waitMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError(
+            'service_unavailable',
+            'Too many credit operations for this organisation at once; try again shortly.',
+            { headers: { 'retry-after': '2' } },
+          ),
+        ),
+      waitMs,
+    );
   });
   try {
     await Promise.race([ahead, timeout]);

@@ -40,14 +40,26 @@ export async function reapAbandoned(db: Db, opts: ReapOptions) {
       const job = rows[0];
       if (!job || ['completed', 'failed', 'cancelled'].includes(job.status)) return false;
       const minutes = Math.round((now.getTime() - job.updated_at.getTime()) / 60000);
-      const reason = job.status === 'queued'
-        ? `abandoned: queued for ${minutes} minutes without a worker picking it up (its queue entry was lost); dispatch it again`
-        : `abandoned: the worker stopped reporting progress ${minutes} minutes ago (it was probably killed); dispatch it again`;
+      const reason =
+        job.status === 'queued'
+          ? `abandoned: queued for ${minutes} minutes without a worker picking it up (its queue entry was lost); dispatch it again`
+          : `abandoned: the worker stopped reporting progress ${minutes} minutes ago (it was probably killed); dispatch it again`;
       // The failure carries its code (docs/errors.md, Job failures) and a sentence of ours, redacted
       // like every job failure: nothing of the host (paths) or the code (stack frames).
       const error = redactDetail(reason);
-      await tx.job.update({ where: { id }, data: { status: 'failed', error, error_code: 'abandoned', completed_at: now } });
-      await tx.jobEvent.create({ data: { job_id: id, event_type: 'job.failed', message: error, stage: null, payload: { code: 'abandoned', traceback: error, reaped: true } } });
+      await tx.job.update({
+        where: { id },
+        data: { status: 'failed', error, error_code: 'abandoned', completed_at: now },
+      });
+      await tx.jobEvent.create({
+        data: {
+          job_id: id,
+          event_type: 'job.failed',
+          message: error,
+          stage: null,
+          payload: { code: 'abandoned', traceback: error, reaped: true },
+        },
+      });
       await finalizeReservation(tx, { jobId: id, outcome: 'failed' });
       return true;
     });
@@ -65,9 +77,15 @@ export async function reapAbandoned(db: Db, opts: ReapOptions) {
   for (const o of orphans) {
     await db.$transaction(async (tx) => {
       if (o.job_id && o.job_status) {
-        await finalizeReservation(tx, { jobId: o.job_id, outcome: o.job_status as 'completed' | 'failed' | 'cancelled' });
+        await finalizeReservation(tx, {
+          jobId: o.job_id,
+          outcome: o.job_status as 'completed' | 'failed' | 'cancelled',
+        });
       } else {
-        await tx.creditReservation.updateMany({ where: { id: o.id, status: 'reserved' }, data: { status: 'released', finalized_at: now } });
+        await tx.creditReservation.updateMany({
+          where: { id: o.id, status: 'reserved' },
+          data: { status: 'released', finalized_at: now },
+        });
       }
     });
     reservationsClosed.push(o.id);
@@ -78,7 +96,8 @@ export async function reapAbandoned(db: Db, opts: ReapOptions) {
 /** Starts a new monthly quota period for every account whose period has ended. */
 export async function rolloverPeriods(db: Db, now = new Date()) {
   const start = monthStart(now);
-  const n = await db.$executeRaw`UPDATE credit_accounts SET monthly_used_credits = 0, period_start = ${start}, updated_at = now()
+  const n =
+    await db.$executeRaw`UPDATE credit_accounts SET monthly_used_credits = 0, period_start = ${start}, updated_at = now()
     WHERE period_start < ${start}`;
   return { accountsRolled: n };
 }
@@ -117,7 +136,9 @@ export interface Mismatch {
  * and reversals, and every reservation's debits must match its ledger rows and stay within it.
  */
 export async function reconcile(db: Db): Promise<Mismatch[]> {
-  const accounts = await db.$queryRaw<{ org_id: string; balance: number; used: number; ledger_sum: bigint | null; ledger_used: bigint | null }[]>`
+  const accounts = await db.$queryRaw<
+    { org_id: string; balance: number; used: number; ledger_sum: bigint | null; ledger_used: bigint | null }[]
+  >`
     SELECT a.org_id, a.balance_credits AS balance, a.total_used_credits AS used,
       (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id) AS ledger_sum,
       (SELECT SUM(-amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id AND l.kind IN ('debit', 'reversal')) AS ledger_used
@@ -129,14 +150,30 @@ export async function reconcile(db: Db): Promise<Mismatch[]> {
     const used = Number(a.ledger_used ?? 0);
     if (used !== a.used) out.push({ kind: 'total_used', org_id: a.org_id, expected: used, actual: a.used });
   }
-  const reservations = await db.$queryRaw<{ id: string; org_id: string; amount: number; debited: number; ledger_debits: bigint | null }[]>`
+  const reservations = await db.$queryRaw<
+    { id: string; org_id: string; amount: number; debited: number; ledger_debits: bigint | null }[]
+  >`
     SELECT r.id, r.org_id, r.amount_credits AS amount, r.debited_credits AS debited,
       (SELECT SUM(-amount_credits) FROM ledger_entries l WHERE l.reservation_id = r.id AND l.kind = 'debit') AS ledger_debits
     FROM credit_reservations r`;
   for (const r of reservations) {
     const debits = Number(r.ledger_debits ?? 0);
-    if (debits !== r.debited) out.push({ kind: 'reservation_debits', org_id: r.org_id, reservation_id: r.id, expected: debits, actual: r.debited });
-    if (r.debited > r.amount) out.push({ kind: 'reservation_overdrawn', org_id: r.org_id, reservation_id: r.id, expected: r.amount, actual: r.debited });
+    if (debits !== r.debited)
+      out.push({
+        kind: 'reservation_debits',
+        org_id: r.org_id,
+        reservation_id: r.id,
+        expected: debits,
+        actual: r.debited,
+      });
+    if (r.debited > r.amount)
+      out.push({
+        kind: 'reservation_overdrawn',
+        org_id: r.org_id,
+        reservation_id: r.id,
+        expected: r.amount,
+        actual: r.debited,
+      });
   }
   return out;
 }

@@ -18,7 +18,15 @@ async function findEntry(tx: Tx, orgId: string, key: string) {
 }
 
 /** Writes one ledger row and moves the account balance by the same signed amount. */
-async function writeEntry(tx: Tx, acc: AccountRow, kind: LedgerKind, amount: number, key: string, reason: string, refs: EntryRefs) {
+async function writeEntry(
+  tx: Tx,
+  acc: AccountRow,
+  kind: LedgerKind,
+  amount: number,
+  key: string,
+  reason: string,
+  refs: EntryRefs,
+) {
   const balance = acc.balance_credits + amount;
   const used = kind === 'debit' ? -amount : kind === 'reversal' ? -amount : 0;
   await tx.creditAccount.update({
@@ -53,20 +61,33 @@ async function writeEntry(tx: Tx, acc: AccountRow, kind: LedgerKind, amount: num
 /** Throws 402 unless `amount` more credits fit the balance (minus holds) and the monthly quota. */
 export function assertAffordable(acc: AccountRow, hold: number, amount: number): void {
   if (acc.balance_credits - hold < amount) {
-    throw new ApiError('insufficient_credits', `This needs ${amount} credit(s); ${Math.max(0, acc.balance_credits - hold)} available.`);
+    throw new ApiError(
+      'insufficient_credits',
+      `This needs ${amount} credit(s); ${Math.max(0, acc.balance_credits - hold)} available.`,
+    );
   }
   if (acc.monthly_quota_credits !== null && acc.monthly_used_credits + hold + amount > acc.monthly_quota_credits) {
-    throw new ApiError('monthly_quota_exceeded', `This would exceed the monthly quota of ${acc.monthly_quota_credits} credits.`);
+    throw new ApiError(
+      'monthly_quota_exceeded',
+      `This would exceed the monthly quota of ${acc.monthly_quota_credits} credits.`,
+    );
   }
 }
 
-export async function grantCredits(db: Db, args: { orgId: string; amount: number; idempotencyKey: string; reason: string }) {
-  if (!Number.isInteger(args.amount) || args.amount <= 0) throw new ApiError('invalid_request', 'amount must be a positive integer');
+export async function grantCredits(
+  db: Db,
+  args: { orgId: string; amount: number; idempotencyKey: string; reason: string },
+) {
+  if (!Number.isInteger(args.amount) || args.amount <= 0)
+    throw new ApiError('invalid_request', 'amount must be a positive integer');
   return creditTransaction(db, args.orgId, async (tx) => {
     const acc = await lockAccount(tx, args.orgId);
     const existing = await findEntry(tx, args.orgId, args.idempotencyKey);
     if (existing) return { entry: existing, granted: false };
-    return { entry: await writeEntry(tx, acc, 'grant', args.amount, args.idempotencyKey, args.reason, {}), granted: true };
+    return {
+      entry: await writeEntry(tx, acc, 'grant', args.amount, args.idempotencyKey, args.reason, {}),
+      granted: true,
+    };
   });
 }
 
@@ -74,12 +95,18 @@ export async function grantCredits(db: Db, args: { orgId: string; amount: number
  * Debits `amount` credits once per idempotency key. A second call with the same key debits
  * nothing and returns debited: false (the synchronous workflows rely on this).
  */
-export async function debitCredits(tx: Tx, args: { orgId: string; amount: number; idempotencyKey: string; reason: string } & EntryRefs) {
+export async function debitCredits(
+  tx: Tx,
+  args: { orgId: string; amount: number; idempotencyKey: string; reason: string } & EntryRefs,
+) {
   const acc = await lockAccount(tx, args.orgId);
   const existing = await findEntry(tx, args.orgId, args.idempotencyKey);
   if (existing) return { entry: existing, debited: false };
   assertAffordable(acc, await reservedHold(tx, args.orgId), args.amount);
-  return { entry: await writeEntry(tx, acc, 'debit', -args.amount, args.idempotencyKey, args.reason, args), debited: true };
+  return {
+    entry: await writeEntry(tx, acc, 'debit', -args.amount, args.idempotencyKey, args.reason, args),
+    debited: true,
+  };
 }
 
 /** Refunds the debit written under `originalKey` as a reversal under `<originalKey>:refund`. */
@@ -90,16 +117,28 @@ export async function refundDebit(tx: Tx, args: { orgId: string; originalKey: st
   const acc = await lockAccount(tx, args.orgId);
   const existing = await findEntry(tx, args.orgId, key);
   if (existing) return { entry: existing, refunded: false };
-  return { entry: await writeEntry(tx, acc, 'reversal', -original.amount_credits, key, args.reason, { ...args, fileId: args.fileId ?? original.file_id, operationId: args.operationId ?? original.operation_id, jobId: args.jobId ?? original.job_id }), refunded: true };
+  return {
+    entry: await writeEntry(tx, acc, 'reversal', -original.amount_credits, key, args.reason, {
+      ...args,
+      fileId: args.fileId ?? original.file_id,
+      operationId: args.operationId ?? original.operation_id,
+      jobId: args.jobId ?? original.job_id,
+    }),
+    refunded: true,
+  };
 }
 
 /** An operator's correction (positive or negative), recorded as an adjustment. */
-export async function adjustCredits(db: Db, args: { orgId: string; amount: number; idempotencyKey: string; reason: string }) {
+export async function adjustCredits(
+  db: Db,
+  args: { orgId: string; amount: number; idempotencyKey: string; reason: string },
+) {
   return creditTransaction(db, args.orgId, async (tx) => {
     const acc = await lockAccount(tx, args.orgId);
     const existing = await findEntry(tx, args.orgId, args.idempotencyKey);
     if (existing) return existing;
-    if (acc.balance_credits + args.amount < 0) throw new ApiError('insufficient_credits', 'The adjustment would make the balance negative.');
+    if (acc.balance_credits + args.amount < 0)
+      throw new ApiError('insufficient_credits', 'The adjustment would make the balance negative.');
     return writeEntry(tx, acc, 'adjustment', args.amount, args.idempotencyKey, args.reason, {});
   });
 }

@@ -19,7 +19,10 @@ export async function getCredits(db: Db, orgId: string) {
   };
 }
 
-export interface LedgerPage<T> { entries: T[]; next_cursor: string | null }
+export interface LedgerPage<T> {
+  entries: T[];
+  next_cursor: string | null;
+}
 
 function encodeCursor(createdAt: Date, id: string) {
   return Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString('base64url');
@@ -57,7 +60,8 @@ export async function listLedger(db: Db, orgId: string, opts: { limit: number; c
       operation_id: e.operation_id,
       created_at: e.created_at.toISOString(),
     })),
-    next_cursor: rows.length > opts.limit ? encodeCursor(page[page.length - 1].created_at, page[page.length - 1].id) : null,
+    next_cursor:
+      rows.length > opts.limit ? encodeCursor(page[page.length - 1].created_at, page[page.length - 1].id) : null,
   };
 }
 
@@ -69,7 +73,9 @@ export async function listLedger(db: Db, orgId: string, opts: { limit: number; c
 export async function ledgerByDay(db: Db, orgId: string, opts: { limit: number; cursor?: string }) {
   const before = opts.cursor ? new Date(Buffer.from(opts.cursor, 'base64url').toString()) : null;
   if (before && Number.isNaN(before.getTime())) throw new ApiError('invalid_request', 'Invalid cursor.');
-  const rows = await db.$queryRaw<{ day: Date; debited: bigint; refunded: bigint; granted: bigint; adjusted: bigint; entry_count: bigint }[]>`
+  const rows = await db.$queryRaw<
+    { day: Date; debited: bigint; refunded: bigint; granted: bigint; adjusted: bigint; entry_count: bigint }[]
+  >`
     WITH final AS (
       SELECT day, debited_credits::bigint AS debited, refunded_credits::bigint AS refunded, granted_credits::bigint AS granted,
         adjusted_credits::bigint AS adjusted, entry_count::bigint AS entry_count

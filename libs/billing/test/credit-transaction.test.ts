@@ -20,7 +20,8 @@ afterAll(async () => {
 
 async function org(credits: number): Promise<string> {
   const o = await t.db.organization.create({ data: { name: `o-${randomUUID().slice(0, 8)}` } });
-  if (credits) await grantCredits(t.db, { orgId: o.id, amount: credits, idempotencyKey: `grant:${o.id}`, reason: 'test' });
+  if (credits)
+    await grantCredits(t.db, { orgId: o.id, amount: credits, idempotencyKey: `grant:${o.id}`, reason: 'test' });
   return o.id;
 }
 
@@ -32,13 +33,14 @@ describe('creditTransaction', () => {
     const inside = new Map<string, number>();
     const peak = new Map<string, number>();
     let overlapAcrossOrgs = false;
-    const run = (orgId: string) => creditTransaction(db, orgId, async (tx) => {
-      inside.set(orgId, (inside.get(orgId) ?? 0) + 1);
-      peak.set(orgId, Math.max(peak.get(orgId) ?? 0, inside.get(orgId)!));
-      if ((inside.get(a) ?? 0) > 0 && (inside.get(b) ?? 0) > 0) overlapAcrossOrgs = true;
-      await tx.$executeRaw`SELECT pg_sleep(0.02)`;
-      inside.set(orgId, inside.get(orgId)! - 1);
-    });
+    const run = (orgId: string) =>
+      creditTransaction(db, orgId, async (tx) => {
+        inside.set(orgId, (inside.get(orgId) ?? 0) + 1);
+        peak.set(orgId, Math.max(peak.get(orgId) ?? 0, inside.get(orgId)!));
+        if ((inside.get(a) ?? 0) > 0 && (inside.get(b) ?? 0) > 0) overlapAcrossOrgs = true;
+        await tx.$executeRaw`SELECT pg_sleep(0.02)`;
+        inside.set(orgId, inside.get(orgId)! - 1);
+      });
     await Promise.all(Array.from({ length: 20 }, (_, i) => run(i % 2 ? a : b)));
     expect(peak.get(a)).toBe(1);
     expect(peak.get(b)).toBe(1);
@@ -49,7 +51,10 @@ describe('creditTransaction', () => {
     const a = await org(0);
     let release!: () => void;
     let holding = true;
-    const holder = creditTransaction(db, a, async () => { await new Promise<void>((r) => (release = r)); holding = false; });
+    const holder = creditTransaction(db, a, async () => {
+      await new Promise<void>((r) => (release = r));
+      holding = false;
+    });
     await sleep(50);
     const impatient = await creditTransaction(db, a, async () => 'ran', { waitMs: 100 }).catch((e: unknown) => e);
     expect(isApiError(impatient) && [impatient.code, impatient.status]).toEqual(['service_unavailable', 503]);
@@ -63,8 +68,13 @@ describe('creditTransaction', () => {
 
   it('a burst of debits on a three-connection pool: exactly the affordable ones succeed, the rest get 402, the ledger balances', async () => {
     const a = await org(25);
-    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) =>
-      creditTransaction(db, a, (tx) => debitCredits(tx, { orgId: a, amount: 1, idempotencyKey: `burst:${i}`, reason: 'burst' }))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) =>
+        creditTransaction(db, a, (tx) =>
+          debitCredits(tx, { orgId: a, amount: 1, idempotencyKey: `burst:${i}`, reason: 'burst' }),
+        ),
+      ),
+    );
     const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(25);
     expect(refused.map((e) => (isApiError(e) ? e.code : String(e)))).toEqual(Array(75).fill('insufficient_credits'));

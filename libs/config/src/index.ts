@@ -6,7 +6,11 @@ export { z };
  * Parses process.env once against a zod schema. Every problem is printed as one line naming the
  * variable, then the process exits 1: a service must never start on half-valid configuration.
  */
-export function defineEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env, opts: { exit?: boolean } = {}): Readonly<z.infer<S>> {
+export function defineEnv<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+  opts: { exit?: boolean } = {},
+): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `invalid configuration: ${i.path.join('.') || '(env)'}: ${i.message}`);

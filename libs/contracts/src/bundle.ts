@@ -20,6 +20,14 @@ export const BUNDLE = {
 } as const;
 
 /** The artifact keys the API exposes (spec, "Artifact manifest"). */
-export const ARTIFACT_KEYS = ['result_md', 'grounding_json', 'result_json', 'workbook_json', 'tables_json', 'pages', 'imgs'] as const;
+export const ARTIFACT_KEYS = [
+  'result_md',
+  'grounding_json',
+  'result_json',
+  'workbook_json',
+  'tables_json',
+  'pages',
+  'imgs',
+] as const;
 export type ArtifactKey = (typeof ARTIFACT_KEYS)[number];
 export const DIRECTORY_KEYS: readonly ArtifactKey[] = ['pages', 'imgs'];

@@ -1,12 +1,28 @@
 // Document shapes shared by the parsers (libs/pdf, libs/sheets), the index worker, the models and the
 // API. They follow the spec's "Grounding document" and "Segment" sections field for field.
 
-export interface FractionBox { x1: number; y1: number; x2: number; y2: number }
+export interface FractionBox {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
 
 /** Element types produced by the parsers. `label` is the human-facing variant of the type. */
 export type ElementType =
-  | 'title' | 'heading' | 'text' | 'list_item' | 'table' | 'figure' | 'caption'
-  | 'page_header' | 'page_footer' | 'footnote' | 'formula' | 'code' | 'key_value';
+  | 'title'
+  | 'heading'
+  | 'text'
+  | 'list_item'
+  | 'table'
+  | 'figure'
+  | 'caption'
+  | 'page_header'
+  | 'page_footer'
+  | 'footnote'
+  | 'formula'
+  | 'code'
+  | 'key_value';
 
 export interface TableCell {
   row: number;
@@ -20,7 +36,10 @@ export interface TableCell {
 }
 
 export type CellsSource = 'table-former' | 'projection' | 'grid-estimate';
-export interface CellGrid { rows: 'detected' | 'estimated'; cols: 'detected' | 'estimated' }
+export interface CellGrid {
+  rows: 'detected' | 'estimated';
+  cols: 'detected' | 'estimated';
+}
 
 export interface GroundingElement {
   id: string;

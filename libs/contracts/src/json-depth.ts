@@ -46,7 +46,9 @@ function exceedsDepth(root: object, max: number): boolean {
 
 /** Depth-first with one frame per open container: the frames are the path when it gets too deep. */
 function pathTooDeep(root: object, max: number): Array<string | number> {
-  const frames: Array<{ v: any; keys: string[] | null; i: number }> = [{ v: root, keys: Array.isArray(root) ? null : Object.keys(root), i: 0 }];
+  const frames: Array<{ v: any; keys: string[] | null; i: number }> = [
+    { v: root, keys: Array.isArray(root) ? null : Object.keys(root), i: 0 },
+  ];
   while (frames.length) {
     const f = frames[frames.length - 1];
     if (f.i >= (f.keys ? f.keys.length : f.v.length)) {

@@ -9,7 +9,8 @@ export function parseInputKind(contentType: string): ParseInputKind | null {
   if (ct.startsWith('image/')) return 'image';
   // application/x-cfb is an OLE container named .xlsx/.xls: a password-protected workbook or a
   // legacy .xls. The spreadsheet parser refuses it with the precise reason.
-  if (ct === 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' || ct === 'application/x-cfb') return 'xlsx';
+  if (ct === 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' || ct === 'application/x-cfb')
+    return 'xlsx';
   if (ct === 'text/csv' || ct === 'text/tab-separated-values') return 'csv';
   return null;
 }

@@ -70,7 +70,8 @@ const UNAVAILABLE_PRISMA = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024',
 const UNAVAILABLE_SQLSTATE = /^(08...|53300|57P0[123]|57014|55P03)$/;
 const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 const UNAVAILABLE_KIND = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
-const UNAVAILABLE_MESSAGE = /Unable to start a transaction in the given time|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection due to administrator command|the database system is (starting up|shutting down)|Cannot use a pool after calling end/i;
+const UNAVAILABLE_MESSAGE =
+  /Unable to start a transaction in the given time|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection due to administrator command|the database system is (starting up|shutting down)|Cannot use a pool after calling end/i;
 
 /**
  * True when err says the database is unreachable, restarting or too busy to serve the request in
@@ -83,9 +84,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const walk = (e: unknown, depth: number): boolean => {
     if (!e || typeof e !== 'object' || seen.has(e) || depth > 6) return false;
     seen.add(e);
-    const x = e as { code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; name?: unknown; meta?: unknown; cause?: unknown; driverAdapterError?: unknown };
+    const x = e as {
+      code?: unknown;
+      kind?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      name?: unknown;
+      meta?: unknown;
+      cause?: unknown;
+      driverAdapterError?: unknown;
+    };
     const code = typeof x.code === 'string' ? x.code : undefined;
-    if (code && (UNAVAILABLE_PRISMA.has(code) || UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code))) return true;
+    if (code && (UNAVAILABLE_PRISMA.has(code) || UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SOCKET.has(code)))
+      return true;
     if (typeof x.originalCode === 'string' && UNAVAILABLE_SQLSTATE.test(x.originalCode)) return true;
     if (typeof x.kind === 'string' && UNAVAILABLE_KIND.has(x.kind)) return true;
     if (typeof x.message === 'string' && UNAVAILABLE_MESSAGE.test(x.message)) return true;

@@ -126,7 +126,14 @@ export function quoteIdent(name: string): string {
 
 /** One line: PostgreSQL's message, its detail and, for a script, the line it points at. */
 export function pgErrorText(err: unknown, script?: string): string {
-  const e = err as { message?: string; code?: string; detail?: string; position?: string; address?: string; port?: number };
+  const e = err as {
+    message?: string;
+    code?: string;
+    detail?: string;
+    position?: string;
+    address?: string;
+    port?: number;
+  };
   if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || e?.code === 'ETIMEDOUT' || e?.code === 'EHOSTUNREACH') {
     return `connection failed (${e.code}${e.address ? ` ${e.address}${e.port ? `:${e.port}` : ''}` : ''})`;
   }
@@ -162,7 +169,9 @@ async function connectCreatingDatabase(url: string, log: (line: string) => void)
   try {
     admin = await connect(adminUrlFor(url));
   } catch (err) {
-    throw new MigrationError(`database ${name} does not exist and the server's postgres database is unreachable: ${pgErrorText(err)}`);
+    throw new MigrationError(
+      `database ${name} does not exist and the server's postgres database is unreachable: ${pgErrorText(err)}`,
+    );
   }
   try {
     await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
@@ -193,7 +202,9 @@ async function lock(client: Client, log: (line: string) => void): Promise<void> 
     await client.query('RESET lock_timeout');
   } catch (err) {
     if ((err as { code?: string }).code === '55P03') {
-      throw new MigrationError(`another migration runner held the lock (pg_advisory_lock ${MIGRATION_LOCK_KEY}) for over ${LOCK_WAIT_MS / 60_000} minutes; see pg_locks`);
+      throw new MigrationError(
+        `another migration runner held the lock (pg_advisory_lock ${MIGRATION_LOCK_KEY}) for over ${LOCK_WAIT_MS / 60_000} minutes; see pg_locks`,
+      );
     }
     throw err;
   }
@@ -210,7 +221,10 @@ async function recordedRows(client: Client): Promise<MigrationRow[]> {
  * Applies every pending migration, each in one transaction with its `_prisma_migrations` row.
  * Throws MigrationError (one-line message) on anything that is not a clean, complete run.
  */
-export async function migrate(url: string, opts: MigrateOptions = {}): Promise<{ applied: string[]; skipped: string[] }> {
+export async function migrate(
+  url: string,
+  opts: MigrateOptions = {},
+): Promise<{ applied: string[]; skipped: string[] }> {
   const log = opts.log ?? (() => {});
   const dir = opts.migrationsDir ?? DEFAULT_MIGRATIONS_DIR;
   const migrations = await readMigrations(dir);
@@ -284,7 +298,10 @@ export async function migrate(url: string, opts: MigrateOptions = {}): Promise<{
  * Compares the finished migrations recorded in the database with the folders on disk; throws
  * unless they are the same set, so a migration that did not run can never pass for success.
  */
-export async function verifyMigrations(url: string, dir = DEFAULT_MIGRATIONS_DIR): Promise<{ recorded: number; folders: number }> {
+export async function verifyMigrations(
+  url: string,
+  dir = DEFAULT_MIGRATIONS_DIR,
+): Promise<{ recorded: number; folders: number }> {
   const migrations = await readMigrations(dir);
   let client: Client;
   try {

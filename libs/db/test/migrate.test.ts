@@ -18,9 +18,15 @@ const ROOT = path.resolve(__dirname, '../../..');
 const INIT = '20261121000000_init';
 /** Every real migration folder, in order (tests must not assume how many exist). */
 let ALL: string[] = [];
-beforeAll(async () => { ALL = (await readMigrations()).map((m) => m.name); });
+beforeAll(async () => {
+  ALL = (await readMigrations()).map((m) => m.name);
+});
 
-async function query<T extends Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+async function query<T extends Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
@@ -52,7 +58,12 @@ async function addMigration(dir: string, name: string, sql: string): Promise<voi
   await writeFile(path.join(dir, name, 'migration.sql'), sql);
 }
 
-function run(cmd: string, args: string[], env: Record<string, string>, timeout = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  timeout = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout }, (err, stdout, stderr) => {
       const code = err ? ((err as { code?: unknown }).code as number | null) : 0;
@@ -66,7 +77,9 @@ describe('checksums', () => {
     expect(migrationChecksum('hello')).toBe('2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
     const [init] = await readMigrations();
     expect(init.name).toBe(INIT);
-    expect(init.checksum).toBe(migrationChecksum(await readFile(path.join(DEFAULT_MIGRATIONS_DIR, INIT, 'migration.sql'))));
+    expect(init.checksum).toBe(
+      migrationChecksum(await readFile(path.join(DEFAULT_MIGRATIONS_DIR, INIT, 'migration.sql'))),
+    );
   });
 
   it('match across line endings and the old unpadded format, like Prisma', () => {
@@ -94,13 +107,29 @@ describe('migrate()', () => {
     const lines: string[] = [];
     const first = await migrate(url, { log: (l) => lines.push(l) });
     expect(first).toEqual({ applied: names, skipped: [] });
-    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^created database docfleet_test_/), expect.stringMatching(new RegExp(`^applied ${INIT} \\(\\d+ ms\\)$`))]));
-
-    const rows = await query<{ id: string; checksum: string; migration_name: string; finished_at: Date | null; logs: string | null; rolled_back_at: Date | null; applied_steps_count: number }>(
-      url,
-      'SELECT * FROM "_prisma_migrations" ORDER BY migration_name',
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^created database docfleet_test_/),
+        expect.stringMatching(new RegExp(`^applied ${INIT} \\(\\d+ ms\\)$`)),
+      ]),
     );
-    const expectedRows = (await readMigrations()).map((m) => ({ migration_name: m.name, checksum: m.checksum, logs: null, rolled_back_at: null, applied_steps_count: 1 }));
+
+    const rows = await query<{
+      id: string;
+      checksum: string;
+      migration_name: string;
+      finished_at: Date | null;
+      logs: string | null;
+      rolled_back_at: Date | null;
+      applied_steps_count: number;
+    }>(url, 'SELECT * FROM "_prisma_migrations" ORDER BY migration_name');
+    const expectedRows = (await readMigrations()).map((m) => ({
+      migration_name: m.name,
+      checksum: m.checksum,
+      logs: null,
+      rolled_back_at: null,
+      applied_steps_count: 1,
+    }));
     expect(rows).toMatchObject(expectedRows);
     for (const r of rows) {
       expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -121,11 +150,35 @@ describe('migrate()', () => {
     expect(cols).toEqual([
       { column_name: 'id', data_type: 'character varying', len: 36, is_nullable: 'NO', column_default: null },
       { column_name: 'checksum', data_type: 'character varying', len: 64, is_nullable: 'NO', column_default: null },
-      { column_name: 'finished_at', data_type: 'timestamp with time zone', len: null, is_nullable: 'YES', column_default: null },
-      { column_name: 'migration_name', data_type: 'character varying', len: 255, is_nullable: 'NO', column_default: null },
+      {
+        column_name: 'finished_at',
+        data_type: 'timestamp with time zone',
+        len: null,
+        is_nullable: 'YES',
+        column_default: null,
+      },
+      {
+        column_name: 'migration_name',
+        data_type: 'character varying',
+        len: 255,
+        is_nullable: 'NO',
+        column_default: null,
+      },
       { column_name: 'logs', data_type: 'text', len: null, is_nullable: 'YES', column_default: null },
-      { column_name: 'rolled_back_at', data_type: 'timestamp with time zone', len: null, is_nullable: 'YES', column_default: null },
-      { column_name: 'started_at', data_type: 'timestamp with time zone', len: null, is_nullable: 'NO', column_default: 'now()' },
+      {
+        column_name: 'rolled_back_at',
+        data_type: 'timestamp with time zone',
+        len: null,
+        is_nullable: 'YES',
+        column_default: null,
+      },
+      {
+        column_name: 'started_at',
+        data_type: 'timestamp with time zone',
+        len: null,
+        is_nullable: 'NO',
+        column_default: 'now()',
+      },
       { column_name: 'applied_steps_count', data_type: 'integer', len: null, is_nullable: 'NO', column_default: '0' },
     ]);
   });
@@ -139,7 +192,9 @@ describe('migrate()', () => {
     try {
       await appendFile(path.join(dir, INIT, 'migration.sql'), '\n-- an innocent edit\n');
       await expect(migrate(t.url, { migrationsDir: dir })).rejects.toThrow(
-        new RegExp(`^checksum mismatch for applied migration ${INIT}: recorded [0-9a-f]{64}, migration.sql now hashes to [0-9a-f]{64}\\. Applied migrations must never be edited`),
+        new RegExp(
+          `^checksum mismatch for applied migration ${INIT}: recorded [0-9a-f]{64}, migration.sql now hashes to [0-9a-f]{64}\\. Applied migrations must never be edited`,
+        ),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -149,8 +204,12 @@ describe('migrate()', () => {
   it('fails loudly when the recorded checksum was tampered with', async () => {
     const d = await createTestDb();
     try {
-      await query(d.url, `UPDATE "_prisma_migrations" SET checksum = repeat('0', 64) WHERE migration_name = $1`, [INIT]);
-      await expect(migrate(d.url)).rejects.toThrow(`checksum mismatch for applied migration ${INIT}: recorded ${'0'.repeat(64)}`);
+      await query(d.url, `UPDATE "_prisma_migrations" SET checksum = repeat('0', 64) WHERE migration_name = $1`, [
+        INIT,
+      ]);
+      await expect(migrate(d.url)).rejects.toThrow(
+        `checksum mismatch for applied migration ${INIT}: recorded ${'0'.repeat(64)}`,
+      );
     } finally {
       await d.drop();
     }
@@ -159,13 +218,24 @@ describe('migrate()', () => {
   it('aborts on an SQL error with the migration name and the message, applying none of it', async () => {
     const dir = await migrationsCopy();
     try {
-      await addMigration(dir, '20261122000000_broken', 'CREATE TABLE routea_probe (id int);\n\nSELECT * FROM no_such_table;\n');
+      await addMigration(
+        dir,
+        '20261122000000_broken',
+        'CREATE TABLE routea_probe (id int);\n\nSELECT * FROM no_such_table;\n',
+      );
       await expect(migrate(t.url, { migrationsDir: dir })).rejects.toThrow(
         'migration 20261122000000_broken failed and was rolled back: relation "no_such_table" does not exist [SQLSTATE 42P01] at line 3 of migration.sql',
       );
       expect(await query(t.url, `SELECT to_regclass('routea_probe') AS t`)).toEqual([{ t: null }]);
-      expect(await query(t.url, `SELECT count(*)::int AS n FROM "_prisma_migrations" WHERE migration_name = '20261122000000_broken'`)).toEqual([{ n: 0 }]);
-      await expect(verifyMigrations(t.url, dir)).rejects.toThrow(`${ALL.length} finished migration(s) recorded but ${ALL.length + 1} folder(s) on disk; not applied: 20261122000000_broken`);
+      expect(
+        await query(
+          t.url,
+          `SELECT count(*)::int AS n FROM "_prisma_migrations" WHERE migration_name = '20261122000000_broken'`,
+        ),
+      ).toEqual([{ n: 0 }]);
+      await expect(verifyMigrations(t.url, dir)).rejects.toThrow(
+        `${ALL.length} finished migration(s) recorded but ${ALL.length + 1} folder(s) on disk; not applied: 20261122000000_broken`,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -177,17 +247,29 @@ describe('migrate()', () => {
     try {
       await addMigration(dir, '20261123000000_second', 'CREATE TABLE routea_second (id int);\n');
       // What `prisma migrate deploy` leaves behind when a script fails half-way.
-      await query(d.url, `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, logs, started_at, applied_steps_count) VALUES ($1, $2, '20261123000000_second', 'ERROR: boom', now(), 0)`, [
-        '11111111-2222-3333-4444-555555555555',
-        '0'.repeat(64),
-      ]);
+      await query(
+        d.url,
+        `INSERT INTO "_prisma_migrations" (id, checksum, migration_name, logs, started_at, applied_steps_count) VALUES ($1, $2, '20261123000000_second', 'ERROR: boom', now(), 0)`,
+        ['11111111-2222-3333-4444-555555555555', '0'.repeat(64)],
+      );
       const err = await migrate(d.url, { migrationsDir: dir }).catch((e: Error) => e);
-      expect(String(err)).toMatch(/migration 20261123000000_second started at .* and never finished \(ERROR: boom\)\. Undo or complete its changes by hand, then mark it rolled back: UPDATE "_prisma_migrations" SET rolled_back_at = now\(\)/);
+      expect(String(err)).toMatch(
+        /migration 20261123000000_second started at .* and never finished \(ERROR: boom\)\. Undo or complete its changes by hand, then mark it rolled back: UPDATE "_prisma_migrations" SET rolled_back_at = now\(\)/,
+      );
 
       // Following the instruction lets the runner apply it.
-      await query(d.url, `UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = '20261123000000_second' AND finished_at IS NULL`);
-      expect(await migrate(d.url, { migrationsDir: dir })).toEqual({ applied: ['20261123000000_second'], skipped: ALL });
-      await expect(verifyMigrations(d.url, dir)).resolves.toEqual({ recorded: ALL.length + 1, folders: ALL.length + 1 });
+      await query(
+        d.url,
+        `UPDATE "_prisma_migrations" SET rolled_back_at = now() WHERE migration_name = '20261123000000_second' AND finished_at IS NULL`,
+      );
+      expect(await migrate(d.url, { migrationsDir: dir })).toEqual({
+        applied: ['20261123000000_second'],
+        skipped: ALL,
+      });
+      await expect(verifyMigrations(d.url, dir)).resolves.toEqual({
+        recorded: ALL.length + 1,
+        folders: ALL.length + 1,
+      });
 
       // That database is now ahead of the real migrations folder.
       await expect(migrate(d.url)).rejects.toThrow('the database has migration(s) 20261123000000_second that');
@@ -204,7 +286,9 @@ describe('migrate()', () => {
     const names = (await readMigrations()).map((m) => m.name);
     expect(results.flatMap((r) => r.applied).sort()).toEqual(names);
     for (const r of results) expect([...r.applied, ...r.skipped].sort()).toEqual(names);
-    expect(await query(url, 'SELECT migration_name, count(*)::int AS n FROM "_prisma_migrations" GROUP BY 1 ORDER BY 1')).toEqual(names.map((n) => ({ migration_name: n, n: 1 })));
+    expect(
+      await query(url, 'SELECT migration_name, count(*)::int AS n FROM "_prisma_migrations" GROUP BY 1 ORDER BY 1'),
+    ).toEqual(names.map((n) => ({ migration_name: n, n: 1 })));
   });
 });
 
@@ -218,7 +302,11 @@ describe('pnpm db:migrate', () => {
     expect(lines).toEqual([
       expect.stringMatching(/^db:migrate: created database docfleet_test_/),
       ...ALL.map((n) => expect.stringMatching(new RegExp(`^db:migrate: applied ${n} \\(\\d+ ms\\)$`))),
-      expect.stringMatching(new RegExp(`^db:migrate: \\S+/docfleet_test_\\w+ is up to date: ${ALL.length} applied now, 0 already applied, ${ALL.length}/${ALL.length} recorded$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^db:migrate: \\S+/docfleet_test_\\w+ is up to date: ${ALL.length} applied now, 0 already applied, ${ALL.length}/${ALL.length} recorded$`,
+        ),
+      ),
     ]);
   });
 
@@ -226,7 +314,9 @@ describe('pnpm db:migrate', () => {
     const r = await run('pnpm', ['db:migrate'], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/docfleet' });
     expect(r.code).not.toBe(0);
     const ours = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.startsWith('db:migrate'));
-    expect(ours).toEqual(['db:migrate failed: cannot connect to 127.0.0.1:1/docfleet: connection failed (ECONNREFUSED 127.0.0.1:1)']);
+    expect(ours).toEqual([
+      'db:migrate failed: cannot connect to 127.0.0.1:1/docfleet: connection failed (ECONNREFUSED 127.0.0.1:1)',
+    ]);
     expect(r.stdout).not.toMatch(/up to date/);
   });
 });
@@ -235,12 +325,17 @@ describe('prisma migrate deploy with this repository environment', () => {
   it('exits non-zero (the schema engine stand-in) instead of reporting success', async () => {
     const d = await createTestDb();
     try {
-      const r = await run('pnpm', ['exec', 'prisma', 'migrate', 'deploy'], {
-        DATABASE_URL: d.url,
-        PRISMA_SCHEMA_ENGINE_BINARY: path.join(ROOT, 'scripts/no-schema-engine.sh'),
-        CHECKPOINT_DISABLE: '1',
-        PRISMA_HIDE_UPDATE_MESSAGE: '1',
-      }, 45_000);
+      const r = await run(
+        'pnpm',
+        ['exec', 'prisma', 'migrate', 'deploy'],
+        {
+          DATABASE_URL: d.url,
+          PRISMA_SCHEMA_ENGINE_BINARY: path.join(ROOT, 'scripts/no-schema-engine.sh'),
+          CHECKPOINT_DISABLE: '1',
+          PRISMA_HIDE_UPDATE_MESSAGE: '1',
+        },
+        45_000,
+      );
       expect(r.code).not.toBe(0);
       expect(`${r.stdout}${r.stderr}`).not.toMatch(/successfully applied|No pending migrations/i);
     } finally {

@@ -6,10 +6,18 @@ import { createPrismaClient, isDatabaseUnavailable } from '../src';
 import { createTestDb, freePort, type TestDb } from '../../testing/src';
 
 let t: TestDb;
-beforeAll(async () => { t = await createTestDb(); });
+beforeAll(async () => {
+  t = await createTestDb();
+});
 afterAll(() => t.drop());
 
-const caught = async (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e);
+const caught = async (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e,
+  );
 
 describe('isDatabaseUnavailable', () => {
   it('recognises a server that is not listening', async () => {
@@ -28,7 +36,11 @@ describe('isDatabaseUnavailable', () => {
       let release!: () => void;
       let held!: Promise<unknown>;
       await new Promise<void>((ok) => {
-        held = db.$transaction(async (tx) => { await tx.$queryRaw`SELECT 1`; ok(); await new Promise<void>((r) => (release = r)); });
+        held = db.$transaction(async (tx) => {
+          await tx.$queryRaw`SELECT 1`;
+          ok();
+          await new Promise<void>((r) => (release = r));
+        });
       });
       const err = await caught(db.$transaction(async (tx) => tx.$queryRaw`SELECT 1`));
       release();
@@ -57,7 +69,7 @@ describe('isDatabaseUnavailable', () => {
     }
   });
 
-  it('leaves the request\'s own faults alone', async () => {
+  it("leaves the request's own faults alone", async () => {
     await t.db.$executeRawUnsafe('CREATE TABLE uniq_probe (k text PRIMARY KEY)');
     await t.db.$executeRawUnsafe("INSERT INTO uniq_probe VALUES ('a')");
     const dup = await caught(t.db.$executeRawUnsafe("INSERT INTO uniq_probe VALUES ('a')"));

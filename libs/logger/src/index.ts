@@ -9,7 +9,16 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'api_key', 'secret', 'password', '*.api_key', '*.password', '*.secret'],
+      paths: [
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        'api_key',
+        'secret',
+        'password',
+        '*.api_key',
+        '*.password',
+        '*.secret',
+      ],
       censor: '[redacted]',
     },
   });

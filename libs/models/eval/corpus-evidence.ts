@@ -13,7 +13,11 @@ import type { Evidence } from '../src/types';
 export const DEFAULT_CORPUS = process.env.DOCFLEET_CORPUS ?? path.resolve(__dirname, '../../../../shared/corpus');
 const FILE_ID = '00000000-0000-4000-8000-000000000000';
 
-export interface ParsedEvidence { grounding?: GroundingDocument; segments: Segment[]; evidence: Evidence }
+export interface ParsedEvidence {
+  grounding?: GroundingDocument;
+  segments: Segment[];
+  evidence: Evidence;
+}
 
 export async function parseEvidence(file: string, docName = path.basename(file)): Promise<ParsedEvidence> {
   const ext = path.extname(file).toLowerCase();
@@ -25,8 +29,20 @@ export async function parseEvidence(file: string, docName = path.basename(file))
   const kind = ext === '.pdf' ? 'pdf' : 'image';
   const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-models-'));
   try {
-    const res = await parsePages({ path: file, kind, backend: kind === 'pdf' ? 'text' : 'ocr', outDir, renderPages: false });
-    const { grounding } = assembleDocument(docName, kind, res.pages.map((p) => p.grounding), res.pages.map((p) => p.markdown), 'text');
+    const res = await parsePages({
+      path: file,
+      kind,
+      backend: kind === 'pdf' ? 'text' : 'ocr',
+      outDir,
+      renderPages: false,
+    });
+    const { grounding } = assembleDocument(
+      docName,
+      kind,
+      res.pages.map((p) => p.grounding),
+      res.pages.map((p) => p.markdown),
+      'text',
+    );
     const segments = segmentsFromGrounding(grounding, { fileId: FILE_ID, docName, sourceType: kind });
     return { grounding, segments, evidence: buildEvidence(segments, grounding) };
   } finally {

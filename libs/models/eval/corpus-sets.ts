@@ -7,8 +7,19 @@ import { PDFDocument } from 'pdf-lib';
 import type { CompareKind } from '../src/metrics';
 import type { FieldListSchema } from '../src/tasks/field-schema';
 
-export const INVOICES = ['AmazonWebServices', 'AzureInterior', 'FlipkartInvoice', 'NetpresseInvoice', 'QualityHosting', 'coolblue1'];
-export const NDAS = ['5089dc0cb013e46c3f9e21a2531504ed', '435d6eaa82632030cfc84bbd93e96bf8', '9c05001246961d7ebcaa6e1758c808e6'];
+export const INVOICES = [
+  'AmazonWebServices',
+  'AzureInterior',
+  'FlipkartInvoice',
+  'NetpresseInvoice',
+  'QualityHosting',
+  'coolblue1',
+];
+export const NDAS = [
+  '5089dc0cb013e46c3f9e21a2531504ed',
+  '435d6eaa82632030cfc84bbd93e96bf8',
+  '9c05001246961d7ebcaa6e1758c808e6',
+];
 export const invoicePdf = (name: string) => `f_forms_invoices/invoice2data/${name}.pdf`;
 export const ndaPdf = (hash: string) => `e_multipage_split/kleister_nda/${hash}.pdf`;
 
@@ -48,15 +59,23 @@ export const NDA_FIELDS: Array<{ gt: string; field: string; kind: CompareKind }>
 ];
 
 export async function invoiceTruth(corpus: string, name: string): Promise<Record<string, unknown>> {
-  const arr = JSON.parse(await fs.readFile(path.join(corpus, `f_forms_invoices/invoice2data/${name}.json`), 'utf8')) as Array<Record<string, unknown>>;
+  const arr = JSON.parse(
+    await fs.readFile(path.join(corpus, `f_forms_invoices/invoice2data/${name}.json`), 'utf8'),
+  ) as Array<Record<string, unknown>>;
   return arr[0]!;
 }
 
 export async function ndaTruth(corpus: string, hash: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await fs.readFile(path.join(corpus, `e_multipage_split/kleister_nda/${hash}.expected.json`), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(
+    await fs.readFile(path.join(corpus, `e_multipage_split/kleister_nda/${hash}.expected.json`), 'utf8'),
+  ) as Record<string, unknown>;
 }
 
-export interface SplitPlan { name: string; total_pages: number; segments: Array<{ source: string; doc_class: string; first_page: number; last_page: number }> }
+export interface SplitPlan {
+  name: string;
+  total_pages: number;
+  segments: Array<{ source: string; doc_class: string; first_page: number; last_page: number }>;
+}
 
 export async function splitPlans(corpus: string): Promise<SplitPlan[]> {
   return (JSON.parse(await fs.readFile(path.join(corpus, 'split_plans.json'), 'utf8')) as { plans: SplitPlan[] }).plans;
@@ -67,10 +86,22 @@ export async function splitPlans(corpus: string): Promise<SplitPlan[]> {
  * document). The split heuristics were not tuned on these: they check generalisation.
  */
 export const EXTRA_PLAN_SOURCES: string[][] = [
-  ['a_born_digital/docling/code_and_formula.pdf', 'b_tables/icdar2013/us-004.pdf', 'e_multipage_split/kleister_nda/435d6eaa82632030cfc84bbd93e96bf8.pdf',
-    'f_forms_invoices/invoice2data/NetpresseInvoice.pdf', 'b_tables/tabula/spanning_cells.pdf', 'b_tables/icdar2013/eu-005.pdf'],
-  ['a_born_digital/docling/2305.03393v1-pg9.pdf', 'f_forms_invoices/invoice2data/coolblue1.pdf', 'b_tables/tabula/schools.pdf',
-    'f_forms_invoices/invoice2data/QualityHosting.pdf', 'e_multipage_split/kleister_nda/5089dc0cb013e46c3f9e21a2531504ed.pdf', 'b_tables/icdar2013/us-012.pdf'],
+  [
+    'a_born_digital/docling/code_and_formula.pdf',
+    'b_tables/icdar2013/us-004.pdf',
+    'e_multipage_split/kleister_nda/435d6eaa82632030cfc84bbd93e96bf8.pdf',
+    'f_forms_invoices/invoice2data/NetpresseInvoice.pdf',
+    'b_tables/tabula/spanning_cells.pdf',
+    'b_tables/icdar2013/eu-005.pdf',
+  ],
+  [
+    'a_born_digital/docling/2305.03393v1-pg9.pdf',
+    'f_forms_invoices/invoice2data/coolblue1.pdf',
+    'b_tables/tabula/schools.pdf',
+    'f_forms_invoices/invoice2data/QualityHosting.pdf',
+    'e_multipage_split/kleister_nda/5089dc0cb013e46c3f9e21a2531504ed.pdf',
+    'b_tables/icdar2013/us-012.pdf',
+  ],
 ];
 
 export async function extraPlans(corpus: string): Promise<SplitPlan[]> {
@@ -95,7 +126,8 @@ export async function buildPlanPdf(corpus: string, plan: SplitPlan): Promise<str
     const src = await PDFDocument.load(await fs.readFile(path.join(corpus, s.source)));
     for (const p of await out.copyPages(src, src.getPageIndices())) out.addPage(p);
   }
-  if (out.getPageCount() !== plan.total_pages) throw new Error(`${plan.name}: built ${out.getPageCount()} pages, plan says ${plan.total_pages}`);
+  if (out.getPageCount() !== plan.total_pages)
+    throw new Error(`${plan.name}: built ${out.getPageCount()} pages, plan says ${plan.total_pages}`);
   const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-split-')), `${plan.name}.pdf`);
   await fs.writeFile(file, await out.save());
   return file;
@@ -107,5 +139,8 @@ export async function manifest(corpus: string): Promise<Array<{ path: string; do
   const head = lines[0]!.split('\t');
   const pi = head.indexOf('local_path');
   const ci = head.indexOf('doc_class');
-  return lines.slice(1).map((l) => l.split('\t')).map((c) => ({ path: c[pi]!, docClass: c[ci]! }));
+  return lines
+    .slice(1)
+    .map((l) => l.split('\t'))
+    .map((c) => ({ path: c[pi]!, docClass: c[ci]! }));
 }

@@ -20,7 +20,11 @@ export const RECEIPT_SCHEMA: FieldListSchema = {
 export type ReceiptField = 'company' | 'date' | 'address' | 'total';
 export const RECEIPT_FIELDS: ReceiptField[] = ['company', 'date', 'address', 'total'];
 
-export interface ReceiptRow { path: string; truthPath: string; half: 'A' | 'B' }
+export interface ReceiptRow {
+  path: string;
+  truthPath: string;
+  half: 'A' | 'B';
+}
 
 /** Receipt rows of the manifest (SROIE key-field JSON as ground truth), halves alternating in path order. */
 export async function receiptRows(corpus: string): Promise<ReceiptRow[]> {
@@ -34,7 +38,11 @@ export async function receiptRows(corpus: string): Promise<ReceiptRow[]> {
     const truth = (f[col('ground_truth')] ?? '').split(';').find((t) => t.endsWith('.json'));
     if (truth) rows.push({ path: f[col('local_path')]!, truthPath: truth, half: 'A' });
   }
-  rows.sort((a, b) => a.path.localeCompare(b.path)).forEach((r, i) => { r.half = i % 2 === 0 ? 'A' : 'B'; });
+  rows
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .forEach((r, i) => {
+      r.half = i % 2 === 0 ? 'A' : 'B';
+    });
   return rows;
 }
 
@@ -63,11 +71,16 @@ export function receiptKey(field: ReceiptField, value: unknown, truth = false): 
   return s.toUpperCase().replace(/\s+/g, '');
 }
 
-export interface FieldCounts { tp: number; fp: number; fn: number }
+export interface FieldCounts {
+  tp: number;
+  fp: number;
+  fn: number;
+}
 
 /** tp when equal; a wrong value is a false positive and a false negative; a missing one a false negative. */
 export function compareReceiptField(field: ReceiptField, expected: unknown, predicted: unknown): FieldCounts {
-  const e = receiptKey(field, expected, true), p = receiptKey(field, predicted);
+  const e = receiptKey(field, expected, true),
+    p = receiptKey(field, predicted);
   if (e && p) return e === p ? { tp: 1, fp: 0, fn: 0 } : { tp: 0, fp: 1, fn: 1 };
   return { tp: 0, fp: p ? 1 : 0, fn: e ? 1 : 0 };
 }

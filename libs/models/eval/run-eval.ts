@@ -4,13 +4,35 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { readModelConfig } from '../src/config';
 import { resolveModel } from '../src/registry';
-import { addCounts, citationVerifiable, compareField, prf, splitScores, valueAt, type Counts, type Prf } from '../src/metrics';
+import {
+  addCounts,
+  citationVerifiable,
+  compareField,
+  prf,
+  splitScores,
+  valueAt,
+  type Counts,
+  type Prf,
+} from '../src/metrics';
 import { buildClassifyRequest, buildExtractRequest, buildSplitRequest } from '../src/tasks/requests';
 import type { ClassifyOutput, ExtractOutput, SplitOutput } from '../src/tasks/outputs';
 import type { Evidence } from '../src/types';
 import type { ParsedEvidence } from './corpus-evidence';
 import {
-  INVOICE_FIELDS, INVOICE_SCHEMA, INVOICES, NDA_FIELDS, NDA_SCHEMA, NDAS, buildPlanPdf, extraPlans, invoicePdf, invoiceTruth, manifest, ndaPdf, ndaTruth, splitPlans,
+  INVOICE_FIELDS,
+  INVOICE_SCHEMA,
+  INVOICES,
+  NDA_FIELDS,
+  NDA_SCHEMA,
+  NDAS,
+  buildPlanPdf,
+  extraPlans,
+  invoicePdf,
+  invoiceTruth,
+  manifest,
+  ndaPdf,
+  ndaTruth,
+  splitPlans,
 } from './corpus-sets';
 
 export type Loader = (absPath: string) => Promise<ParsedEvidence>;
@@ -36,8 +58,14 @@ async function extractSet(corpus: string, load: Loader, set: 'invoices' | 'ndas'
   for (const name of names) {
     const parsed = await load(path.join(corpus, set === 'invoices' ? invoicePdf(name) : ndaPdf(name)));
     const truth = set === 'invoices' ? await invoiceTruth(corpus, name) : await ndaTruth(corpus, name);
-    const { output } = await model.generateJson<ExtractOutput>(buildExtractRequest({ evidence: parsed.evidence, schema: set === 'invoices' ? INVOICE_SCHEMA : NDA_SCHEMA }));
-    const pageText = (parsed.evidence.pages ?? []).map((p) => p.text).join('\n').toLowerCase().replace(/\s+/g, ' ');
+    const { output } = await model.generateJson<ExtractOutput>(
+      buildExtractRequest({ evidence: parsed.evidence, schema: set === 'invoices' ? INVOICE_SCHEMA : NDA_SCHEMA }),
+    );
+    const pageText = (parsed.evidence.pages ?? [])
+      .map((p) => p.text)
+      .join('\n')
+      .toLowerCase()
+      .replace(/\s+/g, ' ');
     for (const f of set === 'invoices' ? INVOICE_FIELDS : NDA_FIELDS) {
       let expected = truth[f.gt] ?? null;
       // invoice2data's issuer comes from its templates; score it only where that name is printed.
@@ -46,7 +74,10 @@ async function extractSet(corpus: string, load: Loader, set: 'invoices' | 'ndas'
         continue;
       }
       if (expected === undefined) expected = null;
-      perField[f.field] = addCounts(perField[f.field] ?? { tp: 0, fp: 0, fn: 0 }, compareField(f.kind, expected, output.jsonResult[f.field]));
+      perField[f.field] = addCounts(
+        perField[f.field] ?? { tp: 0, fp: 0, fn: 0 },
+        compareField(f.kind, expected, output.jsonResult[f.field]),
+      );
     }
     for (const c of output.citations) {
       total++;
@@ -55,7 +86,13 @@ async function extractSet(corpus: string, load: Loader, set: 'invoices' | 'ndas'
     docs.push({ doc: name, predicted: output.jsonResult, expected: truth });
   }
   const overall = prf(addCounts(...Object.values(perField)));
-  return { overall, perField: Object.fromEntries(Object.entries(perField).map(([k, v]) => [k, prf(v)])), citations: { total, verifiable, share: total ? verifiable / total : 1 }, docs, notes };
+  return {
+    overall,
+    perField: Object.fromEntries(Object.entries(perField).map(([k, v]) => [k, prf(v)])),
+    citations: { total, verifiable, share: total ? verifiable / total : 1 },
+    docs,
+    notes,
+  };
 }
 
 export const evaluateInvoices = (corpus: string, load: Loader) => extractSet(corpus, load, 'invoices');
@@ -63,10 +100,21 @@ export const evaluateNdas = (corpus: string, load: Loader) => extractSet(corpus,
 
 export interface SplitReport {
   overall: Prf & { exactRecords: number; exactRecordAccuracy: number; expectedRecords: number };
-  plans: Array<{ plan: string; expected: string; predicted: string; f1: number; exactRecordAccuracy: number; reasons: string[] }>;
+  plans: Array<{
+    plan: string;
+    expected: string;
+    predicted: string;
+    f1: number;
+    exactRecordAccuracy: number;
+    reasons: string[];
+  }>;
 }
 
-export async function evaluateSplit(corpus: string, load: Loader, which: 'plans' | 'extra' = 'plans'): Promise<SplitReport> {
+export async function evaluateSplit(
+  corpus: string,
+  load: Loader,
+  which: 'plans' | 'extra' = 'plans',
+): Promise<SplitReport> {
   const model = local();
   const plans: SplitReport['plans'] = [];
   const counts: Counts[] = [];
@@ -82,19 +130,48 @@ export async function evaluateSplit(corpus: string, load: Loader, which: 'plans'
       counts.push(s);
       exact += s.exactRecords;
       expectedRecords += expected.length;
-      const fmt = (rs: Array<{ startPage: number; endPage: number }>) => rs.map((r) => `${r.startPage}-${r.endPage}`).join(' ');
-      plans.push({ plan: plan.name, expected: fmt(expected), predicted: fmt(output.records), f1: s.f1, exactRecordAccuracy: s.exactRecordAccuracy, reasons: output.records.map((r) => `${r.startPage}: ${r.documentType} "${r.title}" (${r.confidence}) ${r.boundaryReason}`) });
+      const fmt = (rs: Array<{ startPage: number; endPage: number }>) =>
+        rs.map((r) => `${r.startPage}-${r.endPage}`).join(' ');
+      plans.push({
+        plan: plan.name,
+        expected: fmt(expected),
+        predicted: fmt(output.records),
+        f1: s.f1,
+        exactRecordAccuracy: s.exactRecordAccuracy,
+        reasons: output.records.map(
+          (r) => `${r.startPage}: ${r.documentType} "${r.title}" (${r.confidence}) ${r.boundaryReason}`,
+        ),
+      });
     } finally {
       await fs.rm(path.dirname(file), { recursive: true, force: true });
     }
   }
-  return { overall: { ...prf(addCounts(...counts)), exactRecords: exact, exactRecordAccuracy: expectedRecords ? exact / expectedRecords : 1, expectedRecords }, plans };
+  return {
+    overall: {
+      ...prf(addCounts(...counts)),
+      exactRecords: exact,
+      exactRecordAccuracy: expectedRecords ? exact / expectedRecords : 1,
+      expectedRecords,
+    },
+    plans,
+  };
 }
 
-export interface ClassificationReport { accuracy: number; total: number; correct: number; classes: string[]; rows: Array<{ doc: string; expected: string; predicted: string; confidence: number }>; skipped: string[] }
+export interface ClassificationReport {
+  accuracy: number;
+  total: number;
+  correct: number;
+  classes: string[];
+  rows: Array<{ doc: string; expected: string; predicted: string; confidence: number }>;
+  skipped: string[];
+}
 
 /** Classifies every MANIFEST document (optionally filtered) with the MANIFEST's doc_class values as the classes. */
-export async function evaluateClassification(corpus: string, load: Loader, filter: (p: string) => boolean = () => true): Promise<ClassificationReport> {
+export async function evaluateClassification(
+  corpus: string,
+  load: Loader,
+  filter: (p: string) => boolean = () => true,
+): Promise<ClassificationReport> {
   const model = local();
   const rows = await manifest(corpus);
   const classes = [...new Set(rows.map((r) => r.docClass))].sort();
@@ -109,7 +186,12 @@ export async function evaluateClassification(corpus: string, load: Loader, filte
       continue;
     }
     const { output } = await model.generateJson<ClassifyOutput>(buildClassifyRequest({ evidence, classes }));
-    out.push({ doc: r.path, expected: r.docClass, predicted: output.document.class, confidence: output.document.confidence });
+    out.push({
+      doc: r.path,
+      expected: r.docClass,
+      predicted: output.document.class,
+      confidence: output.document.confidence,
+    });
   }
   const correct = out.filter((x) => x.expected === x.predicted).length;
   return { accuracy: out.length ? correct / out.length : 0, total: out.length, correct, classes, rows: out, skipped };

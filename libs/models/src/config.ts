@@ -33,13 +33,20 @@ export interface ModelConfig {
 }
 
 export class ModelConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`${variable}: ${message}`);
     this.name = 'ModelConfigError';
   }
 }
 
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const blank = (v: string | undefined) => v === undefined || v.trim() === '';
 
 function flag(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
@@ -54,7 +61,8 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, dflt: number, min = 1
   const v = env[name];
   if (blank(v)) return dflt;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new ModelConfigError(name, `expected an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new ModelConfigError(name, `expected an integer ≥ ${min}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -73,7 +81,10 @@ function url(env: NodeJS.ProcessEnv, name: string): string | undefined {
 export function readModelConfig(env: NodeJS.ProcessEnv = process.env): ModelConfig {
   const cfg: ModelConfig = {
     timeoutMs: positiveInt(env, 'MODEL_TIMEOUT_MS', DEFAULT_TIMEOUT_MS),
-    retry: { ...DEFAULT_RETRY_POLICY, maxRetries: positiveInt(env, 'MODEL_MAX_RETRIES', DEFAULT_RETRY_POLICY.maxRetries, 0) },
+    retry: {
+      ...DEFAULT_RETRY_POLICY,
+      maxRetries: positiveInt(env, 'MODEL_MAX_RETRIES', DEFAULT_RETRY_POLICY.maxRetries, 0),
+    },
   };
   const anthropicUrl = url(env, 'ANTHROPIC_BASE_URL');
   if (!blank(env.ANTHROPIC_API_KEY)) {
@@ -92,7 +103,11 @@ export function readModelConfig(env: NodeJS.ProcessEnv = process.env): ModelConf
     const models = list(env.OPENAI_MODELS);
     // Self-hosted servers name models freely (Ollama "llama3.1:8b", vLLM the HF repo id), so there
     // is no sensible default: the list must be given.
-    if (!models.length) throw new ModelConfigError('OPENAI_MODELS', 'OPENAI_BASE_URL is set but OPENAI_MODELS (comma-separated model ids) is empty');
+    if (!models.length)
+      throw new ModelConfigError(
+        'OPENAI_MODELS',
+        'OPENAI_BASE_URL is set but OPENAI_MODELS (comma-separated model ids) is empty',
+      );
     cfg.openai = {
       baseURL: openaiUrl,
       ...(blank(env.OPENAI_API_KEY) ? {} : { apiKey: env.OPENAI_API_KEY!.trim() }),
@@ -107,7 +122,10 @@ export function readModelConfig(env: NodeJS.ProcessEnv = process.env): ModelConf
     const known = [LOCAL_MODEL_ID, ...(cfg.anthropic?.models ?? []), ...(cfg.openai?.models ?? [])];
     const bare = dflt.replace(/^(anthropic|openai|local):/, '');
     if (dflt !== 'none' && !known.includes(bare)) {
-      throw new ModelConfigError('MODEL_DEFAULT', `${JSON.stringify(dflt)} is not a configured model (known: none, ${known.join(', ')})`);
+      throw new ModelConfigError(
+        'MODEL_DEFAULT',
+        `${JSON.stringify(dflt)} is not a configured model (known: none, ${known.join(', ')})`,
+      );
     }
     cfg.defaultModel = dflt;
   }

@@ -15,7 +15,14 @@ export class ModelError extends Error {
   constructor(
     readonly code: ModelErrorCode,
     message: string,
-    readonly details: { status?: number; provider?: string; modelId?: string; attempts?: number; retryable?: boolean; cause?: unknown } = {},
+    readonly details: {
+      status?: number;
+      provider?: string;
+      modelId?: string;
+      attempts?: number;
+      retryable?: boolean;
+      cause?: unknown;
+    } = {},
   ) {
     super(message);
     this.name = 'ModelError';
@@ -28,7 +35,8 @@ export class ModelError extends Error {
 
   /** The HTTP error for the two codes the API exposes; undefined for per-call failures. */
   toApiError(): ApiError | undefined {
-    if (this.code === 'unsupported_model' || this.code === 'model_provider_unavailable') return new ApiError(this.code, this.message);
+    if (this.code === 'unsupported_model' || this.code === 'model_provider_unavailable')
+      return new ApiError(this.code, this.message);
     return undefined;
   }
 }

@@ -7,7 +7,10 @@ import type { Evidence, PageText } from './types';
 export function pageTextsFromGrounding(grounding: GroundingDocument): PageText[] {
   return grounding.pages.map((p) => ({
     pageNumber: p.page_number,
-    text: p.elements.map((e) => e.content.trim()).filter(Boolean).join('\n'),
+    text: p.elements
+      .map((e) => e.content.trim())
+      .filter(Boolean)
+      .join('\n'),
   }));
 }
 
@@ -30,5 +33,7 @@ export function evidencePages(ev: Evidence): PageText[] {
     const n = segmentPage(s);
     byPage.set(n, [...(byPage.get(n) ?? []), s.markdown]);
   }
-  return [...byPage.entries()].sort((a, b) => a[0] - b[0]).map(([pageNumber, parts]) => ({ pageNumber, text: parts.join('\n') }));
+  return [...byPage.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([pageNumber, parts]) => ({ pageNumber, text: parts.join('\n') }));
 }

@@ -18,14 +18,20 @@ export function validatorFor(schema: object): ValidateFunction {
     try {
       v = ajv.compile(rest);
     } catch (err) {
-      throw new ModelError('model_call_failed', `jsonSchema does not compile: ${(err as Error).message}`, { retryable: false, cause: err });
+      throw new ModelError('model_call_failed', `jsonSchema does not compile: ${(err as Error).message}`, {
+        retryable: false,
+        cause: err,
+      });
     }
     cache.set(schema, v);
   }
   return v;
 }
 
-export interface SchemaIssue { path: string; message: string }
+export interface SchemaIssue {
+  path: string;
+  message: string;
+}
 
 export function schemaIssues(schema: object, value: unknown): SchemaIssue[] {
   const v = validatorFor(schema);
@@ -33,13 +39,27 @@ export function schemaIssues(schema: object, value: unknown): SchemaIssue[] {
   return (v.errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid' }));
 }
 
-export function checkOutput<T>(schema: object, value: unknown, ctx: { provider: string; modelId: string; raw?: unknown }): T {
+export function checkOutput<T>(
+  schema: object,
+  value: unknown,
+  ctx: { provider: string; modelId: string; raw?: unknown },
+): T {
   const issues = schemaIssues(schema, value);
   if (issues.length) {
-    const first = issues.slice(0, 3).map((i) => `${i.path} ${i.message}`).join('; ');
-    throw new ModelError('invalid_model_output', `${ctx.provider} model ${ctx.modelId} returned JSON that does not match the schema: ${first}`, {
-      provider: ctx.provider, modelId: ctx.modelId, retryable: true, cause: { issues, raw: ctx.raw },
-    });
+    const first = issues
+      .slice(0, 3)
+      .map((i) => `${i.path} ${i.message}`)
+      .join('; ');
+    throw new ModelError(
+      'invalid_model_output',
+      `${ctx.provider} model ${ctx.modelId} returned JSON that does not match the schema: ${first}`,
+      {
+        provider: ctx.provider,
+        modelId: ctx.modelId,
+        retryable: true,
+        cause: { issues, raw: ctx.raw },
+      },
+    );
   }
   return value as T;
 }
@@ -54,11 +74,22 @@ export function parseJsonText(text: string, ctx: { provider: string; modelId: st
   const candidates = [trimmed, fenced?.[1]?.trim(), outermost(trimmed, '{', '}'), outermost(trimmed, '[', ']')];
   for (const c of candidates) {
     if (!c) continue;
-    try { return JSON.parse(c); } catch { /* try the next reading */ }
+    try {
+      return JSON.parse(c);
+    } catch {
+      /* try the next reading */
+    }
   }
-  throw new ModelError('invalid_model_output', `${ctx.provider} model ${ctx.modelId} did not return parseable JSON (${trimmed.length} chars: ${JSON.stringify(trimmed.slice(0, 80))})`, {
-    provider: ctx.provider, modelId: ctx.modelId, retryable: true, cause: { raw: text },
-  });
+  throw new ModelError(
+    'invalid_model_output',
+    `${ctx.provider} model ${ctx.modelId} did not return parseable JSON (${trimmed.length} chars: ${JSON.stringify(trimmed.slice(0, 80))})`,
+    {
+      provider: ctx.provider,
+      modelId: ctx.modelId,
+      retryable: true,
+      cause: { raw: text },
+    },
+  );
 }
 
 function outermost(s: string, open: string, close: string): string | undefined {
@@ -71,5 +102,8 @@ function outermost(s: string, open: string, close: string): string | undefined {
 export function objectSchema(schema: object): { schema: object; wrapped: boolean } {
   const s = schema as { type?: unknown };
   if (s.type === 'object') return { schema, wrapped: false };
-  return { schema: { type: 'object', properties: { result: schema }, required: ['result'], additionalProperties: false }, wrapped: true };
+  return {
+    schema: { type: 'object', properties: { result: schema }, required: ['result'], additionalProperties: false },
+    wrapped: true,
+  };
 }

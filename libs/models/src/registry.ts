@@ -13,7 +13,10 @@ type ProviderName = 'anthropic' | 'openai' | 'local';
 export class ModelRegistry {
   readonly providers: ModelProvider[];
 
-  constructor(readonly config: ModelConfig, providers?: ModelProvider[]) {
+  constructor(
+    readonly config: ModelConfig,
+    providers?: ModelProvider[],
+  ) {
     this.providers = providers ?? [
       ...(config.anthropic ? [new AnthropicProvider(config.anthropic, config)] : []),
       ...(config.openai ? [new OpenAiCompatibleProvider(config.openai, config)] : []),
@@ -39,15 +42,29 @@ export class ModelRegistry {
     const requested = modelId?.trim() || undefined;
     const id = requested ?? this.defaultModelId();
     if (!id) {
-      throw new ModelError('model_provider_unavailable', 'No default model is configured (MODEL_DEFAULT=none); pass model_id or configure a provider');
+      throw new ModelError(
+        'model_provider_unavailable',
+        'No default model is configured (MODEL_DEFAULT=none); pass model_id or configure a provider',
+      );
     }
     const m = /^(anthropic|openai|local):(.+)$/.exec(id);
     const [providerName, bare] = m ? [m[1] as ProviderName, m[2]!] : [undefined, id];
-    const provider = this.providers.find((p) => (!providerName || p.id === providerName) && p.models().some((x) => x.id === bare));
+    const provider = this.providers.find(
+      (p) => (!providerName || p.id === providerName) && p.models().some((x) => x.id === bare),
+    );
     if (!provider) {
-      const known = this.list().map((x) => x.id).join(', ');
-      if (!requested) throw new ModelError('model_provider_unavailable', `The default model ${id} is not available (configured: ${known})`);
-      throw new ModelError('unsupported_model', `model_id ${JSON.stringify(id)} is not available on this deployment (available: ${known})`);
+      const known = this.list()
+        .map((x) => x.id)
+        .join(', ');
+      if (!requested)
+        throw new ModelError(
+          'model_provider_unavailable',
+          `The default model ${id} is not available (configured: ${known})`,
+        );
+      throw new ModelError(
+        'unsupported_model',
+        `model_id ${JSON.stringify(id)} is not available on this deployment (available: ${known})`,
+      );
     }
     return {
       modelId: bare,

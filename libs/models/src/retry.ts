@@ -14,7 +14,12 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxRetries: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+};
 export const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** What a provider learned from one failed attempt. */
@@ -26,7 +31,10 @@ export interface AttemptFailure {
   cause?: unknown;
 }
 
-export interface RetryContext { attempt: number; signal: AbortSignal }
+export interface RetryContext {
+  attempt: number;
+  signal: AbortSignal;
+}
 
 export async function withRetries<T>(
   run: (ctx: RetryContext) => Promise<T>,
@@ -38,7 +46,10 @@ export async function withRetries<T>(
     if (opts.signal?.aborted) throw cancelled(provider, modelId);
     const ctl = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; ctl.abort(new Error('timeout')); }, opts.timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort(new Error('timeout'));
+    }, opts.timeoutMs);
     const onAbort = () => ctl.abort(opts.signal?.reason);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -49,16 +60,31 @@ export async function withRetries<T>(
       // A timed-out attempt is not retried: the timeout is the caller's latency budget, and the
       // worker's job retry decides whether a slow model deserves another go.
       if (timedOut) {
-        throw new ModelError('model_timeout', `${provider} model ${modelId} did not answer within ${opts.timeoutMs} ms`, { provider, modelId, attempts: attempt + 1, retryable: true });
+        throw new ModelError(
+          'model_timeout',
+          `${provider} model ${modelId} did not answer within ${opts.timeoutMs} ms`,
+          { provider, modelId, attempts: attempt + 1, retryable: true },
+        );
       }
       const f = classify(err);
       const delay = f.retryable ? nextDelay(policy, attempt, f.retryAfterMs) : undefined;
       if (delay === undefined || attempt >= policy.maxRetries) {
-        throw new ModelError('model_call_failed', `${provider} model ${modelId} failed${f.status ? ` with HTTP ${f.status}` : ''}: ${f.message}`, {
-          provider, modelId, status: f.status, attempts: attempt + 1, retryable: f.retryable, cause: f.cause,
-        });
+        throw new ModelError(
+          'model_call_failed',
+          `${provider} model ${modelId} failed${f.status ? ` with HTTP ${f.status}` : ''}: ${f.message}`,
+          {
+            provider,
+            modelId,
+            status: f.status,
+            attempts: attempt + 1,
+            retryable: f.retryable,
+            cause: f.cause,
+          },
+        );
       }
-      await sleep(delay, opts.signal).catch(() => { throw cancelled(provider, modelId); });
+      await sleep(delay, opts.signal).catch(() => {
+        throw cancelled(provider, modelId);
+      });
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -90,14 +116,24 @@ export function isRetryableStatus(status: number | undefined): boolean {
 }
 
 function cancelled(provider: string, modelId: string): ModelError {
-  return new ModelError('model_cancelled', `${provider} model ${modelId} call was cancelled`, { provider, modelId, retryable: false });
+  return new ModelError('model_cancelled', `${provider} model ${modelId} call was cancelled`, {
+    provider,
+    modelId,
+    retryable: false,
+  });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error('aborted'));
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(new Error('aborted')); };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(new Error('aborted'));
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

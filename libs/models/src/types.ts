@@ -4,12 +4,16 @@
 // the offline model never has to re-parse prompt text, and remote models get the same prompt text.
 import type { GroundingDocument, Segment } from '@docfleet/contracts';
 
-export type ModelTask = 'extract' | 'split' | 'split_rules' | 'classify' | 'classify_suggest' | 'edit' | 'schema_generate';
+export type ModelTask =
+  'extract' | 'split' | 'split_rules' | 'classify' | 'classify_suggest' | 'edit' | 'schema_generate';
 export type ReasoningLevel = 'none' | 'low' | 'medium' | 'high';
 export const REASONING_LEVELS: readonly ReasoningLevel[] = ['none', 'low', 'medium', 'high'];
 
 /** Text of one page, headers and footers included (page-number markers live there). */
-export interface PageText { pageNumber: number; text: string }
+export interface PageText {
+  pageNumber: number;
+  text: string;
+}
 
 export interface Evidence {
   segments: Segment[];
@@ -34,7 +38,10 @@ export interface GenerateJsonRequest {
   input?: Record<string, unknown>;
 }
 
-export interface Usage { inputTokens: number; outputTokens: number }
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export interface GenerateJsonResult<T> {
   output: T;

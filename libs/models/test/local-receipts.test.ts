@@ -6,16 +6,28 @@ import { dateOrderOf, findDates, withDateOrder } from '../src/local/text/dates';
 import { findOrganisations } from '../src/local/text/entities';
 import { findAmounts } from '../src/local/text/amounts';
 
-const seg = (markdown: string): Segment => ({ id: 'seg-1', markdown, coordinates: { pageNumber: 1 } } as unknown as Segment);
-const SCHEMA = { title: 'Receipt', fields: [
-  { name: 'company', type: 'string' }, { name: 'date', type: 'date' }, { name: 'address', type: 'string' }, { name: 'total', type: 'number' },
-] };
+const seg = (markdown: string): Segment =>
+  ({ id: 'seg-1', markdown, coordinates: { pageNumber: 1 } }) as unknown as Segment;
+const SCHEMA = {
+  title: 'Receipt',
+  fields: [
+    { name: 'company', type: 'string' },
+    { name: 'date', type: 'date' },
+    { name: 'address', type: 'string' },
+    { name: 'total', type: 'number' },
+  ],
+};
 
 describe('organisations by legal form', () => {
   it.each([
-    ['KEDAI MAJU SDN. BHD.', 'KEDAI MAJU SDN. BHD.'], ['Harbour Foods Pte Ltd', 'Harbour Foods Pte Ltd'], ['Müller Bau GmbH', 'Müller Bau GmbH'],
-    ['Boulangerie Dupont SARL', 'Boulangerie Dupont SARL'], ['Van Dijk Logistiek BV', 'Van Dijk Logistiek BV'], ['Acme Widgets LLC', 'Acme Widgets LLC'],
-    ['NORTH STAR TRADING CO', 'NORTH STAR TRADING CO'], ['Rossi Costruzioni S.r.l.', 'Rossi Costruzioni S.r.l.'],
+    ['KEDAI MAJU SDN. BHD.', 'KEDAI MAJU SDN. BHD.'],
+    ['Harbour Foods Pte Ltd', 'Harbour Foods Pte Ltd'],
+    ['Müller Bau GmbH', 'Müller Bau GmbH'],
+    ['Boulangerie Dupont SARL', 'Boulangerie Dupont SARL'],
+    ['Van Dijk Logistiek BV', 'Van Dijk Logistiek BV'],
+    ['Acme Widgets LLC', 'Acme Widgets LLC'],
+    ['NORTH STAR TRADING CO', 'NORTH STAR TRADING CO'],
+    ['Rossi Costruzioni S.r.l.', 'Rossi Costruzioni S.r.l.'],
   ])('%s', (text, name) => {
     expect(findOrganisations(text).map((o) => o.name)).toEqual([name]);
   });
@@ -33,20 +45,43 @@ describe('day/month order from the document', () => {
     expect(dateOrderOf('TOTAL RM 12.00\n03/04/2019')).toBe('dmy');
   });
   it('reads month names in receipt forms', () => {
-    expect(findDates('14/JUN/2017 05-AUG-2017 28 MAR 18').map((d) => d.iso)).toEqual(['2017-06-14', '2017-08-05', '2018-03-28']);
+    expect(findDates('14/JUN/2017 05-AUG-2017 28 MAR 18').map((d) => d.iso)).toEqual([
+      '2017-06-14',
+      '2017-08-05',
+      '2018-03-28',
+    ]);
   });
 });
 
 describe('a receipt through localExtract', () => {
   const receipt = [
-    'TAX INVOICE', 'KEDAI MAJU SDN BHD', '(123456-X)', 'NO. 12, JALAN BUNGA 3,', '43000 KAJANG, SELANGOR.', 'TEL: 03-1234 5678', 'GST ID: 000123456789',
-    'Date: 03/04/2018 10:22', 'NASI LEMAK 2 X 4.50 9.00', 'SUB TOTAL 9.00', 'GST 6% 0.54', 'TOTAL (INCL GST) 9.54', 'ROUNDING ADJ 0.01',
-    'TOTAL ROUNDED 9.55', 'CASH RM 20.00', 'CHANGE RM 10.45', 'Printed 25/04/2018',
+    'TAX INVOICE',
+    'KEDAI MAJU SDN BHD',
+    '(123456-X)',
+    'NO. 12, JALAN BUNGA 3,',
+    '43000 KAJANG, SELANGOR.',
+    'TEL: 03-1234 5678',
+    'GST ID: 000123456789',
+    'Date: 03/04/2018 10:22',
+    'NASI LEMAK 2 X 4.50 9.00',
+    'SUB TOTAL 9.00',
+    'GST 6% 0.54',
+    'TOTAL (INCL GST) 9.54',
+    'ROUNDING ADJ 0.01',
+    'TOTAL ROUNDED 9.55',
+    'CASH RM 20.00',
+    'CHANGE RM 10.45',
+    'Printed 25/04/2018',
   ].join('\n\n');
 
   it('finds the company by its legal form, the address block under it, the day-first date and the amount paid', () => {
     const out = localExtract({ segments: [seg(receipt)] }, SCHEMA);
-    expect(out.jsonResult).toEqual({ company: 'KEDAI MAJU SDN BHD', date: '2018-04-03', address: 'NO. 12, JALAN BUNGA 3, 43000 KAJANG, SELANGOR.', total: 9.55 });
+    expect(out.jsonResult).toEqual({
+      company: 'KEDAI MAJU SDN BHD',
+      date: '2018-04-03',
+      address: 'NO. 12, JALAN BUNGA 3, 43000 KAJANG, SELANGOR.',
+      total: 9.55,
+    });
     for (const c of out.citations) expect(receipt.includes(c.quote)).toBe(true);
     const quote = (p: string) => out.citations.find((c) => c.path === p)!.quote;
     expect(quote('/total')).toContain('9.55');
@@ -54,7 +89,10 @@ describe('a receipt through localExtract', () => {
   });
 
   it('does not take a registration number for the company', () => {
-    const out = localExtract({ segments: [seg('Company No: 742016-W\n\nSAM SAM TRADING CO\n\nTOTAL 5.00\n\nCASH 5.00')] }, SCHEMA);
+    const out = localExtract(
+      { segments: [seg('Company No: 742016-W\n\nSAM SAM TRADING CO\n\nTOTAL 5.00\n\nCASH 5.00')] },
+      SCHEMA,
+    );
     expect(out.jsonResult.company).toBe('SAM SAM TRADING CO');
   });
 

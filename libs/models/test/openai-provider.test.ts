@@ -12,18 +12,31 @@ describe('OpenAI-compatible provider (fetch → fake chat completions)', () => {
     server = await startFakeOpenAiServer({ apiKey: 'sk-test', models: ['llama3'] });
     legacy = await startFakeOpenAiServer({ supportsJsonSchema: false });
   });
-  afterAll(async () => { await server.close(); await legacy.close(); });
-  beforeEach(() => { server.reset(); legacy.reset(); });
+  afterAll(async () => {
+    await server.close();
+    await legacy.close();
+  });
+  beforeEach(() => {
+    server.reset();
+    legacy.reset();
+  });
 
   const model = (url = server.url, extra: NodeJS.ProcessEnv = {}) =>
-    resolveModel(fastConfig({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test', OPENAI_MODELS: 'llama3', ...extra }));
+    resolveModel(
+      fastConfig({ OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: 'sk-test', OPENAI_MODELS: 'llama3', ...extra }),
+    );
 
   it('round-trips structured output with response_format json_schema', async () => {
-    server.enqueue({ reply: { json: { invoice_number: '123', total: 4.11 }, usage: { prompt_tokens: 40, completion_tokens: 9 } } });
+    server.enqueue({
+      reply: { json: { invoice_number: '123', total: 4.11 }, usage: { prompt_tokens: 40, completion_tokens: 9 } },
+    });
     const res = await model().generateJson(baseReq);
     expect(res.output).toEqual({ invoice_number: '123', total: 4.11 });
     expect(res.usage).toEqual({ inputTokens: 40, outputTokens: 9 });
-    const body = server.requests[0]!.body as { response_format: { type: string; json_schema: { schema: unknown } }; messages: Array<{ role: string }> };
+    const body = server.requests[0]!.body as {
+      response_format: { type: string; json_schema: { schema: unknown } };
+      messages: Array<{ role: string }>;
+    };
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-test');
     expect(body.response_format.type).toBe('json_schema');
     expect(body.response_format.json_schema.schema).toEqual(baseReq.jsonSchema);
@@ -31,10 +44,17 @@ describe('OpenAI-compatible provider (fetch → fake chat completions)', () => {
   });
 
   it('falls back to json_object with the schema in the prompt when json_schema is rejected, and remembers it', async () => {
-    legacy.enqueue({}, { reply: { content: '```json\n{"invoice_number": "7", "total": 7}\n```' } }, { reply: { json: { invoice_number: '8', total: 8 } } });
+    legacy.enqueue(
+      {},
+      { reply: { content: '```json\n{"invoice_number": "7", "total": 7}\n```' } },
+      { reply: { json: { invoice_number: '8', total: 8 } } },
+    );
     const m = model(legacy.url);
     expect((await m.generateJson(baseReq)).output).toEqual({ invoice_number: '7', total: 7 });
-    expect(legacy.requests.map((r) => (r.body.response_format as { type: string }).type)).toEqual(['json_schema', 'json_object']);
+    expect(legacy.requests.map((r) => (r.body.response_format as { type: string }).type)).toEqual([
+      'json_schema',
+      'json_object',
+    ]);
     const system = (legacy.requests[1]!.body.messages as Array<{ content: string }>)[0]!.content;
     expect(system).toContain('"invoice_number"');
     await m.generateJson(baseReq);
@@ -42,13 +62,20 @@ describe('OpenAI-compatible provider (fetch → fake chat completions)', () => {
   });
 
   it('retries 429 and 500 then succeeds', async () => {
-    server.enqueue({ status: 429, headers: { 'retry-after': '0' } }, { status: 500 }, { reply: { json: { invoice_number: '1', total: 2 } } });
+    server.enqueue(
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 500 },
+      { reply: { json: { invoice_number: '1', total: 2 } } },
+    );
     expect((await model().generateJson(baseReq)).output).toEqual({ invoice_number: '1', total: 2 });
     expect(server.requests).toHaveLength(3);
   });
 
   it('waits for retry-after before retrying', async () => {
-    server.enqueue({ status: 429, headers: { 'retry-after': '1' } }, { reply: { json: { invoice_number: '1', total: 2 } } });
+    server.enqueue(
+      { status: 429, headers: { 'retry-after': '1' } },
+      { reply: { json: { invoice_number: '1', total: 2 } } },
+    );
     const started = Date.now();
     await model().generateJson(baseReq);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -73,7 +100,9 @@ describe('OpenAI-compatible provider (fetch → fake chat completions)', () => {
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((r) => dead.close(() => r()));
-    await expect(model(`http://127.0.0.1:${port}`, { MODEL_MAX_RETRIES: '1' }).generateJson(baseReq)).rejects.toMatchObject({ code: 'model_call_failed', details: { attempts: 2 } });
+    await expect(
+      model(`http://127.0.0.1:${port}`, { MODEL_MAX_RETRIES: '1' }).generateJson(baseReq),
+    ).rejects.toMatchObject({ code: 'model_call_failed', details: { attempts: 2 } });
   });
 
   it('retries a dropped connection', async () => {
@@ -82,7 +111,13 @@ describe('OpenAI-compatible provider (fetch → fake chat completions)', () => {
   });
 
   it('surfaces auth and unknown-model errors without retrying', async () => {
-    await expect(model(server.url, { OPENAI_API_KEY: 'nope' }).generateJson(baseReq)).rejects.toMatchObject({ code: 'model_call_failed', details: { status: 401, attempts: 1 } });
-    await expect(model(server.url, { OPENAI_MODELS: 'mistral' }).generateJson(baseReq)).rejects.toMatchObject({ code: 'model_call_failed', details: { status: 404 } });
+    await expect(model(server.url, { OPENAI_API_KEY: 'nope' }).generateJson(baseReq)).rejects.toMatchObject({
+      code: 'model_call_failed',
+      details: { status: 401, attempts: 1 },
+    });
+    await expect(model(server.url, { OPENAI_MODELS: 'mistral' }).generateJson(baseReq)).rejects.toMatchObject({
+      code: 'model_call_failed',
+      details: { status: 404 },
+    });
   });
 });

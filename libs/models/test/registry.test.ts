@@ -10,7 +10,12 @@ describe('readModelConfig / resolveModel', () => {
   });
 
   it('uses the first remote model as default when one is configured, and keeps docfleet-local available', () => {
-    const cfg = readModelConfig({ ANTHROPIC_API_KEY: 'k', ANTHROPIC_MODELS: 'claude-a, claude-b', OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', OPENAI_MODELS: 'llama3' });
+    const cfg = readModelConfig({
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_MODELS: 'claude-a, claude-b',
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      OPENAI_MODELS: 'llama3',
+    });
     expect(resolveModel(cfg).modelId).toBe('claude-a');
     expect(resolveModel(cfg, 'llama3').provider.id).toBe('openai');
     expect(resolveModel(cfg, 'openai:llama3').modelId).toBe('llama3');
@@ -25,7 +30,11 @@ describe('readModelConfig / resolveModel', () => {
   it('unknown model_id → unsupported_model (HTTP 400)', () => {
     const cfg = readModelConfig({});
     let err: unknown;
-    try { resolveModel(cfg, 'gpt-17'); } catch (e) { err = e; }
+    try {
+      resolveModel(cfg, 'gpt-17');
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(ModelError);
     expect((err as ModelError).code).toBe('unsupported_model');
     expect((err as ModelError).toApiError()?.status).toBe(400);
@@ -35,7 +44,11 @@ describe('readModelConfig / resolveModel', () => {
   it('MODEL_DEFAULT=none without a model_id → model_provider_unavailable (HTTP 503)', () => {
     const cfg = readModelConfig({ MODEL_DEFAULT: 'none' });
     let err: unknown;
-    try { resolveModel(cfg); } catch (e) { err = e; }
+    try {
+      resolveModel(cfg);
+    } catch (e) {
+      err = e;
+    }
     expect((err as ModelError).code).toBe('model_provider_unavailable');
     expect((err as ModelError).toApiError()?.status).toBe(503);
     // An explicit model still resolves: the offline model is always there.
@@ -46,7 +59,9 @@ describe('readModelConfig / resolveModel', () => {
     expect(() => readModelConfig({ MODEL_DEFAULT: 'claude-x' })).toThrow(/MODEL_DEFAULT/);
     expect(() => readModelConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toThrow(ModelConfigError);
     expect(() => readModelConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toThrow(/OPENAI_MODELS/);
-    expect(() => readModelConfig({ ANTHROPIC_BASE_URL: 'not a url', ANTHROPIC_API_KEY: 'k' })).toThrow(/ANTHROPIC_BASE_URL/);
+    expect(() => readModelConfig({ ANTHROPIC_BASE_URL: 'not a url', ANTHROPIC_API_KEY: 'k' })).toThrow(
+      /ANTHROPIC_BASE_URL/,
+    );
     expect(() => readModelConfig({ ANTHROPIC_MODELS: 'claude-a' })).toThrow(/ANTHROPIC_API_KEY/);
     expect(() => readModelConfig({ MODEL_MAX_RETRIES: '-1' })).toThrow(/MODEL_MAX_RETRIES/);
   });

@@ -30,11 +30,18 @@ async function timeIt(reps: number, fn: () => Promise<unknown>): Promise<number>
 async function main(argv: string[]): Promise<void> {
   const repsAt = argv.indexOf('--reps');
   const reps = repsAt >= 0 ? Number(argv[repsAt + 1]) : 5;
-  const corpus = path.resolve(argv.find((a, i) => !a.startsWith('--') && i !== repsAt + 1) ?? path.resolve(__dirname, '../../../../shared/corpus'));
+  const corpus = path.resolve(
+    argv.find((a, i) => !a.startsWith('--') && i !== repsAt + 1) ??
+      path.resolve(__dirname, '../../../../shared/corpus'),
+  );
   const dir = path.join(corpus, 'a_born_digital/docling');
   const files = (await fs.readdir(dir)).filter((f) => f.endsWith('.pdf')).map((f) => path.join(dir, f));
   let pages = 0;
-  for (const f of files) { const d = await openPdf(f); pages += d.numPages; await d.destroy(); }
+  for (const f of files) {
+    const d = await openPdf(f);
+    pages += d.numPages;
+    await d.destroy();
+  }
   const out = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-bench-'));
   try {
     const parseAll = (renderPages: boolean) => async () => {
@@ -60,12 +67,15 @@ async function main(argv: string[]): Promise<void> {
     ];
     console.log(`\nOCR per page (300 dpi, OMP_THREAD_LIMIT=1), median of ${reps}:`);
     for (const s of samples) {
-      const raster = (await rasterisePdf(s.file, ocrDir, { dpi: 300, gray: true, firstPage: s.page, lastPage: s.page })).get(s.page)!;
+      const raster = (
+        await rasterisePdf(s.file, ocrDir, { dpi: 300, gray: true, firstPage: s.page, lastPage: s.page })
+      ).get(s.page)!;
       const doc = await openPdf(s.file);
       const vp = (await doc.getPage(s.page)).getViewport({ scale: 1 });
       await doc.destroy();
       // Interleaved so both see the same machine load (the CPU is shared).
-      const oursT: number[] = [], plainT: number[] = [];
+      const oursT: number[] = [],
+        plainT: number[] = [];
       for (let i = 0; i < reps; i++) {
         const copy = `${raster}.copy.pgm`;
         await fs.copyFile(raster, copy); // ocrRasterFile deletes its input
@@ -73,18 +83,29 @@ async function main(argv: string[]): Promise<void> {
         await ocrRasterFile(copy, s.page, vp.width, vp.height, { dpi: 300, lang: 'eng', timeoutSeconds: 120 });
         oursT.push(performance.now() - t);
         t = performance.now();
-        await run('tesseract', [raster, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng', 'tsv'], { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, maxBuffer: 1 << 24 });
+        await run('tesseract', [raster, 'stdout', '--oem', '1', '--psm', '3', '--dpi', '300', '-l', 'eng', 'tsv'], {
+          env: { ...process.env, OMP_THREAD_LIMIT: '1' },
+          maxBuffer: 1 << 24,
+        });
         plainT.push(performance.now() - t);
       }
-      const ours = median(oursT), plain = median(plainT);
+      const ours = median(oursT),
+        plain = median(plainT);
       // The whole page: one pdftoppm raster, Tesseract, layout and the page image derived from the raster.
-      const e2e = await timeIt(reps, () => parsePages({ path: s.file, kind: 'pdf', backend: 'ocr', pageNumbers: [s.page], outDir: out }));
-      console.log(`  ${path.basename(s.file)} p${s.page}: ours ${ours.toFixed(0)} ms, plain tesseract ${plain.toFixed(0)} ms, ratio ${(ours / plain).toFixed(2)}x (target <= 1.15x); `
-        + `end-to-end incl. pdftoppm and page image ${e2e.toFixed(0)} ms (${(e2e / plain).toFixed(2)}x)`);
+      const e2e = await timeIt(reps, () =>
+        parsePages({ path: s.file, kind: 'pdf', backend: 'ocr', pageNumbers: [s.page], outDir: out }),
+      );
+      console.log(
+        `  ${path.basename(s.file)} p${s.page}: ours ${ours.toFixed(0)} ms, plain tesseract ${plain.toFixed(0)} ms, ratio ${(ours / plain).toFixed(2)}x (target <= 1.15x); ` +
+          `end-to-end incl. pdftoppm and page image ${e2e.toFixed(0)} ms (${(e2e / plain).toFixed(2)}x)`,
+      );
     }
   } finally {
     await fs.rm(out, { recursive: true, force: true });
   }
 }
 
-main(process.argv.slice(2)).catch((err) => { console.error(err); process.exit(1); });
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -11,7 +11,11 @@ export async function rawPdfjs(files: string[], dpi: number): Promise<void> {
       const page = await doc.getPage(n);
       await page.getTextContent();
       const viewport = page.getViewport({ scale: dpi / 72 });
-      const factory = (doc as unknown as { canvasFactory: { create(w: number, h: number): { canvas: { encode(f: string): Promise<Buffer> } } } }).canvasFactory;
+      const factory = (
+        doc as unknown as {
+          canvasFactory: { create(w: number, h: number): { canvas: { encode(f: string): Promise<Buffer> } } };
+        }
+      ).canvasFactory;
       const { canvas } = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
       await page.render({ canvas: canvas as never, viewport }).promise;
       await canvas.encode('png');

@@ -19,7 +19,13 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-export interface SummaryLine { metric: string; set: string; value: number; n: number; detail: string }
+export interface SummaryLine {
+  metric: string;
+  set: string;
+  value: number;
+  n: number;
+  detail: string;
+}
 
 /**
  * Totals: means of per-row values; ICDAR-2013 structure and detection micro-averaged over the
@@ -33,7 +39,13 @@ export function summarise(rows: EvalRow[]): SummaryLine[] {
     const vs = ok.filter((r) => r.metric === metric);
     if (!vs.length) continue;
     const mean = vs.reduce((a, r) => a + r.value, 0) / vs.length;
-    out.push({ metric, set: 'all', value: mean, n: vs.length, detail: metric === 'cell_accuracy' ? `${vs.filter((r) => r.value < 0.5).length} under 0.5` : '' });
+    out.push({
+      metric,
+      set: 'all',
+      value: mean,
+      n: vs.length,
+      detail: metric === 'cell_accuracy' ? `${vs.filter((r) => r.value < 0.5).length} under 0.5` : '',
+    });
   }
   const sets: Array<[string, (r: EvalRow) => boolean]> = [
     ['ICDAR-2013 all', (r) => r.doc.startsWith('b_tables/icdar2013/')],
@@ -44,21 +56,52 @@ export function summarise(rows: EvalRow[]): SummaryLine[] {
     const mine = ok.filter(test);
     if (!mine.length) continue;
     const cells = mine.filter((r) => r.metric === 'cell_accuracy');
-    if (cells.length) out.push({ metric: 'cell_accuracy', set, value: cells.reduce((a, r) => a + r.value, 0) / cells.length, n: cells.length, detail: `${cells.filter((r) => r.value < 0.5).length} under 0.5` });
+    if (cells.length)
+      out.push({
+        metric: 'cell_accuracy',
+        set,
+        value: cells.reduce((a, r) => a + r.value, 0) / cells.length,
+        n: cells.length,
+        detail: `${cells.filter((r) => r.value < 0.5).length} under 0.5`,
+      });
     const adj = mine.filter((r) => r.metric === 'adjacency_f1' && r.counts);
     if (adj.length) {
-      const c = adj.reduce((a, r) => a + r.counts!.correct, 0), o = adj.reduce((a, r) => a + r.counts!.ours, 0), t = adj.reduce((a, r) => a + r.counts!.truth, 0);
-      const p = o ? c / o : 0, rc = t ? c / t : 0;
-      out.push({ metric: 'adjacency_f1', set, value: p + rc ? (2 * p * rc) / (p + rc) : 0, n: adj.length, detail: `precision ${p.toFixed(3)}, recall ${rc.toFixed(3)}` });
+      const c = adj.reduce((a, r) => a + r.counts!.correct, 0),
+        o = adj.reduce((a, r) => a + r.counts!.ours, 0),
+        t = adj.reduce((a, r) => a + r.counts!.truth, 0);
+      const p = o ? c / o : 0,
+        rc = t ? c / t : 0;
+      out.push({
+        metric: 'adjacency_f1',
+        set,
+        value: p + rc ? (2 * p * rc) / (p + rc) : 0,
+        n: adj.length,
+        detail: `precision ${p.toFixed(3)}, recall ${rc.toFixed(3)}`,
+      });
     }
     const reg = mine.filter((r) => r.metric === 'region_recall' && r.counts);
     if (reg.length) {
-      const c = reg.reduce((a, r) => a + r.counts!.correct, 0), o = reg.reduce((a, r) => a + r.counts!.ours, 0), t = reg.reduce((a, r) => a + r.counts!.truth, 0);
-      out.push({ metric: 'region_precision', set, value: o ? c / o : 0, n: reg.length, detail: `${c} of ${o} detected tables` });
+      const c = reg.reduce((a, r) => a + r.counts!.correct, 0),
+        o = reg.reduce((a, r) => a + r.counts!.ours, 0),
+        t = reg.reduce((a, r) => a + r.counts!.truth, 0);
+      out.push({
+        metric: 'region_precision',
+        set,
+        value: o ? c / o : 0,
+        n: reg.length,
+        detail: `${c} of ${o} detected tables`,
+      });
       out.push({ metric: 'region_recall', set, value: t ? c / t : 0, n: reg.length, detail: `${c} of ${t} regions` });
     }
     const ious = mine.filter((r) => r.metric === 'table_iou');
-    if (ious.length) out.push({ metric: 'table_iou', set, value: ious.reduce((a, r) => a + r.value, 0) / ious.length, n: ious.length, detail: 'mean region IoU' });
+    if (ious.length)
+      out.push({
+        metric: 'table_iou',
+        set,
+        value: ious.reduce((a, r) => a + r.value, 0) / ious.length,
+        n: ious.length,
+        detail: 'mean region IoU',
+      });
   }
   return out;
 }
@@ -67,13 +110,29 @@ export function printReport(rows: EvalRow[]): void {
   const fmt = (v: number) => (Number.isNaN(v) ? '  n/a' : v.toFixed(3));
   console.log(`${'document'.padEnd(58)} ${'metric'.padEnd(16)} value  target  detail`);
   for (const r of rows) {
-    const ok = r.target === undefined || Number.isNaN(r.value) ? ' ' : (r.metric === 'cer' ? r.value <= r.target : r.value >= r.target) ? '✓' : '✗';
-    console.log(`${r.doc.padEnd(58)} ${r.metric.padEnd(16)} ${fmt(r.value)} ${r.target === undefined ? '      ' : `${ok}${r.target.toFixed(2)}`}  ${r.detail}`);
+    const ok =
+      r.target === undefined || Number.isNaN(r.value)
+        ? ' '
+        : (r.metric === 'cer' ? r.value <= r.target : r.value >= r.target)
+          ? '✓'
+          : '✗';
+    console.log(
+      `${r.doc.padEnd(58)} ${r.metric.padEnd(16)} ${fmt(r.value)} ${r.target === undefined ? '      ' : `${ok}${r.target.toFixed(2)}`}  ${r.detail}`,
+    );
   }
   console.log('\ntotals');
-  for (const l of summarise(rows)) console.log(`  ${l.metric.padEnd(16)} ${l.set.padEnd(16)} ${l.value.toFixed(3)} over ${l.n}${l.detail ? ` (${l.detail})` : ''}`);
+  for (const l of summarise(rows))
+    console.log(
+      `  ${l.metric.padEnd(16)} ${l.set.padEnd(16)} ${l.value.toFixed(3)} over ${l.n}${l.detail ? ` (${l.detail})` : ''}`,
+    );
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (err) => { console.error(err); process.exit(1); });
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -11,10 +11,20 @@ export const libraryParse: EvalParseFn = async (file, kind, backend) => {
   try {
     const chosen = backend === 'auto' ? (await inspectDocument(file, kind)).backend.backend : backend;
     const res = await parsePages({ path: file, kind, backend: chosen, outDir, renderPages: false });
-    const { grounding, markdown } = assembleDocument(path.basename(file), kind, res.pages.map((p) => p.grounding), res.pages.map((p) => p.markdown), chosen);
-    const pageSizesPt = kind === 'pdf'
-      ? await pdfPageSizes(file)
-      : grounding.pages.map((p) => ({ width: (p.width * 72) / (p.dpi ?? 72), height: (p.height * 72) / (p.dpi ?? 72) }));
+    const { grounding, markdown } = assembleDocument(
+      path.basename(file),
+      kind,
+      res.pages.map((p) => p.grounding),
+      res.pages.map((p) => p.markdown),
+      chosen,
+    );
+    const pageSizesPt =
+      kind === 'pdf'
+        ? await pdfPageSizes(file)
+        : grounding.pages.map((p) => ({
+            width: (p.width * 72) / (p.dpi ?? 72),
+            height: (p.height * 72) / (p.dpi ?? 72),
+          }));
     return { markdown, grounding, pageSizesPt };
   } finally {
     await fs.rm(outDir, { recursive: true, force: true });

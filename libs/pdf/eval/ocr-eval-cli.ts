@@ -14,19 +14,40 @@ async function main(argv: string[]) {
   let docs = await ocrDocuments(corpus);
   if (filter) docs = docs.filter((d) => filter.test(d.doc));
   if (half) docs = docs.filter((d) => d.half === half);
-  const res = await evaluateOcr(docs, async (d) => {
-    const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-eval-'));
-    try {
-      const backend = (await inspectDocument(d.file, d.kind)).backend.backend;
-      const r = await parsePages({ path: d.file, kind: d.kind, backend, outDir, renderPages: false });
-      const { markdown } = assembleDocument(path.basename(d.file), d.kind, r.pages.map((p) => p.grounding), r.pages.map((p) => p.markdown), backend);
-      if (process.env.DUMP) console.error(markdown);
-      const o = r.pages[0]?.ocr;
-      return { text: markdown, detail: o ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}` : undefined };
-    } finally {
-      await fs.rm(outDir, { recursive: true, force: true });
-    }
-  }, (s) => process.stderr.write(`${s}\n`));
+  const res = await evaluateOcr(
+    docs,
+    async (d) => {
+      const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-eval-'));
+      try {
+        const backend = (await inspectDocument(d.file, d.kind)).backend.backend;
+        const r = await parsePages({ path: d.file, kind: d.kind, backend, outDir, renderPages: false });
+        const { markdown } = assembleDocument(
+          path.basename(d.file),
+          d.kind,
+          r.pages.map((p) => p.grounding),
+          r.pages.map((p) => p.markdown),
+          backend,
+        );
+        if (process.env.DUMP) console.error(markdown);
+        const o = r.pages[0]?.ocr;
+        return {
+          text: markdown,
+          detail: o
+            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
+            : undefined,
+        };
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    },
+    (s) => process.stderr.write(`${s}\n`),
+  );
   console.log(ocrReport(res));
 }
-main(process.argv.slice(2)).then(() => process.exit(0), (e) => { console.error(e); process.exit(1); });
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -18,22 +18,39 @@ import { normaliseMarkdown } from './metrics/text-similarity';
 const run = promisify(execFile);
 
 export type ReferenceKind = 'plain' | 'markdown';
-export interface TextDoc { rel: string; file: string; reference: string; kind: ReferenceKind; pages: number }
+export interface TextDoc {
+  rel: string;
+  file: string;
+  reference: string;
+  kind: ReferenceKind;
+  pages: number;
+}
 
 /** Manifest rows with a whole-document text reference, chosen by gt_format. */
 export async function textReferenceDocs(corpusDir: string): Promise<TextDoc[]> {
   const out: TextDoc[] = [];
-  for (const m of await readManifest(corpusDir) as unknown as Array<Record<string, string>>) {
+  for (const m of (await readManifest(corpusDir)) as unknown as Array<Record<string, string>>) {
     const rel = m.local_path ?? '';
     const format = (m.gt_format ?? '').toLowerCase();
     const bornDigital = (m.kind ?? '').split(',').includes('a');
     if (!bornDigital || !rel.endsWith('.pdf')) continue;
     const refs = (m.ground_truth ?? '').split(';').filter(Boolean);
     let kind: ReferenceKind | undefined, ref: string | undefined;
-    if (format.startsWith('plain text')) { kind = 'plain'; ref = refs.find((r) => r.endsWith('.txt')); }
-    else if (format.startsWith('markdown')) { kind = 'markdown'; ref = refs.find((r) => r.endsWith('.md')); }
+    if (format.startsWith('plain text')) {
+      kind = 'plain';
+      ref = refs.find((r) => r.endsWith('.txt'));
+    } else if (format.startsWith('markdown')) {
+      kind = 'markdown';
+      ref = refs.find((r) => r.endsWith('.md'));
+    }
     if (!kind || !ref) continue;
-    out.push({ rel, file: path.join(corpusDir, rel), reference: path.join(corpusDir, ref), kind, pages: Number(m.pages) || 0 });
+    out.push({
+      rel,
+      file: path.join(corpusDir, rel),
+      reference: path.join(corpusDir, ref),
+      kind,
+      pages: Number(m.pages) || 0,
+    });
   }
   return out;
 }
@@ -49,10 +66,11 @@ export function textScore(extracted: string, reference: string): number {
 /** The whole document's text in reading order from grounding: every element, headers and footers included. */
 export function groundingPlainText(g: GroundingDocument): string {
   const parts: string[] = [];
-  for (const p of g.pages) for (const e of p.elements) {
-    const t = elementPlainText(e);
-    if (t) parts.push(t);
-  }
+  for (const p of g.pages)
+    for (const e of p.elements) {
+      const t = elementPlainText(e);
+      if (t) parts.push(t);
+    }
   return parts.join('\n');
 }
 
@@ -60,16 +78,31 @@ function elementPlainText(e: GroundingElement): string {
   if (e.type === 'table' && e.cells?.length) {
     const rows = new Map<number, GroundingElement['cells']>();
     for (const c of e.cells) if (c.text) rows.set(c.row, [...(rows.get(c.row) ?? []), c]);
-    return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, cs]) => cs!.sort((a, b) => a.col - b.col).map((c) => c.text).join(' ')).join('\n');
+    return [...rows.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, cs]) =>
+        cs!
+          .sort((a, b) => a.col - b.col)
+          .map((c) => c.text)
+          .join(' '),
+      )
+      .join('\n');
   }
   return e.content ?? '';
 }
 
-export interface PeerResult { text?: string; seconds?: number; error?: string }
-export interface PeerRun { available: Record<string, string | null>; results: Map<string, Record<string, PeerResult>> }
+export interface PeerResult {
+  text?: string;
+  seconds?: number;
+  error?: string;
+}
+export interface PeerRun {
+  available: Record<string, string | null>;
+  results: Map<string, Record<string, PeerResult>>;
+}
 
 export const PEERS = ['pymupdf', 'pypdf', 'pdftotext'] as const;
-export type Peer = typeof PEERS[number];
+export type Peer = (typeof PEERS)[number];
 
 /** Python with the Debian peer packages: the system interpreter first (pyenv shims hide it). */
 async function findPython(): Promise<string | undefined> {
@@ -77,7 +110,9 @@ async function findPython(): Promise<string | undefined> {
     try {
       await run(py, ['-c', 'import sys']);
       return py;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   return undefined;
 }
@@ -91,7 +126,10 @@ export async function runPeers(files: string[], scriptsDir: string): Promise<Pee
     for (const f of files) {
       try {
         const { stdout } = await run(py, [path.join(scriptsDir, 'text-peers.py'), f], { maxBuffer: 256 * 1024 * 1024 });
-        const parsed = JSON.parse(stdout) as { libraries: Record<string, string | null>; results: Record<string, Record<string, PeerResult>> };
+        const parsed = JSON.parse(stdout) as {
+          libraries: Record<string, string | null>;
+          results: Record<string, Record<string, PeerResult>>;
+        };
         for (const [k, v] of Object.entries(parsed.libraries)) if (v) available[k] = v;
         Object.assign(results.get(f)!, parsed.results[f] ?? {});
       } catch (err) {
@@ -102,8 +140,10 @@ export async function runPeers(files: string[], scriptsDir: string): Promise<Pee
   let pdftotext: string | undefined;
   try {
     const { stderr, stdout } = await run('pdftotext', ['-v']);
-    pdftotext = (/pdftotext version ([\d.]+)/.exec(stderr + stdout)?.[1]) ?? '?';
-  } catch { pdftotext = undefined; }
+    pdftotext = /pdftotext version ([\d.]+)/.exec(stderr + stdout)?.[1] ?? '?';
+  } catch {
+    pdftotext = undefined;
+  }
   if (pdftotext) {
     available.pdftotext = pdftotext;
     for (const f of files) {
@@ -128,10 +168,18 @@ export interface TextEvalRow {
 }
 
 export async function evaluateText(
-  corpusDir: string, parse: EvalParseFn, opts: { peers?: boolean; scriptsDir: string; log?: (s: string) => void; only?: (rel: string) => boolean },
+  corpusDir: string,
+  parse: EvalParseFn,
+  opts: { peers?: boolean; scriptsDir: string; log?: (s: string) => void; only?: (rel: string) => boolean },
 ): Promise<{ rows: TextEvalRow[]; available: Record<string, string | null> }> {
   const docs = (await textReferenceDocs(corpusDir)).filter((d) => !opts.only || opts.only(d.rel));
-  const peerRun = opts.peers === false ? { available: {}, results: new Map() } as PeerRun : await runPeers(docs.map((d) => d.file), opts.scriptsDir);
+  const peerRun =
+    opts.peers === false
+      ? ({ available: {}, results: new Map() } as PeerRun)
+      : await runPeers(
+          docs.map((d) => d.file),
+          opts.scriptsDir,
+        );
   const rows: TextEvalRow[] = [];
   for (const d of docs) {
     const raw = await fs.readFile(d.reference, 'utf8');
@@ -152,7 +200,10 @@ export async function evaluateText(
     for (const p of PEERS) {
       const r = peerResults[p];
       if (!r) continue;
-      row.peers[p] = r.text !== undefined ? { score: textScore(r.text, reference), secondsPerPage: (r.seconds ?? 0) / (row.pages || 1) } : { error: r.error ?? 'failed' };
+      row.peers[p] =
+        r.text !== undefined
+          ? { score: textScore(r.text, reference), secondsPerPage: (r.seconds ?? 0) / (row.pages || 1) }
+          : { error: r.error ?? 'failed' };
     }
     rows.push(row);
     opts.log?.(`scored ${d.rel}`);
@@ -163,26 +214,40 @@ export async function evaluateText(
 const scoreOf = (v: TextEvalRow['docfleet'] | undefined) => (v && 'score' in v ? v.score : undefined);
 
 export function meanScore(rows: TextEvalRow[], who: 'docfleet' | Peer): number | undefined {
-  const vs = rows.map((r) => scoreOf(who === 'docfleet' ? r.docfleet : r.peers[who])).filter((v): v is number => v !== undefined);
+  const vs = rows
+    .map((r) => scoreOf(who === 'docfleet' ? r.docfleet : r.peers[who]))
+    .filter((v): v is number => v !== undefined);
   return vs.length ? vs.reduce((a, b) => a + b, 0) / vs.length : undefined;
 }
 
 /** Markdown report: one row per document (score and seconds per page for each extractor) and the means. */
-export function textReport(rows: TextEvalRow[], available: Record<string, string | null>, groups: Array<{ name: string; test: (r: TextEvalRow) => boolean }> = []): string {
+export function textReport(
+  rows: TextEvalRow[],
+  available: Record<string, string | null>,
+  groups: Array<{ name: string; test: (r: TextEvalRow) => boolean }> = [],
+): string {
   const who = ['docfleet', ...PEERS] as const;
   const cell = (v: TextEvalRow['docfleet'] | undefined, peer?: string) => {
     if (peer && !available[peer]) return 'not installed';
     if (!v) return 'n/a';
-    return 'score' in v ? `${v.score.toFixed(1)} (${v.secondsPerPage.toFixed(3)} s/p)` : `failed: ${v.error.slice(0, 60)}`;
+    return 'score' in v
+      ? `${v.score.toFixed(1)} (${v.secondsPerPage.toFixed(3)} s/p)`
+      : `failed: ${v.error.slice(0, 60)}`;
   };
   const head = `| document | ref | pages | ${who.map((w) => (w === 'docfleet' ? 'docfleet' : `${w}${available[w] ? ` ${available[w]}` : ''}`)).join(' | ')} |`;
   const lines = [head, `|---|---|---:|${who.map(() => '---:').join('|')}|`];
-  for (const r of rows) lines.push(`| ${r.doc} | ${r.kind} | ${r.pages} | ${cell(r.docfleet)} | ${PEERS.map((p) => cell(r.peers[p], p)).join(' | ')} |`);
-  const meanRow = (name: string, rs: TextEvalRow[]) => `| **${name}** (${rs.length} docs) | | ${rs.reduce((s, r) => s + r.pages, 0)} | ${who.map((w) => {
-    if (w !== 'docfleet' && !available[w]) return 'not installed';
-    const m = meanScore(rs, w);
-    return m === undefined ? 'n/a' : `**${m.toFixed(1)}**`;
-  }).join(' | ')} |`;
+  for (const r of rows)
+    lines.push(
+      `| ${r.doc} | ${r.kind} | ${r.pages} | ${cell(r.docfleet)} | ${PEERS.map((p) => cell(r.peers[p], p)).join(' | ')} |`,
+    );
+  const meanRow = (name: string, rs: TextEvalRow[]) =>
+    `| **${name}** (${rs.length} docs) | | ${rs.reduce((s, r) => s + r.pages, 0)} | ${who
+      .map((w) => {
+        if (w !== 'docfleet' && !available[w]) return 'not installed';
+        const m = meanScore(rs, w);
+        return m === undefined ? 'n/a' : `**${m.toFixed(1)}**`;
+      })
+      .join(' | ')} |`;
   lines.push(meanRow('mean', rows));
   for (const g of groups) {
     const rs = rows.filter(g.test);

@@ -22,8 +22,12 @@ export const DEFAULT_PAGE_BUDGET: Readonly<PageBudget> = Object.freeze({
 });
 
 export function pageBudget(partial?: Partial<PageBudget>): PageBudget {
-  const b = { ...DEFAULT_PAGE_BUDGET, ...Object.fromEntries(Object.entries(partial ?? {}).filter(([, v]) => v !== undefined)) } as PageBudget;
-  for (const [k, v] of Object.entries(b)) if (!(typeof v === 'number' && v > 0)) throw new RangeError(`page budget ${k} must be a positive number, got ${v}`);
+  const b = {
+    ...DEFAULT_PAGE_BUDGET,
+    ...Object.fromEntries(Object.entries(partial ?? {}).filter(([, v]) => v !== undefined)),
+  } as PageBudget;
+  for (const [k, v] of Object.entries(b))
+    if (!(typeof v === 'number' && v > 0)) throw new RangeError(`page budget ${k} must be a positive number, got ${v}`);
   return b;
 }
 
@@ -40,7 +44,8 @@ export const maxGraphicsItems = (b: PageBudget) => Math.max(10_000, Math.floor(b
  * `maxPixels` and the area at most `maxMegapixels` (pdftoppm rounds sizes up, hence the margin).
  */
 export function cappedDpi(widthPt: number, heightPt: number, dpi: number, b: PageBudget): number {
-  const w = Math.max(widthPt, 1e-3), h = Math.max(heightPt, 1e-3);
+  const w = Math.max(widthPt, 1e-3),
+    h = Math.max(heightPt, 1e-3);
   const bySide = ((b.maxPixels - 2) * 72) / Math.max(w, h);
   const byArea = 72 * Math.sqrt((b.maxMegapixels * 1e6 * 0.995) / (w * h));
   const capped = Math.min(dpi, bySide, byArea);

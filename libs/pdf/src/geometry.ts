@@ -1,7 +1,12 @@
 // Boxes in page points with a top-left origin: every backend converts into this space first, so
 // layout, tables and markdown never care whether words came from a text layer or from OCR.
 
-export interface Box { x0: number; y0: number; x1: number; y1: number }
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
 
 export const emptyBox = (): Box => ({ x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity });
 
@@ -61,9 +66,12 @@ export type Matrix = [number, number, number, number, number, number];
 
 export function multiply(m: Matrix, n: Matrix): Matrix {
   return [
-    m[0] * n[0] + m[1] * n[2], m[0] * n[1] + m[1] * n[3],
-    m[2] * n[0] + m[3] * n[2], m[2] * n[1] + m[3] * n[3],
-    m[4] * n[0] + m[5] * n[2] + n[4], m[4] * n[1] + m[5] * n[3] + n[5],
+    m[0] * n[0] + m[1] * n[2],
+    m[0] * n[1] + m[1] * n[3],
+    m[2] * n[0] + m[3] * n[2],
+    m[2] * n[1] + m[3] * n[3],
+    m[4] * n[0] + m[5] * n[2] + n[4],
+    m[4] * n[1] + m[5] * n[3] + n[5],
   ];
 }
 
@@ -95,9 +103,14 @@ export function unionAreaFraction(boxes: Box[], w: number, h: number, cells = 10
   for (const raw of boxes) {
     const b = clipBox(raw, w, h);
     if (b.x1 <= b.x0 || b.y1 <= b.y0) continue;
-    const gx0 = b.x0 * sx, gx1 = b.x1 * sx, gy0 = b.y0 * sy, gy1 = b.y1 * sy;
-    const c0 = Math.floor(gx0), c1 = Math.min(cells - 1, Math.ceil(gx1) - 1);
-    const r0 = Math.floor(gy0), r1 = Math.min(cells - 1, Math.ceil(gy1) - 1);
+    const gx0 = b.x0 * sx,
+      gx1 = b.x1 * sx,
+      gy0 = b.y0 * sy,
+      gy1 = b.y1 * sy;
+    const c0 = Math.floor(gx0),
+      c1 = Math.min(cells - 1, Math.ceil(gx1) - 1);
+    const r0 = Math.floor(gy0),
+      r1 = Math.min(cells - 1, Math.ceil(gy1) - 1);
     for (let r = r0; r <= r1; r++) {
       const fy = Math.min(r + 1, gy1) - Math.max(r, gy0);
       const row = r * cells;

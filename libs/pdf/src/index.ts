@@ -2,7 +2,13 @@
 export { ParseError, isParseError, type ParseErrorCode } from './parse-error';
 export { inspectDocument, type InspectOptions, type InspectResult, type InputKind } from './inspect/inspect-document';
 export { countPages } from './inspect/count-pages';
-export { GRAPHICS_CEILING, TEXT_FLOOR_CHARS, type Backend, type BackendDecision, type PageMetrics } from './inspect/backend-decision';
+export {
+  GRAPHICS_CEILING,
+  TEXT_FLOOR_CHARS,
+  type Backend,
+  type BackendDecision,
+  type PageMetrics,
+} from './inspect/backend-decision';
 export { parsePages } from './parse/parse-pages';
 export { removeDeadScratch } from './parse/scratch';
 export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';

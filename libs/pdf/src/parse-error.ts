@@ -18,7 +18,14 @@ export type ParseErrorCode =
   | 'page_too_complex';
 
 const PERMANENT: ReadonlySet<ParseErrorCode> = new Set<ParseErrorCode>([
-  'corrupt_pdf', 'invalid_pdf', 'encrypted_pdf', 'not_a_pdf', 'unsupported_image', 'too_many_pages', 'no_artifacts', 'page_too_complex',
+  'corrupt_pdf',
+  'invalid_pdf',
+  'encrypted_pdf',
+  'not_a_pdf',
+  'unsupported_image',
+  'too_many_pages',
+  'no_artifacts',
+  'page_too_complex',
 ]);
 
 export class ParseError extends Error {

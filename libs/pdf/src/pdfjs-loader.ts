@@ -35,7 +35,12 @@ export function pdfjsAssets(): Record<string, string> {
   if (assetDirs) return assetDirs;
   const pkg = path.dirname(nativeRequire().resolve('pdfjs-dist/package.json'));
   const dir = (name: string) => path.join(pkg, name) + path.sep;
-  assetDirs = { standardFontDataUrl: dir('standard_fonts'), cMapUrl: dir('cmaps'), wasmUrl: dir('wasm'), iccUrl: dir('iccs') };
+  assetDirs = {
+    standardFontDataUrl: dir('standard_fonts'),
+    cMapUrl: dir('cmaps'),
+    wasmUrl: dir('wasm'),
+    iccUrl: dir('iccs'),
+  };
   return assetDirs;
 }
 
@@ -79,10 +84,16 @@ export function toParseError(err: unknown, pageNumber?: number): ParseError {
   const name = (err as { name?: string })?.name ?? '';
   const message = (err as { message?: string })?.message ?? String(err);
   if (name === 'PasswordException') {
-    return new ParseError('encrypted_pdf', 'The PDF is password-protected; upload an unencrypted copy.', { cause: err, pageNumber });
+    return new ParseError('encrypted_pdf', 'The PDF is password-protected; upload an unencrypted copy.', {
+      cause: err,
+      pageNumber,
+    });
   }
   if (name === 'InvalidPDFException') {
-    return new ParseError('corrupt_pdf', `The PDF is damaged and cannot be read (${message}).`, { cause: err, pageNumber });
+    return new ParseError('corrupt_pdf', `The PDF is damaged and cannot be read (${message}).`, {
+      cause: err,
+      pageNumber,
+    });
   }
   return new ParseError('corrupt_pdf', `The PDF could not be processed: ${message}`, { cause: err, pageNumber });
 }

@@ -33,7 +33,12 @@ export interface Block extends Box {
 }
 
 /** A straight ruling segment: horizontal (y0 === y1 within tolerance) or vertical. */
-export interface Ruling { x0: number; y0: number; x1: number; y1: number }
+export interface Ruling {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
 
 export interface PageGraphics {
   /** Image placements (clipped to the page). */

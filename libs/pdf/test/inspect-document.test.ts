@@ -1,13 +1,26 @@
 import fs from 'node:fs/promises';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { inspectDocument, ParseError } from '../src';
-import { BORN_DIGITAL, combine, encryptedPdf, REDBOOK, SCANNED_PDF, TESTOCR_PNG, tempDir, textPdf, writeTemp } from './helpers/fixtures';
+import {
+  BORN_DIGITAL,
+  combine,
+  encryptedPdf,
+  REDBOOK,
+  SCANNED_PDF,
+  TESTOCR_PNG,
+  tempDir,
+  textPdf,
+  writeTemp,
+} from './helpers/fixtures';
 
 const LINE = 'The quick brown fox jumps over the lazy dog while the parser counts characters.';
 const LONG = Array.from({ length: 4 }, () => LINE).join('\n');
 
 async function expectParseError(p: Promise<unknown>, code: string): Promise<ParseError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ParseError);
   expect((err as ParseError).code).toBe(code);
   expect((err as ParseError).message.length).toBeGreaterThan(10);
@@ -16,8 +29,12 @@ async function expectParseError(p: Promise<unknown>, code: string): Promise<Pars
 
 describe('inspectDocument', () => {
   let dir: string;
-  beforeAll(async () => { dir = await tempDir(); });
-  afterAll(async () => { await fs.rm(dir, { recursive: true, force: true }); });
+  beforeAll(async () => {
+    dir = await tempDir();
+  });
+  afterAll(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
 
   it('picks the text backend for a born-digital page and hashes each page', async () => {
     const r = await inspectDocument(BORN_DIGITAL, 'pdf');
@@ -56,7 +73,13 @@ describe('inspectDocument', () => {
     const doc = await PDFDocument.load(await textPdf([LONG]));
     const form = doc.getForm();
     const field = form.createTextField('name');
-    field.addToPage(doc.getPage(0), { x: 72, y: 400, width: 200, height: 20, font: await doc.embedFont(StandardFonts.Helvetica) });
+    field.addToPage(doc.getPage(0), {
+      x: 72,
+      y: 400,
+      width: 200,
+      height: 20,
+      font: await doc.embedFont(StandardFonts.Helvetica),
+    });
     const file = await writeTemp(dir, 'form.pdf', await doc.save());
     const r = await inspectDocument(file, 'pdf');
     expect(r.backend.backend).toBe('ocr');
@@ -69,8 +92,17 @@ describe('inspectDocument', () => {
     const fa = await writeTemp(dir, 'a.pdf', a);
     const fb = await writeTemp(dir, 'b.pdf', b);
     // The same page copied into a different file (new object numbers, other neighbours).
-    const fc = await writeTemp(dir, 'c.pdf', await combine([{ bytes: b, pages: [2] }, { bytes: a, pages: [1] }]));
-    const [ha, hb, hc] = await Promise.all([fa, fb, fc].map((f) => inspectDocument(f, 'pdf', { decideBackend: false })));
+    const fc = await writeTemp(
+      dir,
+      'c.pdf',
+      await combine([
+        { bytes: b, pages: [2] },
+        { bytes: a, pages: [1] },
+      ]),
+    );
+    const [ha, hb, hc] = await Promise.all(
+      [fa, fb, fc].map((f) => inspectDocument(f, 'pdf', { decideBackend: false })),
+    );
     expect(ha!.pageHashes[1]).toBe(hb!.pageHashes[1]);
     expect(ha!.pageHashes[0]).not.toBe(hb!.pageHashes[0]);
     expect(hc!.pageHashes[1]).toBe(ha!.pageHashes[1]);

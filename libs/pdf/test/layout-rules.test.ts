@@ -5,16 +5,18 @@ import { parseSynthetic, proseWords, synthPdf } from './helpers/synthetic';
 jest.setTimeout(60_000);
 
 describe('reading order: column gutters found per band of the page', () => {
-  it('never reads across a narrow gutter under a full-width abstract, even when the columns\' baselines interleave', async () => {
-    const bytes = await synthPdf([(c) => {
-      c.text('A Narrow Gutter Study', 72, 60, 18, c.bold);
-      // A long full-width abstract above the columns: a page-wide gutter count would see it cross.
-      for (let i = 0; i < 14; i++) c.justified(proseWords(`abs${i}w`, 16), 72, 540, 90 + i * 12);
-      for (let i = 0; i < 24; i++) {
-        c.justified(proseWords(`L${i}w`, 8), 72, 300, 280 + i * 12);
-        c.justified(proseWords(`R${i}w`, 8), 311, 540, 284 + i * 12); // gutter 11 pt (1.1 em), offset baselines
-      }
-    }]);
+  it("never reads across a narrow gutter under a full-width abstract, even when the columns' baselines interleave", async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('A Narrow Gutter Study', 72, 60, 18, c.bold);
+        // A long full-width abstract above the columns: a page-wide gutter count would see it cross.
+        for (let i = 0; i < 14; i++) c.justified(proseWords(`abs${i}w`, 16), 72, 540, 90 + i * 12);
+        for (let i = 0; i < 24; i++) {
+          c.justified(proseWords(`L${i}w`, 8), 72, 300, 280 + i * 12);
+          c.justified(proseWords(`R${i}w`, 8), 311, 540, 284 + i * 12); // gutter 11 pt (1.1 em), offset baselines
+        }
+      },
+    ]);
     const { markdown, elements } = await parseSynthetic(bytes);
     expect(elements.some((e) => e.type === 'table')).toBe(false);
     for (const line of markdown.split('\n')) expect(/\bL\d+w/.test(line) && /\bR\d+w/.test(line)).toBe(false);
@@ -23,9 +25,11 @@ describe('reading order: column gutters found per band of the page', () => {
   });
 
   it('keeps justified single-column prose (word spaces up to 0.8 em, drawn word by word) in one line flow', async () => {
-    const bytes = await synthPdf([(c) => {
-      for (let i = 0; i < 20; i++) c.justified(proseWords(`p${i}w`, i % 2 ? 17 : 19), 72, 540, 80 + i * 12);
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        for (let i = 0; i < 20; i++) c.justified(proseWords(`p${i}w`, i % 2 ? 17 : 19), 72, 540, 80 + i * 12);
+      },
+    ]);
     const { elements } = await parseSynthetic(bytes);
     expect(elements.filter((e) => e.type === 'text')).toHaveLength(1);
   });
@@ -33,11 +37,21 @@ describe('reading order: column gutters found per band of the page', () => {
 
 describe('tables need evidence: prose, equations, indexes and figure labels stay out', () => {
   it('a borderless table of short aligned cells is still a table', async () => {
-    const bytes = await synthPdf([(c) => {
-      c.justified(proseWords('intro', 14), 72, 540, 80);
-      const rows = [['Region', 'Units', 'Revenue'], ['North', '120', '4,500'], ['South', '95', '3,100'], ['East', '143', '5,020'], ['West', '88', '2,950']];
-      rows.forEach((r, i) => r.forEach((t, k) => c.text(t, 72 + k * 140, 120 + i * 14, 10, i === 0 ? c.bold : c.font)));
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('intro', 14), 72, 540, 80);
+        const rows = [
+          ['Region', 'Units', 'Revenue'],
+          ['North', '120', '4,500'],
+          ['South', '95', '3,100'],
+          ['East', '143', '5,020'],
+          ['West', '88', '2,950'],
+        ];
+        rows.forEach((r, i) =>
+          r.forEach((t, k) => c.text(t, 72 + k * 140, 120 + i * 14, 10, i === 0 ? c.bold : c.font)),
+        );
+      },
+    ]);
     const { elements } = await parseSynthetic(bytes);
     const tables = elements.filter((e) => e.type === 'table');
     expect(tables).toHaveLength(1);
@@ -45,52 +59,73 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
   });
 
   it('a two-column index ("term, page") is text read column by column, not a table', async () => {
-    const bytes = await synthPdf([(c) => {
-      c.text('Index', 72, 60, 16, c.bold);
-      for (let i = 0; i < 25; i++) {
-        c.text(`Leftterm${i}, ${10 + i}`, 72, 100 + i * 12);
-        c.text(`Rightterm${i}, ${50 + i}`, 330, 100 + i * 12);
-      }
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('Index', 72, 60, 16, c.bold);
+        for (let i = 0; i < 25; i++) {
+          c.text(`Leftterm${i}, ${10 + i}`, 72, 100 + i * 12);
+          c.text(`Rightterm${i}, ${50 + i}`, 330, 100 + i * 12);
+        }
+      },
+    ]);
     const { markdown, elements } = await parseSynthetic(bytes);
     expect(elements.some((e) => e.type === 'table')).toBe(false);
     expect(markdown.indexOf('Leftterm24')).toBeLessThan(markdown.indexOf('Rightterm0'));
   });
 
   it('displayed equations with their numbers are not a table', async () => {
-    const bytes = await synthPdf([(c) => {
-      c.justified(proseWords('before', 14), 72, 540, 80);
-      const eqs = ['x = a + b', 'y = α x − c', 'z = x / y + β'];
-      eqs.forEach((e, i) => { c.text(e.replace(/[αβ−]/g, (m) => ({ α: 'a', β: 'b', '−': '-' }[m]!)), 250, 110 + i * 18); c.text(`(${i + 1}${'abc'[i]})`, 510, 110 + i * 18); });
-      c.justified(proseWords('after', 14), 72, 540, 180);
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('before', 14), 72, 540, 80);
+        const eqs = ['x = a + b', 'y = α x − c', 'z = x / y + β'];
+        eqs.forEach((e, i) => {
+          c.text(
+            e.replace(/[αβ−]/g, (m) => ({ α: 'a', β: 'b', '−': '-' })[m]!),
+            250,
+            110 + i * 18,
+          );
+          c.text(`(${i + 1}${'abc'[i]})`, 510, 110 + i * 18);
+        });
+        c.justified(proseWords('after', 14), 72, 540, 180);
+      },
+    ]);
     const { elements } = await parseSynthetic(bytes);
     expect(elements.some((e) => e.type === 'table')).toBe(false);
   });
 
   it('prose beside prose (a text column next to a short-label column) is not a table', async () => {
-    const bytes = await synthPdf([(c) => {
-      for (let i = 0; i < 12; i++) {
-        c.text(`[Ref${i}]`, 72, 80 + i * 12);
-        c.justified(proseWords(`ref${i}w`, 14), 130, 540, 80 + i * 12);
-      }
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        for (let i = 0; i < 12; i++) {
+          c.text(`[Ref${i}]`, 72, 80 + i * 12);
+          c.justified(proseWords(`ref${i}w`, 14), 130, 540, 80 + i * 12);
+        }
+      },
+    ]);
     const { elements } = await parseSynthetic(bytes);
     expect(elements.some((e) => e.type === 'table')).toBe(false);
   });
 
   it('a chart (axes, ticks, grid and a curve, tick labels) is a figure, not a table', async () => {
-    const bytes = await synthPdf([(c) => {
-      c.justified(proseWords('lead', 14), 72, 540, 80);
-      const [x0, y0, x1, y1] = [120, 120, 420, 360];
-      c.line(x0, y0, x1, y0); c.line(x0, y1, x1, y1); c.line(x0, y0, x0, y1); c.line(x1, y0, x1, y1);
-      for (let k = 1; k < 5; k++) { c.line(x0 + k * 60, y0, x0 + k * 60, y1, 0.3); c.line(x0, y0 + k * 48, x1, y0 + k * 48, 0.3); }
-      for (let k = 0; k <= 5; k++) c.text(String(k * 10), x0 + k * 60 - 4, y1 + 12, 8);
-      for (let k = 0; k <= 5; k++) c.text(String(k), x0 - 14, y1 - k * 48 + 3, 8);
-      c.path(`M ${x0} ${y1} C ${x0 + 80} ${y0 + 10}, ${x0 + 180} ${y1 - 20}, ${x1} ${y0 + 30}`);
-      c.path(`M ${x0} ${y0 + 200} L ${x0 + 100} ${y0 + 150} L ${x0 + 200} ${y0 + 170} L ${x1} ${y0 + 60}`);
-      c.text('Figure 1. A curve over a grid.', 120, 390);
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('lead', 14), 72, 540, 80);
+        const [x0, y0, x1, y1] = [120, 120, 420, 360];
+        c.line(x0, y0, x1, y0);
+        c.line(x0, y1, x1, y1);
+        c.line(x0, y0, x0, y1);
+        c.line(x1, y0, x1, y1);
+        for (let k = 1; k < 5; k++) {
+          c.line(x0 + k * 60, y0, x0 + k * 60, y1, 0.3);
+          c.line(x0, y0 + k * 48, x1, y0 + k * 48, 0.3);
+        }
+        for (let k = 0; k <= 5; k++) c.text(String(k * 10), x0 + k * 60 - 4, y1 + 12, 8);
+        for (let k = 0; k <= 5; k++) c.text(String(k), x0 - 14, y1 - k * 48 + 3, 8);
+        c.path(`M ${x0} ${y1} C ${x0 + 80} ${y0 + 10}, ${x0 + 180} ${y1 - 20}, ${x1} ${y0 + 30}`);
+        c.path(`M ${x0} ${y0 + 200} L ${x0 + 100} ${y0 + 150} L ${x0 + 200} ${y0 + 170} L ${x1} ${y0 + 60}`);
+        c.text('Figure 1. A curve over a grid.', 120, 390);
+      },
+    ]);
     const { elements } = await parseSynthetic(bytes);
     expect(elements.some((e) => e.type === 'table')).toBe(false);
     expect(elements.some((e) => e.type === 'figure')).toBe(true);
@@ -99,17 +134,24 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
 
 describe('glyphs and text written once', () => {
   it('a spanning header cell is written once in the markdown table', async () => {
-    const bytes = await synthPdf([(c) => {
-      const [x0, x1, top] = [72, 432, 100];
-      const xs = [x0, 192, 312, x1];
-      const ys = [top, top + 18, top + 36, top + 54, top + 72];
-      for (const y of ys) c.line(x0, y, x1, y);
-      for (const x of [x0, x1]) c.line(x, ys[0]!, x, ys[4]!);
-      c.line(xs[1]!, ys[0]!, xs[1]!, ys[4]!);
-      c.line(xs[2]!, ys[1]!, xs[2]!, ys[4]!); // no rule between the two right columns in row 0
-      c.text('Item', 80, top + 13); c.text('Quarterly results', 250, top + 13);
-      [['North', '120', '4,500'], ['South', '95', '3,100'], ['East', '143', '5,020']].forEach((r, i) => r.forEach((t, k) => c.text(t, xs[k]! + 8, ys[i + 1]! + 13)));
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        const [x0, x1, top] = [72, 432, 100];
+        const xs = [x0, 192, 312, x1];
+        const ys = [top, top + 18, top + 36, top + 54, top + 72];
+        for (const y of ys) c.line(x0, y, x1, y);
+        for (const x of [x0, x1]) c.line(x, ys[0]!, x, ys[4]!);
+        c.line(xs[1]!, ys[0]!, xs[1]!, ys[4]!);
+        c.line(xs[2]!, ys[1]!, xs[2]!, ys[4]!); // no rule between the two right columns in row 0
+        c.text('Item', 80, top + 13);
+        c.text('Quarterly results', 250, top + 13);
+        [
+          ['North', '120', '4,500'],
+          ['South', '95', '3,100'],
+          ['East', '143', '5,020'],
+        ].forEach((r, i) => r.forEach((t, k) => c.text(t, xs[k]! + 8, ys[i + 1]! + 13)));
+      },
+    ]);
     const { markdown, elements } = await parseSynthetic(bytes);
     const table = elements.find((e) => e.type === 'table')!;
     expect(table.cells!.find((x) => x.text === 'Quarterly results')).toMatchObject({ row: 0, colSpan: 2 });
@@ -118,11 +160,22 @@ describe('glyphs and text written once', () => {
   });
 
   it('text drawn twice a fraction of a point apart (fake bold) is kept once, in prose and in table cells', async () => {
-    const bytes = await synthPdf([(c) => {
-      for (const dx of [0, 0.4]) c.text('Totals are drawn twice to look bold here.', 72 + dx, 80, 10, c.font);
-      const rows = [['Year', 'Sales'], ['2021', '11,062.6'], ['2022', '12,310.4'], ['2023', '13,001.9']];
-      rows.forEach((r, i) => r.forEach((t, k) => { for (const dx of [0, 0.35]) c.text(t, 72 + k * 150 + dx, 120 + i * 14); }));
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        for (const dx of [0, 0.4]) c.text('Totals are drawn twice to look bold here.', 72 + dx, 80, 10, c.font);
+        const rows = [
+          ['Year', 'Sales'],
+          ['2021', '11,062.6'],
+          ['2022', '12,310.4'],
+          ['2023', '13,001.9'],
+        ];
+        rows.forEach((r, i) =>
+          r.forEach((t, k) => {
+            for (const dx of [0, 0.35]) c.text(t, 72 + k * 150 + dx, 120 + i * 14);
+          }),
+        );
+      },
+    ]);
     const { markdown, elements } = await parseSynthetic(bytes);
     expect(markdown.split('Totals are drawn twice').length).toBe(2);
     const table = elements.find((e) => e.type === 'table')!;
@@ -130,17 +183,19 @@ describe('glyphs and text written once', () => {
   });
 
   it('accents drawn as glyphs of their own are attached to their letter; ligatures become letters', async () => {
-    const bytes = await synthPdf([(c) => {
-      // "e" with an acute drawn above it as a separate glyph, and a macron over "a".
-      const w = c.text('Caf', 72, 80, 12);
-      const e = c.text('e', 72 + w, 80, 12);
-      c.text('\u00B4', 72 + w + 1, 78, 12);
-      c.text(' menu with the letter', 72 + w + e, 80, 12);
-      const w2 = c.text('Stress ', 72, 110, 12);
-      c.text('a', 72 + w2, 110, 12);
-      c.text('\u00AF', 72 + w2 + 0.5, 108, 12);
-      c.text(' is long.', 72 + w2 + 6.7, 110, 12);
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        // "e" with an acute drawn above it as a separate glyph, and a macron over "a".
+        const w = c.text('Caf', 72, 80, 12);
+        const e = c.text('e', 72 + w, 80, 12);
+        c.text('\u00B4', 72 + w + 1, 78, 12);
+        c.text(' menu with the letter', 72 + w + e, 80, 12);
+        const w2 = c.text('Stress ', 72, 110, 12);
+        c.text('a', 72 + w2, 110, 12);
+        c.text('\u00AF', 72 + w2 + 0.5, 108, 12);
+        c.text(' is long.', 72 + w2 + 6.7, 110, 12);
+      },
+    ]);
     const { markdown } = await parseSynthetic(bytes);
     expect(markdown).toContain('Café menu');
     expect(markdown).toContain('Stress ā is long.');
@@ -148,12 +203,14 @@ describe('glyphs and text written once', () => {
   });
 
   it('hyphens at line ends: joined inside a column, kept for compounds the page spells with a hyphen', async () => {
-    const bytes = await synthPdf([(c) => {
-      c.text('The period-age relation is studied with care and the imple-', 72, 80);
-      c.text('mentation follows; the period-', 72, 92);
-      c.text('age relation holds for C-', 72, 104);
-      c.text('rich stars too.', 72, 116);
-    }]);
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('The period-age relation is studied with care and the imple-', 72, 80);
+        c.text('mentation follows; the period-', 72, 92);
+        c.text('age relation holds for C-', 72, 104);
+        c.text('rich stars too.', 72, 116);
+      },
+    ]);
     const { markdown } = await parseSynthetic(bytes);
     expect(markdown).toContain('implementation follows; the period-age relation holds for C-rich stars too.');
   });

@@ -7,8 +7,12 @@ import { BORN_DIGITAL, corpus, SCANNED_PDF, TESTOCR_PNG, tempDir, writeTemp } fr
 
 describe('OCR backend', () => {
   let out: string;
-  beforeAll(async () => { out = await tempDir('pdf-ocr-'); });
-  afterAll(async () => { await fs.rm(out, { recursive: true, force: true }); });
+  beforeAll(async () => {
+    out = await tempDir('pdf-ocr-');
+  });
+  afterAll(async () => {
+    await fs.rm(out, { recursive: true, force: true });
+  });
 
   it('reads a clean scan image with CER under 3% and reports confidence', async () => {
     const res = await parsePages({ path: TESTOCR_PNG, kind: 'image', backend: 'ocr', outDir: out });
@@ -41,7 +45,14 @@ describe('OCR backend', () => {
     const res = await parsePages({ path: SCANNED_PDF, kind: 'pdf', backend: 'text', outDir: out, renderPages: false });
     expect(res.pages[0]!.source).toBe('ocr');
     expect(res.pages[0]!.markdown).toMatch(/Docling bundles/);
-    const off = await parsePages({ path: SCANNED_PDF, kind: 'pdf', backend: 'text', outDir: out, renderPages: false, pageFallbackOcr: false });
+    const off = await parsePages({
+      path: SCANNED_PDF,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      renderPages: false,
+      pageFallbackOcr: false,
+    });
     expect(off.pages[0]!.source).toBe('text');
     // Without the fallback the scan is just a page-sized figure: no text at all.
     expect(off.pages[0]!.markdown).not.toMatch(/Docling/);
@@ -66,7 +77,10 @@ describe('OCR backend', () => {
     expect(table.cellGrid).toEqual({ rows: 'detected', cols: 'detected' });
     const row = (label: string) => {
       const first = table.cells!.find((c) => c.col === 0 && c.text === label)!;
-      return table.cells!.filter((c) => c.row === first.row).sort((a, b) => a.col - b.col).map((c) => c.text);
+      return table
+        .cells!.filter((c) => c.row === first.row)
+        .sort((a, b) => a.col - b.col)
+        .map((c) => c.text);
     };
     expect(row('Blind')).toEqual(['Blind', '5', '1', '4', '34.5%, n=1', '1199 sec, n=1']);
     expect(row('Mobility')).toEqual(['Mobility', '3', '3', '0', '95.4%, n=3', '1416 sec, n=3']);

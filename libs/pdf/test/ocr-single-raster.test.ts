@@ -12,7 +12,10 @@ import { combine, corpus, REDBOOK, SCANNED_PDF, tempDir, TESTOCR_PNG, writeTemp 
 
 const TABLE_SCAN = corpus('b_tables/unstructured/table-multi-row-column-cells.pdf');
 
-interface Call { cmd: string; args: string[] }
+interface Call {
+  cmd: string;
+  args: string[];
+}
 
 /** Records every process started while `work` runs. */
 async function recording<T>(work: () => Promise<T>): Promise<{ result: T; calls: Call[] }> {
@@ -37,17 +40,28 @@ describe('OCR: one rasterisation per page', () => {
     dir = await tempDir('pdf-once-');
     out = path.join(dir, 'out');
     // Page 1: the docling scan (A4); page 2: a scanned ruled table (landscape), which gets a crop.
-    pdf = await writeTemp(dir, 'two-scans.pdf', await combine([
-      { bytes: await fs.readFile(SCANNED_PDF), pages: [0] },
-      { bytes: await fs.readFile(TABLE_SCAN), pages: [0] },
-    ]));
+    pdf = await writeTemp(
+      dir,
+      'two-scans.pdf',
+      await combine([
+        { bytes: await fs.readFile(SCANNED_PDF), pages: [0] },
+        { bytes: await fs.readFile(TABLE_SCAN), pages: [0] },
+      ]),
+    );
   });
-  afterAll(async () => { await fs.rm(dir, { recursive: true, force: true }); });
+  afterAll(async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+  });
 
   it('renders each page once at ocrDpi and derives the page image and crops from that raster', async () => {
     // What pdftoppm itself makes of these pages at 150 dpi (the page images' size before the change).
     const ref = await rasterisePdf(pdf, dir, { dpi: 150, firstPage: 1, lastPage: 2 });
-    const refSize = await Promise.all([1, 2].map(async (n) => { const r = await readPnm(ref.get(n)!); return [r.width, r.height]; }));
+    const refSize = await Promise.all(
+      [1, 2].map(async (n) => {
+        const r = await readPnm(ref.get(n)!);
+        return [r.width, r.height];
+      }),
+    );
 
     // The worker's order: a head start for page 1, then the parse.
     let head!: OcrHeadStart;
@@ -93,7 +107,15 @@ describe('OCR: one rasterisation per page', () => {
   it('crops without page images from the same raster, and drops a head start for a page it does not parse', async () => {
     const { result: res, calls } = await recording(async () => {
       const head = startOcrHeadStart(pdf); // page 1, which this parse skips
-      return parsePages({ path: pdf, kind: 'pdf', backend: 'ocr', outDir: path.join(dir, 'noimg'), renderPages: false, pageNumbers: [2], ocrHeadStart: head });
+      return parsePages({
+        path: pdf,
+        kind: 'pdf',
+        backend: 'ocr',
+        outDir: path.join(dir, 'noimg'),
+        renderPages: false,
+        pageNumbers: [2],
+        ocrHeadStart: head,
+      });
     });
     // Page 2 once (no second pdftoppm for its crop); page 1 at most as the head start, killed as
     // soon as the parse knows its pages.
@@ -132,12 +154,32 @@ describe('OCR: one rasterisation per page', () => {
     expect(kept).toMatchObject({ path: TESTOCR_PNG, pageIndex: 0 });
     // A blank page in place of the kept pixels: if parsePages decoded the file again it would read text.
     const blank = { ...kept, image: { ...kept.image, data: Buffer.alloc(kept.image.data.length, 255) } };
-    const blankRes = await parsePages({ path: TESTOCR_PNG, kind: 'image', backend: 'ocr', outDir: path.join(dir, 'img'), renderPages: false, decodedImage: blank });
+    const blankRes = await parsePages({
+      path: TESTOCR_PNG,
+      kind: 'image',
+      backend: 'ocr',
+      outDir: path.join(dir, 'img'),
+      renderPages: false,
+      decodedImage: blank,
+    });
     expect(blankRes.pages[0]!.markdown.trim()).toBe('');
-    const res = await parsePages({ path: TESTOCR_PNG, kind: 'image', backend: 'ocr', outDir: path.join(dir, 'img'), decodedImage: kept });
+    const res = await parsePages({
+      path: TESTOCR_PNG,
+      kind: 'image',
+      backend: 'ocr',
+      outDir: path.join(dir, 'img'),
+      decodedImage: kept,
+    });
     expect(res.pages[0]!.markdown).toMatch(/quick brown dog/);
     // Kept pixels only count for their own file.
-    const other = await parsePages({ path: TESTOCR_PNG, kind: 'image', backend: 'ocr', outDir: path.join(dir, 'img'), renderPages: false, decodedImage: { ...blank, path: '/elsewhere.png' } });
+    const other = await parsePages({
+      path: TESTOCR_PNG,
+      kind: 'image',
+      backend: 'ocr',
+      outDir: path.join(dir, 'img'),
+      renderPages: false,
+      decodedImage: { ...blank, path: '/elsewhere.png' },
+    });
     expect(other.pages[0]!.markdown).toMatch(/quick brown dog/);
   });
 });

@@ -35,8 +35,12 @@ const file = async (name: string, bytes: Uint8Array) => {
   await fs.writeFile(p, bytes);
   return p;
 };
-beforeAll(async () => { dir = await tempDir('pdf-budget-'); });
-afterAll(async () => { await fs.rm(dir, { recursive: true, force: true }); });
+beforeAll(async () => {
+  dir = await tempDir('pdf-budget-');
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
 
 describe('operators', () => {
   it('stops reading a page at the operator budget, and the document can still be closed', async () => {
@@ -61,12 +65,24 @@ describe('operators', () => {
     const out = path.join(dir, 'out-ops');
     const progress: Array<[number, boolean | undefined]> = [];
     const res = await parsePages({
-      path: p, kind: 'pdf', backend: 'text', outDir: out, budget: { maxOperators: 5_000 },
-      onProgress: (_d, _t, phase, page) => { if (phase === 'text') progress.push([page!.pageNumber, page!.failed]); },
+      path: p,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      budget: { maxOperators: 5_000 },
+      onProgress: (_d, _t, phase, page) => {
+        if (phase === 'text') progress.push([page!.pageNumber, page!.failed]);
+      },
     });
-    expect(res.pages.map((x) => [x.pageNumber, x.source, !!x.failed])).toEqual([[1, 'text', false], [2, 'ocr', false]]);
+    expect(res.pages.map((x) => [x.pageNumber, x.source, !!x.failed])).toEqual([
+      [1, 'text', false],
+      [2, 'ocr', false],
+    ]);
     expect(res.pages[0]!.markdown).toContain('The first page is ordinary text');
-    expect(progress).toEqual([[1, false], [2, false]]);
+    expect(progress).toEqual([
+      [1, false],
+      [2, false],
+    ]);
     expect((await fs.readdir(path.join(out, 'pages'))).sort()).toEqual(['page_0001.png', 'page_0002.png']);
   });
 
@@ -83,7 +99,9 @@ describe('time', () => {
     const p = await file('slow.pdf', await densePdf(200_000));
     const doc = await openPdf(p);
     try {
-      const err = await loadTextPage(doc, 2, pageBudget({ maxSeconds: 0.001, maxOperators: 10_000_000 })).catch((e) => e);
+      const err = await loadTextPage(doc, 2, pageBudget({ maxSeconds: 0.001, maxOperators: 10_000_000 })).catch(
+        (e) => e,
+      );
       expect(err).toMatchObject({ code: 'page_too_complex' });
       expect(err.message).toMatch(/time budget|drawn shapes/);
     } finally {
@@ -93,9 +111,17 @@ describe('time', () => {
 
   it('rendering past the budget is page_too_complex (a failed page), past timeout_seconds page_timeout (a failed job)', async () => {
     const p = await file('slow2.pdf', await densePdf(200_000));
-    const byBudget = await rasterisePage(p, path.join(dir, 'r1'), 2, { dpi: 300, timeoutMs: 60_000, budgetMs: 1 }).catch((e) => e);
+    const byBudget = await rasterisePage(p, path.join(dir, 'r1'), 2, {
+      dpi: 300,
+      timeoutMs: 60_000,
+      budgetMs: 1,
+    }).catch((e) => e);
     expect(byBudget).toMatchObject({ code: 'page_too_complex', pageNumber: 2 });
-    const byTimeout = await rasterisePage(p, path.join(dir, 'r2'), 2, { dpi: 300, timeoutMs: 1, budgetMs: 60_000 }).catch((e) => e);
+    const byTimeout = await rasterisePage(p, path.join(dir, 'r2'), 2, {
+      dpi: 300,
+      timeoutMs: 1,
+      budgetMs: 60_000,
+    }).catch((e) => e);
     expect(byTimeout).toMatchObject({ code: 'page_timeout' });
     for (const e of [byBudget, byTimeout]) expect(e.message).not.toMatch(/pdftoppm|\/tmp\//);
   });
@@ -104,8 +130,15 @@ describe('time', () => {
     const p = await file('ocrfail.pdf', await densePdf(200_000));
     const progress: boolean[] = [];
     const res = await parsePages({
-      path: p, kind: 'pdf', backend: 'ocr', outDir: path.join(dir, 'out-time'), pageNumbers: [2], budget: { maxSeconds: 0.001 },
-      onProgress: (_d, _t, phase, page) => { if (phase === 'text') progress.push(page!.failed); },
+      path: p,
+      kind: 'pdf',
+      backend: 'ocr',
+      outDir: path.join(dir, 'out-time'),
+      pageNumbers: [2],
+      budget: { maxSeconds: 0.001 },
+      onProgress: (_d, _t, phase, page) => {
+        if (phase === 'text') progress.push(page!.failed);
+      },
     });
     expect(res.pages).toHaveLength(1);
     expect(res.pages[0]).toMatchObject({ pageNumber: 2, failed: { code: 'page_too_complex' }, markdown: '' });
@@ -130,7 +163,13 @@ describe('pixels', () => {
     const p = await file('huge.pdf', await textPagePdf('Enormous page text', [200_000, 200_000], 4000));
     const out = path.join(dir, 'out-huge');
     for (const backend of ['text', 'ocr'] as const) {
-      const res = await parsePages({ path: p, kind: 'pdf', backend, outDir: out, budget: { maxMegapixels: 4, maxPixels: 4000 } });
+      const res = await parsePages({
+        path: p,
+        kind: 'pdf',
+        backend,
+        outDir: out,
+        budget: { maxMegapixels: 4, maxPixels: 4000 },
+      });
       const page = res.pages[0]!;
       expect(page.markdown).toContain('Enormous page text');
       const png = await sharp(path.join(out, 'pages/page_0001.png')).metadata();
@@ -144,7 +183,10 @@ describe('pixels', () => {
 describe('a page tree that lies', () => {
   it('a PDF claiming a million pages with one is invalid_pdf, with no tool output', async () => {
     const honest = Buffer.from(await textPagePdf('Liar', [612, 792], 14));
-    const p = await file('liar.pdf', Buffer.from(honest.toString('latin1').replace('/Count 1', '/Count 1000000'), 'latin1'));
+    const p = await file(
+      'liar.pdf',
+      Buffer.from(honest.toString('latin1').replace('/Count 1', '/Count 1000000'), 'latin1'),
+    );
     const err = await inspectDocument(p, 'pdf').catch((e) => e);
     expect(err).toMatchObject({ code: 'invalid_pdf', permanent: true });
     expect(err.message).toMatch(/claims 1,000,000 page\(s\) but holds 1/);

@@ -4,7 +4,18 @@ import type { TextRun } from '../src/types';
 
 /** One run per line of text at (x, baseline), Helvetica-ish width of 0.5 em per character. */
 function run(text: string, x: number, baseline: number, size = 10, bold = false): TextRun {
-  return { text, x0: x, x1: x + text.length * size * 0.5, y0: baseline - 0.8 * size, y1: baseline + 0.2 * size, baseline, size, bold, italic: false, mono: false };
+  return {
+    text,
+    x0: x,
+    x1: x + text.length * size * 0.5,
+    y0: baseline - 0.8 * size,
+    y1: baseline + 0.2 * size,
+    baseline,
+    size,
+    bold,
+    italic: false,
+    mono: false,
+  };
 }
 
 const words = (n: number, seed: string) => Array.from({ length: n }, (_, i) => `${seed}${i}`).join(' ');
@@ -18,7 +29,10 @@ describe('layoutPage', () => {
     }
     const els = layoutPage({ width: 612, height: 792, runs, graphics: emptyGraphics(), source: 'text' });
     expect(els[0]).toMatchObject({ type: 'title', text: 'A Study of Column Reading Order' });
-    const body = els.slice(1).map((e) => e.text).join(' ');
+    const body = els
+      .slice(1)
+      .map((e) => e.text)
+      .join(' ');
     expect(body.indexOf('left11w')).toBeGreaterThan(0);
     expect(body.indexOf('left11w')).toBeLessThan(body.indexOf('right0w'));
     expect(els.filter((e) => e.type === 'text')).toHaveLength(2);
@@ -30,8 +44,10 @@ describe('layoutPage', () => {
       run('1 Introduction', 72, 120, 10, true),
       run('This paragraph introduces the topic with enough words to look like body text,', 72, 140),
       run('and continues on a second line so it forms a block of prose in the flow.', 72, 152),
-      run('•', 80, 172), run('first bullet point item', 92, 172),
-      run('•', 80, 186), run('second bullet point item', 92, 186),
+      run('•', 80, 172),
+      run('first bullet point item', 92, 172),
+      run('•', 80, 186),
+      run('second bullet point item', 92, 186),
       run('12', 300, 760, 9),
     ];
     const els = layoutPage({ width: 612, height: 792, runs, graphics: emptyGraphics(), source: 'text' });
@@ -41,7 +57,13 @@ describe('layoutPage', () => {
 
   it('builds a table from aligned text columns without rulings', () => {
     const runs: TextRun[] = [run('Intro text that sits above the table and is long enough to be prose.', 72, 90)];
-    const rows = [['Region', 'Units', 'Revenue'], ['North', '120', '4,500'], ['South', '95', '3,100'], ['East', '143', '5,020'], ['West', '88', '2,950']];
+    const rows = [
+      ['Region', 'Units', 'Revenue'],
+      ['North', '120', '4,500'],
+      ['South', '95', '3,100'],
+      ['East', '143', '5,020'],
+      ['West', '88', '2,950'],
+    ];
     rows.forEach((r, i) => r.forEach((t, c) => runs.push(run(t, 72 + c * 120, 130 + i * 14, 10, i === 0))));
     const els = layoutPage({ width: 612, height: 792, runs, graphics: emptyGraphics(), source: 'text' });
     const table = els.find((e) => e.type === 'table')!;

@@ -6,16 +6,31 @@ import { BORN_DIGITAL, CODE_FORMULA, ICDAR_US005, tempDir } from './helpers/fixt
 
 describe('parsePages (text backend)', () => {
   let out: string;
-  beforeAll(async () => { out = await tempDir('pdf-parse-'); });
-  afterAll(async () => { await fs.rm(out, { recursive: true, force: true }); });
+  beforeAll(async () => {
+    out = await tempDir('pdf-parse-');
+  });
+  afterAll(async () => {
+    await fs.rm(out, { recursive: true, force: true });
+  });
 
   it('builds the element model, markdown, page image and crops for a born-digital page', async () => {
     const progress: Array<[number, number, ParsePhase]> = [];
-    const res = await parsePages({ path: BORN_DIGITAL, kind: 'pdf', backend: 'text', outDir: out, onProgress: (d, t, p) => { progress.push([d, t, p]); } });
+    const res = await parsePages({
+      path: BORN_DIGITAL,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      onProgress: (d, t, p) => {
+        progress.push([d, t, p]);
+      },
+    });
     expect(res.pageCount).toBe(1);
     const [page] = res.pages;
     expect(page!.source).toBe('text');
-    expect(progress).toEqual([[1, 1, 'text'], [1, 1, 'figures']]);
+    expect(progress).toEqual([
+      [1, 1, 'text'],
+      [1, 1, 'figures'],
+    ]);
 
     // Page image at 150 dpi: 612 x 792 pt → 1275 x 1650 px, matching the grounding page size.
     const png = await sharp(path.join(out, 'pages/page_0001.png')).metadata();
@@ -60,13 +75,32 @@ describe('parsePages (text backend)', () => {
   });
 
   it('parses a subset of pages and gives the same ids as a full parse', async () => {
-    const full = await parsePages({ path: CODE_FORMULA, kind: 'pdf', backend: 'text', outDir: out, renderPages: false });
-    const sub = await parsePages({ path: CODE_FORMULA, kind: 'pdf', backend: 'text', outDir: out, renderPages: false, pageNumbers: [2] });
+    const full = await parsePages({
+      path: CODE_FORMULA,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      renderPages: false,
+    });
+    const sub = await parsePages({
+      path: CODE_FORMULA,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      renderPages: false,
+      pageNumbers: [2],
+    });
     expect(sub.pages.map((p) => p.pageNumber)).toEqual([2]);
     expect(sub.pages[0]!.grounding).toEqual(full.pages[1]!.grounding);
     expect(sub.pages[0]!.markdown).toMatch(/^## Formula/);
     expect(full.pages[0]!.markdown).toMatch(/```\nfunction add/);
-    const doc = assembleDocument('code_and_formula.pdf', 'pdf', full.pages.map((p) => p.grounding), full.pages.map((p) => p.markdown), 'text');
+    const doc = assembleDocument(
+      'code_and_formula.pdf',
+      'pdf',
+      full.pages.map((p) => p.grounding),
+      full.pages.map((p) => p.markdown),
+      'text',
+    );
     expect(doc.grounding.document).toMatchObject({ filename: 'code_and_formula.pdf', page_count: 2, mode: 'text' });
     expect(doc.grounding.schema_version).toBe('1.0');
     expect(doc.markdown.indexOf('JavaScript Code Example')).toBeLessThan(doc.markdown.indexOf('## Formula'));
@@ -83,10 +117,23 @@ describe('parsePages (text backend)', () => {
   });
 
   it('stops when cancelled and when a page exceeds its time limit', async () => {
-    const cancelled = await parsePages({ path: CODE_FORMULA, kind: 'pdf', backend: 'text', outDir: out, shouldCancel: () => true }).catch((e: unknown) => e);
+    const cancelled = await parsePages({
+      path: CODE_FORMULA,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      shouldCancel: () => true,
+    }).catch((e: unknown) => e);
     expect(cancelled).toBeInstanceOf(ParseError);
     expect((cancelled as ParseError).code).toBe('cancelled');
-    const slow = await parsePages({ path: CODE_FORMULA, kind: 'pdf', backend: 'text', outDir: out, timeoutSeconds: 0.001, renderPages: false }).catch((e: unknown) => e);
+    const slow = await parsePages({
+      path: CODE_FORMULA,
+      kind: 'pdf',
+      backend: 'text',
+      outDir: out,
+      timeoutSeconds: 0.001,
+      renderPages: false,
+    }).catch((e: unknown) => e);
     expect((slow as ParseError).code).toBe('page_timeout');
     expect((slow as ParseError).pageNumber).toBe(1);
   });

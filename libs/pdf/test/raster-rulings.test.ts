@@ -5,7 +5,12 @@ const img = (w: number, h: number) => ({ width: w, height: h, channels: 1 as con
 
 describe('eraseLines', () => {
   it('whitens a ruling inside the region (padded by half its thickness + 1)', () => {
-    const out = eraseLines(img(20, 20), [{ x0: 2, y0: 10, x1: 17, y1: 10, thickness: 1 }], { left: 0, top: 0, width: 20, height: 20 });
+    const out = eraseLines(img(20, 20), [{ x0: 2, y0: 10, x1: 17, y1: 10, thickness: 1 }], {
+      left: 0,
+      top: 0,
+      width: 20,
+      height: 20,
+    });
     expect(out.data[10 * 20 + 5]).toBe(white);
     expect(out.data[5 * 20 + 5]).toBe(0);
   });

@@ -12,7 +12,14 @@ it('removes the scratch folders of dead processes only', async () => {
   try {
     const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has exited
     const parent = process.ppid; // alive while this test runs
-    const names = [`docfleet-pdf-${deadPid}-aB3dE9`, `docfleet-ocr-${deadPid}-zz99YY`, `docfleet-pdf-${parent}-Qw12Er`, path.basename(scratchPrefix('ocr', dir)) + 'Xy12Zz', 'docfleet-pdf-notapid', 'other-folder'];
+    const names = [
+      `docfleet-pdf-${deadPid}-aB3dE9`,
+      `docfleet-ocr-${deadPid}-zz99YY`,
+      `docfleet-pdf-${parent}-Qw12Er`,
+      path.basename(scratchPrefix('ocr', dir)) + 'Xy12Zz',
+      'docfleet-pdf-notapid',
+      'other-folder',
+    ];
     for (const n of names) {
       await mkdir(path.join(dir, n));
       await writeFile(path.join(dir, n, 'page-1.png'), 'x');

@@ -8,11 +8,22 @@ describe('segmentsFromGrounding', () => {
   beforeAll(async () => {
     const out = await tempDir('pdf-seg-');
     const res = await parsePages({ path: BORN_DIGITAL, kind: 'pdf', backend: 'text', outDir: out, renderPages: false });
-    grounding = assembleDocument('paper.pdf', 'pdf', res.pages.map((p) => p.grounding), res.pages.map((p) => p.markdown), 'text').grounding;
+    grounding = assembleDocument(
+      'paper.pdf',
+      'pdf',
+      res.pages.map((p) => p.grounding),
+      res.pages.map((p) => p.markdown),
+      'text',
+    ).grounding;
     await fs.rm(out, { recursive: true, force: true });
   });
 
-  const ctx = { fileId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', docName: 'paper.pdf', manifestId: 'm1', sourceType: 'pdf' };
+  const ctx = {
+    fileId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+    docName: 'paper.pdf',
+    manifestId: 'm1',
+    sourceType: 'pdf',
+  };
 
   it('emits citable segments with 0-1000 integer coordinates and drops elements without markdown', () => {
     const segs = segmentsFromGrounding(grounding, ctx);
@@ -36,7 +47,10 @@ describe('segmentsFromGrounding', () => {
     const header = elements.find((e) => e.type === 'page_header')!;
     expect(segs.some((s) => s.elementIds?.includes(header.id))).toBe(false);
     const el = elements.find((e) => e.id === segs[0]!.id)!;
-    expect(segs[0]!.coordinates).toMatchObject({ xmin: Math.round(el.bbox.x1 * 1000), ymax: Math.round(el.bbox.y2 * 1000) });
+    expect(segs[0]!.coordinates).toMatchObject({
+      xmin: Math.round(el.bbox.x1 * 1000),
+      ymax: Math.round(el.bbox.y2 * 1000),
+    });
   });
 
   it('carries table cells and metadata on table segments', () => {

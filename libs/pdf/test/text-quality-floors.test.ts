@@ -21,11 +21,12 @@ describe('text fidelity floors (py-pdf benchmark score on corpus papers)', () =>
     const reference = await fs.readFile(corpus(`${base}.txt`), 'utf8');
     expect(textScore(groundingPlainText(res.grounding), reference)).toBeGreaterThanOrEqual(floor);
     // Every table found must hold numbers in most rows: prose, equations and figure labels do not.
-    for (const p of res.grounding.pages) for (const t of p.elements.filter((e) => e.type === 'table')) {
-      const rows = new Map<number, string[]>();
-      for (const c of t.cells ?? []) rows.set(c.row, [...(rows.get(c.row) ?? []), c.text]);
-      const numeric = [...rows.values()].filter((cs) => cs.some((x) => /\d/.test(x))).length;
-      expect(numeric).toBeGreaterThanOrEqual(0.5 * rows.size);
-    }
+    for (const p of res.grounding.pages)
+      for (const t of p.elements.filter((e) => e.type === 'table')) {
+        const rows = new Map<number, string[]>();
+        for (const c of t.cells ?? []) rows.set(c.row, [...(rows.get(c.row) ?? []), c.text]);
+        const numeric = [...rows.values()].filter((cs) => cs.some((x) => /\d/.test(x))).length;
+        expect(numeric).toBeGreaterThanOrEqual(0.5 * rows.size);
+      }
   });
 });

@@ -1,7 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
-import { SpanKind, SpanStatusCode, injectTraceContext, tracer, withExtractedContext, withSpan } from '@docfleet/telemetry';
+import {
+  SpanKind,
+  SpanStatusCode,
+  injectTraceContext,
+  tracer,
+  withExtractedContext,
+  withSpan,
+} from '@docfleet/telemetry';
 import { JOBS, jobsOfQueue, type JobName, type JobPayload, type JobsOfQueue, type QueueName } from './registry';
 
 export * from './registry';
@@ -10,13 +17,20 @@ export type { Redis } from 'ioredis';
 
 export function createRedis(url: string, opts: { forWorker?: boolean } = {}): Redis {
   // BullMQ workers block on Redis; they need maxRetriesPerRequest null.
-  return new IORedis(url, { maxRetriesPerRequest: opts.forWorker ? null : 3, enableReadyCheck: true, lazyConnect: false });
+  return new IORedis(url, {
+    maxRetriesPerRequest: opts.forWorker ? null : 3,
+    enableReadyCheck: true,
+    lazyConnect: false,
+  });
 }
 
 /** Owns one BullMQ Queue per queue name; enqueue() validates the payload against the registry. */
 export class QueueClient {
   private readonly queues = new Map<QueueName, Queue>();
-  constructor(private readonly connection: Redis, readonly prefix: string) {}
+  constructor(
+    private readonly connection: Redis,
+    readonly prefix: string,
+  ) {}
 
   queue(name: QueueName): Queue {
     let q = this.queues.get(name);
@@ -32,20 +46,37 @@ export class QueueClient {
    * `trace` field, so the consumer's span continues the caller's trace (a payload that already
    * carries `trace` keeps it).
    */
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, opts: JobsOptions = {}): Promise<string | undefined> {
+  async enqueue<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    opts: JobsOptions = {},
+  ): Promise<string | undefined> {
     const def = JOBS[name];
-    return withSpan(`send ${name}`, { 'messaging.system': 'bullmq', 'messaging.operation.type': 'send', 'messaging.destination.name': def.queue, 'docfleet.job.name': name }, async (span) => {
-      const data = def.payload.parse({ ...payload, trace: (payload as { trace?: unknown }).trace ?? injectTraceContext() });
-      const job = await this.queue(def.queue).add(name, data, {
-        attempts: def.attempts,
-        backoff: def.backoffMs ? { type: 'exponential', delay: def.backoffMs } : undefined,
-        removeOnComplete: { age: 3600, count: 1000 },
-        removeOnFail: { age: 24 * 3600 },
-        ...opts,
-      });
-      if (job.id) span.setAttribute('messaging.message.id', job.id);
-      return job.id;
-    }, { kind: SpanKind.PRODUCER });
+    return withSpan(
+      `send ${name}`,
+      {
+        'messaging.system': 'bullmq',
+        'messaging.operation.type': 'send',
+        'messaging.destination.name': def.queue,
+        'docfleet.job.name': name,
+      },
+      async (span) => {
+        const data = def.payload.parse({
+          ...payload,
+          trace: (payload as { trace?: unknown }).trace ?? injectTraceContext(),
+        });
+        const job = await this.queue(def.queue).add(name, data, {
+          attempts: def.attempts,
+          backoff: def.backoffMs ? { type: 'exponential', delay: def.backoffMs } : undefined,
+          removeOnComplete: { age: 3600, count: 1000 },
+          removeOnFail: { age: 24 * 3600 },
+          ...opts,
+        });
+        if (job.id) span.setAttribute('messaging.message.id', job.id);
+        return job.id;
+      },
+      { kind: SpanKind.PRODUCER },
+    );
   }
 
   async depth(name: QueueName): Promise<Record<string, number>> {
@@ -57,7 +88,9 @@ export class QueueClient {
   }
 }
 
-export type Handlers<Q extends QueueName> = { [N in JobsOfQueue<Q>]: (payload: JobPayload<N>, job: Job) => Promise<unknown> };
+export type Handlers<Q extends QueueName> = {
+  [N in JobsOfQueue<Q>]: (payload: JobPayload<N>, job: Job) => Promise<unknown>;
+};
 
 export interface WorkerOptions {
   connection: Redis;
@@ -96,7 +129,10 @@ const PARKED = new Set(['DelayedError', 'WaitingChildrenError', 'RateLimitError'
 
 function classify(err: unknown, job: Job): Pick<JobObservation, 'outcome' | 'final'> {
   if (err instanceof Error && PARKED.has(err.name)) return { outcome: 'delayed', final: false };
-  return { outcome: 'failed', final: err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) };
+  return {
+    outcome: 'failed',
+    final: err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+  };
 }
 
 const traceOf = (data: unknown): Record<string, string> | undefined => {
@@ -123,35 +159,49 @@ export function createWorker<Q extends QueueName>(queue: Q, handlers: Handlers<Q
   };
   return new Worker(
     queue,
-    (job) => withExtractedContext(traceOf(job.data), () => tracer().startActiveSpan(`process ${job.name}`, {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        'messaging.system': 'bullmq', 'messaging.operation.type': 'process', 'messaging.destination.name': queue,
-        'messaging.message.id': job.id ?? '', 'docfleet.job.name': job.name, 'docfleet.job.attempt': job.attemptsMade + 1,
-      },
-    }, async (span) => {
-      const t0 = performance.now();
-      const observe = (o: Pick<JobObservation, 'outcome' | 'final'>) =>
-        opts.metrics?.observe({ queue, job: job.name, ...o, seconds: (performance.now() - t0) / 1000 });
-      try {
-        const out = await run(job);
-        observe({ outcome: 'completed', final: true });
-        return out;
-      } catch (err) {
-        const o = classify(err, job);
-        observe(o);
-        span.setAttribute('docfleet.job.outcome', o.outcome);
-        if (o.outcome === 'failed') {
-          span.recordException(err as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-        }
-        throw err;
-      } finally {
-        span.end();
-      }
-    })),
+    (job) =>
+      withExtractedContext(traceOf(job.data), () =>
+        tracer().startActiveSpan(
+          `process ${job.name}`,
+          {
+            kind: SpanKind.CONSUMER,
+            attributes: {
+              'messaging.system': 'bullmq',
+              'messaging.operation.type': 'process',
+              'messaging.destination.name': queue,
+              'messaging.message.id': job.id ?? '',
+              'docfleet.job.name': job.name,
+              'docfleet.job.attempt': job.attemptsMade + 1,
+            },
+          },
+          async (span) => {
+            const t0 = performance.now();
+            const observe = (o: Pick<JobObservation, 'outcome' | 'final'>) =>
+              opts.metrics?.observe({ queue, job: job.name, ...o, seconds: (performance.now() - t0) / 1000 });
+            try {
+              const out = await run(job);
+              observe({ outcome: 'completed', final: true });
+              return out;
+            } catch (err) {
+              const o = classify(err, job);
+              observe(o);
+              span.setAttribute('docfleet.job.outcome', o.outcome);
+              if (o.outcome === 'failed') {
+                span.recordException(err as Error);
+                span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+              }
+              throw err;
+            } finally {
+              span.end();
+            }
+          },
+        ),
+      ),
     {
-      connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 1, lockDuration: opts.lockDurationMs ?? 30000,
+      connection: opts.connection,
+      prefix: opts.prefix,
+      concurrency: opts.concurrency ?? 1,
+      lockDuration: opts.lockDurationMs ?? 30000,
       ...(opts.stalledIntervalMs ? { stalledInterval: opts.stalledIntervalMs } : {}),
       ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
     },
@@ -181,7 +231,12 @@ export interface ScheduleKeeper {
 export async function keepSchedules(
   queue: Queue,
   schedules: Schedule[],
-  opts: { connection: Redis; checkEveryMs: number; onRestored?: (names: JobName[]) => void; onError?: (err: unknown) => void },
+  opts: {
+    connection: Redis;
+    checkEveryMs: number;
+    onRestored?: (names: JobName[]) => void;
+    onError?: (err: unknown) => void;
+  },
 ): Promise<ScheduleKeeper> {
   const upsert = (s: Schedule) => queue.upsertJobScheduler(s.name, { every: s.everyMs }, { name: s.name, data: {} });
   let running: Promise<JobName[]> | null = null;
@@ -195,7 +250,9 @@ export async function keepSchedules(
       }
       if (restored.length) opts.onRestored?.(restored);
       return restored;
-    })().finally(() => { running = null; });
+    })().finally(() => {
+      running = null;
+    });
     return running;
   };
   const check = () => void ensure().catch((err) => opts.onError?.(err));
@@ -205,6 +262,9 @@ export async function keepSchedules(
   opts.connection.on('ready', check);
   return {
     ensure,
-    stop: () => { clearInterval(timer); opts.connection.off('ready', check); },
+    stop: () => {
+      clearInterval(timer);
+      opts.connection.off('ready', check);
+    },
   };
 }

@@ -17,7 +17,13 @@ export const JOBS = {
   },
   'index.file-version': {
     queue: 'index',
-    payload: z.object({ orgId: z.string().uuid(), fileId: z.string().uuid(), fileVersionId: z.string().uuid(), manifestId: z.string().uuid(), trace }),
+    payload: z.object({
+      orgId: z.string().uuid(),
+      fileId: z.string().uuid(),
+      fileVersionId: z.string().uuid(),
+      manifestId: z.string().uuid(),
+      trace,
+    }),
     attempts: 5,
     backoffMs: 1000,
   },
@@ -35,7 +41,12 @@ export const JOBS = {
   },
   'operation.run': {
     queue: 'workflow',
-    payload: z.object({ operationId: z.string().uuid(), orgId: z.string().uuid(), attempt: z.number().int().min(1), trace }),
+    payload: z.object({
+      operationId: z.string().uuid(),
+      orgId: z.string().uuid(),
+      attempt: z.number().int().min(1),
+      trace,
+    }),
     attempts: 2,
     backoffMs: 2000,
   },
@@ -47,7 +58,9 @@ export const JOBS = {
 
 export type JobName = keyof typeof JOBS;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]['payload']>;
-export type JobsOfQueue<Q extends QueueName> = { [N in JobName]: (typeof JOBS)[N]['queue'] extends Q ? N : never }[JobName];
+export type JobsOfQueue<Q extends QueueName> = {
+  [N in JobName]: (typeof JOBS)[N]['queue'] extends Q ? N : never;
+}[JobName];
 
 export function jobsOfQueue(queue: QueueName): JobName[] {
   return (Object.keys(JOBS) as JobName[]).filter((n) => JOBS[n].queue === queue);

@@ -15,7 +15,8 @@ afterAll(async () => {
 
 describe('job registry', () => {
   it('maps every job to a known queue and every queue has jobs', () => {
-    for (const [name, def] of Object.entries(JOBS)) expect({ name, ok: (QUEUES as readonly string[]).includes(def.queue) }).toEqual({ name, ok: true });
+    for (const [name, def] of Object.entries(JOBS))
+      expect({ name, ok: (QUEUES as readonly string[]).includes(def.queue) }).toEqual({ name, ok: true });
     for (const q of QUEUES) expect(jobsOfQueue(q).length).toBeGreaterThan(0);
   });
 
@@ -24,7 +25,12 @@ describe('job registry', () => {
   });
 
   it('refuses to start a worker with a job of its queue unhandled', () => {
-    expect(() => createWorker('index', { 'index.file-version': async () => undefined } as never, { connection: workerRedis, prefix })).toThrow(/no handler for: index.remove-file/);
+    expect(() =>
+      createWorker('index', { 'index.file-version': async () => undefined } as never, {
+        connection: workerRedis,
+        prefix,
+      }),
+    ).toThrow(/no handler for: index.remove-file/);
   });
 });
 
@@ -34,10 +40,20 @@ describe('enqueue and createWorker', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let finished = false;
-    const worker = createWorker('index', {
-      'index.file-version': async (p) => { seen.push(p); await gate; finished = true; },
-      'index.remove-file': async (p) => { seen.push(p); },
-    }, { connection: workerRedis, prefix });
+    const worker = createWorker(
+      'index',
+      {
+        'index.file-version': async (p) => {
+          seen.push(p);
+          await gate;
+          finished = true;
+        },
+        'index.remove-file': async (p) => {
+          seen.push(p);
+        },
+      },
+      { connection: workerRedis, prefix },
+    );
     const ids = { orgId: randomUUID(), fileId: randomUUID(), fileVersionId: randomUUID(), manifestId: randomUUID() };
     await queues.enqueue('index.file-version', ids);
     const depth = await queues.depth('index');

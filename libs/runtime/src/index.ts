@@ -13,12 +13,20 @@ export type ReadyCheck = () => Promise<void>;
  * operation says its worker is alive (heartbeat_at), so a dead worker is noticed in seconds. A
  * failed beat is reported and the next one tried; beats never overlap.
  */
-export function startHeartbeat(beat: () => Promise<unknown>, everyMs: number, onError: (err: unknown) => void = () => undefined): () => void {
+export function startHeartbeat(
+  beat: () => Promise<unknown>,
+  everyMs: number,
+  onError: (err: unknown) => void = () => undefined,
+): () => void {
   let stopped = false;
   let running: Promise<void> | undefined;
   const tick = () => {
     if (stopped || running) return;
-    running = beat().then(() => undefined, onError).finally(() => { running = undefined; });
+    running = beat()
+      .then(() => undefined, onError)
+      .finally(() => {
+        running = undefined;
+      });
   };
   tick();
   const timer = setInterval(tick, everyMs);
@@ -33,11 +41,17 @@ export function startHeartbeat(beat: () => Promise<unknown>, everyMs: number, on
  * The small HTTP server every worker exposes on HEALTH_PORT: /healthz (alive), /readyz (every
  * check passes: database, Redis, …) and /metrics (Prometheus text format).
  */
-export async function startHealthServer(opts: { port: number; host?: string; checks: Record<string, ReadyCheck>; registry?: Registry }): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startHealthServer(opts: {
+  port: number;
+  host?: string;
+  checks: Record<string, ReadyCheck>;
+  registry?: Registry;
+}): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const registry = opts.registry ?? new Registry();
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (path === '/healthz')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     if (path === '/readyz') {
       const checks: Record<string, string> = {};
       for (const [name, check] of Object.entries(opts.checks)) {
@@ -49,7 +63,9 @@ export async function startHealthServer(opts: { port: number; host?: string; che
         }
       }
       const ok = Object.values(checks).every((v) => v === 'ok');
-      return void res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', checks }));
+      return void res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', checks }));
     }
     if (path === '/metrics') {
       const body = await registry.metrics();
@@ -74,14 +90,21 @@ export function createMetricsRegistry(service: string): Registry {
 }
 
 /** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or the grace period forces exit. */
-export function onShutdown(stop: (signal: string) => Promise<void>, graceMs = 30_000, log: (msg: string) => void = () => undefined) {
+export function onShutdown(
+  stop: (signal: string) => Promise<void>,
+  graceMs = 30_000,
+  log: (msg: string) => void = () => undefined,
+) {
   let stopping = false;
   const handler = (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
     log(`${signal}: shutting down (grace ${graceMs} ms)`);
     setTimeout(() => process.exit(1), graceMs).unref();
-    stop(signal).then(() => process.exit(0), () => process.exit(1));
+    stop(signal).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
@@ -89,6 +112,8 @@ export function onShutdown(stop: (signal: string) => Promise<void>, graceMs = 30
   // and nobody would ever stop us; shut down as if signalled rather than run on unattended.
   const supervisor = Number(process.env.DOCFLEET_SUPERVISOR_PID) || 0;
   if (supervisor && process.ppid === supervisor) {
-    setInterval(() => { if (process.ppid !== supervisor && !stopping) handler('supervisor gone'); }, 1000).unref();
+    setInterval(() => {
+      if (process.ppid !== supervisor && !stopping) handler('supervisor gone');
+    }, 1000).unref();
   }
 }

@@ -30,7 +30,12 @@ export function createJobMetrics(registry: Registry): { observe(o: JobObservatio
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
     registers: [registry],
   });
-  const completed = new Counter({ name: 'docfleet_jobs_completed_total', help: 'Handler runs that returned, by queue and job name', labelNames: ['queue', 'job'], registers: [registry] });
+  const completed = new Counter({
+    name: 'docfleet_jobs_completed_total',
+    help: 'Handler runs that returned, by queue and job name',
+    labelNames: ['queue', 'job'],
+    registers: [registry],
+  });
   const failed = new Counter({
     name: 'docfleet_jobs_failed_total',
     help: 'Handler runs that threw, by queue and job name; final="true" when BullMQ will not retry',
@@ -48,17 +53,31 @@ export function createJobMetrics(registry: Registry): { observe(o: JobObservatio
   return metrics;
 }
 
-const creditMetricsByRegistry = new WeakMap<Registry, { debited(credits: number): void; refunded(credits: number): void }>();
+const creditMetricsByRegistry = new WeakMap<
+  Registry,
+  { debited(credits: number): void; refunded(credits: number): void }
+>();
 
 /**
  * docfleet_credits_debited_total and docfleet_credits_refunded_total in `registry`, shaped as
  * libs/billing's CreditObserver: `observeCredits(createCreditMetrics(registry))`.
  */
-export function createCreditMetrics(registry: Registry): { debited(credits: number): void; refunded(credits: number): void } {
+export function createCreditMetrics(registry: Registry): {
+  debited(credits: number): void;
+  refunded(credits: number): void;
+} {
   const existing = creditMetricsByRegistry.get(registry);
   if (existing) return existing;
-  const debited = new Counter({ name: 'docfleet_credits_debited_total', help: 'Credits debited by this process (ledger debit rows written)', registers: [registry] });
-  const refunded = new Counter({ name: 'docfleet_credits_refunded_total', help: 'Credits given back by this process (ledger reversal rows written)', registers: [registry] });
+  const debited = new Counter({
+    name: 'docfleet_credits_debited_total',
+    help: 'Credits debited by this process (ledger debit rows written)',
+    registers: [registry],
+  });
+  const refunded = new Counter({
+    name: 'docfleet_credits_refunded_total',
+    help: 'Credits given back by this process (ledger reversal rows written)',
+    registers: [registry],
+  });
   const metrics = { debited: (n: number) => debited.inc(n), refunded: (n: number) => refunded.inc(n) };
   creditMetricsByRegistry.set(registry, metrics);
   return metrics;

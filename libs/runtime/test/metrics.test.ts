@@ -29,7 +29,17 @@ describe('the shared metrics on /metrics', () => {
         under25: sampleValue(text, 'docfleet_job_duration_seconds_bucket', { ...parse, outcome: 'failed', le: '2.5' }),
         debited: sampleValue(text, 'docfleet_credits_debited_total', { service: 'runtime-test' }),
         refunded: sampleValue(text, 'docfleet_credits_refunded_total'),
-      }).toEqual({ completed: 1, retried: 1, gaveUp: 1, failedRuns: 2, delayedRuns: 1, under5s: 2, under25: 0, debited: 5, refunded: 2 });
+      }).toEqual({
+        completed: 1,
+        retried: 1,
+        gaveUp: 1,
+        failedRuns: 2,
+        delayedRuns: 1,
+        under5s: 2,
+        under25: 0,
+        debited: 5,
+        refunded: 2,
+      });
       expect(sampleValue(text, 'docfleet_jobs_completed_total', { queue: 'index' })).toBeNaN();
     } finally {
       await health.close();

@@ -80,7 +80,8 @@ export class DocfleetClient {
     return poll(
       {
         what: `job ${jobId}`,
-        fetch: async () => (await this.files.job(fileId, jobId, { signal: o.signal, timeoutMs: opts.requestTimeoutMs })).job,
+        fetch: async () =>
+          (await this.files.job(fileId, jobId, { signal: o.signal, timeoutMs: opts.requestTimeoutMs })).job,
         done: (j) => JOB_TERMINAL.has(j.status),
         onProgress: opts.onProgress,
       },
@@ -89,7 +90,10 @@ export class DocfleetClient {
   }
 
   /** Polls an operation until completed, failed or cancelled, and returns it; `output` is set only when completed. */
-  async waitForOperation<TOutput = unknown>(operationId: string, opts: WaitOptions<Operation<TOutput>> = {}): Promise<Operation<TOutput>> {
+  async waitForOperation<TOutput = unknown>(
+    operationId: string,
+    opts: WaitOptions<Operation<TOutput>> = {},
+  ): Promise<Operation<TOutput>> {
     const o = this.pollOptions(opts);
     return poll(
       {
@@ -108,7 +112,11 @@ export class DocfleetClient {
    * conditionally (If-None-Match: index_version): an unchanged index answers 304 and the previous
    * envelope stands, so watching thousands of files stays cheap for the gateway.
    */
-  async waitForIndex(kbId: string, predicate: (index: IndexEnvelope) => boolean, opts: WaitOptions<IndexEnvelope> & { folderId?: string } = {}): Promise<IndexEnvelope> {
+  async waitForIndex(
+    kbId: string,
+    predicate: (index: IndexEnvelope) => boolean,
+    opts: WaitOptions<IndexEnvelope> & { folderId?: string } = {},
+  ): Promise<IndexEnvelope> {
     const o = this.pollOptions(opts);
     const req = { folderId: opts.folderId, signal: o.signal, timeoutMs: opts.requestTimeoutMs };
     let last: IndexEnvelope | undefined;
@@ -116,7 +124,9 @@ export class DocfleetClient {
       {
         what: `index of knowledge base ${kbId}`,
         fetch: async () => {
-          const fresh = last ? await this.knowledgeBases.indexIfChanged(kbId, last.index_version, req) : await this.knowledgeBases.index(kbId, req);
+          const fresh = last
+            ? await this.knowledgeBases.indexIfChanged(kbId, last.index_version, req)
+            : await this.knowledgeBases.index(kbId, req);
           last = fresh ?? last;
           return last!;
         },

@@ -46,4 +46,13 @@ export type ApiKeyList = z.infer<typeof api.ApiKeyList>;
 export type ApiKeyEnvelope = z.infer<typeof api.ApiKeyEnvelope>;
 
 // Document shapes (grounding JSON, segments) are plain interfaces in the contracts package.
-export type { GroundingDocument, GroundingElement, GroundingPage, Segment, TableCell, PageCoordinates, SpreadsheetCoordinates, TableMetadata } from '@docfleet/contracts';
+export type {
+  GroundingDocument,
+  GroundingElement,
+  GroundingPage,
+  Segment,
+  TableCell,
+  PageCoordinates,
+  SpreadsheetCoordinates,
+  TableMetadata,
+} from '@docfleet/contracts';

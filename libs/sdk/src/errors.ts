@@ -15,7 +15,9 @@ export function redactValue(value: unknown, secrets: readonly string[]): unknown
   if (typeof value === 'string') return redact(value, secrets);
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, redactValue(v, secrets)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, redactValue(v, secrets)]),
+    );
   }
   return value;
 }

@@ -50,7 +50,11 @@ export interface HttpRequest extends RequestOptions {
 /** What fetch accepts as a body in Node and in browsers (Node's fetch also streams async iterables). */
 export type RequestBody = NonNullable<RequestInit['body']> | AsyncIterable<Uint8Array>;
 
-export interface HttpResponse<T> { status: number; headers: Headers; data: T }
+export interface HttpResponse<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+}
 
 /** Synchronous workflows hold the connection for the whole model call, so the default is generous. */
 export const DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -181,14 +185,23 @@ export class Transport {
   }
 }
 
-interface Envelope { error: string; code: string; message?: string; request_id?: string; details?: unknown }
+interface Envelope {
+  error: string;
+  code: string;
+  message?: string;
+  request_id?: string;
+  details?: unknown;
+}
 function isEnvelope(v: unknown): v is Envelope {
   const o = v as Envelope | undefined;
   return Boolean(o && typeof o === 'object' && typeof o.code === 'string' && typeof o.error === 'string');
 }
 
 function isStreamBody(b: RequestBody): boolean {
-  return typeof b === 'object' && (Symbol.asyncIterator in b || typeof (b as { getReader?: unknown }).getReader === 'function');
+  return (
+    typeof b === 'object' &&
+    (Symbol.asyncIterator in b || typeof (b as { getReader?: unknown }).getReader === 'function')
+  );
 }
 
 function describe(err: unknown): string {
@@ -219,6 +232,11 @@ async function decode(res: Response, kind: ResponseKind, method: string, routePa
   try {
     return JSON.parse(text);
   } catch {
-    throw new DocfleetRequestError({ code: 'invalid_response', method, path: routePath, reason: `expected JSON, got ${ct || 'no content type'} (${res.status})` });
+    throw new DocfleetRequestError({
+      code: 'invalid_response',
+      method,
+      path: routePath,
+      reason: `expected JSON, got ${ct || 'no content type'} (${res.status})`,
+    });
   }
 }

@@ -22,7 +22,9 @@ export interface PollingOptions {
 }
 
 /** The waits between polls: initial, then multiplied by factor, capped at the ceiling. */
-export function* backoffDelays(o: Pick<PollingOptions, 'initialIntervalMs' | 'maxIntervalMs' | 'factor'> = {}): Generator<number, never> {
+export function* backoffDelays(
+  o: Pick<PollingOptions, 'initialIntervalMs' | 'maxIntervalMs' | 'factor'> = {},
+): Generator<number, never> {
   const max = o.maxIntervalMs ?? DEFAULT_POLLING.maxIntervalMs;
   const factor = Math.max(1, o.factor ?? DEFAULT_POLLING.factor);
   let d = Math.min(o.initialIntervalMs ?? DEFAULT_POLLING.initialIntervalMs, max);
@@ -53,7 +55,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export function isTransient(err: unknown): boolean {
   if (err instanceof DocfleetRequestError) return err.code === 'network_error' || err.code === 'timeout';
-  if (err instanceof DocfleetApiError) return err.status === 429 || err.status === 502 || err.status === 503 || err.status === 504;
+  if (err instanceof DocfleetApiError)
+    return err.status === 429 || err.status === 502 || err.status === 503 || err.status === 504;
   return false;
 }
 

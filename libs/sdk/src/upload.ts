@@ -16,7 +16,10 @@ export type UploadSource =
   | ReadableStream<Uint8Array>
   | AsyncIterable<Uint8Array | string>;
 
-export interface PreparedBody { body: FormData | AsyncIterable<Uint8Array>; contentType?: string }
+export interface PreparedBody {
+  body: FormData | AsyncIterable<Uint8Array>;
+  contentType?: string;
+}
 
 export interface FilePart {
   source: UploadSource;
@@ -52,7 +55,10 @@ export async function multipart(fields: Record<string, string | undefined>, part
     return { body: form };
   }
   const boundary = `----docfleet-${randomUUID().replace(/-/g, '')}`;
-  return { body: framed(boundary, entries, name, type, toIterable(part.source)), contentType: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: framed(boundary, entries, name, type, toIterable(part.source)),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 async function toBlob(src: UploadSource, type: string): Promise<Blob | undefined> {
@@ -69,7 +75,10 @@ async function toBlob(src: UploadSource, type: string): Promise<Blob | undefined
 }
 
 async function* toIterable(src: UploadSource): AsyncIterable<Uint8Array> {
-  const reader = typeof (src as ReadableStream).getReader === 'function' ? (src as ReadableStream<Uint8Array>).getReader() : undefined;
+  const reader =
+    typeof (src as ReadableStream).getReader === 'function'
+      ? (src as ReadableStream<Uint8Array>).getReader()
+      : undefined;
   if (reader) {
     try {
       for (;;) {
@@ -82,7 +91,8 @@ async function* toIterable(src: UploadSource): AsyncIterable<Uint8Array> {
     }
   }
   if (typeof src === 'object' && src !== null && Symbol.asyncIterator in src) {
-    for await (const chunk of src as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for await (const chunk of src as AsyncIterable<Uint8Array | string>)
+      yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     return;
   }
   throw new TypeError('upload: unsupported source; pass a path, bytes, a Blob or a readable stream');
@@ -91,11 +101,21 @@ async function* toIterable(src: UploadSource): AsyncIterable<Uint8Array> {
 // WHATWG multipart/form-data escaping of names (what fetch's own FormData encoder does).
 const escapeName = (s: string) => s.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 
-async function* framed(boundary: string, fields: Array<[string, string]>, filename: string, type: string, content: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+async function* framed(
+  boundary: string,
+  fields: Array<[string, string]>,
+  filename: string,
+  type: string,
+  content: AsyncIterable<Uint8Array>,
+): AsyncIterable<Uint8Array> {
   for (const [k, v] of fields) {
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(k)}"\r\n\r\n${v.replace(/\r(?!\n)|(?<!\r)\n/g, '\r\n')}\r\n`);
+    yield Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(k)}"\r\n\r\n${v.replace(/\r(?!\n)|(?<!\r)\n/g, '\r\n')}\r\n`,
+    );
   }
-  yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeName(filename)}"\r\nContent-Type: ${type}\r\n\r\n`);
+  yield Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escapeName(filename)}"\r\nContent-Type: ${type}\r\n\r\n`,
+  );
   yield* content;
   yield Buffer.from(`\r\n--${boundary}--\r\n`);
 }

@@ -40,7 +40,14 @@ describe('upload', () => {
   it('streams a path from disk, with metadata and the sniffed content type', async () => {
     const bytes = await readFile(PDF);
     const r = await client.files.upload(PDF, { knowledgeBaseId: kbId, metadata: { source: 'email', n: 1 } });
-    expect(r.file).toMatchObject({ filename: 'AzureInterior.pdf', content_type: 'application/pdf', knowledge_base_id: kbId, folder_id: null, deleted_at: null, metadata: { source: 'email', n: 1 } });
+    expect(r.file).toMatchObject({
+      filename: 'AzureInterior.pdf',
+      content_type: 'application/pdf',
+      knowledge_base_id: kbId,
+      folder_id: null,
+      deleted_at: null,
+      metadata: { source: 'email', n: 1 },
+    });
     expect(r.file.current_version).toMatchObject({ version_number: 1, byte_size: bytes.length, page_count: null });
     expect(r.parse_job).toBeUndefined();
     expect((await indexed(r.file.id)).sha256).toBe(sha256(bytes));
@@ -56,14 +63,21 @@ describe('upload', () => {
   it('uploads a Buffer under the given filename, into a folder', async () => {
     const folder = (await client.knowledgeBases.createFolder(kbId, { name: 'scans' })).folder;
     const bytes = await readFile(PNG);
-    const { file } = await client.files.upload(bytes, { knowledgeBaseId: kbId, folderId: folder.id, filename: 'scan.png' });
+    const { file } = await client.files.upload(bytes, {
+      knowledgeBaseId: kbId,
+      folderId: folder.id,
+      filename: 'scan.png',
+    });
     expect(file).toMatchObject({ filename: 'scan.png', content_type: 'image/png', folder_id: folder.id });
     expect((await indexed(file.id)).sha256).toBe(sha256(bytes));
   });
 
   it('streams a Node Readable of unknown length (chunked multipart) and keeps UTF-8 names', async () => {
     const bytes = await readFile(XLSX);
-    const { file } = await client.files.upload(createReadStream(XLSX, { highWaterMark: 4096 }), { knowledgeBaseId: kbId, filename: 'Überweisung März.xlsx' });
+    const { file } = await client.files.upload(createReadStream(XLSX, { highWaterMark: 4096 }), {
+      knowledgeBaseId: kbId,
+      filename: 'Überweisung März.xlsx',
+    });
     expect(file.filename).toBe('Überweisung März.xlsx');
     expect(file.content_type).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     expect(file.current_version.byte_size).toBe(bytes.length);
@@ -74,7 +88,9 @@ describe('upload', () => {
     const fromFsStream = (await client.files.upload(createReadStream(CSV), { knowledgeBaseId: kbId })).file;
     expect(fromFsStream).toMatchObject({ filename: 'csv-comma.csv', content_type: 'text/csv' });
     const bytes = await readFile(CSV);
-    const web = Readable.toWeb(Readable.from([bytes.subarray(0, 10), bytes.subarray(10)])) as ReadableStream<Uint8Array>;
+    const web = Readable.toWeb(
+      Readable.from([bytes.subarray(0, 10), bytes.subarray(10)]),
+    ) as ReadableStream<Uint8Array>;
     const fromWeb = (await client.files.upload(web, { knowledgeBaseId: kbId, filename: 'web.csv' })).file;
     expect(fromWeb.current_version.byte_size).toBe(bytes.length);
     expect((await indexed(fromWeb.id)).sha256).toBe(sha256(bytes));
@@ -85,10 +101,15 @@ describe('upload', () => {
   });
 
   it('maps upload refusals to the spec codes', async () => {
-    await expect(client.files.upload(Buffer.from('just text, not a PDF'), { knowledgeBaseId: kbId, filename: 'notes.pdf' }))
-      .rejects.toMatchObject({ status: 415, code: 'unsupported_file_type', method: 'POST', path: '/v1/files' });
-    await expect(client.files.upload(Buffer.alloc(0), { knowledgeBaseId: kbId, filename: 'empty.pdf' })).rejects.toMatchObject({ status: 400, code: 'empty_file' });
-    await expect(client.files.upload(PDF, { knowledgeBaseId: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ status: 404, code: 'knowledge_base_not_found' });
+    await expect(
+      client.files.upload(Buffer.from('just text, not a PDF'), { knowledgeBaseId: kbId, filename: 'notes.pdf' }),
+    ).rejects.toMatchObject({ status: 415, code: 'unsupported_file_type', method: 'POST', path: '/v1/files' });
+    await expect(
+      client.files.upload(Buffer.alloc(0), { knowledgeBaseId: kbId, filename: 'empty.pdf' }),
+    ).rejects.toMatchObject({ status: 400, code: 'empty_file' });
+    await expect(
+      client.files.upload(PDF, { knowledgeBaseId: '00000000-0000-4000-8000-000000000000' }),
+    ).rejects.toMatchObject({ status: 404, code: 'knowledge_base_not_found' });
     const kb = (await client.knowledgeBases.create({ name: 'Dupes' })).knowledge_base;
     await client.files.upload(PDF, { knowledgeBaseId: kb.id });
     const dup = await client.files.upload(PDF, { knowledgeBaseId: kb.id }).catch((e) => e);
@@ -103,7 +124,8 @@ describe('upload', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'sdk-big-'));
     try {
       const { key } = await big.createOrg();
-      const kb = (await new DocfleetClient({ baseUrl: big.url, apiKey: key }).knowledgeBases.create({ name: 'Big' })).knowledge_base;
+      const kb = (await new DocfleetClient({ baseUrl: big.url, apiKey: key }).knowledgeBases.create({ name: 'Big' }))
+        .knowledge_base;
       const p = path.join(dir, 'big.pdf');
       const fh = await open(p, 'w');
       await fh.write(Buffer.from('%PDF-1.7\n'));
@@ -111,9 +133,13 @@ describe('upload', () => {
       for (let i = 0; i < 96; i++) await fh.write(chunk);
       await fh.close();
       // The SDK runs in a child process so only the client's memory is measured.
-      const { stdout } = await execFileP(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(__dirname, 'fixtures/upload-memory.ts'), big.url, kb.id, p], {
-        env: { ...process.env, SDK_TEST_API_KEY: key },
-      });
+      const { stdout } = await execFileP(
+        process.execPath,
+        ['--expose-gc', '--import', 'tsx', path.join(__dirname, 'fixtures/upload-memory.ts'), big.url, kb.id, p],
+        {
+          env: { ...process.env, SDK_TEST_API_KEY: key },
+        },
+      );
       const { peak, byte_size } = JSON.parse(stdout) as { peak: number; byte_size: number };
       expect(byte_size).toBe(96 * 1024 * 1024 + 9);
       // Reading the file whole, or fetch keeping the body for a redirect replay, holds ~96 MiB.
@@ -133,7 +159,8 @@ describe('list, get, move, replace, trash, restore, permanent delete', () => {
 
   it('lists with filters and follows cursors', async () => {
     const k = (await client.knowledgeBases.create({ name: 'Paging' })).knowledge_base.id;
-    for (let i = 0; i < 5; i++) await client.files.upload(Buffer.from(`a,b\n${i},2\n`), { knowledgeBaseId: k, filename: `p${i}.csv` });
+    for (let i = 0; i < 5; i++)
+      await client.files.upload(Buffer.from(`a,b\n${i},2\n`), { knowledgeBaseId: k, filename: `p${i}.csv` });
     const first = await client.files.list({ knowledgeBaseId: k, limit: 2 });
     expect(first.files.map((f) => f.filename)).toEqual(['p4.csv', 'p3.csv']);
     expect(first.next_cursor).toEqual(expect.any(String));
@@ -152,7 +179,12 @@ describe('list, get, move, replace, trash, restore, permanent delete', () => {
     const moved = (await client.files.move(f.id, { folder_id: folder.id })).file;
     expect(moved.folder_id).toBe(folder.id);
     await client.files.upload(PDF, { knowledgeBaseId: kb, filename: 'doc.pdf' });
-    await expect(client.files.move(f.id, { folder_id: null })).rejects.toMatchObject({ status: 409, code: 'duplicate_filename', method: 'PATCH', path: `/v1/files/${f.id}/move` });
+    await expect(client.files.move(f.id, { folder_id: null })).rejects.toMatchObject({
+      status: 409,
+      code: 'duplicate_filename',
+      method: 'PATCH',
+      path: `/v1/files/${f.id}/move`,
+    });
 
     const png = await readFile(PNG);
     const replaced = (await client.files.replaceContent(f.id, PNG)).file;
@@ -165,21 +197,44 @@ describe('list, get, move, replace, trash, restore, permanent delete', () => {
     expect(trashed.deleted_at).not.toBeNull();
     await expect(client.files.get(f.id)).rejects.toMatchObject({ status: 404, code: 'file_not_found' });
     expect((await client.files.list({ knowledgeBaseId: kb })).files.map((x) => x.id)).not.toContain(f.id);
-    expect((await client.files.list({ knowledgeBaseId: kb, includeDeleted: true })).files.map((x) => x.id)).toContain(f.id);
+    expect((await client.files.list({ knowledgeBaseId: kb, includeDeleted: true })).files.map((x) => x.id)).toContain(
+      f.id,
+    );
 
     const restored = (await client.files.restore(f.id)).file;
     expect(restored.deleted_at).toBeNull();
 
-    await expect(client.files.permanentDelete(f.id)).rejects.toMatchObject({ status: 400, code: 'confirmation_required' });
+    await expect(client.files.permanentDelete(f.id)).rejects.toMatchObject({
+      status: 400,
+      code: 'confirmation_required',
+    });
     const gone = await client.files.permanentDelete(f.id, { confirmPermanent: true });
-    expect(gone).toMatchObject({ deleted: true, permanent: true, file_id: f.id, database: { files: 1, file_versions: 3 } });
+    expect(gone).toMatchObject({
+      deleted: true,
+      permanent: true,
+      file_id: f.id,
+      database: { files: 1, file_versions: 3 },
+    });
     await expect(client.files.get(f.id)).rejects.toMatchObject({ code: 'file_not_found' });
   });
 
   it('reports file_has_active_job while a job runs', async () => {
     const f = (await client.files.upload(CSV, { knowledgeBaseId: kb, filename: 'busy.csv' })).file;
-    await gw.db.job.create({ data: { org_id: f.org_id, knowledge_base_id: kb, file_id: f.id, file_version_id: f.current_version.id, kind: 'parse', status: 'running', idempotency_key: 'busy' } });
+    await gw.db.job.create({
+      data: {
+        org_id: f.org_id,
+        knowledge_base_id: kb,
+        file_id: f.id,
+        file_version_id: f.current_version.id,
+        kind: 'parse',
+        status: 'running',
+        idempotency_key: 'busy',
+      },
+    });
     await expect(client.files.delete(f.id)).rejects.toMatchObject({ status: 409, code: 'file_has_active_job' });
-    await expect(client.files.replaceContent(f.id, CSV)).rejects.toMatchObject({ status: 409, code: 'file_has_active_job' });
+    await expect(client.files.replaceContent(f.id, CSV)).rejects.toMatchObject({
+      status: 409,
+      code: 'file_has_active_job',
+    });
   });
 });

@@ -8,10 +8,19 @@ export { startGateway, type Gateway } from '../../../services/gateway/test/harne
 /** Corpus files are read in place, never modified. */
 export const corpus = (rel: string) => path.join(CORPUS, rel);
 
-export interface Recorded { method: string; url: URL; headers: Record<string, string>; body: unknown; init: RequestInit }
+export interface Recorded {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: unknown;
+  init: RequestInit;
+}
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  return new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 }
 
 /**
@@ -24,7 +33,8 @@ export function scriptedFetch(...responders: Array<(r: Recorded) => Response | P
     const headers: Record<string, string> = {};
     new Headers(init.headers as Record<string, string>).forEach((v, k) => (headers[k] = v));
     let body: unknown = init.body;
-    if (typeof init.body === 'string') body = headers['content-type']?.startsWith('application/json') ? JSON.parse(init.body) : init.body;
+    if (typeof init.body === 'string')
+      body = headers['content-type']?.startsWith('application/json') ? JSON.parse(init.body) : init.body;
     const rec: Recorded = { method: init.method ?? 'GET', url: new URL(input), headers, body, init };
     calls.push(rec);
     const respond = responders[Math.min(calls.length - 1, responders.length - 1)];

@@ -12,7 +12,12 @@ const OP = '33333333-3333-4333-8333-333333333333';
 
 function recorder(respond: (r: Recorded) => Response = () => json(200, {})) {
   const s = scriptedFetch(respond);
-  const client = new DocfleetClient({ baseUrl: 'http://docfleet.test/api/', apiKey: 'dfk_routes_key', fetch: s.fetch, userAgent: 'sdk-tests/1' });
+  const client = new DocfleetClient({
+    baseUrl: 'http://docfleet.test/api/',
+    apiKey: 'dfk_routes_key',
+    fetch: s.fetch,
+    userAgent: 'sdk-tests/1',
+  });
   return { client, calls: s.calls, last: () => s.calls[s.calls.length - 1] };
 }
 const target = (r: Recorded) => `${r.method} ${r.url.pathname}${r.url.search}`;
@@ -23,14 +28,24 @@ describe('request shapes', () => {
     await client.files.parse(F, { options: { dpi: 200, backend: 'auto' }, idempotency_key: 'k1' });
     const r = last();
     expect(target(r)).toBe(`POST /api/v1/files/${F}/parse`);
-    expect(r.headers).toMatchObject({ 'x-api-key': 'dfk_routes_key', 'user-agent': 'sdk-tests/1', 'content-type': 'application/json', accept: 'application/json' });
+    expect(r.headers).toMatchObject({
+      'x-api-key': 'dfk_routes_key',
+      'user-agent': 'sdk-tests/1',
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
     expect(r.headers.authorization).toBeUndefined();
     expect(r.body).toEqual({ options: { dpi: 200, backend: 'auto' }, idempotency_key: 'k1' });
   });
 
   it('sends a session as authorization: Bearer plus x-service-org-id', async () => {
     const s = scriptedFetch(() => json(200, { knowledge_bases: [] }));
-    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', bearerToken: 'dfs_tok', orgId: KB, fetch: s.fetch });
+    const client = new DocfleetClient({
+      baseUrl: 'http://docfleet.test',
+      bearerToken: 'dfs_tok',
+      orgId: KB,
+      fetch: s.fetch,
+    });
     await client.knowledgeBases.list();
     expect(s.calls[0].headers).toMatchObject({ authorization: 'Bearer dfs_tok', 'x-service-org-id': KB });
     expect(s.calls[0].headers['x-api-key']).toBeUndefined();
@@ -43,7 +58,12 @@ describe('request shapes', () => {
   });
 
   const cases: Array<[string, (c: DocfleetClient) => Promise<unknown>, string, unknown]> = [
-    ['files.parseBulk', (c) => c.files.parseBulk({ file_ids: [F], idempotency_key: 'b' }), 'POST /api/v1/files/parse/bulk', { file_ids: [F], idempotency_key: 'b' }],
+    [
+      'files.parseBulk',
+      (c) => c.files.parseBulk({ file_ids: [F], idempotency_key: 'b' }),
+      'POST /api/v1/files/parse/bulk',
+      { file_ids: [F], idempotency_key: 'b' },
+    ],
     ['files.jobs', (c) => c.files.jobs(F), `GET /api/v1/files/${F}/jobs`, null],
     ['files.job', (c) => c.files.job(F, J), `GET /api/v1/files/${F}/jobs/${J}`, null],
     ['files.jobEvents', (c) => c.files.jobEvents(F, J), `GET /api/v1/files/${F}/jobs/${J}/events`, null],
@@ -51,18 +71,58 @@ describe('request shapes', () => {
     ['files.clearFailedJobs', (c) => c.files.clearFailedJobs(F), `DELETE /api/v1/files/${F}/jobs/failed`, null],
     ['files.artefacts', (c) => c.files.artefacts(F), `GET /api/v1/files/${F}/artefacts`, null],
     ['files.segments', (c) => c.files.segments(F), `GET /api/v1/files/${F}/segments`, null],
-    ['files.extract', (c) => c.files.extract(F, { schema: { type: 'object' }, schema_name: 'invoice' }), `POST /api/v1/files/${F}/extract`, { schema: { type: 'object' }, schema_name: 'invoice' }],
-    ['files.extractBulk', (c) => c.files.extractBulk({ file_ids: [F], schema: { type: 'object' } }), 'POST /api/v1/files/extract/bulk', { file_ids: [F], schema: { type: 'object' } }],
-    ['search', (c) => c.search(KB, { query: 'total due', limit: 5, table_only: true }), `POST /api/v1/knowledge-bases/${KB}/search`, { query: 'total due', limit: 5, table_only: true }],
-    ['extract.createSchema', (c) => c.extract.createSchema({ schema: { title: 'Invoice', fields: [{ name: 'Total', type: 'number' }] } }), 'POST /api/v1/extract/schemas', { schema: { title: 'Invoice', fields: [{ name: 'Total', type: 'number' }] } }],
+    [
+      'files.extract',
+      (c) => c.files.extract(F, { schema: { type: 'object' }, schema_name: 'invoice' }),
+      `POST /api/v1/files/${F}/extract`,
+      { schema: { type: 'object' }, schema_name: 'invoice' },
+    ],
+    [
+      'files.extractBulk',
+      (c) => c.files.extractBulk({ file_ids: [F], schema: { type: 'object' } }),
+      'POST /api/v1/files/extract/bulk',
+      { file_ids: [F], schema: { type: 'object' } },
+    ],
+    [
+      'search',
+      (c) => c.search(KB, { query: 'total due', limit: 5, table_only: true }),
+      `POST /api/v1/knowledge-bases/${KB}/search`,
+      { query: 'total due', limit: 5, table_only: true },
+    ],
+    [
+      'extract.createSchema',
+      (c) => c.extract.createSchema({ schema: { title: 'Invoice', fields: [{ name: 'Total', type: 'number' }] } }),
+      'POST /api/v1/extract/schemas',
+      { schema: { title: 'Invoice', fields: [{ name: 'Total', type: 'number' }] } },
+    ],
     ['extract.getSchema', (c) => c.extract.getSchema(M), `GET /api/v1/extract/schemas/${M}`, null],
-    ['extract.updateSchema', (c) => c.extract.updateSchema(M, { title: 'T', metadata: { a: 1 } }), `PATCH /api/v1/extract/schemas/${M}`, { title: 'T', metadata: { a: 1 } }],
+    [
+      'extract.updateSchema',
+      (c) => c.extract.updateSchema(M, { title: 'T', metadata: { a: 1 } }),
+      `PATCH /api/v1/extract/schemas/${M}`,
+      { title: 'T', metadata: { a: 1 } },
+    ],
     ['extract.deleteSchema', (c) => c.extract.deleteSchema(M), `DELETE /api/v1/extract/schemas/${M}`, null],
     ['operations.get', (c) => c.operations.get(OP), `GET /api/v1/operations/${OP}`, null],
     ['operations.cancel', (c) => c.operations.cancel(OP), `POST /api/v1/operations/${OP}/cancel`, null],
-    ['classify.suggestClasses', (c) => c.classify.suggestClasses({ file_id: F, guidelines: 'finance' }), 'POST /api/v1/classify/classes/suggest', { file_id: F, guidelines: 'finance' }],
-    ['classify.run', (c) => c.classify.run({ file_id: F, classes: ['invoice', 'nda'], multi_label: false, reasoning_level: 'low' }), 'POST /api/v1/classify/runs', { file_id: F, classes: ['invoice', 'nda'], multi_label: false, reasoning_level: 'low' }],
-    ['edit.run', (c) => c.edit.run({ file_id: F, prompt: 'fix dates', rules: ['ISO 8601'] }), 'POST /api/v1/edit/runs', { file_id: F, prompt: 'fix dates', rules: ['ISO 8601'] }],
+    [
+      'classify.suggestClasses',
+      (c) => c.classify.suggestClasses({ file_id: F, guidelines: 'finance' }),
+      'POST /api/v1/classify/classes/suggest',
+      { file_id: F, guidelines: 'finance' },
+    ],
+    [
+      'classify.run',
+      (c) => c.classify.run({ file_id: F, classes: ['invoice', 'nda'], multi_label: false, reasoning_level: 'low' }),
+      'POST /api/v1/classify/runs',
+      { file_id: F, classes: ['invoice', 'nda'], multi_label: false, reasoning_level: 'low' },
+    ],
+    [
+      'edit.run',
+      (c) => c.edit.run({ file_id: F, prompt: 'fix dates', rules: ['ISO 8601'] }),
+      'POST /api/v1/edit/runs',
+      { file_id: F, prompt: 'fix dates', rules: ['ISO 8601'] },
+    ],
     ['edit.getProposal', (c) => c.edit.getProposal(J), `GET /api/v1/edit/proposals/${J}`, null],
   ];
   it.each(cases)('%s', async (_name, call, expected, body) => {
@@ -77,10 +137,22 @@ describe('request shapes', () => {
 
 describe('queued workflows return { status, body }', () => {
   const queuedCases: Array<[string, (c: DocfleetClient) => Promise<{ status: number; body: unknown }>, string]> = [
-    ['extract.run', (c) => c.extract.run({ file_id: F, schema_id: M, idempotency_key: 'i' }), 'POST /api/v1/extract/runs'],
-    ['extract.generateSchema', (c) => c.extract.generateSchema({ file_id: F, title: 'Invoice' }), 'POST /api/v1/extract/schemas/generate'],
+    [
+      'extract.run',
+      (c) => c.extract.run({ file_id: F, schema_id: M, idempotency_key: 'i' }),
+      'POST /api/v1/extract/runs',
+    ],
+    [
+      'extract.generateSchema',
+      (c) => c.extract.generateSchema({ file_id: F, title: 'Invoice' }),
+      'POST /api/v1/extract/schemas/generate',
+    ],
     ['split.suggestRules', (c) => c.split.suggestRules({ file_id: F }), 'POST /api/v1/split/rules/suggest'],
-    ['split.run', (c) => c.split.run({ file_id: F, rules: [{ name: 'nda', description: 'one NDA' }], idempotency_key: 'fresh' }), 'POST /api/v1/split/runs'],
+    [
+      'split.run',
+      (c) => c.split.run({ file_id: F, rules: [{ name: 'nda', description: 'one NDA' }], idempotency_key: 'fresh' }),
+      'POST /api/v1/split/runs',
+    ],
   ];
   it.each(queuedCases)('%s: 202 acknowledgement, 200 completed replay', async (_name, call, expected) => {
     const ack = recorder(() => json(202, { operation_id: OP, status: 'queued' }));
@@ -95,10 +167,15 @@ describe('decoding', () => {
   it('returns artifacts as text, JSON or bytes by content type', async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
     const { client, calls } = recorder((r) => {
-      if (r.url.pathname.endsWith('/result_md')) return new Response('# Invoice\n![](imgs/fig_1.jpg)', { headers: { 'content-type': 'text/markdown; charset=utf-8' } });
+      if (r.url.pathname.endsWith('/result_md'))
+        return new Response('# Invoice\n![](imgs/fig_1.jpg)', {
+          headers: { 'content-type': 'text/markdown; charset=utf-8' },
+        });
       if (r.url.pathname.endsWith('/grounding_json')) return json(200, { schema_version: '1.0', pages: [] });
       if (r.url.searchParams.get('file')) return new Response(png, { headers: { 'content-type': 'image/png' } });
-      return json(200, { entries: [{ name: 'page_0001.png', kind: 'file', url: `/v1/artifacts/${M}/pages?file=page_0001.png` }] });
+      return json(200, {
+        entries: [{ name: 'page_0001.png', kind: 'file', url: `/v1/artifacts/${M}/pages?file=page_0001.png` }],
+      });
     });
     expect(await client.artifacts.get(M, 'result_md')).toBe('# Invoice\n![](imgs/fig_1.jpg)');
     expect(await client.artifacts.get(M, 'grounding_json')).toEqual({ schema_version: '1.0', pages: [] });
@@ -130,7 +207,18 @@ describe('decoding', () => {
   });
 
   it('returns segments as the bare array the API sends', async () => {
-    const segs = [{ id: 'p1-e1', docId: F, docName: 'a.pdf', title: 'T', markdown: 'x', coordinates: { pageNumber: 1, xmin: 0, ymin: 0, xmax: 1000, ymax: 100, sourceType: 'pdf' }, pdfUrl: '/v1/x', sourceType: 'pdf' }];
+    const segs = [
+      {
+        id: 'p1-e1',
+        docId: F,
+        docName: 'a.pdf',
+        title: 'T',
+        markdown: 'x',
+        coordinates: { pageNumber: 1, xmin: 0, ymin: 0, xmax: 1000, ymax: 100, sourceType: 'pdf' },
+        pdfUrl: '/v1/x',
+        sourceType: 'pdf',
+      },
+    ];
     const { client } = recorder(() => json(200, segs));
     expect(await client.files.segments(F)).toEqual(segs);
   });

@@ -6,7 +6,11 @@ import ExcelJS from 'exceljs';
 const CITIES = ['Lyon', 'Osaka', 'Lagos', 'Quito', 'Perth', 'Oslo', 'Pune', 'Tulsa', 'Cork', 'Izmir'];
 const PRODUCTS = ['Widget', 'Gadget', 'Sprocket', 'Flange', 'Grommet', 'Bracket', 'Gasket'];
 
-export async function generateLargeWorkbook(out: string, targetBytes: number, opts: { sheets?: number } = {}): Promise<{ rows: number; cells: number; bytes: number }> {
+export async function generateLargeWorkbook(
+  out: string,
+  targetBytes: number,
+  opts: { sheets?: number } = {},
+): Promise<{ rows: number; cells: number; bytes: number }> {
   const sheets = opts.sheets ?? 2;
   // ~92 bytes of zip per row measured for this row shape; rows are spread over the sheets.
   const rowsTotal = Math.max(10, Math.round(targetBytes / 92));
@@ -18,7 +22,20 @@ export async function generateLargeWorkbook(out: string, targetBytes: number, op
     ws.addRow([`Sales ledger ${s + 1}`]);
     ws.mergeCells(1, 1, 1, 6);
     ws.getRow(1).commit();
-    ws.addRow(['Id', 'Date', 'City', 'Product', 'Units', 'Price', 'Total', 'Discount', 'Net', 'Code', 'Flag', 'Note']).commit();
+    ws.addRow([
+      'Id',
+      'Date',
+      'City',
+      'Product',
+      'Units',
+      'Price',
+      'Total',
+      'Discount',
+      'Net',
+      'Code',
+      'Flag',
+      'Note',
+    ]).commit();
     for (let i = 0; i < perSheet; i++) {
       const r = i + 3;
       const units = (i * 7) % 97;
@@ -52,6 +69,8 @@ if (require.main === module) {
   const mb = Number(process.argv[3] ?? '50');
   const t0 = Date.now();
   generateLargeWorkbook(out, mb * 1024 * 1024).then((r) => {
-    console.log(JSON.stringify({ out, ...r, megabytes: +(r.bytes / 1048576).toFixed(1), seconds: (Date.now() - t0) / 1000 }));
+    console.log(
+      JSON.stringify({ out, ...r, megabytes: +(r.bytes / 1048576).toFixed(1), seconds: (Date.now() - t0) / 1000 }),
+    );
   });
 }

@@ -16,7 +16,9 @@ function arg(name: string, fallback: string): string {
 
 async function child(file: string, outDir: string): Promise<void> {
   let sampledPeak = 0;
-  const timer = setInterval(() => { sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss); }, 50);
+  const timer = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, process.memoryUsage().rss);
+  }, 50);
   const t0 = performance.now();
   try {
     const result = await parseSpreadsheet({ path: file, kind: 'xlsx', filename: 'bench.xlsx', outDir });
@@ -24,18 +26,22 @@ async function child(file: string, outDir: string): Promise<void> {
     const segments = buildSheetSegments(result, { fileId: 'bench', docName: 'bench.xlsx', manifestId: 'bench' });
     const totalMs = performance.now() - t0;
     clearInterval(timer);
-    const sizes = Object.fromEntries(Object.entries(result.artifacts!).map(([k, p]) => [k, Math.round(statSync(p).size / 1048576)]));
-    console.log(JSON.stringify({
-      fileMB: +(statSync(file).size / 1048576).toFixed(1),
-      sheets: result.sheetCount,
-      cells: result.stats.cellCount,
-      tables: result.tables.tables.length,
-      segments: segments.length,
-      parseSeconds: +(parseMs / 1000).toFixed(1),
-      parsePlusSegmentsSeconds: +(totalMs / 1000).toFixed(1),
-      peakRssMB: Math.round(Math.max(sampledPeak, process.resourceUsage().maxRSS * 1024) / 1048576),
-      artifactMB: sizes,
-    }));
+    const sizes = Object.fromEntries(
+      Object.entries(result.artifacts!).map(([k, p]) => [k, Math.round(statSync(p).size / 1048576)]),
+    );
+    console.log(
+      JSON.stringify({
+        fileMB: +(statSync(file).size / 1048576).toFixed(1),
+        sheets: result.sheetCount,
+        cells: result.stats.cellCount,
+        tables: result.tables.tables.length,
+        segments: segments.length,
+        parseSeconds: +(parseMs / 1000).toFixed(1),
+        parsePlusSegmentsSeconds: +(totalMs / 1000).toFixed(1),
+        peakRssMB: Math.round(Math.max(sampledPeak, process.resourceUsage().maxRSS * 1024) / 1048576),
+        artifactMB: sizes,
+      }),
+    );
   } finally {
     clearInterval(timer);
   }
@@ -54,7 +60,17 @@ async function main(): Promise<void> {
   // The parent owns the output directory so it is removed even when the child runs out of memory.
   const outDir = mkdtempSync(join(tmpdir(), 'docfleet-sheets-bench-out-'));
   try {
-    const nodeArgs = [...(heap ? [`--max-old-space-size=${heap}`] : []), '--import', 'tsx', __filename, '--child', '--file', file, '--out', outDir];
+    const nodeArgs = [
+      ...(heap ? [`--max-old-space-size=${heap}`] : []),
+      '--import',
+      'tsx',
+      __filename,
+      '--child',
+      '--file',
+      file,
+      '--out',
+      outDir,
+    ];
     const run = spawnSync(process.execPath, nodeArgs, { stdio: 'inherit' });
     process.exitCode = run.status ?? 1;
   } finally {
@@ -62,4 +78,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -27,7 +27,12 @@ export function cellA1(row: number, col: number): string {
   return `${colToLetters(col)}${row}`;
 }
 
-export interface CellRect { startRow: number; endRow: number; startCol: number; endCol: number }
+export interface CellRect {
+  startRow: number;
+  endRow: number;
+  startCol: number;
+  endCol: number;
+}
 
 export function rangeA1(rect: CellRect): string {
   const a = cellA1(rect.startRow, rect.startCol);
@@ -37,7 +42,9 @@ export function rangeA1(rect: CellRect): string {
 
 /** Sheet names that are not plain identifiers are quoted, with inner quotes doubled, as Excel does. */
 export function quoteSheetName(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(name) && !/^[A-Za-z]{1,3}\d+$/.test(name) ? name : `'${name.replace(/'/g, "''")}'`;
+  return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(name) && !/^[A-Za-z]{1,3}\d+$/.test(name)
+    ? name
+    : `'${name.replace(/'/g, "''")}'`;
 }
 
 export function qualifiedRangeA1(sheetName: string, rect: CellRect): string {

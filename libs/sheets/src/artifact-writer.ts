@@ -2,9 +2,21 @@
 // files (anything large): the same calls fill both, so the content is identical.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GROUNDING_SCHEMA_VERSION, type GroundingDocument, type GroundingElement, type GroundingPage } from '@docfleet/contracts';
+import {
+  GROUNDING_SCHEMA_VERSION,
+  type GroundingDocument,
+  type GroundingElement,
+  type GroundingPage,
+} from '@docfleet/contracts';
 import { FileTextSink } from './text-sink';
-import type { SpreadsheetArtifactPaths, SpreadsheetKind, TablesDocument, WorkbookDocument, WorkbookRow, WorkbookSheet } from './types';
+import type {
+  SpreadsheetArtifactPaths,
+  SpreadsheetKind,
+  TablesDocument,
+  WorkbookDocument,
+  WorkbookRow,
+  WorkbookSheet,
+} from './types';
 
 export const ARTIFACT_FILES: SpreadsheetArtifactPaths = {
   workbook_json: 'workbook.json',
@@ -15,7 +27,11 @@ export const ARTIFACT_FILES: SpreadsheetArtifactPaths = {
 
 export const SHEETS_SCHEMA_VERSION = '1.0';
 
-export interface DocumentInfo { filename: string; kind: SpreadsheetKind; processedAt: string }
+export interface DocumentInfo {
+  filename: string;
+  kind: SpreadsheetKind;
+  processedAt: string;
+}
 
 export type SheetHead = Omit<WorkbookSheet, 'rows'>;
 
@@ -31,12 +47,23 @@ export interface ArtifactWriter {
 function groundingDocument(info: DocumentInfo, pageCount: number): Omit<GroundingDocument, 'pages'> {
   return {
     schema_version: GROUNDING_SCHEMA_VERSION,
-    document: { filename: info.filename, file_type: info.kind, page_count: pageCount, processed_at: info.processedAt, mode: 'spreadsheet' },
+    document: {
+      filename: info.filename,
+      file_type: info.kind,
+      page_count: pageCount,
+      processed_at: info.processedAt,
+      mode: 'spreadsheet',
+    },
   };
 }
 
 function workbookHead(info: DocumentInfo): Omit<WorkbookDocument, 'sheets'> {
-  return { schema_version: SHEETS_SCHEMA_VERSION, filename: info.filename, source_type: 'spreadsheet', kind: info.kind };
+  return {
+    schema_version: SHEETS_SCHEMA_VERSION,
+    filename: info.filename,
+    source_type: 'spreadsheet',
+    kind: info.kind,
+  };
 }
 
 export class MemoryArtifacts implements ArtifactWriter {
@@ -84,7 +111,10 @@ export class FileArtifacts implements ArtifactWriter {
   private sheetsWritten = 0;
   private pagesWritten = 0;
 
-  private constructor(dir: string, private readonly info: DocumentInfo) {
+  private constructor(
+    dir: string,
+    private readonly info: DocumentInfo,
+  ) {
     this.paths = {
       workbook_json: join(dir, ARTIFACT_FILES.workbook_json),
       tables_json: join(dir, ARTIFACT_FILES.tables_json),

@@ -50,7 +50,12 @@ export function* tableBands(table: SheetTable, options: BandOptions = {}): Gener
       table,
       from,
       to,
-      range: { sheetIndex: table.sheetIndex, sheetName: table.sheetName, ...rect, rangeA1: qualifiedRangeA1(table.sheetName, rect) },
+      range: {
+        sheetIndex: table.sheetIndex,
+        sheetName: table.sheetName,
+        ...rect,
+        rangeA1: qualifiedRangeA1(table.sheetName, rect),
+      },
       markdown: table.title ? `**${table.title}**\n\n${body}` : body,
     };
     from = to;

@@ -12,7 +12,10 @@ const MAX_BLOCKS_FOR_MERGING = 5_000;
 
 export function findBlocks(view: SheetView): CellRect[] {
   const { store } = view;
-  const rows = sortedUnion(store.rowNumbers, view.mergeRows().sort((a, b) => a - b));
+  const rows = sortedUnion(
+    store.rowNumbers,
+    view.mergeRows().sort((a, b) => a - b),
+  );
 
   const runRow: number[] = [];
   const runC1: number[] = [];
@@ -21,7 +24,11 @@ export function findBlocks(view: SheetView): CellRect[] {
   const find = (x: number): number => {
     let root = x;
     while (parent[root] !== root) root = parent[root]!;
-    while (parent[x] !== root) { const next = parent[x]!; parent[x] = root; x = next; }
+    while (parent[x] !== root) {
+      const next = parent[x]!;
+      parent[x] = root;
+      x = next;
+    }
     return root;
   };
   const union = (a: number, b: number) => {

@@ -22,14 +22,22 @@ export function compileNumberFormat(code: string | undefined): NumberFormatter |
   if (!code || code === 'General' || code === '@') return null;
   // First section only (positive numbers); a negative section mostly adds parentheses or colour.
   const section = splitSections(code)[0] ?? '';
-  const bare = section.replace(/\[[^\]]*\]/g, '').replace(/"[^"]*"/g, '').replace(/\\./g, '').replace(/_.|\*./g, '');
+  const bare = section
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/_.|\*./g, '');
   if (!/[0#?]/.test(bare)) return null;
   const currency = CURRENCY_RE.exec(section.replace(/\[\$([^-\]]*)[^\]]*\]/g, '$1'))?.[0];
   const decimalsMatch = /\.([0#?]+)/.exec(bare);
   const decimals = decimalsMatch ? decimalsMatch[1]!.replace(/[#?]/g, '').length : 0;
   const maxDecimals = decimalsMatch ? decimalsMatch[1]!.length : 0;
   if (/E[+-]/i.test(bare)) {
-    return (n) => n.toExponential(maxDecimals).replace('e', 'E').replace(/E([+-])(\d)$/, 'E$10$2');
+    return (n) =>
+      n
+        .toExponential(maxDecimals)
+        .replace('e', 'E')
+        .replace(/E([+-])(\d)$/, 'E$10$2');
   }
   const percent = bare.includes('%');
   const thousands = /[0#?],[0#?]/.test(bare);
@@ -57,8 +65,15 @@ function splitSections(code: string): string[] {
   for (let i = 0; i < code.length; i++) {
     const ch = code[i]!;
     if (ch === '"') quoted = !quoted;
-    if (ch === '\\' && i + 1 < code.length) { cur += ch + code[++i]; continue; }
-    if (ch === ';' && !quoted) { out.push(cur); cur = ''; continue; }
+    if (ch === '\\' && i + 1 < code.length) {
+      cur += ch + code[++i];
+      continue;
+    }
+    if (ch === ';' && !quoted) {
+      out.push(cur);
+      cur = '';
+      continue;
+    }
     cur += ch;
   }
   out.push(cur);
@@ -69,7 +84,10 @@ function splitSections(code: string): string[] {
 export type DateStyle = 'date' | 'datetime' | 'time';
 
 export function dateStyleOf(code: string): DateStyle {
-  const bare = code.replace(/\[[^\]]*\]/g, '').replace(/"[^"]*"/g, '').toLowerCase();
+  const bare = code
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/"[^"]*"/g, '')
+    .toLowerCase();
   const hasTime = /[hs]/.test(bare) || /am\/pm|a\/p/.test(bare);
   // 'm' means minutes next to h or s, months elsewhere.
   const dateOnly = bare
@@ -108,7 +126,10 @@ export function isDateFormat(code: string | undefined): boolean {
   return /[ymdhMsb]+/.test(bare);
 }
 
-interface FormatEntry { number: NumberFormatter | null; date: DateStyle | null }
+interface FormatEntry {
+  number: NumberFormatter | null;
+  date: DateStyle | null;
+}
 
 /** Number formats seen in a workbook, shared by its sheets; index 0 is General. */
 export class FormatTable {
@@ -121,7 +142,9 @@ export class FormatTable {
     let idx = this.byCode.get(key);
     if (idx === undefined) {
       idx = this.entries.length;
-      this.entries.push(isDate ? { number: null, date: dateStyleOf(code) } : { number: compileNumberFormat(code), date: null });
+      this.entries.push(
+        isDate ? { number: null, date: dateStyleOf(code) } : { number: compileNumberFormat(code), date: null },
+      );
       this.byCode.set(key, idx);
     }
     return idx;

@@ -28,14 +28,21 @@ const CANCEL_CHECK_ROWS = 5000;
 export async function checkCsvFile(path: string, limits: SheetLimits): Promise<{ head: Buffer; size: number }> {
   const size = (await stat(path)).size;
   if (size > limits.maxCsvBytes) {
-    throw new SheetParseError('too_many_cells', `CSV is ${size} bytes, limit ${limits.maxCsvBytes}`, { size, limit: limits.maxCsvBytes });
+    throw new SheetParseError('too_many_cells', `CSV is ${size} bytes, limit ${limits.maxCsvBytes}`, {
+      size,
+      limit: limits.maxCsvBytes,
+    });
   }
   const head = await readHead(path, SAMPLE_BYTES);
   const sig = signatureOf(head);
   if (sig !== 'other') {
-    throw new SheetParseError('not_a_spreadsheet', `file named as CSV is a ${sig === 'zip' ? 'zip archive (an xlsx?)' : 'binary Office document'}`);
+    throw new SheetParseError(
+      'not_a_spreadsheet',
+      `file named as CSV is a ${sig === 'zip' ? 'zip archive (an xlsx?)' : 'binary Office document'}`,
+    );
   }
-  if (looksBinary(head)) throw new SheetParseError('not_a_spreadsheet', 'file named as CSV contains binary data, not delimited text');
+  if (looksBinary(head))
+    throw new SheetParseError('not_a_spreadsheet', 'file named as CSV contains binary data, not delimited text');
   return { head, size };
 }
 
@@ -60,11 +67,18 @@ export function detectDelimiter(sample: string): CsvDelimiter {
     for (const n of counts) if (n > 0) freq.set(n, (freq.get(n) ?? 0) + 1);
     let modeCount = 0;
     let mode = 0;
-    for (const [n, f] of freq) if (f > modeCount || (f === modeCount && n > mode)) { modeCount = f; mode = n; }
+    for (const [n, f] of freq)
+      if (f > modeCount || (f === modeCount && n > mode)) {
+        modeCount = f;
+        mode = n;
+      }
     if (mode === 0) continue;
     // Share of records agreeing on the mode, weighted slightly by the number of columns it implies.
     const score = (modeCount / records.length) * (1 + Math.log2(1 + mode) / 8);
-    if (score > bestScore + 1e-9) { bestScore = score; best = d; }
+    if (score > bestScore + 1e-9) {
+      bestScore = score;
+      best = d;
+    }
   }
   return best;
 }
@@ -168,7 +182,11 @@ async function readWith(
         if (NUMBER_RE.test(t)) store.push(r, c + 1, KIND.number, Number(t), field);
         else store.push(r, c + 1, KIND.string, 0, field);
         if (++opts.counter.cells > opts.limits.maxCells) {
-          throw new SheetParseError('too_many_cells', `CSV has more than ${opts.limits.maxCells} non-empty cells (limit)`, { limit: opts.limits.maxCells });
+          throw new SheetParseError(
+            'too_many_cells',
+            `CSV has more than ${opts.limits.maxCells} non-empty cells (limit)`,
+            { limit: opts.limits.maxCells },
+          );
         }
       }
       if (r % CANCEL_CHECK_ROWS === 0 && opts.shouldCancel?.()) throw cancelledError();

@@ -20,7 +20,12 @@ export class SheetParseError extends Error {
   /** Machine-readable detail (sizes, limits, entry names) for logs and job events. */
   readonly details: Record<string, unknown>;
 
-  constructor(code: SheetErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: SheetErrorCode,
+    message: string,
+    details: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
     super(`${code}: ${message}`, options);
     this.name = 'SheetParseError';
     this.code = code;

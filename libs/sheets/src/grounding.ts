@@ -14,7 +14,10 @@ const TEXT_TYPES: Record<SheetTextKind, { type: ElementType; label: string }> = 
   text: { type: 'text', label: 'Text' },
 };
 
-export interface UsedRange extends CellRect { rowCount: number; colCount: number }
+export interface UsedRange extends CellRect {
+  rowCount: number;
+  colCount: number;
+}
 
 function boxes(range: SheetRange, used: UsedRange): Pick<GroundingElement, 'bbox' | 'pixel_bbox'> {
   const x1 = range.startCol - used.startCol;
@@ -36,7 +39,12 @@ function sheetRange(x: SheetRange): SheetRange {
 }
 
 /** Elements of one sheet in reading order. */
-export function* sheetElements(tables: SheetTable[], texts: SheetText[], used: UsedRange, bandOptions?: BandOptions): Generator<GroundingElement> {
+export function* sheetElements(
+  tables: SheetTable[],
+  texts: SheetText[],
+  used: UsedRange,
+  bandOptions?: BandOptions,
+): Generator<GroundingElement> {
   type Item = { row: number; col: number; emit: () => Generator<GroundingElement> };
   const items: Item[] = [];
   for (const table of tables) {
@@ -45,7 +53,15 @@ export function* sheetElements(tables: SheetTable[], texts: SheetText[], used: U
       col: table.startCol,
       emit: function* () {
         for (const band of tableBands(table, bandOptions)) {
-          yield { id: band.id, type: 'table', label: 'Table', ...boxes(band.range, used), content: band.markdown, markdown_anchor: `#${table.id}`, sheet: band.range };
+          yield {
+            id: band.id,
+            type: 'table',
+            label: 'Table',
+            ...boxes(band.range, used),
+            content: band.markdown,
+            markdown_anchor: `#${table.id}`,
+            sheet: band.range,
+          };
         }
       },
     });
@@ -56,7 +72,15 @@ export function* sheetElements(tables: SheetTable[], texts: SheetText[], used: U
       row: text.startRow,
       col: text.startCol,
       emit: function* () {
-        yield { id: text.id, type, label, ...boxes(text, used), content: textMarkdown(text), markdown_anchor: `#${text.id}`, sheet: sheetRange(text) };
+        yield {
+          id: text.id,
+          type,
+          label,
+          ...boxes(text, used),
+          content: textMarkdown(text),
+          markdown_anchor: `#${text.id}`,
+          sheet: sheetRange(text),
+        };
       },
     });
   }

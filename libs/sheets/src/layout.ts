@@ -19,10 +19,24 @@ const MAX_TITLE_ROWS = 3;
 const MAX_HEADER_ROWS = 4;
 const NOTE_RE = /^(notes?|sources?|remarks?|n\.?b\.?|footnotes?|\*|†|‡|¹|²|³|\(\d+\)|\[\d+\]|\d+\))/i;
 
-export interface SheetLayout { tables: SheetTable[]; texts: SheetText[] }
+export interface SheetLayout {
+  tables: SheetTable[];
+  texts: SheetText[];
+}
 
-interface DraftTable { rect: CellRect; headerRows: number; sparseHeader: boolean; title?: string; notes: string[] }
-interface DraftText { rect: CellRect; kind: SheetTextKind; text: string; table?: DraftTable }
+interface DraftTable {
+  rect: CellRect;
+  headerRows: number;
+  sparseHeader: boolean;
+  title?: string;
+  notes: string[];
+}
+interface DraftText {
+  rect: CellRect;
+  kind: SheetTextKind;
+  text: string;
+  table?: DraftTable;
+}
 
 export function detectLayout(view: SheetView, sheet: { index: number; name: string }): SheetLayout {
   const tables: DraftTable[] = [];
@@ -33,7 +47,12 @@ export function detectLayout(view: SheetView, sheet: { index: number; name: stri
 
   tables.sort((a, b) => a.rect.startRow - b.rect.startRow || a.rect.startCol - b.rect.startCol);
   texts.sort((a, b) => a.rect.startRow - b.rect.startRow || a.rect.startCol - b.rect.startCol);
-  const range = (rect: CellRect) => ({ sheetIndex: sheet.index, sheetName: sheet.name, ...rect, rangeA1: qualifiedRangeA1(sheet.name, rect) });
+  const range = (rect: CellRect) => ({
+    sheetIndex: sheet.index,
+    sheetName: sheet.name,
+    ...rect,
+    rangeA1: qualifiedRangeA1(sheet.name, rect),
+  });
   const tableIds = new Map<DraftTable, string>();
   const outTables = tables.map((t, k) => {
     const id = `s${sheet.index}-t${k + 1}`;
@@ -79,7 +98,10 @@ function analyseBlock(view: SheetView, block: CellRect, tables: DraftTable[], te
   let hi = -Infinity;
   for (let r = r1; r <= r2; r++) {
     const ext = view.rowExtent(r, c1, c2);
-    if (ext) { lo = Math.min(lo, ext[0]); hi = Math.max(hi, ext[1]); }
+    if (ext) {
+      lo = Math.min(lo, ext[0]);
+      hi = Math.max(hi, ext[1]);
+    }
   }
   c1 = lo;
   c2 = hi;
@@ -123,8 +145,16 @@ function detectHeaderRows(view: SheetView, rect: CellRect): { headerRows: number
       if (m.endCol < rect.startCol || m.startCol > rect.endCol) continue;
       let need = m.endRow - rect.startRow + 1;
       // A label merged across columns names the sub-labels in the row below it.
-      if (m.endCol > m.startCol && m.endRow === rect.startRow + h - 1 && rowIsLabels(view, m.endRow + 1, m.startCol, m.endCol)) need = Math.max(need, h + 1);
-      if (need > h && need <= maxHeader) { h = need; changed = true; }
+      if (
+        m.endCol > m.startCol &&
+        m.endRow === rect.startRow + h - 1 &&
+        rowIsLabels(view, m.endRow + 1, m.startCol, m.endCol)
+      )
+        need = Math.max(need, h + 1);
+      if (need > h && need <= maxHeader) {
+        h = need;
+        changed = true;
+      }
     }
   }
   if (h > 1) return { headerRows: h, sparse: false };
@@ -136,8 +166,12 @@ function detectHeaderRows(view: SheetView, rect: CellRect): { headerRows: number
     const topCols = top.map((i) => view.store.col[i]!);
     const gapAfterLabel = topCols.some((c, k) => c < rect.endCol && (topCols[k + 1] ?? rect.endCol + 1) > c + 1);
     if (
-      top.length >= 1 && top.length < width && gapAfterLabel && top.every((i) => view.isLabel(i)) &&
-      second.every((s) => s !== '') && rowIsLabels(view, rect.startRow + 1, rect.startCol, rect.endCol) &&
+      top.length >= 1 &&
+      top.length < width &&
+      gapAfterLabel &&
+      top.every((i) => view.isLabel(i)) &&
+      second.every((s) => s !== '') &&
+      rowIsLabels(view, rect.startRow + 1, rect.startCol, rect.endCol) &&
       (new Set(second).size < second.length || rowHasNumber(view, rect.startRow + 2, rect.startCol, rect.endCol))
     ) {
       return { headerRows: 2, sparse: true };
@@ -164,7 +198,9 @@ function buildTable(view: SheetView, t: DraftTable, id: string, range: SheetRang
     if (isGroupRow) for (let k = 1; k < texts.length; k++) if (texts[k] === '') texts[k] = texts[k - 1]!;
     levels.push(texts);
   }
-  const headers = levels[0]!.map((_, k) => dedupeAdjacent(levels.map((l) => l[k]!).filter((s) => s !== '')).join(' / '));
+  const headers = levels[0]!.map((_, k) =>
+    dedupeAdjacent(levels.map((l) => l[k]!).filter((s) => s !== '')).join(' / '),
+  );
   const rows: string[][] = [];
   const rowNumbers: number[] = [];
   for (let r = startRow + t.headerRows; r <= endRow; r++) {

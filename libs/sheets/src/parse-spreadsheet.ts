@@ -2,7 +2,13 @@
 // workbook_json part, tables and texts, markdown and grounding page before the next is read.
 import { basename, extname } from 'node:path';
 import { rangeA1 } from './a1';
-import { type ArtifactWriter, FileArtifacts, MemoryArtifacts, SHEETS_SCHEMA_VERSION, type DocumentInfo } from './artifact-writer';
+import {
+  type ArtifactWriter,
+  FileArtifacts,
+  MemoryArtifacts,
+  SHEETS_SCHEMA_VERSION,
+  type DocumentInfo,
+} from './artifact-writer';
 import { readCsv } from './csv-reader';
 import { SheetParseError } from './errors';
 import { groundingPage, sheetElements, type UsedRange } from './grounding';
@@ -12,14 +18,28 @@ import { anchor, markdownHeader, markdownRow, textMarkdown } from './markdown';
 import { FormatTable } from './cell-format';
 import type { SheetStore } from './sheet-store';
 import { SheetView } from './sheet-view';
-import type { ParseSpreadsheetOptions, SheetSummary, SheetTable, SheetText, SpreadsheetParseResult, TablesDocument, WorkbookRow } from './types';
+import type {
+  ParseSpreadsheetOptions,
+  SheetSummary,
+  SheetTable,
+  SheetText,
+  SpreadsheetParseResult,
+  TablesDocument,
+  WorkbookRow,
+} from './types';
 import { cancelledError, readXlsx, type RawSheet } from './xlsx-reader';
 
 export async function parseSpreadsheet(options: ParseSpreadsheetOptions): Promise<SpreadsheetParseResult> {
   const started = Date.now();
   const limits = resolveLimits(options.limits);
-  const info: DocumentInfo = { filename: options.filename, kind: options.kind, processedAt: new Date(started).toISOString() };
-  const writer: ArtifactWriter = options.outDir ? await FileArtifacts.create(options.outDir, info) : new MemoryArtifacts(info);
+  const info: DocumentInfo = {
+    filename: options.filename,
+    kind: options.kind,
+    processedAt: new Date(started).toISOString(),
+  };
+  const writer: ArtifactWriter = options.outDir
+    ? await FileArtifacts.create(options.outDir, info)
+    : new MemoryArtifacts(info);
   const formats = new FormatTable();
   const warnings: string[] = [];
   const counter = { cells: 0 };
@@ -55,7 +75,10 @@ export async function parseSpreadsheet(options: ParseSpreadsheetOptions): Promis
     sheet.store.releaseFormulas();
     await writeSheetMarkdown(writer, sheet, layout.tables, layout.texts, summaries.length === 0);
     const page = used ?? { startRow: 1, endRow: 1, startCol: 1, endCol: 1, rowCount: 0, colCount: 0 };
-    await writer.groundingPage(groundingPage(sheet.index, page, []), used ? sheetElements(layout.tables, layout.texts, used, options.bands) : []);
+    await writer.groundingPage(
+      groundingPage(sheet.index, page, []),
+      used ? sheetElements(layout.tables, layout.texts, used, options.bands) : [],
+    );
     tables.push(...layout.tables);
     texts.push(...layout.texts);
     summaries.push({
@@ -74,7 +97,15 @@ export async function parseSpreadsheet(options: ParseSpreadsheetOptions): Promis
 
   try {
     if (options.kind === 'xlsx') {
-      await readXlsx(options.path, { limits, formats, warnings, counter, shouldCancel: options.shouldCancel, onStart: start, onSheet });
+      await readXlsx(options.path, {
+        limits,
+        formats,
+        warnings,
+        counter,
+        shouldCancel: options.shouldCancel,
+        onStart: start,
+        onSheet,
+      });
     } else if (options.kind === 'csv') {
       const csv = await readCsv(options.path, { limits, formats, counter, shouldCancel: options.shouldCancel });
       Object.assign(stats, { encoding: csv.encoding, delimiter: csv.delimiter });
@@ -84,7 +115,9 @@ export async function parseSpreadsheet(options: ParseSpreadsheetOptions): Promis
       throw new SheetParseError('not_a_spreadsheet', `unknown spreadsheet kind ${String(options.kind)}`);
     }
     if (counter.cells === 0) {
-      throw new SheetParseError('empty_spreadsheet', `no sheet of ${options.filename} has a non-empty cell`, { sheetCount: totalSheets });
+      throw new SheetParseError('empty_spreadsheet', `no sheet of ${options.filename} has a non-empty cell`, {
+        sheetCount: totalSheets,
+      });
     }
     const tablesDoc: TablesDocument = {
       schema_version: SHEETS_SCHEMA_VERSION,
@@ -96,7 +129,13 @@ export async function parseSpreadsheet(options: ParseSpreadsheetOptions): Promis
     await writer.finish(tablesDoc);
     stats.cellCount = counter.cells;
     stats.durationMs = Date.now() - started;
-    const result: SpreadsheetParseResult = { sheetCount: totalSheets, sheets: summaries, tables: tablesDoc, stats, warnings };
+    const result: SpreadsheetParseResult = {
+      sheetCount: totalSheets,
+      sheets: summaries,
+      tables: tablesDoc,
+      stats,
+      warnings,
+    };
     if (writer instanceof MemoryArtifacts) {
       result.workbook = writer.workbook;
       result.grounding = writer.grounding;
@@ -139,7 +178,13 @@ function* workbookRows(store: SheetStore): Generator<WorkbookRow> {
 
 const MD_ROWS_PER_WRITE = 500;
 
-async function writeSheetMarkdown(writer: ArtifactWriter, sheet: RawSheet, tables: SheetTable[], texts: SheetText[], first: boolean): Promise<void> {
+async function writeSheetMarkdown(
+  writer: ArtifactWriter,
+  sheet: RawSheet,
+  tables: SheetTable[],
+  texts: SheetText[],
+  first: boolean,
+): Promise<void> {
   await writer.markdown(`${first ? '' : '\n'}## ${sheet.name}\n`);
   type Item = { row: number; col: number; table?: SheetTable; text?: SheetText };
   const items: Item[] = [

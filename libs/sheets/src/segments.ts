@@ -16,7 +16,10 @@ export interface SheetSegmentOptions extends BandOptions {
 const TEXT_TITLES = { title: 'Title', note: 'Note', text: 'Text' } as const;
 
 /** Accepts a parse result or a tables_json document read back from storage. */
-export function* iterateSheetSegments(source: Pick<SpreadsheetParseResult, 'tables'> | TablesDocument, options: SheetSegmentOptions): Generator<Segment> {
+export function* iterateSheetSegments(
+  source: Pick<SpreadsheetParseResult, 'tables'> | TablesDocument,
+  options: SheetSegmentOptions,
+): Generator<Segment> {
   const doc = 'tables' in source && !Array.isArray(source.tables) ? source.tables : (source as TablesDocument);
   // Segments have no PDF to show: the link points at the workbook artifact the range refers to.
   const pdfUrl = options.manifestId ? `/v1/artifacts/${options.manifestId}/workbook_json` : '';
@@ -38,7 +41,11 @@ export function* iterateSheetSegments(source: Pick<SpreadsheetParseResult, 'tabl
             title: `${table.sheetName}: ${label} (rows ${band.range.startRow}-${band.range.endRow})`,
             markdown: band.markdown,
             coordinates,
-            tableMetadata: { isTable: true, headers: table.headers, rowLabels: table.rows.slice(band.from, band.to).map((r) => r[0] ?? '') },
+            tableMetadata: {
+              isTable: true,
+              headers: table.headers,
+              rowLabels: table.rows.slice(band.from, band.to).map((r) => r[0] ?? ''),
+            },
             elementIds: [band.id],
           };
         }
@@ -59,7 +66,16 @@ export function* iterateSheetSegments(source: Pick<SpreadsheetParseResult, 'tabl
           id: text.id,
           title: `${sheetName}: ${TEXT_TITLES[text.kind]}`,
           markdown,
-          coordinates: { sheetIndex, sheetName, startRow, endRow, startCol, endCol, rangeA1, sourceType: SPREADSHEET_SOURCE_TYPE },
+          coordinates: {
+            sheetIndex,
+            sheetName,
+            startRow,
+            endRow,
+            startCol,
+            endCol,
+            rangeA1,
+            sourceType: SPREADSHEET_SOURCE_TYPE,
+          },
           tableMetadata: { isTable: false },
           elementIds: [text.id],
         };
@@ -70,11 +86,17 @@ export function* iterateSheetSegments(source: Pick<SpreadsheetParseResult, 'tabl
   for (const item of items) yield* item.emit();
 }
 
-export function buildSheetSegments(source: Pick<SpreadsheetParseResult, 'tables'> | TablesDocument, options: SheetSegmentOptions): Segment[] {
+export function buildSheetSegments(
+  source: Pick<SpreadsheetParseResult, 'tables'> | TablesDocument,
+  options: SheetSegmentOptions,
+): Segment[] {
   return [...iterateSheetSegments(source, options)];
 }
 
 /** The spreadsheet fields of a parse manifest (spec: unit, source_type, segment_count). */
-export function spreadsheetManifestFields(sheetCount: number, segmentCount: number): { unit: 'sheets'; source_type: 'spreadsheet'; segment_count: number; sheet_count: number } {
+export function spreadsheetManifestFields(
+  sheetCount: number,
+  segmentCount: number,
+): { unit: 'sheets'; source_type: 'spreadsheet'; segment_count: number; sheet_count: number } {
   return { unit: 'sheets', source_type: SPREADSHEET_SOURCE_TYPE, segment_count: segmentCount, sheet_count: sheetCount };
 }

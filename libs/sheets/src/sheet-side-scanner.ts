@@ -6,9 +6,17 @@
 // cost is proportional to the number of formula cells.
 import { xmlDecode } from './xlsx-package';
 
-export interface ScannedHyperlink { ref: string; rid?: string; location?: string; display?: string }
+export interface ScannedHyperlink {
+  ref: string;
+  rid?: string;
+  location?: string;
+  display?: string;
+}
 /** t: the cell's type attribute ('n' when absent); v: the cached value text. */
-export interface FormulaResultFlag { t: 'n' | 'b' | 'e' | 'str'; v?: string }
+export interface FormulaResultFlag {
+  t: 'n' | 'b' | 'e' | 'str';
+  v?: string;
+}
 
 /** Longest incomplete tail carried to the next chunk; a longer cell is skipped by the scanner. */
 const MAX_CARRY = 64 * 1024;
@@ -51,7 +59,12 @@ export class SheetSideScanner {
         const attrs = m[1]!;
         const ref = attr(attrs, 'ref');
         if (!ref) continue;
-        this.hyperlinks.push({ ref, rid: attr(attrs, 'r:id'), location: attr(attrs, 'location'), display: attr(attrs, 'display') });
+        this.hyperlinks.push({
+          ref,
+          rid: attr(attrs, 'r:id'),
+          location: attr(attrs, 'location'),
+          display: attr(attrs, 'display'),
+        });
       }
     }
   }
@@ -69,8 +82,12 @@ export class SheetSideScanner {
       const tag = region.slice(cStart, region.indexOf('>', cStart));
       const t = attr(tag, 't') ?? 'n';
       const vOpen = region.indexOf('<v>', pos);
-      const v = vOpen >= 0 && vOpen < cEnd ? xmlDecode(region.slice(vOpen + 3, region.indexOf('</v>', vOpen))) : undefined;
-      const mangled = t === 'b' || t === 'e' || (v !== undefined && (t === 'str' ? v === '' : t === 'n' && v.trim() !== '' && Number(v) === 0));
+      const v =
+        vOpen >= 0 && vOpen < cEnd ? xmlDecode(region.slice(vOpen + 3, region.indexOf('</v>', vOpen))) : undefined;
+      const mangled =
+        t === 'b' ||
+        t === 'e' ||
+        (v !== undefined && (t === 'str' ? v === '' : t === 'n' && v.trim() !== '' && Number(v) === 0));
       const ref = mangled ? attr(tag, 'r') : undefined;
       if (ref) this.formulaFlags.set(ref, { t: t as FormulaResultFlag['t'], v });
       pos = region.indexOf('<f', cEnd);

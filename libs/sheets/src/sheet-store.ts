@@ -15,11 +15,20 @@ export const KIND = {
   richText: 7,
   hyperlink: 8,
 } as const satisfies Record<CellType, number>;
-const KIND_NAMES: CellType[] = ['string', 'string', 'number', 'boolean', 'date', 'formula', 'error', 'richText', 'hyperlink'];
+const KIND_NAMES: CellType[] = [
+  'string',
+  'string',
+  'number',
+  'boolean',
+  'date',
+  'formula',
+  'error',
+  'richText',
+  'hyperlink',
+];
 
 /** Kind of a formula's cached result (stored in `aux`). */
 export const RESULT = { none: 0, number: 1, string: 2, boolean: 3, error: 4, date: 5 } as const;
-
 
 function grow<T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(a: T, size: number): T {
   const next = new (a.constructor as new (n: number) => T)(size);
@@ -50,7 +59,16 @@ export class SheetStore {
 
   constructor(readonly formats: FormatTable) {}
 
-  push(row: number, col: number, kind: number, num: number, str: string | undefined, fmt = 0, formula?: string, aux = 0): number {
+  push(
+    row: number,
+    col: number,
+    kind: number,
+    num: number,
+    str: string | undefined,
+    fmt = 0,
+    formula?: string,
+    aux = 0,
+  ): number {
     const i = this.count;
     if (i === this.row.length) {
       const size = i * 2;
@@ -135,11 +153,16 @@ export class SheetStore {
     }
     const pick = <T extends Int32Array | Uint8Array | Uint16Array | Float64Array>(a: T): T => {
       const out = new (a.constructor as new (n: number) => T)(Math.max(keep.length, 1));
-      keep.forEach((src, dst) => { out[dst] = a[src]!; });
+      keep.forEach((src, dst) => {
+        out[dst] = a[src]!;
+      });
       return out;
     };
     const hyper = new Map<number, string>();
-    keep.forEach((src, dst) => { const h = this.hyperlink.get(src); if (h !== undefined) hyper.set(dst, h); });
+    keep.forEach((src, dst) => {
+      const h = this.hyperlink.get(src);
+      if (h !== undefined) hyper.set(dst, h);
+    });
     this.row = pick(this.row);
     this.col = pick(this.col);
     this.kind = pick(this.kind);
@@ -188,11 +211,16 @@ export class SheetStore {
     const k = this.kind[i]!;
     switch (k) {
       // CSV numbers keep their source text ('1.50' stays '1.50').
-      case KIND.number: return this.str[i] ?? this.formatNumber(i, this.num[i]!);
-      case KIND.boolean: return this.num[i] ? 'TRUE' : 'FALSE';
-      case KIND.date: return this.formatDateCell(i, this.num[i]!);
-      case KIND.formula: return this.resultText(i);
-      default: return this.str[i] ?? '';
+      case KIND.number:
+        return this.str[i] ?? this.formatNumber(i, this.num[i]!);
+      case KIND.boolean:
+        return this.num[i] ? 'TRUE' : 'FALSE';
+      case KIND.date:
+        return this.formatDateCell(i, this.num[i]!);
+      case KIND.formula:
+        return this.resultText(i);
+      default:
+        return this.str[i] ?? '';
     }
   }
 
@@ -206,13 +234,18 @@ export class SheetStore {
 
   private resultText(i: number): string {
     switch (this.aux[i]) {
-      case RESULT.number: return this.formatNumber(i, this.num[i]!);
-      case RESULT.date: return this.formatDateCell(i, this.num[i]!);
-      case RESULT.boolean: return this.num[i] ? 'TRUE' : 'FALSE';
+      case RESULT.number:
+        return this.formatNumber(i, this.num[i]!);
+      case RESULT.date:
+        return this.formatDateCell(i, this.num[i]!);
+      case RESULT.boolean:
+        return this.num[i] ? 'TRUE' : 'FALSE';
       case RESULT.string:
-      case RESULT.error: return this.str[i] ?? '';
+      case RESULT.error:
+        return this.str[i] ?? '';
       // No cached result (files written by libraries that do not calculate): show the formula.
-      default: return this.formula[i] ? `=${this.formula[i]}` : '';
+      default:
+        return this.formula[i] ? `=${this.formula[i]}` : '';
     }
   }
 
@@ -222,12 +255,17 @@ export class SheetStore {
 
   private resultValue(i: number): string | number | boolean | null {
     switch (this.aux[i]) {
-      case RESULT.number: return this.num[i]!;
-      case RESULT.date: return new Date(this.num[i]!).toISOString();
-      case RESULT.boolean: return this.num[i] !== 0;
+      case RESULT.number:
+        return this.num[i]!;
+      case RESULT.date:
+        return new Date(this.num[i]!).toISOString();
+      case RESULT.boolean:
+        return this.num[i] !== 0;
       case RESULT.string:
-      case RESULT.error: return this.str[i] ?? '';
-      default: return null;
+      case RESULT.error:
+        return this.str[i] ?? '';
+      default:
+        return null;
     }
   }
 
@@ -239,11 +277,20 @@ export class SheetStore {
     const text = this.text(i);
     let value: WorkbookCell['value'];
     switch (k) {
-      case KIND.number: value = this.num[i]!; break;
-      case KIND.boolean: value = this.num[i] !== 0; break;
-      case KIND.date: value = new Date(this.num[i]!).toISOString(); break;
-      case KIND.formula: value = this.resultValue(i); break;
-      default: value = this.str[i] ?? '';
+      case KIND.number:
+        value = this.num[i]!;
+        break;
+      case KIND.boolean:
+        value = this.num[i] !== 0;
+        break;
+      case KIND.date:
+        value = new Date(this.num[i]!).toISOString();
+        break;
+      case KIND.formula:
+        value = this.resultValue(i);
+        break;
+      default:
+        value = this.str[i] ?? '';
     }
     const cell: WorkbookCell = { c, a1: cellA1(r, c), value, type, text };
     if (k === KIND.formula) {
@@ -255,5 +302,4 @@ export class SheetStore {
     if (link !== undefined) cell.hyperlink = link;
     return cell;
   }
-
 }

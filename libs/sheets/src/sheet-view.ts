@@ -16,7 +16,11 @@ export class SheetView {
   private readonly mergesByRow = new Map<number, MergeRef[]>();
   readonly valueMerges: MergeRef[] = [];
 
-  constructor(readonly store: SheetStore, warnings: string[] = [], sheetName = '') {
+  constructor(
+    readonly store: SheetStore,
+    warnings: string[] = [],
+    sheetName = '',
+  ) {
     for (const ref of store.merges) {
       const rect = parseRangeA1(ref);
       if (!rect) continue;
@@ -24,7 +28,9 @@ export class SheetView {
       if (anchor < 0) continue;
       const cells = (rect.endRow - rect.startRow + 1) * (rect.endCol - rect.startCol + 1);
       if (cells > MAX_MERGE_CELLS) {
-        warnings.push(`sheet '${sheetName}': merged range ${ref} spans ${cells} cells; its value is not repeated over the range`);
+        warnings.push(
+          `sheet '${sheetName}': merged range ${ref} spans ${cells} cells; its value is not repeated over the range`,
+        );
         continue;
       }
       const m: MergeRef = { ...rect, anchor };

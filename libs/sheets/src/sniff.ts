@@ -18,7 +18,8 @@ export async function readHead(path: string, length: number): Promise<Buffer> {
 }
 
 export function signatureOf(head: Buffer): FileSignature {
-  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 7)) return 'zip';
+  if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 3 || head[2] === 5 || head[2] === 7))
+    return 'zip';
   if (head.length >= 8 && head.subarray(0, 8).equals(CFB_MAGIC)) return 'cfb';
   return 'other';
 }
@@ -49,7 +50,8 @@ export async function inspectCompoundFile(path: string): Promise<{ encrypted: bo
 
 /** A CSV is text: NUL bytes in the first kilobytes (outside UTF-16) mean a binary file. */
 export function looksBinary(head: Buffer): boolean {
-  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return false;
+  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)))
+    return false;
   const n = Math.min(head.length, 8192);
   let controls = 0;
   for (let i = 0; i < n; i++) {

@@ -13,7 +13,9 @@ export class FileTextSink {
 
   constructor(readonly path: string) {
     this.stream = createWriteStream(path, { encoding: 'utf8' });
-    this.stream.on('error', (err) => { this.failed = err; });
+    this.stream.on('error', (err) => {
+      this.failed = err;
+    });
   }
 
   async write(text: string): Promise<void> {

@@ -25,7 +25,10 @@ export interface WorkbookCell {
   text: string;
 }
 
-export interface WorkbookRow { r: number; cells: WorkbookCell[] }
+export interface WorkbookRow {
+  r: number;
+  cells: WorkbookCell[];
+}
 
 export interface WorkbookSheet {
   index: number;

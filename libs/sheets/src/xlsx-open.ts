@@ -10,14 +10,21 @@ export async function openXlsxZip(path: string, limits: SheetLimits): Promise<Gu
   if (sig === 'cfb') {
     const { encrypted, legacyXls } = await inspectCompoundFile(path);
     if (encrypted) {
-      throw new SheetParseError('password_protected', 'the workbook is password-protected (an encrypted OOXML package in an OLE container); remove the password and upload it again');
+      throw new SheetParseError(
+        'password_protected',
+        'the workbook is password-protected (an encrypted OOXML package in an OLE container); remove the password and upload it again',
+      );
     }
     if (legacyXls) {
-      throw new SheetParseError('unsupported_format', 'this is a legacy Excel 97-2003 (.xls) workbook; save it as .xlsx');
+      throw new SheetParseError(
+        'unsupported_format',
+        'this is a legacy Excel 97-2003 (.xls) workbook; save it as .xlsx',
+      );
     }
     throw new SheetParseError('not_a_spreadsheet', 'the file is an OLE compound document without a workbook');
   }
-  if (sig !== 'zip') throw new SheetParseError('not_a_spreadsheet', `the file is not an xlsx workbook (${describe(head)})`);
+  if (sig !== 'zip')
+    throw new SheetParseError('not_a_spreadsheet', `the file is not an xlsx workbook (${describe(head)})`);
   return GuardedZip.open(path, limits);
 }
 

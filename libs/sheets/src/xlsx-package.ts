@@ -18,7 +18,10 @@ export interface ExcelJsWorkbookReader {
   _parseWorkbook(entry: Readable): Promise<void>;
   _parseSharedStrings(entry: Readable): AsyncGenerator<unknown>;
   _parseStyles(entry: Readable): Promise<void>;
-  _parseWorksheet(iterator: AsyncIterable<string>, sheetNo: string): Generator<{ eventType: string; value: ExcelJsWorksheetReader }>;
+  _parseWorksheet(
+    iterator: AsyncIterable<string>,
+    sheetNo: string,
+  ): Generator<{ eventType: string; value: ExcelJsWorksheetReader }>;
 }
 
 export interface ExcelJsCell {
@@ -125,10 +128,13 @@ export async function readWorkbookIndex(zip: GuardedZip): Promise<WorkbookIndex>
     if (target) workbookPart = findPart(zip, resolvePart('', target)) ?? workbookPart;
   }
   if (!workbookPart) {
-    const hint = zip.has('word/document.xml') ? ' (it is a Word document)'
-      : zip.has('ppt/presentation.xml') ? ' (it is a PowerPoint file)'
-      : zip.has('content.xml') && zip.has('mimetype') ? ' (it is an OpenDocument file; save it as .xlsx)'
-      : '';
+    const hint = zip.has('word/document.xml')
+      ? ' (it is a Word document)'
+      : zip.has('ppt/presentation.xml')
+        ? ' (it is a PowerPoint file)'
+        : zip.has('content.xml') && zip.has('mimetype')
+          ? ' (it is an OpenDocument file; save it as .xlsx)'
+          : '';
     throw new SheetParseError('not_a_spreadsheet', `zip archive has no workbook part${hint}`);
   }
   const baseDir = posix.dirname(workbookPart);
@@ -144,7 +150,11 @@ export async function readWorkbookIndex(zip: GuardedZip): Promise<WorkbookIndex>
     // Chart sheets, dialog and macro sheets hold no cells: they are not sheets for billing or parsing.
     if (!rel || !REL_WORKSHEET.test(rel.Type)) continue;
     const part = findPart(zip, resolvePart(baseDir, rel.Target));
-    if (!part) throw new SheetParseError('corrupt_spreadsheet', `worksheet '${sheet.name}' points at missing part ${rel.Target}`);
+    if (!part)
+      throw new SheetParseError(
+        'corrupt_spreadsheet',
+        `worksheet '${sheet.name}' points at missing part ${rel.Target}`,
+      );
     sheets.push({
       index: sheets.length,
       name: sheet.name,
@@ -172,7 +182,9 @@ export async function loadWorkbookParts(zip: GuardedZip, index: WorkbookIndex): 
   const { reader } = index;
   if (index.sharedStringsPart) {
     await runPartParser(zip, index.sharedStringsPart, async (s) => {
-      for await (const _ of reader._parseSharedStrings(s)) { /* 'cache' mode yields nothing */ }
+      for await (const _ of reader._parseSharedStrings(s)) {
+        /* 'cache' mode yields nothing */
+      }
     });
   }
   if (!reader.sharedStrings) reader.sharedStrings = [];
@@ -196,12 +208,18 @@ export async function readSheetRels(zip: GuardedZip, relsPart: string | null): P
 export function xmlDecode(s: string): string {
   return s.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, e: string) => {
     switch (e) {
-      case 'lt': return '<';
-      case 'gt': return '>';
-      case 'amp': return '&';
-      case 'quot': return '"';
-      case 'apos': return "'";
-      default: return String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+      case 'lt':
+        return '<';
+      case 'gt':
+        return '>';
+      case 'amp':
+        return '&';
+      case 'quot':
+        return '"';
+      case 'apos':
+        return "'";
+      default:
+        return String.fromCodePoint(e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
     }
   });
 }

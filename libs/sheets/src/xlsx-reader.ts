@@ -8,7 +8,14 @@ import type { SheetLimits } from './limits';
 import { FormatTable } from './cell-format';
 import { KIND, RESULT, SheetStore } from './sheet-store';
 import { SheetSideScanner } from './sheet-side-scanner';
-import { decodeUtf8, loadWorkbookParts, readSheetRels, readWorkbookIndex, type ExcelJsCell, type WorkbookSheetRef } from './xlsx-package';
+import {
+  decodeUtf8,
+  loadWorkbookParts,
+  readSheetRels,
+  readWorkbookIndex,
+  type ExcelJsCell,
+  type WorkbookSheetRef,
+} from './xlsx-package';
 import { openXlsxZip } from './xlsx-open';
 import type { GuardedZip } from './zip-archive';
 
@@ -41,7 +48,10 @@ export async function readXlsx(path: string, ctx: ReadContext): Promise<void> {
   try {
     const index = await readWorkbookIndex(zip);
     if (index.sheets.length > ctx.limits.maxSheets) {
-      throw new SheetParseError('too_many_sheets', `workbook has ${index.sheets.length} worksheets, limit ${ctx.limits.maxSheets}`);
+      throw new SheetParseError(
+        'too_many_sheets',
+        `workbook has ${index.sheets.length} worksheets, limit ${ctx.limits.maxSheets}`,
+      );
     }
     ctx.onStart?.(index.sheets.length);
     await loadWorkbookParts(zip, index);
@@ -83,7 +93,8 @@ async function readSheet(
   try {
     for await (const row of worksheet) {
       const r = row.number;
-      if (!Number.isInteger(r) || r < 1) throw new SheetParseError('corrupt_spreadsheet', `worksheet '${ref.name}' has a row without a valid number`);
+      if (!Number.isInteger(r) || r < 1)
+        throw new SheetParseError('corrupt_spreadsheet', `worksheet '${ref.name}' has a row without a valid number`);
       row.eachCell((cell, col) => adder.add(r, col, cell));
       if (++rows % CANCEL_CHECK_ROWS === 0 && ctx.shouldCancel?.()) throw cancelledError();
     }
@@ -144,7 +155,11 @@ class CellAdder {
     const before = this.store.count;
     this.convert(r, c, v, cell.numFmt);
     if (this.store.count !== before && ++this.ctx.counter.cells > this.ctx.limits.maxCells) {
-      throw new SheetParseError('too_many_cells', `workbook has more than ${this.ctx.limits.maxCells} non-empty cells (limit)`, { limit: this.ctx.limits.maxCells });
+      throw new SheetParseError(
+        'too_many_cells',
+        `workbook has more than ${this.ctx.limits.maxCells} non-empty cells (limit)`,
+        { limit: this.ctx.limits.maxCells },
+      );
     }
   }
 
@@ -172,7 +187,9 @@ class CellAdder {
     }
     const o = v as Record<string, unknown>;
     if (Array.isArray(o.richText)) {
-      const text = (o.richText as Array<{ text?: unknown }>).map((run) => (typeof run.text === 'string' ? run.text : '')).join('');
+      const text = (o.richText as Array<{ text?: unknown }>)
+        .map((run) => (typeof run.text === 'string' ? run.text : ''))
+        .join('');
       if (text.trim() !== '') s.push(r, c, KIND.richText, 0, text);
       return;
     }
@@ -206,7 +223,17 @@ class CellAdder {
     } else if (flag?.t === 'b') {
       s.push(r, c, KIND.formula, flag.v === '1' || result === 1 ? 1 : 0, undefined, fmt, formula, RESULT.boolean);
     } else if (typeof result === 'number') {
-      if (isDate) s.push(r, c, KIND.formula, excelSerialToDate(result, this.date1904).getTime(), undefined, fmt, formula, RESULT.date);
+      if (isDate)
+        s.push(
+          r,
+          c,
+          KIND.formula,
+          excelSerialToDate(result, this.date1904).getTime(),
+          undefined,
+          fmt,
+          formula,
+          RESULT.date,
+        );
       else s.push(r, c, KIND.formula, result, undefined, fmt, formula, RESULT.number);
     } else if (typeof result === 'string') {
       s.push(r, c, KIND.formula, 0, result, fmt, formula, RESULT.string);
@@ -240,8 +267,12 @@ function applyHyperlinks(store: SheetStore, scanner: SheetSideScanner, targets: 
     const external = link.rid ? targets.get(link.rid) : undefined;
     // Internal links carry a location; some writers also add a '#location' relationship.
     const target = external
-      ? link.location && !external.startsWith('#') ? `${external}#${link.location}` : external
-      : link.location ? `#${link.location}` : undefined;
+      ? link.location && !external.startsWith('#')
+        ? `${external}#${link.location}`
+        : external
+      : link.location
+        ? `#${link.location}`
+        : undefined;
     if (!target) continue;
     let visited = 0;
     for (let r = rect.startRow; r <= rect.endRow && visited < MAX_HYPERLINK_CELLS; r++) {

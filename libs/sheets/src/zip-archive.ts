@@ -24,13 +24,27 @@ export class GuardedZip {
     const fileSize = (await stat(path)).size;
     let zip: yauzl.ZipFile;
     try {
-      zip = await yauzl.openPromise(path, { autoClose: false, lazyEntries: true, validateEntrySizes: true, strictFileNames: false });
+      zip = await yauzl.openPromise(path, {
+        autoClose: false,
+        lazyEntries: true,
+        validateEntrySizes: true,
+        strictFileNames: false,
+      });
     } catch (err) {
-      throw new SheetParseError('corrupt_spreadsheet', `the file starts like a zip archive but its central directory is unreadable (${(err as Error).message})`, {}, { cause: err });
+      throw new SheetParseError(
+        'corrupt_spreadsheet',
+        `the file starts like a zip archive but its central directory is unreadable (${(err as Error).message})`,
+        {},
+        { cause: err },
+      );
     }
     try {
       if (zip.entryCount > limits.maxZipEntries) {
-        throw new SheetParseError('zip_bomb', `archive lists ${zip.entryCount} entries, limit ${limits.maxZipEntries}`, { entryCount: zip.entryCount });
+        throw new SheetParseError(
+          'zip_bomb',
+          `archive lists ${zip.entryCount} entries, limit ${limits.maxZipEntries}`,
+          { entryCount: zip.entryCount },
+        );
       }
       const entries = new Map<string, yauzl.Entry>();
       let total = 0;
@@ -41,28 +55,49 @@ export class GuardedZip {
           throw new SheetParseError('password_protected', `zip entry ${fileName} is encrypted`, { entry: fileName });
         }
         if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-          throw new SheetParseError('corrupt_spreadsheet', `zip entry ${fileName} uses compression method ${entry.compressionMethod}, which xlsx never uses`, { entry: fileName });
+          throw new SheetParseError(
+            'corrupt_spreadsheet',
+            `zip entry ${fileName} uses compression method ${entry.compressionMethod}, which xlsx never uses`,
+            { entry: fileName },
+          );
         }
         total += u;
         compressedTotal += c;
         if (total > limits.maxUncompressedBytes) {
-          throw new SheetParseError('zip_bomb', `archive inflates to more than ${limits.maxUncompressedBytes} bytes (limit); refused before inflating`, { uncompressedBytes: total, limit: limits.maxUncompressedBytes });
+          throw new SheetParseError(
+            'zip_bomb',
+            `archive inflates to more than ${limits.maxUncompressedBytes} bytes (limit); refused before inflating`,
+            { uncompressedBytes: total, limit: limits.maxUncompressedBytes },
+          );
         }
         if (u > limits.ratioFloorBytes && u / Math.max(c, 1) > limits.maxCompressionRatio) {
-          throw new SheetParseError('zip_bomb', `zip entry ${fileName} would inflate ${Math.round(u / Math.max(c, 1))}x (${c} -> ${u} bytes), limit ${limits.maxCompressionRatio}x`, { entry: fileName, compressedSize: c, uncompressedSize: u });
+          throw new SheetParseError(
+            'zip_bomb',
+            `zip entry ${fileName} would inflate ${Math.round(u / Math.max(c, 1))}x (${c} -> ${u} bytes), limit ${limits.maxCompressionRatio}x`,
+            { entry: fileName, compressedSize: c, uncompressedSize: u },
+          );
         }
         entries.set(fileName, entry);
       }
       // Entries whose data ranges overlap (the "non-recursive" zip bomb) claim more compressed bytes
       // than the file holds.
       if (compressedTotal > fileSize) {
-        throw new SheetParseError('zip_bomb', `entries claim ${compressedTotal} compressed bytes in a ${fileSize}-byte file (overlapping entries)`, { compressedTotal, fileSize });
+        throw new SheetParseError(
+          'zip_bomb',
+          `entries claim ${compressedTotal} compressed bytes in a ${fileSize}-byte file (overlapping entries)`,
+          { compressedTotal, fileSize },
+        );
       }
       return new GuardedZip(zip, entries, total);
     } catch (err) {
       zip.close();
       if (err instanceof SheetParseError) throw err;
-      throw new SheetParseError('corrupt_spreadsheet', `zip central directory is damaged (${(err as Error).message})`, {}, { cause: err });
+      throw new SheetParseError(
+        'corrupt_spreadsheet',
+        `zip central directory is damaged (${(err as Error).message})`,
+        {},
+        { cause: err },
+      );
     }
   }
 
@@ -91,7 +126,12 @@ export class GuardedZip {
     try {
       raw = await this.zip.openReadStreamPromise(entry);
     } catch (err) {
-      throw new SheetParseError('corrupt_spreadsheet', `cannot read part ${name} (${(err as Error).message})`, { entry: name }, { cause: err });
+      throw new SheetParseError(
+        'corrupt_spreadsheet',
+        `cannot read part ${name} (${(err as Error).message})`,
+        { entry: name },
+        { cause: err },
+      );
     }
     const declared = entry.uncompressedSize;
     let seen = 0;
@@ -102,8 +142,21 @@ export class GuardedZip {
         else cb(null, chunk);
       },
     });
-    raw.on('error', (err) => guard.destroy(/too many bytes/i.test(err.message) ? lyingSizeError(name, declared) : new SheetParseError('corrupt_spreadsheet', `cannot inflate part ${name} (${err.message})`, { entry: name }, { cause: err })));
-    guard.on('close', () => { if (!raw.destroyed) raw.destroy(); });
+    raw.on('error', (err) =>
+      guard.destroy(
+        /too many bytes/i.test(err.message)
+          ? lyingSizeError(name, declared)
+          : new SheetParseError(
+              'corrupt_spreadsheet',
+              `cannot inflate part ${name} (${err.message})`,
+              { entry: name },
+              { cause: err },
+            ),
+      ),
+    );
+    guard.on('close', () => {
+      if (!raw.destroyed) raw.destroy();
+    });
     return raw.pipe(guard);
   }
 
@@ -112,14 +165,23 @@ export class GuardedZip {
     const info = this.info(name);
     if (!info) throw new SheetParseError('corrupt_spreadsheet', `missing part ${name}`);
     if (info.uncompressedSize > maxBytes) {
-      throw new SheetParseError('corrupt_spreadsheet', `part ${name} is ${info.uncompressedSize} bytes, more than the ${maxBytes} expected`, { entry: name });
+      throw new SheetParseError(
+        'corrupt_spreadsheet',
+        `part ${name} is ${info.uncompressedSize} bytes, more than the ${maxBytes} expected`,
+        { entry: name },
+      );
     }
     const chunks: Buffer[] = [];
     const stream = await this.stream(name);
     try {
       for await (const chunk of stream) chunks.push(chunk as Buffer);
     } catch (err) {
-      throw new SheetParseError('corrupt_spreadsheet', `cannot inflate part ${name} (${(err as Error).message})`, { entry: name }, { cause: err });
+      throw new SheetParseError(
+        'corrupt_spreadsheet',
+        `cannot inflate part ${name} (${(err as Error).message})`,
+        { entry: name },
+        { cause: err },
+      );
     }
     return Buffer.concat(chunks).toString('utf8');
   }
@@ -130,15 +192,28 @@ export class GuardedZip {
 }
 
 function lyingSizeError(name: string, declared: number): SheetParseError {
-  return new SheetParseError('zip_bomb', `zip entry ${name} inflates past its declared ${declared} bytes (lying header); stopped`, { entry: name, declared });
+  return new SheetParseError(
+    'zip_bomb',
+    `zip entry ${name} inflates past its declared ${declared} bytes (lying header); stopped`,
+    { entry: name, declared },
+  );
 }
 
 async function* iterateEntries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
   for (;;) {
     const entry = await new Promise<yauzl.Entry | null>((resolve, reject) => {
-      const onEntry = (e: yauzl.Entry) => { cleanup(); resolve(e); };
-      const onEnd = () => { cleanup(); resolve(null); };
-      const onError = (err: Error) => { cleanup(); reject(err); };
+      const onEntry = (e: yauzl.Entry) => {
+        cleanup();
+        resolve(e);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(null);
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        reject(err);
+      };
       const cleanup = () => {
         zip.off('entry', onEntry);
         zip.off('end', onEnd);

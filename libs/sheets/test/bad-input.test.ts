@@ -15,7 +15,9 @@ const TEST01 = path.join(SHEETS_CORPUS, 'docling', 'test-01.xlsx');
 
 async function expectCode(promise: Promise<unknown>, code: SheetErrorCode, message?: RegExp): Promise<SheetParseError> {
   const err = await promise.then(
-    () => { throw new Error(`expected ${code}, but it succeeded`); },
+    () => {
+      throw new Error(`expected ${code}, but it succeeded`);
+    },
     (e: unknown) => e,
   );
   expect(err).toBeInstanceOf(SheetParseError);
@@ -30,7 +32,10 @@ const parseXlsx = (p: string, extra: Partial<Parameters<typeof parseSpreadsheet>
 describe('zip bombs disguised as xlsx', () => {
   test('an entry that would inflate 100 MB of zeros at ~1000:1 is refused from the central directory', async () => {
     const bomb = await deflatedZeros(100 * 1024 * 1024);
-    const file = writeZip(tmp.file('ratio-bomb.xlsx'), rawXlsxEntries([{ name: 'Sheet1', part: '', entry: { deflated: bomb, declaredSize: 100 * 1024 * 1024 } }]));
+    const file = writeZip(
+      tmp.file('ratio-bomb.xlsx'),
+      rawXlsxEntries([{ name: 'Sheet1', part: '', entry: { deflated: bomb, declaredSize: 100 * 1024 * 1024 } }]),
+    );
     const t0 = Date.now();
     const err = await expectCode(parseXlsx(file), 'zip_bomb', /would inflate \d+x/);
     expect(err.details).toMatchObject({ entry: 'xl/worksheets/sheet1.xml', uncompressedSize: 100 * 1024 * 1024 });
@@ -40,13 +45,26 @@ describe('zip bombs disguised as xlsx', () => {
 
   test('total declared size over the limit is refused before inflating', async () => {
     const data = '<row/>'.repeat(400_000);
-    const file = writeZip(tmp.file('big-total.xlsx'), rawXlsxEntries([{ name: 'A', part: data }, { name: 'B', part: data }]));
-    await expectCode(parseXlsx(file, { limits: { maxUncompressedBytes: 4 * 1024 * 1024 } }), 'zip_bomb', /inflates to more than 4194304 bytes/);
+    const file = writeZip(
+      tmp.file('big-total.xlsx'),
+      rawXlsxEntries([
+        { name: 'A', part: data },
+        { name: 'B', part: data },
+      ]),
+    );
+    await expectCode(
+      parseXlsx(file, { limits: { maxUncompressedBytes: 4 * 1024 * 1024 } }),
+      'zip_bomb',
+      /inflates to more than 4194304 bytes/,
+    );
   });
 
   test('a lying header (declares 2 KB, inflates to 50 MB) is stopped at the first extra byte', async () => {
     const bomb = await deflatedZeros(50 * 1024 * 1024);
-    const file = writeZip(tmp.file('liar.xlsx'), rawXlsxEntries([{ name: 'Sheet1', part: '', entry: { deflated: bomb, declaredSize: 2048 } }]));
+    const file = writeZip(
+      tmp.file('liar.xlsx'),
+      rawXlsxEntries([{ name: 'Sheet1', part: '', entry: { deflated: bomb, declaredSize: 2048 } }]),
+    );
     const before = process.memoryUsage().rss;
     await expectCode(parseXlsx(file), 'zip_bomb', /inflates past its declared 2048 bytes/);
     expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
@@ -121,12 +139,17 @@ describe('not a spreadsheet, or a damaged one', () => {
   });
 
   test('a zip without a workbook (a Word document) is not_a_spreadsheet', async () => {
-    const file = writeZip(tmp.file('letter.xlsx'), [{ name: '[Content_Types].xml', data: '<Types/>' }, { name: 'word/document.xml', data: '<w:document/>' }]);
+    const file = writeZip(tmp.file('letter.xlsx'), [
+      { name: '[Content_Types].xml', data: '<Types/>' },
+      { name: 'word/document.xml', data: '<w:document/>' },
+    ]);
     await expectCode(parseXlsx(file), 'not_a_spreadsheet', /Word document/);
   });
 
   test('malformed sheet XML is corrupt_spreadsheet naming the sheet', async () => {
-    const file = writeRawXlsx(tmp.file('badxml.xlsx'), [{ name: 'Broken', sheetData: '<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2</v></row>' }]);
+    const file = writeRawXlsx(tmp.file('badxml.xlsx'), [
+      { name: 'Broken', sheetData: '<row r="1"><c r="A1"><v>1</v></c></row><row r="2"><c r="A2"><v>2</v></row>' },
+    ]);
     await expectCode(parseXlsx(file), 'corrupt_spreadsheet', /worksheet 'Broken'/);
   });
 
@@ -134,20 +157,34 @@ describe('not a spreadsheet, or a damaged one', () => {
     const bin = randomBytes(4096);
     bin[10] = 0;
     writeFileSync(tmp.file('bin.csv'), bin);
-    await expectCode(parseSpreadsheet({ path: tmp.file('bin.csv'), kind: 'csv', filename: 'bin.csv' }), 'not_a_spreadsheet', /binary/);
+    await expectCode(
+      parseSpreadsheet({ path: tmp.file('bin.csv'), kind: 'csv', filename: 'bin.csv' }),
+      'not_a_spreadsheet',
+      /binary/,
+    );
     copyFileSync(TEST01, tmp.file('book.csv'));
-    await expectCode(parseSpreadsheet({ path: tmp.file('book.csv'), kind: 'csv', filename: 'book.csv' }), 'not_a_spreadsheet', /zip archive/);
+    await expectCode(
+      parseSpreadsheet({ path: tmp.file('book.csv'), kind: 'csv', filename: 'book.csv' }),
+      'not_a_spreadsheet',
+      /zip archive/,
+    );
   });
 
   test('a workbook whose sheets hold no value is empty_spreadsheet', async () => {
-    const file = writeRawXlsx(tmp.file('blank.xlsx'), [{ name: 'S', sheetData: '<row r="1"><c r="A1" s="1"/></row>' }], { styles: STYLED_EMPTY_STYLES });
+    const file = writeRawXlsx(
+      tmp.file('blank.xlsx'),
+      [{ name: 'S', sheetData: '<row r="1"><c r="A1" s="1"/></row>' }],
+      { styles: STYLED_EMPTY_STYLES },
+    );
     await expectCode(parseXlsx(file), 'empty_spreadsheet');
   });
 });
 
 describe('resource limits', () => {
   test('a million empty formatted cells are not data: parse completes quickly with the real table only', async () => {
-    const rows: string[] = ['<row r="1"><c r="A1" t="inlineStr"><is><t>Item</t></is></c><c r="B1" t="inlineStr"><is><t>Qty</t></is></c></row>'];
+    const rows: string[] = [
+      '<row r="1"><c r="A1" t="inlineStr"><is><t>Item</t></is></c><c r="B1" t="inlineStr"><is><t>Qty</t></is></c></row>',
+    ];
     rows.push('<row r="2"><c r="A2" t="inlineStr"><is><t>bolts</t></is></c><c r="B2"><v>40</v></c></row>');
     // 1000 rows x 1000 columns of styled, valueless cells.
     for (let r = 3; r <= 1002; r++) {
@@ -155,20 +192,36 @@ describe('resource limits', () => {
       for (let c = 1; c <= 1000; c++) cells.push(`<c r="${colLetters(c)}${r}" s="1"/>`);
       rows.push(`<row r="${r}" s="1" customFormat="1">${cells.join('')}</row>`);
     }
-    const file = writeRawXlsx(tmp.file('styled.xlsx'), [{ name: 'Styled', sheetData: rows.join('') }], { styles: STYLED_EMPTY_STYLES });
+    const file = writeRawXlsx(tmp.file('styled.xlsx'), [{ name: 'Styled', sheetData: rows.join('') }], {
+      styles: STYLED_EMPTY_STYLES,
+    });
     const t0 = Date.now();
     const res = await parseXlsx(file);
     const seconds = (Date.now() - t0) / 1000;
     expect(res.stats.cellCount).toBe(4);
     expect(res.workbook!.sheets[0]).toMatchObject({ dimension: 'A1:B2', rowCount: 2, colCount: 2 });
-    expect(res.tables.tables.map((t) => [t.rangeA1, t.headers, t.rows])).toEqual([['Styled!A1:B2', ['Item', 'Qty'], [['bolts', '40']]]]);
+    expect(res.tables.tables.map((t) => [t.rangeA1, t.headers, t.rows])).toEqual([
+      ['Styled!A1:B2', ['Item', 'Qty'], [['bolts', '40']]],
+    ]);
     expect(seconds).toBeLessThan(20);
   });
 
   test('too many non-empty cells', async () => {
-    const err = await expectCode(parseXlsx(TEST01, { limits: { maxCells: 50 } }), 'too_many_cells', /more than 50 non-empty cells/);
+    const err = await expectCode(
+      parseXlsx(TEST01, { limits: { maxCells: 50 } }),
+      'too_many_cells',
+      /more than 50 non-empty cells/,
+    );
     expect(err.details).toEqual({ limit: 50 });
-    await expectCode(parseSpreadsheet({ path: path.join(SHEETS_CORPUS, 'docling', 'csv-comma.csv'), kind: 'csv', filename: 'c.csv', limits: { maxCells: 10 } }), 'too_many_cells');
+    await expectCode(
+      parseSpreadsheet({
+        path: path.join(SHEETS_CORPUS, 'docling', 'csv-comma.csv'),
+        kind: 'csv',
+        filename: 'c.csv',
+        limits: { maxCells: 10 },
+      }),
+      'too_many_cells',
+    );
   });
 
   test('too many sheets', async () => {
@@ -178,7 +231,10 @@ describe('resource limits', () => {
   test('cancellation between sheets', async () => {
     let calls = 0;
     const progress: Array<[number, number]> = [];
-    await expectCode(parseXlsx(TEST01, { shouldCancel: () => ++calls > 2, onProgress: (d, t) => progress.push([d, t]) }), 'cancelled');
+    await expectCode(
+      parseXlsx(TEST01, { shouldCancel: () => ++calls > 2, onProgress: (d, t) => progress.push([d, t]) }),
+      'cancelled',
+    );
     expect(progress[0]).toEqual([0, 3]);
     expect(progress.length).toBeLessThan(4);
   });

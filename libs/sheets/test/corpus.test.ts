@@ -17,14 +17,22 @@ describe('docling test-01.xlsx (3 sheets, several tables per sheet)', () => {
   const file = docling('test-01.xlsx');
 
   test('inspect lists the 3 sheets without parsing them', async () => {
-    await expect(inspectSpreadsheet(file, 'xlsx')).resolves.toMatchObject({ sheetCount: 3, sheetNames: ['Sheet1', 'Sheet2', 'Sheet3'] });
+    await expect(inspectSpreadsheet(file, 'xlsx')).resolves.toMatchObject({
+      sheetCount: 3,
+      sheetNames: ['Sheet1', 'Sheet2', 'Sheet3'],
+    });
   });
 
   test('finds the 6 tables at their ranges, in docling order', async () => {
     const res = await parseSpreadsheet({ path: file, kind: 'xlsx', filename: 'test-01.xlsx' });
     expect(res.sheetCount).toBe(3);
     expect(res.tables.tables.map((t) => t.rangeA1)).toEqual([
-      'Sheet1!A1:C7', 'Sheet2!A1:D9', 'Sheet2!G5:I9', 'Sheet2!C14:E18', 'Sheet3!A1:C7', 'Sheet3!E7:G13',
+      'Sheet1!A1:C7',
+      'Sheet2!A1:D9',
+      'Sheet2!G5:I9',
+      'Sheet2!C14:E18',
+      'Sheet3!A1:C7',
+      'Sheet3!E7:G13',
     ]);
     expect(res.sheets.map((s) => s.tableCount)).toEqual([1, 3, 2]);
     expect(res.tables.texts).toEqual([]);
@@ -97,9 +105,20 @@ describe('unstructured stanley-cups.xlsx (2 sheets, title row above a 3x4 table)
     const segments = buildSheetSegments(res, { fileId: 'file-1', docName: 'stanley-cups.xlsx', manifestId: 'man-1' });
     expect(segments.map((s) => s.id)).toEqual(['s0-x1', 's0-t1-r2', 's1-x1', 's1-t1-r2']);
     expect(segments[1]!.coordinates).toEqual({
-      sheetIndex: 0, sheetName: 'Stanley Cups', startRow: 2, endRow: 5, startCol: 1, endCol: 3, rangeA1: "'Stanley Cups'!A2:C5", sourceType: 'spreadsheet',
+      sheetIndex: 0,
+      sheetName: 'Stanley Cups',
+      startRow: 2,
+      endRow: 5,
+      startCol: 1,
+      endCol: 3,
+      rangeA1: "'Stanley Cups'!A2:C5",
+      sourceType: 'spreadsheet',
     });
-    expect(segments[1]!.tableMetadata).toEqual({ isTable: true, headers: ['Team', 'Location', 'Stanley Cups'], rowLabels: ['Blues', 'Flyers', 'Maple Leafs'] });
+    expect(segments[1]!.tableMetadata).toEqual({
+      isTable: true,
+      headers: ['Team', 'Location', 'Stanley Cups'],
+      rowLabels: ['Blues', 'Flyers', 'Maple Leafs'],
+    });
   });
 });
 

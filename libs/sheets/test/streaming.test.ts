@@ -15,8 +15,18 @@ beforeAll(async () => {
 
 test('outDir: artifacts are streamed to files and equal the in-memory results', async () => {
   const progress: Array<[number, number]> = [];
-  const onDisk = await parseSpreadsheet({ path: tmp.file('big.xlsx'), kind: 'xlsx', filename: 'big.xlsx', outDir: tmp.file('out'), onProgress: (d, t) => progress.push([d, t]) });
-  expect(progress).toEqual([[0, 2], [1, 2], [2, 2]]);
+  const onDisk = await parseSpreadsheet({
+    path: tmp.file('big.xlsx'),
+    kind: 'xlsx',
+    filename: 'big.xlsx',
+    outDir: tmp.file('out'),
+    onProgress: (d, t) => progress.push([d, t]),
+  });
+  expect(progress).toEqual([
+    [0, 2],
+    [1, 2],
+    [2, 2],
+  ]);
   expect(onDisk.workbook).toBeUndefined();
   expect(onDisk.markdown).toBeUndefined();
   const inMemory = await parseSpreadsheet({ path: tmp.file('big.xlsx'), kind: 'xlsx', filename: 'big.xlsx' });

@@ -42,7 +42,15 @@ test('cell types, number formats, dates and formulas with their cached results',
   expect(cell(res, 0, 'B4')).toMatchObject({ value: 1234.5, text: '$1,234.50' });
   expect(cell(res, 0, 'B5')).toMatchObject({ value: '2024-02-29T00:00:00.000Z', type: 'date', text: '2024-02-29' });
   expect(cell(res, 0, 'B6')).toMatchObject({ value: true, type: 'boolean', text: 'TRUE' });
-  expect(cell(res, 0, 'B7')).toEqual({ c: 2, a1: 'B7', value: 84, type: 'formula', formula: 'B2*2', result: 84, text: '84' });
+  expect(cell(res, 0, 'B7')).toEqual({
+    c: 2,
+    a1: 'B7',
+    value: 84,
+    type: 'formula',
+    formula: 'B2*2',
+    result: 84,
+    text: '84',
+  });
   expect(cell(res, 0, 'B8')).toMatchObject({ type: 'formula', formula: 'UPPER(A2)', result: 'INT', text: 'INT' });
   expect(cell(res, 0, 'B9')).toMatchObject({ type: 'formula', formula: 'B2>40', result: true, text: 'TRUE' });
   expect(cell(res, 0, 'B10')).toMatchObject({ type: 'formula', formula: '1/0', result: '#DIV/0!', text: '#DIV/0!' });
@@ -50,7 +58,18 @@ test('cell types, number formats, dates and formulas with their cached results',
   expect(cell(res, 0, 'B12')).toMatchObject({ type: 'error', value: '#N/A' });
   expect(cell(res, 0, 'B13')).toMatchObject({ type: 'formula', formula: 'B2+1', result: null, text: '=B2+1' });
   expect(res.tables.tables[0]!.rows.map((r) => r[1])).toEqual([
-    '42', '25.6%', '$1,234.50', '2024-02-29', 'TRUE', '84', 'INT', 'TRUE', '#DIV/0!', 'bold plain', '#N/A', '=B2+1',
+    '42',
+    '25.6%',
+    '$1,234.50',
+    '2024-02-29',
+    'TRUE',
+    '84',
+    'INT',
+    'TRUE',
+    '#DIV/0!',
+    'bold plain',
+    '#N/A',
+    '=B2+1',
   ]);
 });
 
@@ -61,7 +80,12 @@ test('hyperlinks: cells get type hyperlink and their target', async () => {
     ws.addRow([{ text: 'Example', hyperlink: 'https://example.com/a?b=1&c=2' }, 'external']);
     ws.addRow([{ text: 'Jump', hyperlink: '#Links!A1' }, 'internal']);
   });
-  expect(cell(res, 0, 'A2')).toMatchObject({ type: 'hyperlink', value: 'Example', text: 'Example', hyperlink: 'https://example.com/a?b=1&c=2' });
+  expect(cell(res, 0, 'A2')).toMatchObject({
+    type: 'hyperlink',
+    value: 'Example',
+    text: 'Example',
+    hyperlink: 'https://example.com/a?b=1&c=2',
+  });
   expect(cell(res, 0, 'A3')).toMatchObject({ type: 'hyperlink', hyperlink: '#Links!A1' });
 });
 
@@ -74,14 +98,23 @@ test('merged group headers give one table with multi-level labels such as "2023 
     ws.mergeCells('B1:C1');
     ws.getCell('D1').value = '2024';
     ws.mergeCells('D1:E1');
-    ['B2', 'C2', 'D2', 'E2'].forEach((a1, k) => { ws.getCell(a1).value = k % 2 ? 'Q2' : 'Q1'; });
+    ['B2', 'C2', 'D2', 'E2'].forEach((a1, k) => {
+      ws.getCell(a1).value = k % 2 ? 'Q2' : 'Q1';
+    });
     ws.addRow(['North', 10, 11, 12, 13]);
     ws.addRow(['South', 20, 21, 22, 23]);
   });
   expect(res.tables.tables).toHaveLength(1);
   const t = res.tables.tables[0]!;
-  expect(t).toMatchObject({ rangeA1: 'Revenue!A1:E4', headerRows: 2, headers: ['Region', '2023 / Q1', '2023 / Q2', '2024 / Q1', '2024 / Q2'] });
-  expect(t.rows).toEqual([['North', '10', '11', '12', '13'], ['South', '20', '21', '22', '23']]);
+  expect(t).toMatchObject({
+    rangeA1: 'Revenue!A1:E4',
+    headerRows: 2,
+    headers: ['Region', '2023 / Q1', '2023 / Q2', '2024 / Q1', '2024 / Q2'],
+  });
+  expect(t.rows).toEqual([
+    ['North', '10', '11', '12', '13'],
+    ['South', '20', '21', '22', '23'],
+  ]);
   expect(res.workbook!.sheets[0]!.merges.sort()).toEqual(['A1:A2', 'B1:C1', 'D1:E1']);
 });
 
@@ -92,25 +125,46 @@ test('group labels without merges (a sparse row above a full label row) also for
     ws.addRow(['Dept', 'Q1', 'Q2', 'Q1', 'Q2']);
     ws.addRow(['Ops', 1, 2, 3, 4]);
   });
-  expect(res.tables.tables.map((t) => t.headers)).toEqual([['Dept', 'Budget / Q1', 'Budget / Q2', 'Actual / Q1', 'Actual / Q2']]);
+  expect(res.tables.tables.map((t) => t.headers)).toEqual([
+    ['Dept', 'Budget / Q1', 'Budget / Q2', 'Actual / Q1', 'Actual / Q2'],
+  ]);
 });
 
 test('blocks separated by empty rows/columns are separate tables; a spacer column inside a table is not', async () => {
   const res = await build('blocks.xlsx', (wb) => {
     const ws = wb.addWorksheet('Blocks');
     const put = (r: number, c: number, values: Array<string | number | null>) =>
-      values.forEach((v, k) => { if (v !== null) ws.getCell(r, c + k).value = v; });
+      values.forEach((v, k) => {
+        if (v !== null) ws.getCell(r, c + k).value = v;
+      });
     // Table 1 at B2:C4; table 2 to its right after two empty columns, on other rows.
-    put(2, 2, ['k', 'v']); put(3, 2, ['a', 1]); put(4, 2, ['b', 2]);
-    put(3, 6, ['x', 'y']); put(4, 6, [5, 6]); put(5, 6, [7, 8]);
+    put(2, 2, ['k', 'v']);
+    put(3, 2, ['a', 1]);
+    put(4, 2, ['b', 2]);
+    put(3, 6, ['x', 'y']);
+    put(4, 6, [5, 6]);
+    put(5, 6, [7, 8]);
     // Table 3: one empty spacer column (E) between two parts spanning the same rows.
-    put(8, 3, ['Name', 'Qty', null, 'Price']); put(9, 3, ['nut', 3, null, 0.5]); put(10, 3, ['bolt', 4, null, 0.75]);
+    put(8, 3, ['Name', 'Qty', null, 'Price']);
+    put(9, 3, ['nut', 3, null, 0.5]);
+    put(10, 3, ['bolt', 4, null, 0.75]);
     // Table 4: a cell touching the block only by a corner still belongs to it.
-    put(14, 3, ['p', 'q']); put(15, 3, [1, 2]); put(16, 3, [3, 4]); put(17, 5, ['total']);
+    put(14, 3, ['p', 'q']);
+    put(15, 3, [1, 2]);
+    put(16, 3, [3, 4]);
+    put(17, 5, ['total']);
   });
-  expect(res.tables.tables.map((t) => t.rangeA1)).toEqual(['Blocks!B2:C4', 'Blocks!F3:G5', 'Blocks!C8:F10', 'Blocks!C14:E17']);
+  expect(res.tables.tables.map((t) => t.rangeA1)).toEqual([
+    'Blocks!B2:C4',
+    'Blocks!F3:G5',
+    'Blocks!C8:F10',
+    'Blocks!C14:E17',
+  ]);
   expect(res.tables.tables[2]!.headers).toEqual(['Name', 'Qty', '', 'Price']);
-  expect(res.tables.tables[2]!.rows).toEqual([['nut', '3', '', '0.5'], ['bolt', '4', '', '0.75']]);
+  expect(res.tables.tables[2]!.rows).toEqual([
+    ['nut', '3', '', '0.5'],
+    ['bolt', '4', '', '0.75'],
+  ]);
   expect(res.tables.tables[3]!.rows.at(-1)).toEqual(['', '', 'total']);
 });
 
@@ -128,7 +182,11 @@ test('titles above tables, notes below them and free text become texts, not tabl
   });
   expect(res.tables.tables).toHaveLength(1);
   const t = res.tables.tables[0]!;
-  expect(t).toMatchObject({ rangeA1: 'Report!A4:B6', title: 'Fleet costs', notes: ['Source: depot ledgers, unaudited figures'] });
+  expect(t).toMatchObject({
+    rangeA1: 'Report!A4:B6',
+    title: 'Fleet costs',
+    notes: ['Source: depot ledgers, unaudited figures'],
+  });
   expect(res.tables.texts.map((x) => [x.id, x.kind, x.text, x.rangeA1, x.tableId])).toEqual([
     ['s0-x1', 'text', 'Quarterly report', 'Report!A1', undefined],
     ['s0-x2', 'text', 'Prepared by the finance team', 'Report!E2', undefined],
@@ -140,19 +198,37 @@ test('titles above tables, notes below them and free text become texts, not tabl
 
 test('hidden sheets are parsed and flagged; sheet order follows the workbook, not the zip', async () => {
   const res = await build('order.xlsx', (wb) => {
-    wb.addWorksheet('Zeta').addRows([['a', 'b'], [1, 2]]);
+    wb.addWorksheet('Zeta').addRows([
+      ['a', 'b'],
+      [1, 2],
+    ]);
     const hidden = wb.addWorksheet('Hidden', { state: 'hidden' });
-    hidden.addRows([['c', 'd'], [3, 4]]);
-    wb.addWorksheet('Alpha').addRows([['e', 'f'], [5, 6]]);
+    hidden.addRows([
+      ['c', 'd'],
+      [3, 4],
+    ]);
+    wb.addWorksheet('Alpha').addRows([
+      ['e', 'f'],
+      [5, 6],
+    ]);
   });
-  expect(res.sheets.map((s) => [s.name, s.hidden])).toEqual([['Zeta', false], ['Hidden', true], ['Alpha', false]]);
+  expect(res.sheets.map((s) => [s.name, s.hidden])).toEqual([
+    ['Zeta', false],
+    ['Hidden', true],
+    ['Alpha', false],
+  ]);
   expect(res.workbook!.sheets[1]!.hidden).toBe(true);
 });
 
 test('multi-byte text split across inflate chunks survives (exceljs decodes chunk by chunk)', async () => {
   const long = 'Überweisung — 東京 ✓ '.repeat(5000);
-  const rows = [`<row r="1"><c r="A1" t="inlineStr"><is><t>${long}</t></is></c><c r="B1" t="inlineStr"><is><t>h</t></is></c></row>`];
-  for (let r = 2; r < 400; r++) rows.push(`<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>Zürich ${r} 日本語</t></is></c><c r="B${r}"><v>${r}</v></c></row>`);
+  const rows = [
+    `<row r="1"><c r="A1" t="inlineStr"><is><t>${long}</t></is></c><c r="B1" t="inlineStr"><is><t>h</t></is></c></row>`,
+  ];
+  for (let r = 2; r < 400; r++)
+    rows.push(
+      `<row r="${r}"><c r="A${r}" t="inlineStr"><is><t>Zürich ${r} 日本語</t></is></c><c r="B${r}"><v>${r}</v></c></row>`,
+    );
   const file = writeRawXlsx(tmp.file('utf8.xlsx'), [{ name: 'Ünïcode', sheetData: rows.join('') }]);
   const res = await parseSpreadsheet({ path: file, kind: 'xlsx', filename: 'utf8.xlsx' });
   const texts = res.workbook!.sheets[0]!.rows.flatMap((r) => r.cells.map((c) => c.text)).join('');
@@ -176,7 +252,15 @@ test('shared formulas keep their cached results; only the first cell carries the
   expect(cell(res, 0, 'B2')).toMatchObject({ type: 'formula', formula: 'A2*2', result: 2 });
   expect(cell(res, 0, 'B3')).toEqual({ c: 2, a1: 'B3', value: 4, type: 'formula', result: 4, text: '4' });
   expect(cell(res, 0, 'B4')).toMatchObject({ type: 'formula', result: '#REF!', text: '#REF!' });
-  expect(cell(res, 0, 'B5')).toEqual({ c: 2, a1: 'B5', value: 0, type: 'formula', formula: 'A5*3', result: 0, text: '0' });
+  expect(cell(res, 0, 'B5')).toEqual({
+    c: 2,
+    a1: 'B5',
+    value: 0,
+    type: 'formula',
+    formula: 'A5*3',
+    result: 0,
+    text: '0',
+  });
   expect(cell(res, 0, 'C5')).toMatchObject({ type: 'formula', formula: '""', result: '', text: '' });
   expect(cell(res, 0, 'D5')).toMatchObject({ type: 'formula', formula: '1=2', result: false, text: 'FALSE' });
 });

@@ -5,8 +5,16 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-export interface PutResult { key: string; sha256: string; byteSize: number }
-export interface ListEntry { name: string; kind: 'file' | 'directory'; size: number }
+export interface PutResult {
+  key: string;
+  sha256: string;
+  byteSize: number;
+}
+export interface ListEntry {
+  name: string;
+  kind: 'file' | 'directory';
+  size: number;
+}
 
 /**
  * Where uploaded bytes and artifact bundles live. Keys are opaque, '/'-separated and always start
@@ -64,7 +72,8 @@ export class FilesystemStorage implements StorageDriver {
   localPath(key: string): string {
     if (!key || key.includes('\0')) throw new Error('invalid storage key');
     const abs = path.resolve(this.root, key);
-    if (abs !== this.root && !abs.startsWith(this.root + path.sep)) throw new Error('storage key escapes the storage root');
+    if (abs !== this.root && !abs.startsWith(this.root + path.sep))
+      throw new Error('storage key escapes the storage root');
     return abs;
   }
 

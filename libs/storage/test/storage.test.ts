@@ -26,7 +26,9 @@ describe('filesystem storage', () => {
   });
 
   it('stops a stream over maxBytes and leaves nothing behind', async () => {
-    await expect(s.putStream('kb/b/x', Readable.from([Buffer.alloc(10), Buffer.alloc(10)]), { maxBytes: 15 })).rejects.toBeInstanceOf(StorageLimitError);
+    await expect(
+      s.putStream('kb/b/x', Readable.from([Buffer.alloc(10), Buffer.alloc(10)]), { maxBytes: 15 }),
+    ).rejects.toBeInstanceOf(StorageLimitError);
     expect(await s.exists('kb/b/x')).toBe(false);
     expect(await s.list('kb/b')).toEqual([]);
   });

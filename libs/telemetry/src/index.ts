@@ -7,12 +7,26 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from
 export const tracer = (name = 'docfleet') => trace.getTracer(name);
 
 // Re-exported so services and libraries instrument through this package only (one API copy).
-export { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+export {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 export { initTelemetry, type Telemetry } from './init';
 
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
 
-export async function withSpan<T>(name: string, attrs: SpanAttributes, fn: (span: Span) => Promise<T>, opts: { kind?: SpanKind } = {}): Promise<T> {
+export async function withSpan<T>(
+  name: string,
+  attrs: SpanAttributes,
+  fn: (span: Span) => Promise<T>,
+  opts: { kind?: SpanKind } = {},
+): Promise<T> {
   return tracer().startActiveSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL }, async (span) => {
     for (const [k, v] of Object.entries(attrs)) if (v !== undefined) span.setAttribute(k, v);
     try {

@@ -35,9 +35,12 @@ export function initTelemetry(serviceName: string): Telemetry {
   // Lazy: these modules (and the SDK's dozens of transitive ones) load only when tracing is on.
   const sdkNode = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json').trim();
-  const traceExporter = protocol === 'http/json'
-    ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
-    : undefined; // the SDK builds the exporter OTEL_EXPORTER_OTLP_PROTOCOL names
+  const traceExporter =
+    protocol === 'http/json'
+      ? new (
+          require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')
+        ).OTLPTraceExporter()
+      : undefined; // the SDK builds the exporter OTEL_EXPORTER_OTLP_PROTOCOL names
   const sdk: NodeSDK = new sdkNode.NodeSDK({
     serviceName,
     ...(traceExporter ? { traceExporter } : {}),
@@ -48,12 +51,16 @@ export function initTelemetry(serviceName: string): Telemetry {
   let stopped: Promise<void> | undefined;
   const started: Telemetry = {
     enabled: true,
-    shutdown: () => (stopped ??= sdk.shutdown().catch(() => undefined).then(() => {
-      trace.disable();
-      context.disable();
-      propagation.disable();
-      if (current === started) current = undefined;
-    })),
+    shutdown: () =>
+      (stopped ??= sdk
+        .shutdown()
+        .catch(() => undefined)
+        .then(() => {
+          trace.disable();
+          context.disable();
+          propagation.disable();
+          if (current === started) current = undefined;
+        })),
   };
   current = started;
   return current;

@@ -10,7 +10,11 @@ const PROBE = path.join(__dirname, 'fixtures', 'init-probe.ts');
 /** Runs the probe as a service process would run: its own Node, tsx, the given environment. */
 async function probe(env: Record<string, string>) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', PROBE, 'probe-service'], { cwd: ROOT, env: { ...clean, ...env }, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', PROBE, 'probe-service'], {
+    cwd: ROOT,
+    env: { ...clean, ...env },
+    timeout: 60_000,
+  });
   return JSON.parse(stdout.trim().split('\n').pop()!) as { enabled: boolean; sdkModules: number };
 }
 
@@ -26,7 +30,14 @@ describe('initTelemetry', () => {
       expect(out.enabled).toBe(true);
       expect(out.sdkModules).toBeGreaterThan(0);
       expect(rx.requests).toContainEqual({ path: '/v1/traces', contentType: 'application/json' });
-      expect(rx.spans).toEqual([expect.objectContaining({ service: 'probe-service', name: 'probe work', kind: KIND.INTERNAL, attributes: { 'probe.n': 1 } })]);
+      expect(rx.spans).toEqual([
+        expect.objectContaining({
+          service: 'probe-service',
+          name: 'probe work',
+          kind: KIND.INTERNAL,
+          attributes: { 'probe.n': 1 },
+        }),
+      ]);
     } finally {
       await rx.close();
     }

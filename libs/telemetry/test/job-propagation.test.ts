@@ -5,7 +5,14 @@ import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { SpanKind, SpanStatusCode, withSpan } from '../src';
-import { DelayedError, QueueClient, UnrecoverableError, createRedis, createWorker, type JobObservation } from '../../queue/src';
+import {
+  DelayedError,
+  QueueClient,
+  UnrecoverableError,
+  createRedis,
+  createWorker,
+  type JobObservation,
+} from '../../queue/src';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -24,7 +31,12 @@ afterAll(async () => {
   await provider.shutdown();
 });
 
-const ids = () => ({ orgId: randomUUID(), fileId: randomUUID(), fileVersionId: randomUUID(), manifestId: randomUUID() });
+const ids = () => ({
+  orgId: randomUUID(),
+  fileId: randomUUID(),
+  fileVersionId: randomUUID(),
+  manifestId: randomUUID(),
+});
 async function until<T>(fn: () => T | undefined, ms = 10_000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
     const v = fn();
@@ -39,12 +51,25 @@ describe('trace context through jobs', () => {
   it('caller span → send parse.file → process parse.file → send index.file-version → process index.file-version, one trace', async () => {
     const seen: JobObservation[] = [];
     const metrics = { observe: (o: JobObservation) => void seen.push(o) };
-    const parse = createWorker('parse', {
-      'parse.file': async () => void (await queues.enqueue('index.file-version', ids())),
-    }, { connection: workerRedis, prefix, metrics });
-    const index = createWorker('index', { 'index.file-version': async () => undefined, 'index.remove-file': async () => undefined }, { connection: workerRedis, prefix, metrics });
+    const parse = createWorker(
+      'parse',
+      {
+        'parse.file': async () => void (await queues.enqueue('index.file-version', ids())),
+      },
+      { connection: workerRedis, prefix, metrics },
+    );
+    const index = createWorker(
+      'index',
+      { 'index.file-version': async () => undefined, 'index.remove-file': async () => undefined },
+      { connection: workerRedis, prefix, metrics },
+    );
     try {
-      await withSpan('POST /v1/files', {}, async () => void (await queues.enqueue('parse.file', { jobId: randomUUID(), orgId: randomUUID() })), { kind: SpanKind.SERVER });
+      await withSpan(
+        'POST /v1/files',
+        {},
+        async () => void (await queues.enqueue('parse.file', { jobId: randomUUID(), orgId: randomUUID() })),
+        { kind: SpanKind.SERVER },
+      );
       const last = await until(spanNamed('process index.file-version'));
       const root = spanNamed('POST /v1/files')()!;
       const sendParse = spanNamed('send parse.file')()!;
@@ -53,10 +78,24 @@ describe('trace context through jobs', () => {
       const chain = [root, sendParse, processParse, sendIndex, last];
       expect(new Set(chain.map((s) => s.spanContext().traceId)).size).toBe(1);
       expect(chain.slice(1).map(parentOf)).toEqual(chain.slice(0, -1).map((s) => s.spanContext().spanId));
-      expect(chain.map((s) => s.kind)).toEqual([SpanKind.SERVER, SpanKind.PRODUCER, SpanKind.CONSUMER, SpanKind.PRODUCER, SpanKind.CONSUMER]);
-      expect(processParse.attributes).toMatchObject({ 'messaging.system': 'bullmq', 'messaging.destination.name': 'parse', 'docfleet.job.name': 'parse.file', 'docfleet.job.attempt': 1 });
+      expect(chain.map((s) => s.kind)).toEqual([
+        SpanKind.SERVER,
+        SpanKind.PRODUCER,
+        SpanKind.CONSUMER,
+        SpanKind.PRODUCER,
+        SpanKind.CONSUMER,
+      ]);
+      expect(processParse.attributes).toMatchObject({
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': 'parse',
+        'docfleet.job.name': 'parse.file',
+        'docfleet.job.attempt': 1,
+      });
       expect(processParse.attributes['messaging.message.id']).toBe(sendParse.attributes['messaging.message.id']);
-      expect(seen.map((o) => [o.queue, o.job, o.outcome])).toEqual([['parse', 'parse.file', 'completed'], ['index', 'index.file-version', 'completed']]);
+      expect(seen.map((o) => [o.queue, o.job, o.outcome])).toEqual([
+        ['parse', 'parse.file', 'completed'],
+        ['index', 'index.file-version', 'completed'],
+      ]);
       expect(seen.every((o) => o.seconds >= 0 && o.seconds < 10)).toBe(true);
     } finally {
       await parse.close();
@@ -66,7 +105,11 @@ describe('trace context through jobs', () => {
 
   it('a job enqueued outside any span starts its own trace at the send span', async () => {
     exporter.reset();
-    const index = createWorker('index', { 'index.file-version': async () => undefined, 'index.remove-file': async () => undefined }, { connection: workerRedis, prefix });
+    const index = createWorker(
+      'index',
+      { 'index.file-version': async () => undefined, 'index.remove-file': async () => undefined },
+      { connection: workerRedis, prefix },
+    );
     try {
       await queues.enqueue('index.remove-file', { orgId: randomUUID(), fileId: randomUUID() });
       const processed = await until(spanNamed('process index.remove-file'));
@@ -82,25 +125,37 @@ describe('trace context through jobs', () => {
     exporter.reset();
     const seen: JobObservation[] = [];
     let calls = 0;
-    const worker = createWorker('index', {
-      // attempts: 5 in the registry; first run fails and is retried, second is handed back, third is unrecoverable
-      'index.file-version': async (_p, job) => {
-        calls++;
-        if (calls === 1) throw new Error('transient');
-        if (calls === 2) {
-          await job.moveToDelayed(Date.now() + 50, job.token);
-          throw new DelayedError();
-        }
-        throw new UnrecoverableError('broken input');
+    const worker = createWorker(
+      'index',
+      {
+        // attempts: 5 in the registry; first run fails and is retried, second is handed back, third is unrecoverable
+        'index.file-version': async (_p, job) => {
+          calls++;
+          if (calls === 1) throw new Error('transient');
+          if (calls === 2) {
+            await job.moveToDelayed(Date.now() + 50, job.token);
+            throw new DelayedError();
+          }
+          throw new UnrecoverableError('broken input');
+        },
+        'index.remove-file': async () => undefined,
       },
-      'index.remove-file': async () => undefined,
-    }, { connection: workerRedis, prefix, metrics: { observe: (o) => void seen.push(o) } });
+      { connection: workerRedis, prefix, metrics: { observe: (o) => void seen.push(o) } },
+    );
     try {
       await queues.enqueue('index.file-version', ids(), { backoff: { type: 'fixed', delay: 50 } });
       await until(() => (seen.length >= 3 ? true : undefined));
-      expect(seen.map((o) => [o.outcome, o.final])).toEqual([['failed', false], ['delayed', false], ['failed', true]]);
+      expect(seen.map((o) => [o.outcome, o.final])).toEqual([
+        ['failed', false],
+        ['delayed', false],
+        ['failed', true],
+      ]);
       const runs = exporter.getFinishedSpans().filter((s) => s.name === 'process index.file-version');
-      expect(runs.map((s) => s.status.code)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.UNSET, SpanStatusCode.ERROR]);
+      expect(runs.map((s) => s.status.code)).toEqual([
+        SpanStatusCode.ERROR,
+        SpanStatusCode.UNSET,
+        SpanStatusCode.ERROR,
+      ]);
       expect(runs.map((s) => s.attributes['docfleet.job.outcome'])).toEqual(['failed', 'delayed', 'failed']);
     } finally {
       await worker.close();

@@ -18,8 +18,10 @@ export interface ReceivedSpan {
 export const KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 } as const;
 
 type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-const valueOf = (v: AnyValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.boolValue ?? v.doubleValue);
-const attrs = (list: Array<{ key: string; value: AnyValue }> = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
+const valueOf = (v: AnyValue) =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
+const attrs = (list: Array<{ key: string; value: AnyValue }> = []) =>
+  Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 
 export async function startOtlpReceiver() {
   const spans: ReceivedSpan[] = [];
@@ -31,15 +33,24 @@ export async function startOtlpReceiver() {
       requests.push({ path: req.url ?? '', contentType: String(req.headers['content-type'] ?? '') });
       if (req.url === '/v1/traces' && String(req.headers['content-type']).includes('json')) {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-          resourceSpans?: Array<{ resource?: { attributes?: Array<{ key: string; value: AnyValue }> }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }>;
+          resourceSpans?: Array<{
+            resource?: { attributes?: Array<{ key: string; value: AnyValue }> };
+            scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }>;
+          }>;
         };
         for (const rs of body.resourceSpans ?? []) {
           const service = String(attrs(rs.resource?.attributes)['service.name'] ?? '');
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
               spans.push({
-                service, traceId: s.traceId as string, spanId: s.spanId as string, parentSpanId: (s.parentSpanId as string) || undefined,
-                name: s.name as string, kind: s.kind as number, attributes: attrs(s.attributes as never), status: s.status as ReceivedSpan['status'],
+                service,
+                traceId: s.traceId as string,
+                spanId: s.spanId as string,
+                parentSpanId: (s.parentSpanId as string) || undefined,
+                name: s.name as string,
+                kind: s.kind as number,
+                attributes: attrs(s.attributes as never),
+                status: s.status as ReceivedSpan['status'],
               });
             }
           }

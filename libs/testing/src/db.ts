@@ -75,7 +75,9 @@ export async function rebuildTemplate(log: (line: string) => void = () => {}): P
       }
     });
   } catch (err) {
-    await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(build)} WITH (FORCE)`)).catch(() => {});
+    await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(build)} WITH (FORCE)`)).catch(
+      () => {},
+    );
     throw err;
   }
 }

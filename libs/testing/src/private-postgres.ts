@@ -20,7 +20,11 @@ export interface PrivatePostgres {
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   if (!versions.length) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql/*/bin');
   return path.join(root, versions[0], 'bin');
 }
@@ -34,7 +38,13 @@ function serverUser(): { uid: number; gid: number } | Record<string, never> {
 }
 
 async function accepts(port: number): Promise<boolean> {
-  const c = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 1000 });
+  const c = new Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    database: 'postgres',
+    connectionTimeoutMillis: 1000,
+  });
   c.on('error', () => undefined);
   try {
     await c.connect();
@@ -54,11 +64,33 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if ('uid' in user) chownSync(dir, user.uid, user.gid);
   const data = path.join(dir, 'data');
   const env = { ...process.env, HOME: dir, LC_ALL: 'C' };
-  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], { stdio: 'ignore', cwd: dir, env, ...user });
+  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], {
+    stdio: 'ignore',
+    cwd: dir,
+    env,
+    ...user,
+  });
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(path.join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'], { stdio: 'ignore', cwd: dir, env, ...user });
+    child = spawn(
+      path.join(bin, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'max_connections=200',
+      ],
+      { stdio: 'ignore', cwd: dir, env, ...user },
+    );
     for (let i = 0; i < 200; i++) {
       if (await accepts(port)) return;
       await new Promise((r) => setTimeout(r, 100));
@@ -72,10 +104,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     // SIGINT is PostgreSQL's fast shutdown: sessions are terminated, the data is kept.
     await new Promise<void>((resolve) => {
       const hard = setTimeout(() => c.kill('SIGKILL'), 15_000);
-      c.once('exit', () => { clearTimeout(hard); resolve(); });
+      c.once('exit', () => {
+        clearTimeout(hard);
+        resolve();
+      });
       c.kill('SIGINT');
     });
-    for (let i = 0; i < 100 && existsSync(path.join(data, 'postmaster.pid')); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && existsSync(path.join(data, 'postmaster.pid')); i++)
+      await new Promise((r) => setTimeout(r, 100));
   };
   await start();
   const url = `postgresql://postgres@127.0.0.1:${port}/docfleet`;

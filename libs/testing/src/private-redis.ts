@@ -17,9 +17,18 @@ async function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect(port, '127.0.0.1');
     let buf = '';
-    sock.setTimeout(500, () => { sock.destroy(); resolve(false); });
+    sock.setTimeout(500, () => {
+      sock.destroy();
+      resolve(false);
+    });
     sock.on('error', () => resolve(false));
-    sock.on('data', (d) => { buf += d; if (buf.includes('PONG')) { sock.end(); resolve(true); } });
+    sock.on('data', (d) => {
+      buf += d;
+      if (buf.includes('PONG')) {
+        sock.end();
+        resolve(true);
+      }
+    });
     sock.on('connect', () => sock.write('PING\r\n'));
   });
 }
@@ -40,7 +49,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     for (let i = 0; i < 100; i++) {
       if (await answersPing(port)) return;
       await new Promise((r) => setTimeout(r, 50));
@@ -51,8 +62,20 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     const c = child;
     child = null;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    await new Promise<void>((resolve) => { c.once('exit', () => resolve()); c.kill('SIGKILL'); });
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, restart: async (opts = {}) => { await stop(); if (opts.downMs) await new Promise((r) => setTimeout(r, opts.downMs)); await start(); }, stop };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    restart: async (opts = {}) => {
+      await stop();
+      if (opts.downMs) await new Promise((r) => setTimeout(r, opts.downMs));
+      await start();
+    },
+    stop,
+  };
 }

@@ -60,7 +60,12 @@ export interface RawExchange {
  * `body`. `finish`: 'close' closes the connection once the response is in (never half-closing
  * before: Node's server takes a half-close for a client gone), 'keep' leaves it to the caller.
  */
-export function rawRequest(port: number, head: string, body: Buffer | string = '', finish: 'close' | 'keep' = 'close'): RawExchange {
+export function rawRequest(
+  port: number,
+  head: string,
+  body: Buffer | string = '',
+  finish: 'close' | 'keep' = 'close',
+): RawExchange {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined); // a reset after the server answered is expected in some cases
   const chunks: Buffer[] = [];
@@ -78,13 +83,22 @@ export function rawRequest(port: number, head: string, body: Buffer | string = '
   return { socket, response };
 }
 
-export function multipartBody(boundary: string, fields: Record<string, string>, file?: { name: string; data: Buffer }, opts: { close?: boolean } = {}): Buffer {
+export function multipartBody(
+  boundary: string,
+  fields: Record<string, string>,
+  file?: { name: string; data: Buffer },
+  opts: { close?: boolean } = {},
+): Buffer {
   const parts: Buffer[] = [];
   for (const [k, v] of Object.entries(fields)) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   }
   if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+    );
     parts.push(file.data);
     if (opts.close !== false) parts.push(Buffer.from('\r\n'));
   }

@@ -36,23 +36,28 @@ export function newestParseManifest(db: Db | Tx, orgId: string, fileVersionId: s
 export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts: LoadOptions): Promise<ParseBundle> {
   const code = opts.missingCode ?? 'file_must_be_parsed';
   const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
-  const missing = () => new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
+  const missing = () =>
+    new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
   if (!manifest) throw missing();
   let segments: Segment[];
   try {
-    segments = JSON.parse((await storage.read(`${manifest.storage_prefix}/${BUNDLE.segments_json}`)).toString('utf8')) as Segment[];
+    segments = JSON.parse(
+      (await storage.read(`${manifest.storage_prefix}/${BUNDLE.segments_json}`)).toString('utf8'),
+    ) as Segment[];
   } catch {
     throw missing();
   }
   if (opts.segmentIds?.length) {
     const wanted = new Set(opts.segmentIds);
     segments = segments.filter((s) => wanted.has(s.id));
-    if (!segments.length) throw new ApiError(code, 'None of the given segment_ids belong to the newest parse of this file.');
+    if (!segments.length)
+      throw new ApiError(code, 'None of the given segment_ids belong to the newest parse of this file.');
   }
   let grounding: GroundingDocument | undefined;
   if (opts.withGrounding) {
     const key = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
-    if (await storage.exists(key)) grounding = JSON.parse((await storage.read(key)).toString('utf8')) as GroundingDocument;
+    if (await storage.exists(key))
+      grounding = JSON.parse((await storage.read(key)).toString('utf8')) as GroundingDocument;
   }
   return { manifest, segments, ...(grounding ? { grounding } : {}) };
 }
@@ -62,14 +67,21 @@ export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts:
  * segment_ids are given, at least one of them is in it). Reads segments.json only in that case;
  * the worker loads the bundle itself when it runs.
  */
-export async function assertParsed(db: Db | Tx, storage: StorageDriver, opts: Omit<LoadOptions, 'withGrounding'>): Promise<void> {
+export async function assertParsed(
+  db: Db | Tx,
+  storage: StorageDriver,
+  opts: Omit<LoadOptions, 'withGrounding'>,
+): Promise<void> {
   if (opts.segmentIds?.length) {
     await loadParseBundle(db, storage, opts);
     return;
   }
   const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
   if (!manifest || !(await storage.exists(`${manifest.storage_prefix}/${BUNDLE.segments_json}`))) {
-    throw new ApiError(opts.missingCode ?? 'file_must_be_parsed', 'The current version of this file has no readable parse yet; parse it first.');
+    throw new ApiError(
+      opts.missingCode ?? 'file_must_be_parsed',
+      'The current version of this file has no readable parse yet; parse it first.',
+    );
   }
 }
 

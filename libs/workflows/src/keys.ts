@@ -4,10 +4,14 @@ import { createHash } from 'node:crypto';
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v as object).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v as object)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
 
-export const hashOf = (v: unknown, len = 24) => createHash('sha256').update(canonicalJson(v)).digest('hex').slice(0, len);
+export const hashOf = (v: unknown, len = 24) =>
+  createHash('sha256').update(canonicalJson(v)).digest('hex').slice(0, len);

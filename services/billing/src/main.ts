@@ -3,7 +3,13 @@ import { baseEnv, defineEnv, intFromEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis, createWorker, keepSchedules, type JobName } from '@docfleet/queue';
-import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import {
+  createCreditMetrics,
+  createJobMetrics,
+  createMetricsRegistry,
+  onShutdown,
+  startHealthServer,
+} from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { operationJobId } from '@docfleet/workflows';
 import { createBillingHandlers } from './billing-duties.handler';
@@ -35,14 +41,24 @@ async function main() {
   observeCredits(createCreditMetrics(registry));
   const live = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
   const handlers = createBillingHandlers({
-    db, logger, registry,
+    db,
+    logger,
+    registry,
     hasLiveOperationJob: async (id, attempt) => {
       const job = await queues.queue('workflow').getJob(operationJobId(id, attempt));
       return !!job && live.has(await job.getState());
     },
-    config: { runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000, queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000, operationLostMs: env.WORKER_LOST_SECONDS * 1000 },
+    config: {
+      runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000,
+      queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000,
+      operationLostMs: env.WORKER_LOST_SECONDS * 1000,
+    },
   });
-  const worker = createWorker('billing', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, metrics: createJobMetrics(registry) });
+  const worker = createWorker('billing', handlers, {
+    connection: workerRedis,
+    prefix: env.QUEUE_PREFIX,
+    metrics: createJobMetrics(registry),
+  });
   worker.on('failed', (job, err) => logger.error({ job: job?.name, err }, 'billing job failed'));
 
   const schedule: Array<[JobName, number]> = [
@@ -52,12 +68,17 @@ async function main() {
     ['billing.reconcile', env.BILLING_RECONCILE_EVERY_SECONDS],
   ];
   // Redis keeps nothing on disk in the quickstart: after a restart the schedules are re-created.
-  const keeper = await keepSchedules(queues.queue('billing'), schedule.map(([name, seconds]) => ({ name, everyMs: seconds * 1000 })), {
-    connection: redis,
-    checkEveryMs: env.BILLING_SCHEDULE_CHECK_SECONDS * 1000,
-    onRestored: (names) => logger.warn({ schedules: names }, 'billing schedules were missing from Redis and were re-created'),
-    onError: (err) => logger.error({ err }, 'billing schedule check failed'),
-  });
+  const keeper = await keepSchedules(
+    queues.queue('billing'),
+    schedule.map(([name, seconds]) => ({ name, everyMs: seconds * 1000 })),
+    {
+      connection: redis,
+      checkEveryMs: env.BILLING_SCHEDULE_CHECK_SECONDS * 1000,
+      onRestored: (names) =>
+        logger.warn({ schedules: names }, 'billing schedules were missing from Redis and were re-created'),
+      onError: (err) => logger.error({ err }, 'billing schedule check failed'),
+    },
+  );
 
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
@@ -66,15 +87,19 @@ async function main() {
   });
   logger.info({ health_port: health.port, schedule: Object.fromEntries(schedule) }, 'billing service started');
 
-  onShutdown(async () => {
-    keeper.stop();
-    await worker.close();
-    await health.close();
-    await queues.close();
-    await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-    await db.$disconnect();
-    await telemetry.shutdown();
-  }, 30_000, (m) => logger.info(m));
+  onShutdown(
+    async () => {
+      keeper.stop();
+      await worker.close();
+      await health.close();
+      await queues.close();
+      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+      await db.$disconnect();
+      await telemetry.shutdown();
+    },
+    30_000,
+    (m) => logger.info(m),
+  );
 }
 
 main().catch((err) => {

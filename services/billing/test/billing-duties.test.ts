@@ -2,7 +2,18 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { debitReserved, grantCredits, ledgerByDay, observeCredits, reconcile, refundDebit, reserveCredits, rollupUsage, rolloverPeriods, debitCredits } from '@docfleet/billing';
+import {
+  debitReserved,
+  grantCredits,
+  ledgerByDay,
+  observeCredits,
+  reconcile,
+  refundDebit,
+  reserveCredits,
+  rollupUsage,
+  rolloverPeriods,
+  debitCredits,
+} from '@docfleet/billing';
 import { createCreditMetrics, sampleValue } from '@docfleet/runtime';
 import { createLogger } from '@docfleet/logger';
 import { Registry } from 'prom-client';
@@ -11,23 +22,59 @@ import { attemptKey } from '@docfleet/workflows';
 import { createBillingHandlers } from '../src/billing-duties.handler';
 
 let t: TestDb;
-beforeAll(async () => { t = await createTestDb(); });
+beforeAll(async () => {
+  t = await createTestDb();
+});
 afterAll(() => t.drop());
 
 async function fixture(credits = 20) {
   const org = await t.db.organization.create({ data: { name: `o-${randomUUID().slice(0, 6)}` } });
   await grantCredits(t.db, { orgId: org.id, amount: credits, idempotencyKey: `g:${org.id}`, reason: 'test' });
   const kb = await t.db.knowledgeBase.create({ data: { org_id: org.id, name: `kb-${randomUUID().slice(0, 6)}` } });
-  const file = await t.db.file.create({ data: { org_id: org.id, knowledge_base_id: kb.id, filename: `${randomUUID()}.pdf`, content_type: 'application/pdf' } });
-  const v = await t.db.fileVersion.create({ data: { file_id: file.id, version_number: 1, storage_path: 'x', sha256: 'x', byte_size: 1n, content_type: 'application/pdf', original_filename: 'x.pdf' } });
+  const file = await t.db.file.create({
+    data: {
+      org_id: org.id,
+      knowledge_base_id: kb.id,
+      filename: `${randomUUID()}.pdf`,
+      content_type: 'application/pdf',
+    },
+  });
+  const v = await t.db.fileVersion.create({
+    data: {
+      file_id: file.id,
+      version_number: 1,
+      storage_path: 'x',
+      sha256: 'x',
+      byte_size: 1n,
+      content_type: 'application/pdf',
+      original_filename: 'x.pdf',
+    },
+  });
   const job = async (status: string, ageMs: number, reserve = 0, debit = 0) => {
-    const j = await t.db.job.create({ data: { org_id: org.id, knowledge_base_id: kb.id, file_id: file.id, file_version_id: v.id, kind: 'parse', status, idempotency_key: randomUUID() } });
+    const j = await t.db.job.create({
+      data: {
+        org_id: org.id,
+        knowledge_base_id: kb.id,
+        file_id: file.id,
+        file_version_id: v.id,
+        kind: 'parse',
+        status,
+        idempotency_key: randomUUID(),
+      },
+    });
     if (reserve) {
-      const r = await t.db.$transaction((tx) => reserveCredits(tx, { orgId: org.id, amount: reserve, jobId: j.id, fileId: file.id }));
-      for (let p = 1; p <= debit; p++) await t.db.$transaction((tx) => debitReserved(tx, { reservationId: r.id, idempotencyKey: `parse:${j.id}:page:${p}`, reason: 'page' }));
+      const r = await t.db.$transaction((tx) =>
+        reserveCredits(tx, { orgId: org.id, amount: reserve, jobId: j.id, fileId: file.id }),
+      );
+      for (let p = 1; p <= debit; p++)
+        await t.db.$transaction((tx) =>
+          debitReserved(tx, { reservationId: r.id, idempotencyKey: `parse:${j.id}:page:${p}`, reason: 'page' }),
+        );
     }
-    await t.db.$executeRaw`UPDATE jobs SET updated_at = now() - ${ageMs} * interval '1 millisecond' WHERE id = ${j.id}::uuid`;
-    await t.db.$executeRaw`UPDATE credit_reservations SET created_at = now() - ${ageMs} * interval '1 millisecond' WHERE job_id = ${j.id}::uuid`;
+    await t.db
+      .$executeRaw`UPDATE jobs SET updated_at = now() - ${ageMs} * interval '1 millisecond' WHERE id = ${j.id}::uuid`;
+    await t.db
+      .$executeRaw`UPDATE credit_reservations SET created_at = now() - ${ageMs} * interval '1 millisecond' WHERE job_id = ${j.id}::uuid`;
     return j;
   };
   return { org, job };
@@ -35,9 +82,15 @@ async function fixture(credits = 20) {
 
 const handlers = (registry = new Registry()) => ({
   registry,
-  h: createBillingHandlers({ db: t.db, logger: createLogger('billing-test', 'silent'), registry, config: { runningStaleMs: 30 * 60_000, queuedStaleMs: 24 * 3600_000 } }),
+  h: createBillingHandlers({
+    db: t.db,
+    logger: createLogger('billing-test', 'silent'),
+    registry,
+    config: { runningStaleMs: 30 * 60_000, queuedStaleMs: 24 * 3600_000 },
+  }),
 });
-const balance = async (orgId: string) => (await t.db.creditAccount.findUniqueOrThrow({ where: { org_id: orgId } })).balance_credits;
+const balance = async (orgId: string) =>
+  (await t.db.creditAccount.findUniqueOrThrow({ where: { org_id: orgId } })).balance_credits;
 
 describe('reaper', () => {
   it('fails jobs that died, closes their reservations and reverses their page charges, in one go', async () => {
@@ -51,14 +104,29 @@ describe('reaper', () => {
     const out = (await h['billing.reap']({}, {} as never)) as { jobsFailed: string[] };
     expect(out.jobsFailed.sort()).toEqual([dead.id, lostQueued.id].sort());
     const d = await t.db.job.findUniqueOrThrow({ where: { id: dead.id } });
-    expect(d).toMatchObject({ status: 'failed', error: expect.stringMatching(/^abandoned: the worker stopped reporting progress 4\d minutes ago/), error_code: 'abandoned' });
+    expect(d).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^abandoned: the worker stopped reporting progress 4\d minutes ago/),
+      error_code: 'abandoned',
+    });
     const failedEvents = await t.db.jobEvent.findMany({ where: { job_id: dead.id, event_type: 'job.failed' } });
     expect(failedEvents).toHaveLength(1);
-    expect(failedEvents[0]).toMatchObject({ message: d.error, payload: { code: 'abandoned', traceback: d.error, reaped: true } });
-    expect(await t.db.job.findUniqueOrThrow({ where: { id: lostQueued.id } })).toMatchObject({ error: expect.stringMatching(/^abandoned: queued for/), error_code: 'abandoned' });
-    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: dead.id } })).toMatchObject({ status: 'failed' });
-    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: lostQueued.id } })).toMatchObject({ status: 'failed' });
-    for (const j of [alive, waiting]) expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).status).toBe(j.status);
+    expect(failedEvents[0]).toMatchObject({
+      message: d.error,
+      payload: { code: 'abandoned', traceback: d.error, reaped: true },
+    });
+    expect(await t.db.job.findUniqueOrThrow({ where: { id: lostQueued.id } })).toMatchObject({
+      error: expect.stringMatching(/^abandoned: queued for/),
+      error_code: 'abandoned',
+    });
+    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: dead.id } })).toMatchObject({
+      status: 'failed',
+    });
+    expect(await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: lostQueued.id } })).toMatchObject({
+      status: 'failed',
+    });
+    for (const j of [alive, waiting])
+      expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).status).toBe(j.status);
     expect(await balance(org.id)).toBe(19); // the dead job's 2 pages refunded; the live job's page stays
     expect(await reconcile(t.db)).toEqual([]);
     // a second round finds nothing more
@@ -73,24 +141,48 @@ describe('reaper', () => {
     const out = (await h['billing.reap']({}, {} as never)) as { reservationsClosed: string[] };
     expect(out.reservationsClosed.length).toBeGreaterThanOrEqual(2);
     expect((await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: done.id } })).status).toBe('committed');
-    expect((await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: cancelled.id } })).status).toBe('cancelled');
+    expect((await t.db.creditReservation.findUniqueOrThrow({ where: { job_id: cancelled.id } })).status).toBe(
+      'cancelled',
+    );
   });
 
   it('fails and refunds operations whose attempt has no live queue entry left, counting them', async () => {
     const { org } = await fixture(10);
-    const op = await t.db.operation.create({ data: { org_id: org.id, operation_type: 'split_run', status: 'in_progress', permission: 'extract.run', idempotency_key: randomUUID() } });
-    await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 1, idempotencyKey: attemptKey(op), reason: 'split', operationId: op.id }));
+    const op = await t.db.operation.create({
+      data: {
+        org_id: org.id,
+        operation_type: 'split_run',
+        status: 'in_progress',
+        permission: 'extract.run',
+        idempotency_key: randomUUID(),
+      },
+    });
+    await t.db.$transaction((tx) =>
+      debitCredits(tx, {
+        orgId: org.id,
+        amount: 1,
+        idempotencyKey: attemptKey(op),
+        reason: 'split',
+        operationId: op.id,
+      }),
+    );
     await t.db.$executeRaw`UPDATE operations SET updated_at = now() - interval '45 minutes' WHERE id = ${op.id}::uuid`;
     const registry = new Registry();
     const asked: Array<[string, number]> = [];
     const h = createBillingHandlers({
-      db: t.db, logger: createLogger('billing-test', 'silent'), registry, config: { runningStaleMs: 30 * 60_000, queuedStaleMs: 24 * 3600_000 },
+      db: t.db,
+      logger: createLogger('billing-test', 'silent'),
+      registry,
+      config: { runningStaleMs: 30 * 60_000, queuedStaleMs: 24 * 3600_000 },
       hasLiveOperationJob: async (id, attempt) => (asked.push([id, attempt]), false),
     });
     const out = (await h['billing.reap']({}, {} as never)) as { operationsFailed: string[] };
     expect(out.operationsFailed).toEqual([op.id]);
     expect(asked).toEqual([[op.id, 1]]);
-    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({ status: 'failed', error: expect.stringMatching(/^abandoned/) });
+    expect(await t.db.operation.findUniqueOrThrow({ where: { id: op.id } })).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^abandoned/),
+    });
     expect(await balance(org.id)).toBe(10);
     expect(await registry.getSingleMetricAsString('docfleet_billing_operations_reaped_total')).toMatch(/ 1$/m);
   });
@@ -100,27 +192,45 @@ describe('quota period roll-over', () => {
   it('resets monthly use when the period has ended', async () => {
     const { org } = await fixture(10);
     await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: 'k', reason: 'r' }));
-    await t.db.creditAccount.update({ where: { org_id: org.id }, data: { period_start: new Date(Date.UTC(2026, 9, 1)) } });
+    await t.db.creditAccount.update({
+      where: { org_id: org.id },
+      data: { period_start: new Date(Date.UTC(2026, 9, 1)) },
+    });
     const r = await rolloverPeriods(t.db, new Date(Date.UTC(2026, 10, 21)));
     expect(r.accountsRolled).toBeGreaterThanOrEqual(1);
     const acc = await t.db.creditAccount.findUniqueOrThrow({ where: { org_id: org.id } });
-    expect(acc).toMatchObject({ monthly_used_credits: 0, total_used_credits: 4, period_start: new Date(Date.UTC(2026, 10, 1)) });
+    expect(acc).toMatchObject({
+      monthly_used_credits: 0,
+      total_used_credits: 4,
+      period_start: new Date(Date.UTC(2026, 10, 1)),
+    });
   });
 });
 
 describe('daily roll-up', () => {
   it('serves finished days from usage_daily and today live, with the same figures', async () => {
     const { org } = await fixture(50);
-    for (let i = 0; i < 3; i++) await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 2, idempotencyKey: `d${i}`, reason: 'r' }));
+    for (let i = 0; i < 3; i++)
+      await t.db.$transaction((tx) =>
+        debitCredits(tx, { orgId: org.id, amount: 2, idempotencyKey: `d${i}`, reason: 'r' }),
+      );
     // the grant and first debit happened "yesterday"
-    await t.db.$executeRaw`UPDATE ledger_entries SET created_at = now() - interval '1 day' WHERE org_id = ${org.id}::uuid AND idempotency_key IN (${`g:${org.id}`}, 'd0')`;
+    await t.db
+      .$executeRaw`UPDATE ledger_entries SET created_at = now() - interval '1 day' WHERE org_id = ${org.id}::uuid AND idempotency_key IN (${`g:${org.id}`}, 'd0')`;
     const live = await ledgerByDay(t.db, org.id, { limit: 10 });
-    expect(live.entries.map((e) => [e.debited_credits, e.granted_credits, e.entry_count])).toEqual([[4, 0, 2], [2, 50, 2]]);
+    expect(live.entries.map((e) => [e.debited_credits, e.granted_credits, e.entry_count])).toEqual([
+      [4, 0, 2],
+      [2, 50, 2],
+    ]);
     await rollupUsage(t.db);
     const rows = await t.db.usageDaily.findMany({ where: { org_id: org.id }, orderBy: { day: 'asc' } });
-    expect(rows.map((r) => [r.debited_credits, r.granted_credits])).toEqual([[2, 50], [4, 0]]);
+    expect(rows.map((r) => [r.debited_credits, r.granted_credits])).toEqual([
+      [2, 50],
+      [4, 0],
+    ]);
     // the roll-up of yesterday is final: tampering its source now would not change the answer
-    await t.db.$executeRaw`UPDATE usage_daily SET entry_count = 99 WHERE org_id = ${org.id}::uuid AND day < current_date`;
+    await t.db
+      .$executeRaw`UPDATE usage_daily SET entry_count = 99 WHERE org_id = ${org.id}::uuid AND day < current_date`;
     const after = await ledgerByDay(t.db, org.id, { limit: 10 });
     expect(after.entries[0]).toEqual(live.entries[0]);
     expect(after.entries[1].entry_count).toBe(99);
@@ -142,24 +252,39 @@ describe('reconciliation', () => {
   });
 });
 
-
 describe('credit counters', () => {
   it('count debit and reversal rows as they are written, and nothing for an idempotent repeat', async () => {
     // Sums over every organisation: the reaper below also closes what earlier tests left behind.
-    const ledger = async (kind: string) => Math.abs((await t.db.ledgerEntry.aggregate({ where: { kind }, _sum: { amount_credits: true } }))._sum.amount_credits ?? 0);
+    const ledger = async (kind: string) =>
+      Math.abs(
+        (await t.db.ledgerEntry.aggregate({ where: { kind }, _sum: { amount_credits: true } }))._sum.amount_credits ??
+          0,
+      );
     const before = { debited: await ledger('debit'), refunded: await ledger('reversal') };
     const registry = new Registry();
     const stop = observeCredits(createCreditMetrics(registry));
     try {
       const { org, job } = await fixture(20);
       await job('running', 45 * 60_000, 5, 3); // 3 page debits
-      await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' }));
-      await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' })); // repeat: no row
-      await t.db.$transaction((tx) => refundDebit(tx, { orgId: org.id, originalKey: `op:${org.id}`, reason: 'workflow failed' }));
+      await t.db.$transaction((tx) =>
+        debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' }),
+      );
+      await t.db.$transaction((tx) =>
+        debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' }),
+      ); // repeat: no row
+      await t.db.$transaction((tx) =>
+        refundDebit(tx, { orgId: org.id, originalKey: `op:${org.id}`, reason: 'workflow failed' }),
+      );
       await handlers().h['billing.reap']({}, {} as never); // the dead job's 3 page debits reversed
       const text = await registry.metrics();
-      const counted = { debited: sampleValue(text, 'docfleet_credits_debited_total'), refunded: sampleValue(text, 'docfleet_credits_refunded_total') };
-      expect(counted).toEqual({ debited: (await ledger('debit')) - before.debited, refunded: (await ledger('reversal')) - before.refunded });
+      const counted = {
+        debited: sampleValue(text, 'docfleet_credits_debited_total'),
+        refunded: sampleValue(text, 'docfleet_credits_refunded_total'),
+      };
+      expect(counted).toEqual({
+        debited: (await ledger('debit')) - before.debited,
+        refunded: (await ledger('reversal')) - before.refunded,
+      });
       expect(counted.debited).toBe(7); // 3 pages + 4
       expect(counted.refunded).toBeGreaterThanOrEqual(7); // 4 + 3 pages (+ whatever the reaper found from earlier tests)
     } finally {
@@ -175,35 +300,73 @@ describe('the billing service process', () => {
   it('schedules its duties on its own queue, serves health and metrics, and stops on SIGTERM', async () => {
     const { job } = await fixture(10);
     await job('running', 45 * 60_000, 3, 2); // died after 2 pages: the service's reaper refunds them
-    const port = await new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); }); });
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
       cwd: path.resolve(__dirname, '../../..'),
-      env: { ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), DATABASE_URL: t.url, HEALTH_PORT: String(port), QUEUE_PREFIX: `bill${port}`, LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        DOCFLEET_SUPERVISOR_PID: String(process.pid),
+        DATABASE_URL: t.url,
+        HEALTH_PORT: String(port),
+        QUEUE_PREFIX: `bill${port}`,
+        LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     // Never leave the service running if an assertion below throws.
-    const cleanup = () => { if (child.exitCode === null) child.kill('SIGKILL'); };
+    const cleanup = () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    };
     afterAllCleanups.push(cleanup);
     let metrics = '';
     for (let i = 0; i < 100; i++) {
       try {
         metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        if (metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"') && sampleValue(metrics, 'docfleet_credits_refunded_total') >= 2) break;
-      } catch { /* starting */ }
+        if (
+          metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"') &&
+          sampleValue(metrics, 'docfleet_credits_refunded_total') >= 2
+        )
+          break;
+      } catch {
+        /* starting */
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
-    expect({ metrics: metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"'), err }).toEqual({ metrics: true, err: '' });
+    expect({
+      metrics: metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"'),
+      err,
+    }).toEqual({ metrics: true, err: '' });
     expect(metrics).toContain('docfleet_billing_reconciliation_mismatches');
     // createWorker's job metrics and the credit counters (the reaper's reversals) are exposed too
-    expect(sampleValue(metrics, 'docfleet_jobs_completed_total', { queue: 'billing', job: 'billing.reconcile', service: 'billing' })).toBeGreaterThanOrEqual(1);
-    expect(sampleValue(metrics, 'docfleet_job_duration_seconds_count', { queue: 'billing', job: 'billing.reap', outcome: 'completed' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(metrics, 'docfleet_jobs_completed_total', {
+        queue: 'billing',
+        job: 'billing.reconcile',
+        service: 'billing',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(metrics, 'docfleet_job_duration_seconds_count', {
+        queue: 'billing',
+        job: 'billing.reap',
+        outcome: 'completed',
+      }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sampleValue(metrics, 'docfleet_credits_refunded_total')).toBe(2);
     expect(sampleValue(metrics, 'docfleet_credits_debited_total')).toBe(0);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
-    expect((await (await fetch(`http://127.0.0.1:${port}/healthz`)).json())).toEqual({ status: 'ok' });
-    const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
+    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok' });
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGTERM');
+    });
     expect(code).toBe(0);
   }, 60_000);
 });

@@ -9,16 +9,45 @@ import { createTestDb, freePort, startPrivateRedis, type PrivateRedis, type Test
 let t: TestDb;
 let redis: PrivateRedis;
 const cleanups: Array<() => unknown> = [];
-beforeAll(async () => { t = await createTestDb(); redis = await startPrivateRedis(); });
-afterAll(async () => { for (const f of cleanups.reverse()) await f(); await redis.stop(); await t.drop(); });
+beforeAll(async () => {
+  t = await createTestDb();
+  redis = await startPrivateRedis();
+});
+afterAll(async () => {
+  for (const f of cleanups.reverse()) await f();
+  await redis.stop();
+  await t.drop();
+});
 
 async function staleReservation() {
   const org = await t.db.organization.create({ data: { name: `o-${randomUUID().slice(0, 6)}` } });
   await grantCredits(t.db, { orgId: org.id, amount: 10, idempotencyKey: `g:${org.id}`, reason: 'test' });
   const kb = await t.db.knowledgeBase.create({ data: { org_id: org.id, name: 'kb' } });
-  const file = await t.db.file.create({ data: { org_id: org.id, knowledge_base_id: kb.id, filename: 'a.pdf', content_type: 'application/pdf' } });
-  const v = await t.db.fileVersion.create({ data: { file_id: file.id, version_number: 1, storage_path: 'x', sha256: 'x', byte_size: 1n, content_type: 'application/pdf', original_filename: 'a.pdf' } });
-  const job = await t.db.job.create({ data: { org_id: org.id, knowledge_base_id: kb.id, file_id: file.id, file_version_id: v.id, kind: 'parse', status: 'running', idempotency_key: randomUUID() } });
+  const file = await t.db.file.create({
+    data: { org_id: org.id, knowledge_base_id: kb.id, filename: 'a.pdf', content_type: 'application/pdf' },
+  });
+  const v = await t.db.fileVersion.create({
+    data: {
+      file_id: file.id,
+      version_number: 1,
+      storage_path: 'x',
+      sha256: 'x',
+      byte_size: 1n,
+      content_type: 'application/pdf',
+      original_filename: 'a.pdf',
+    },
+  });
+  const job = await t.db.job.create({
+    data: {
+      org_id: org.id,
+      knowledge_base_id: kb.id,
+      file_id: file.id,
+      file_version_id: v.id,
+      kind: 'parse',
+      status: 'running',
+      idempotency_key: randomUUID(),
+    },
+  });
   await t.db.$transaction((tx) => reserveCredits(tx, { orgId: org.id, amount: 4, jobId: job.id, fileId: file.id }));
   await t.db.$executeRaw`UPDATE jobs SET updated_at = now() - interval '45 minutes' WHERE id = ${job.id}::uuid`;
   return job.id;
@@ -31,15 +60,24 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
     cwd: path.resolve(__dirname, '../../..'),
     env: {
-      ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), DATABASE_URL: t.url, REDIS_URL: redis.url, HEALTH_PORT: String(port), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn',
-      BILLING_REAP_EVERY_SECONDS: '1', BILLING_SCHEDULE_CHECK_SECONDS: '2',
+      ...process.env,
+      DOCFLEET_SUPERVISOR_PID: String(process.pid),
+      DATABASE_URL: t.url,
+      REDIS_URL: redis.url,
+      HEALTH_PORT: String(port),
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      BILLING_REAP_EVERY_SECONDS: '1',
+      BILLING_SCHEDULE_CHECK_SECONDS: '2',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
-  cleanups.push(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  cleanups.push(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
 
   const schedulers = async () => {
     const conn = createRedis(redis.url);
@@ -70,11 +108,19 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
   const jobId = await staleReservation();
   const t0 = Date.now();
   expect(await waitFor('schedules after the restart', schedulers, (n) => n.length === 4, 60_000)).toEqual(all);
-  const reservation = await waitFor('the stale reservation', () => t.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } }), (r) => r.status === 'failed', 60_000);
+  const reservation = await waitFor(
+    'the stale reservation',
+    () => t.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } }),
+    (r) => r.status === 'failed',
+    60_000,
+  );
   expect(reservation.status).toBe('failed');
   expect(Date.now() - t0).toBeLessThan(60_000);
   expect(log).toContain('billing schedules were missing from Redis and were re-created');
   expect(child.exitCode).toBeNull(); // it never exited
-  const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGTERM'); });
+  const code = await new Promise<number | null>((resolve) => {
+    child.on('exit', resolve);
+    child.kill('SIGTERM');
+  });
   expect(code).toBe(0);
 }, 120_000);

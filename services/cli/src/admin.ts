@@ -25,18 +25,29 @@ function need(v: string | undefined, name: string): string {
 }
 
 /** Runs one admin command and returns what to print (an object for --json, a line otherwise). */
-export async function runAdmin(db: Db, argv: string[], readStdin: () => Promise<string>): Promise<{ json: Record<string, unknown>; text: string }> {
+export async function runAdmin(
+  db: Db,
+  argv: string[],
+  readStdin: () => Promise<string>,
+): Promise<{ json: Record<string, unknown>; text: string }> {
   const [cmd, ...rest] = argv;
   let parsed;
   try {
     parsed = parseArgs({
-    args: rest,
-    options: {
-      name: { type: 'string' }, credits: { type: 'string' }, 'monthly-quota': { type: 'string' }, org: { type: 'string' },
-      amount: { type: 'string' }, 'key-id': { type: 'string' }, email: { type: 'string' }, role: { type: 'string' },
-      'password-stdin': { type: 'boolean' }, json: { type: 'boolean' },
-    },
-    strict: true,
+      args: rest,
+      options: {
+        name: { type: 'string' },
+        credits: { type: 'string' },
+        'monthly-quota': { type: 'string' },
+        org: { type: 'string' },
+        amount: { type: 'string' },
+        'key-id': { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+      strict: true,
     });
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
@@ -48,21 +59,41 @@ export async function runAdmin(db: Db, argv: string[], readStdin: () => Promise<
       const credits = intArg(values.credits, 'credits');
       const quota = intArg(values['monthly-quota'], 'monthly-quota');
       const org = await createOrganization(db, name);
-      if (credits) await grantCredits(db, { orgId: org.id, amount: credits, idempotencyKey: `admin:create-org:${org.id}`, reason: 'initial credits' });
+      if (credits)
+        await grantCredits(db, {
+          orgId: org.id,
+          amount: credits,
+          idempotencyKey: `admin:create-org:${org.id}`,
+          reason: 'initial credits',
+        });
       if (quota !== undefined) await setMonthlyQuota(db, org.id, quota);
       const key = await createOrgApiKey(db, org.id, 'default');
-      return { json: { org_id: org.id, api_key: key.secret }, text: `created organisation ${org.id}\napi key (shown once): ${key.secret}` };
+      return {
+        json: { org_id: org.id, api_key: key.secret },
+        text: `created organisation ${org.id}\napi key (shown once): ${key.secret}`,
+      };
     }
     case 'grant-credits': {
       const org = need(values.org, 'org');
       const amount = intArg(need(values.amount, 'amount'), 'amount')!;
-      const r = await grantCredits(db, { orgId: org, amount, idempotencyKey: `admin:grant:${randomUUID()}`, reason: 'granted by operator' });
-      return { json: { org_id: org, granted: amount, balance_credits: r.entry.balance_after }, text: `granted ${amount} credits; balance ${r.entry.balance_after}` };
+      const r = await grantCredits(db, {
+        orgId: org,
+        amount,
+        idempotencyKey: `admin:grant:${randomUUID()}`,
+        reason: 'granted by operator',
+      });
+      return {
+        json: { org_id: org, granted: amount, balance_credits: r.entry.balance_after },
+        text: `granted ${amount} credits; balance ${r.entry.balance_after}`,
+      };
     }
     case 'create-key': {
       const org = need(values.org, 'org');
       const key = await createOrgApiKey(db, org, values.name ?? 'default');
-      return { json: { org_id: org, key_id: key.id, api_key: key.secret }, text: `created key ${key.id}\napi key (shown once): ${key.secret}` };
+      return {
+        json: { org_id: org, key_id: key.id, api_key: key.secret },
+        text: `created key ${key.id}\napi key (shown once): ${key.secret}`,
+      };
     }
     case 'revoke-key': {
       const id = need(values['key-id'], 'key-id');
@@ -73,10 +104,14 @@ export async function runAdmin(db: Db, argv: string[], readStdin: () => Promise<
       const org = need(values.org, 'org');
       const email = need(values.email, 'email');
       const role = need(values.role, 'role') as Role;
-      if (!values['password-stdin']) throw new UsageError('--password-stdin is required (passwords never go on the command line)');
+      if (!values['password-stdin'])
+        throw new UsageError('--password-stdin is required (passwords never go on the command line)');
       const password = (await readStdin()).replace(/\r?\n$/, '');
       const user = await createOrgUser(db, { orgId: org, email, role, password });
-      return { json: { user_id: user.id, org_id: org, email: user.email, role }, text: `user ${user.email} is ${role} of ${org}` };
+      return {
+        json: { user_id: user.id, org_id: org, email: user.email, role },
+        text: `user ${user.email} is ${role} of ${org}`,
+      };
     }
     default:
       throw new UsageError(USAGE);

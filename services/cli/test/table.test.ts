@@ -3,7 +3,8 @@
 import { table, truncate, truncateStart } from '../src/user/table';
 
 it('cuts a long last column at its end, or with keepEnd at its beginning', () => {
-  const path = '/home/ada/projects/archive/2024/quarterly-reports/finance/invoices/very-long-supplier-name-invoice-0042.pdf';
+  const path =
+    '/home/ada/projects/archive/2024/quarterly-reports/finance/invoices/very-long-supplier-name-invoice-0042.pdf';
   const rows = [['id-1', '10 B', path]];
   const cut = table(['ID', 'SIZE', 'PATH'], rows, 60).split('\n')[1];
   expect(cut.length).toBeLessThanOrEqual(60);

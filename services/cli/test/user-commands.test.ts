@@ -15,15 +15,27 @@ let key: string;
 let kbId: string;
 let invoiceId: string;
 
-interface Result { code: number; stdout: string; stderr: string }
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 /**
  * What `pnpm docfleet` runs, without pnpm's own start-up (seconds on a busy machine); one test
  * goes through `pnpm --silent docfleet` itself.
  */
 const CLI = [process.execPath, '--import', 'tsx', 'services/cli/src/main.ts'];
-async function docfleet(args: string[], env: Record<string, string | undefined> = {}, via: string[] = CLI): Promise<Result> {
+async function docfleet(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  via: string[] = CLI,
+): Promise<Result> {
   try {
-    const r = await run(via[0], [...via.slice(1), ...args], { cwd: ROOT, env: offlineEnv({ SERVICE_API_KEY: key, SERVICE_BASE_URL: fleet.url, ...env } as Record<string, string>), maxBuffer: 20 * 1024 * 1024 });
+    const r = await run(via[0], [...via.slice(1), ...args], {
+      cwd: ROOT,
+      env: offlineEnv({ SERVICE_API_KEY: key, SERVICE_BASE_URL: fleet.url, ...env } as Record<string, string>),
+      maxBuffer: 20 * 1024 * 1024,
+    });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -33,7 +45,10 @@ async function docfleet(args: string[], env: Record<string, string | undefined> 
 /** Runs with --json and returns the parsed stdout (which must be exactly one JSON document). */
 async function json<T = any>(args: string[], expectCode = 0): Promise<T> {
   const r = await docfleet([...args, '--json']);
-  if (r.code !== expectCode) throw new Error(`docfleet ${args.join(' ')} exited ${r.code}, expected ${expectCode}:\n${r.stderr}\n${r.stdout}\n${fleet.logs()}`);
+  if (r.code !== expectCode)
+    throw new Error(
+      `docfleet ${args.join(' ')} exited ${r.code}, expected ${expectCode}:\n${r.stderr}\n${r.stdout}\n${fleet.logs()}`,
+    );
   return JSON.parse(r.stdout);
 }
 
@@ -48,10 +63,22 @@ describe('pnpm docfleet (user commands)', () => {
     const noKey = await docfleet(['credits'], { SERVICE_API_KEY: undefined });
     expect(noKey).toMatchObject({ code: 2, stdout: '' });
     expect(noKey.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^docfleet: SERVICE_API_KEY is not set/)]);
-    expect(await docfleet(['frobnicate'])).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "frobnicate"') });
-    expect(await docfleet(['credits', '--verbose'])).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--verbose'") });
-    expect(await docfleet(['upload', '/tmp'])).toMatchObject({ code: 2, stderr: expect.stringContaining('upload needs --kb KB_ID') });
-    expect(await docfleet(['parse', 'not-an-id'])).toMatchObject({ code: 2, stderr: expect.stringContaining('is not a file id') });
+    expect(await docfleet(['frobnicate'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown command "frobnicate"'),
+    });
+    expect(await docfleet(['credits', '--verbose'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("Unknown option '--verbose'"),
+    });
+    expect(await docfleet(['upload', '/tmp'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('upload needs --kb KB_ID'),
+    });
+    expect(await docfleet(['parse', 'not-an-id'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('is not a file id'),
+    });
   });
 
   it('reports API errors in one line with method, path, status and code, never the key (exit 1)', async () => {
@@ -62,7 +89,11 @@ describe('pnpm docfleet (user commands)', () => {
   });
 
   it('kb create and kb list', async () => {
-    const created = await docfleet(['kb', 'create', 'CLI invoices', '--description', 'from the CLI', '--json'], {}, ['pnpm', '--silent', 'docfleet']);
+    const created = await docfleet(['kb', 'create', 'CLI invoices', '--description', 'from the CLI', '--json'], {}, [
+      'pnpm',
+      '--silent',
+      'docfleet',
+    ]);
     expect(created).toMatchObject({ code: 0, stderr: '' });
     const kb = JSON.parse(created.stdout);
     kbId = kb.id;
@@ -92,7 +123,10 @@ describe('pnpm docfleet (user commands)', () => {
     expect(again.code).toBe(1);
     const report = JSON.parse(again.stdout);
     expect(report).toMatchObject({ uploaded: 0, failed: 2 });
-    expect(report.files.map((f: { error: { code: string } }) => f.error.code)).toEqual(['duplicate_filename', 'duplicate_filename']);
+    expect(report.files.map((f: { error: { code: string } }) => f.error.code)).toEqual([
+      'duplicate_filename',
+      'duplicate_filename',
+    ]);
     expect(again.stderr.trim()).toBe('docfleet: 2 of 2 uploads failed');
   });
 
@@ -117,7 +151,16 @@ describe('pnpm docfleet (user commands)', () => {
     const r = await docfleet(['parse', invoiceId, '--watch', '--json']);
     expect(r.code).toBe(0);
     const { jobs } = JSON.parse(r.stdout);
-    expect(jobs).toEqual([expect.objectContaining({ file_id: invoiceId, filename: 'AzureInterior.pdf', status: 'completed', percent: 100, error: null, page_count: 1 })]);
+    expect(jobs).toEqual([
+      expect.objectContaining({
+        file_id: invoiceId,
+        filename: 'AzureInterior.pdf',
+        status: 'completed',
+        percent: 100,
+        error: null,
+        page_count: 1,
+      }),
+    ]);
 
     // Without --json the progress lines go to stderr and a table to stdout; the unchanged file's job is reused.
     const text = await docfleet(['parse', invoiceId, '--watch']);
@@ -151,9 +194,17 @@ describe('pnpm docfleet (user commands)', () => {
 (workflowsLanded() ? describe : describe.skip)('pnpm docfleet extract and split', () => {
   it('extracts with a JSON Schema (file job) and with a field list (operation)', async () => {
     const jsonSchema = path.join(fleet.tmp, 'schema.json');
-    await writeFile(jsonSchema, JSON.stringify({ type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } }));
+    await writeFile(
+      jsonSchema,
+      JSON.stringify({ type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } }),
+    );
     const job = await json(['extract', invoiceId, '--schema', jsonSchema]);
-    expect(job).toMatchObject({ mode: 'job', file_id: invoiceId, job_id: expect.any(String), validation_errors: expect.any(Array) });
+    expect(job).toMatchObject({
+      mode: 'job',
+      file_id: invoiceId,
+      job_id: expect.any(String),
+      validation_errors: expect.any(Array),
+    });
     expect(Object.keys(job.values)).toEqual(expect.arrayContaining(['invoice_number', 'total']));
 
     const fields = path.join(fleet.tmp, 'fields.json');
@@ -165,13 +216,20 @@ describe('pnpm docfleet (user commands)', () => {
     const text = await docfleet(['extract', invoiceId, '--schema', jsonSchema]);
     expect(text.code).toBe(0);
     expect(JSON.parse(text.stdout.split('\n\n')[0])).toHaveProperty('invoice_number');
-    expect(await docfleet(['extract', invoiceId, '--schema', path.join(fleet.tmp, 'missing.json')])).toMatchObject({ code: 2, stderr: expect.stringContaining('no such file') });
+    expect(await docfleet(['extract', invoiceId, '--schema', path.join(fleet.tmp, 'missing.json')])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no such file'),
+    });
   });
 
   it('splits into records saved as PDFs in --out (rules suggested when none are given)', async () => {
     const out = path.join(fleet.tmp, 'split-out');
     const r = await json(['split', invoiceId, '--out', out]);
-    expect(r).toMatchObject({ file_id: invoiceId, operation_id: expect.any(String), quality: { status: expect.stringMatching(/^(pass|review|fail)$/) } });
+    expect(r).toMatchObject({
+      file_id: invoiceId,
+      operation_id: expect.any(String),
+      quality: { status: expect.stringMatching(/^(pass|review|fail)$/) },
+    });
     expect(r.rules.length).toBeGreaterThan(0);
     expect(r.records.length).toBeGreaterThan(0);
     for (const rec of r.records) {
@@ -184,6 +242,8 @@ describe('pnpm docfleet (user commands)', () => {
     const again = await json(['split', invoiceId, '--out', out, '--rules', rules]);
     expect(again.rules).toEqual([{ name: 'invoice', description: 'an invoice' }]);
     // Never overwrites the first run's files.
-    expect(new Set([...r.records, ...again.records].map((x: { path: string }) => x.path)).size).toBe(r.records.length + again.records.length);
+    expect(new Set([...r.records, ...again.records].map((x: { path: string }) => x.path)).size).toBe(
+      r.records.length + again.records.length,
+    );
   });
 });

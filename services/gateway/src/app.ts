@@ -50,7 +50,11 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   app.get('/readyz', async (_req: Request, res: Response) => {
     const checks: Record<string, string> = {};
     // Each check answers within 2 s: a probe must never hang on a server that is restarting.
-    const bounded = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2000).unref())]);
+    const bounded = <T>(p: Promise<T>) =>
+      Promise.race([
+        p,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2000).unref()),
+      ]);
     try {
       await bounded(deps.db.$queryRaw`SELECT 1`);
       checks.database = 'ok';
@@ -90,7 +94,10 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
 
   // One OpenAPI document from both registries: generated from the validating schemas.
   const openapi = () => {
-    const doc = routes.openapi(API_VERSION) as { paths?: Record<string, unknown>; components?: Record<string, Record<string, unknown>> };
+    const doc = routes.openapi(API_VERSION) as {
+      paths?: Record<string, unknown>;
+      components?: Record<string, Record<string, unknown>>;
+    };
     const pub = publicRoutes.openapi(API_VERSION) as typeof doc;
     doc.paths = { ...pub.paths, ...doc.paths };
     doc.components = { ...doc.components, schemas: { ...pub.components?.schemas, ...doc.components?.schemas } };
@@ -107,9 +114,13 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   app.use(bodyGuard(), json, jsonDepthLimit(), publicRouter);
   // Credentials are resolved for every /v1 call that carries them; routes demand a principal,
   // so an unknown route still answers route_not_found.
-  app.use('/v1',
+  app.use(
+    '/v1',
     authMiddleware(deps.db, { cacheTtlSeconds: deps.env.API_KEY_CACHE_TTL_SECONDS }),
-    rateLimit(deps.redis, deps.env.RATE_LIMIT_POINTS, deps.env.RATE_LIMIT_WINDOW_SECONDS, deps.env.QUEUE_PREFIX, { batch: deps.env.RATE_LIMIT_LOCAL_BATCH }));
+    rateLimit(deps.redis, deps.env.RATE_LIMIT_POINTS, deps.env.RATE_LIMIT_WINDOW_SECONDS, deps.env.QUEUE_PREFIX, {
+      batch: deps.env.RATE_LIMIT_LOCAL_BATCH,
+    }),
+  );
   app.use(privateRouter);
   app.use(notFound);
   app.use(errorHandler);

@@ -2,7 +2,9 @@ import { grantKbAccess } from '@docfleet/auth';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
-beforeAll(async () => { gw = await startGateway(); });
+beforeAll(async () => {
+  gw = await startGateway();
+});
 afterAll(() => gw.close());
 
 const csv = { name: 'a.csv', data: 'x,y\n1,2\n' };
@@ -41,7 +43,9 @@ describe('API keys', () => {
     const h = await gw.req('GET', '/v1/knowledge-bases', { key: a.key, headers: { 'x-service-org-id': b.orgId } });
     expect(h.status).toBe(403);
     expect(h.body.code).toBe('api_key_org_mismatch');
-    expect((await gw.req('GET', `/v1/knowledge-bases?org_id=${b.orgId}`, { key: a.key })).body.code).toBe('api_key_org_mismatch');
+    expect((await gw.req('GET', `/v1/knowledge-bases?org_id=${b.orgId}`, { key: a.key })).body.code).toBe(
+      'api_key_org_mismatch',
+    );
     expect((await gw.req('GET', `/v1/knowledge-bases?org_id=${a.orgId}`, { key: a.key })).status).toBe(200);
   });
 });
@@ -50,8 +54,10 @@ describe('organisation isolation', () => {
   it("answers another organisation's ids exactly like unknown ones on every route", async () => {
     const a = await gw.createOrg({ credits: 5 });
     const b = await gw.createOrg();
-    const kb = (await gw.req('POST', '/v1/knowledge-bases', { key: a.key, body: { name: 'Private' } })).body.knowledge_base;
-    const folder = (await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { key: a.key, body: { name: 'f' } })).body.folder;
+    const kb = (await gw.req('POST', '/v1/knowledge-bases', { key: a.key, body: { name: 'Private' } })).body
+      .knowledge_base;
+    const folder = (await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { key: a.key, body: { name: 'f' } }))
+      .body.folder;
     const file = (await gw.upload(a.key, { knowledge_base_id: kb.id }, csv)).body.file;
     const probes: Array<[string, string, object?]> = [
       ['PATCH', `/v1/knowledge-bases/${kb.id}`, { name: 'stolen' }],
@@ -67,8 +73,18 @@ describe('organisation isolation', () => {
     ];
     for (const [method, p, body] of probes) {
       const theirs = await gw.req(method, p, { key: b.key, body });
-      const unknown = await gw.req(method, p.replace(kb.id, '00000000-0000-4000-8000-00000000000a').replace(file.id, '00000000-0000-4000-8000-00000000000b'), { key: b.key, body });
-      expect({ p, status: theirs.status, code: theirs.body.code }).toEqual({ p, status: unknown.status, code: unknown.body.code });
+      const unknown = await gw.req(
+        method,
+        p
+          .replace(kb.id, '00000000-0000-4000-8000-00000000000a')
+          .replace(file.id, '00000000-0000-4000-8000-00000000000b'),
+        { key: b.key, body },
+      );
+      expect({ p, status: theirs.status, code: theirs.body.code }).toEqual({
+        p,
+        status: unknown.status,
+        code: unknown.body.code,
+      });
       expect(theirs.status).toBe(404);
     }
     const upload = await gw.upload(b.key, { knowledge_base_id: kb.id }, csv);
@@ -91,10 +107,14 @@ describe('sessions, roles and grants', () => {
     const { orgId } = await gw.createOrg();
     const s = await gw.createSession(orgId, 'admin');
     expect((await gw.req('GET', '/v1/knowledge-bases', { headers: s.headers })).status).toBe(200);
-    const bad = await gw.req('POST', '/v1/auth/login', { body: { email: 'nobody@example.test', password: 'whatever' } });
+    const bad = await gw.req('POST', '/v1/auth/login', {
+      body: { email: 'nobody@example.test', password: 'whatever' },
+    });
     expect(bad.status).toBe(401);
     expect(bad.body.code).toBe('invalid_credentials');
-    const expired = await gw.req('GET', '/v1/knowledge-bases', { headers: { ...s.headers, authorization: 'Bearer dfs_nope' } });
+    const expired = await gw.req('GET', '/v1/knowledge-bases', {
+      headers: { ...s.headers, authorization: 'Bearer dfs_nope' },
+    });
     expect(expired.status).toBe(401);
   });
 
@@ -130,21 +150,43 @@ describe('sessions, roles and grants', () => {
     // a viewer grant lets the member read and upload, not delete the knowledge base
     await grantKbAccess(gw.db, { orgId, userId: member.userId, kbId: kb.id, level: 'viewer' });
     expect((await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { headers: member.headers })).status).toBe(200);
-    expect((await gw.req('GET', '/v1/knowledge-bases', { headers: member.headers })).body.knowledge_bases.map((k: any) => k.id)).toEqual([kb.id]);
-    const del = await gw.req('DELETE', `/v1/knowledge-bases/${kb.id}?confirm_permanent=true`, { headers: member.headers });
+    expect(
+      (await gw.req('GET', '/v1/knowledge-bases', { headers: member.headers })).body.knowledge_bases.map(
+        (k: any) => k.id,
+      ),
+    ).toEqual([kb.id]);
+    const del = await gw.req('DELETE', `/v1/knowledge-bases/${kb.id}?confirm_permanent=true`, {
+      headers: member.headers,
+    });
     expect(del.status).toBe(403);
     expect(del.body.code).toBe('knowledge_base_access_denied');
 
     // a viewer-role user with a grant can read but not write
     await grantKbAccess(gw.db, { orgId, userId: viewer.userId, kbId: kb.id, level: 'manager' });
     expect((await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { headers: viewer.headers })).status).toBe(200);
-    expect((await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { headers: viewer.headers, body: { name: 'x' } })).body.code).toBe('permission_required');
+    expect(
+      (await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { headers: viewer.headers, body: { name: 'x' } }))
+        .body.code,
+    ).toBe('permission_required');
 
     // a member who creates a knowledge base manages it
     const own = await gw.req('POST', '/v1/knowledge-bases', { headers: member.headers, body: { name: 'Mine' } });
     expect(own.status).toBe(201);
-    expect((await gw.req('PATCH', `/v1/knowledge-bases/${own.body.knowledge_base.id}`, { headers: member.headers, body: { name: 'Mine too' } })).status).toBe(200);
-    expect((await gw.req('DELETE', `/v1/knowledge-bases/${own.body.knowledge_base.id}?confirm_permanent=true`, { headers: member.headers })).status).toBe(200);
+    expect(
+      (
+        await gw.req('PATCH', `/v1/knowledge-bases/${own.body.knowledge_base.id}`, {
+          headers: member.headers,
+          body: { name: 'Mine too' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await gw.req('DELETE', `/v1/knowledge-bases/${own.body.knowledge_base.id}?confirm_permanent=true`, {
+          headers: member.headers,
+        })
+      ).status,
+    ).toBe(200);
 
     // admins pass every check
     expect((await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { headers: admin.headers })).status).toBe(200);
@@ -155,7 +197,9 @@ describe('sessions, roles and grants', () => {
     const admin = await gw.createSession(orgId, 'admin');
     const member = await gw.createSession(orgId, 'member');
     expect((await gw.req('POST', '/v1/api-keys', { key, body: { name: 'ci' } })).body.code).toBe('permission_required');
-    expect((await gw.req('POST', '/v1/api-keys', { headers: member.headers, body: { name: 'ci' } })).body.code).toBe('permission_required');
+    expect((await gw.req('POST', '/v1/api-keys', { headers: member.headers, body: { name: 'ci' } })).body.code).toBe(
+      'permission_required',
+    );
     const created = await gw.req('POST', '/v1/api-keys', { headers: admin.headers, body: { name: 'ci' } });
     expect(created.status).toBe(201);
     expect(created.body.secret).toMatch(/^dfk_/);

@@ -28,7 +28,13 @@ async function gatewayWithTtl(ttlSeconds: string, env: Record<string, string> = 
 async function replicaOf(gw: Gateway) {
   const db = createPrismaClient(gw.deps.env.DATABASE_URL, { poolMax: 2 });
   const redis = createRedis(gw.deps.env.REDIS_URL);
-  const deps: Deps = { ...gw.deps, db, redis, queues: new QueueClient(redis, gw.deps.env.QUEUE_PREFIX), logger: createLogger('replica', 'silent') };
+  const deps: Deps = {
+    ...gw.deps,
+    db,
+    redis,
+    queues: new QueueClient(redis, gw.deps.env.QUEUE_PREFIX),
+    logger: createLogger('replica', 'silent'),
+  };
   const server: Server = createServer(buildApp(deps).app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -47,7 +53,9 @@ async function replicaOf(gw: Gateway) {
 
 describe('API key cache (default TTL, 5 s)', () => {
   let gw: Gateway;
-  beforeAll(async () => { gw = await gatewayWithTtl('5'); });
+  beforeAll(async () => {
+    gw = await gatewayWithTtl('5');
+  });
   afterAll(() => gw.close());
 
   it('rejects a key revoked through DELETE /v1/api-keys/{id} on the very next request', async () => {
@@ -56,7 +64,9 @@ describe('API key cache (default TTL, 5 s)', () => {
     const created = await gw.req('POST', '/v1/api-keys', { headers: admin.headers, body: { name: 'ci' } });
     const secret = created.body.secret as string;
     expect((await gw.req('GET', '/v1/knowledge-bases', { key: secret })).status).toBe(200); // now cached
-    expect((await gw.req('DELETE', `/v1/api-keys/${created.body.api_key.id}`, { headers: admin.headers })).status).toBe(200);
+    expect((await gw.req('DELETE', `/v1/api-keys/${created.body.api_key.id}`, { headers: admin.headers })).status).toBe(
+      200,
+    );
     const r = await gw.req('GET', '/v1/knowledge-bases', { key: secret });
     expect(r.status).toBe(401);
     expect(r.body.code).toBe('invalid_api_key');
@@ -94,7 +104,9 @@ describe('API key cache (default TTL, 5 s)', () => {
 
 describe('API key cache (TTL 1 s) and the admin CLI', () => {
   let gw: Gateway;
-  beforeAll(async () => { gw = await gatewayWithTtl('1'); });
+  beforeAll(async () => {
+    gw = await gatewayWithTtl('1');
+  });
   afterAll(() => gw.close());
 
   it('picks up a revocation by the admin CLI (its own database connection) within the TTL', async () => {
@@ -109,7 +121,10 @@ describe('API key cache (TTL 1 s) and the admin CLI', () => {
       while (!rejectedAt && Date.now() - fetchedBy < 5000) {
         const r = await gw.req('GET', '/v1/knowledge-bases', { key });
         if (r.status === 401) rejectedAt = Date.now();
-        else { expect(r.status).toBe(200); await sleep(50); }
+        else {
+          expect(r.status).toBe(200);
+          await sleep(50);
+        }
       }
       expect(rejectedAt).toBeGreaterThan(0);
       // stale one TTL after the row was read; 300 ms for a request on a loaded machine
@@ -135,26 +150,32 @@ describe('rate limit across two gateway replicas sharing Redis', () => {
     await gw.close();
   });
 
-  const hit = async (i: number, key: string) => (i % 2 ? other.get('/v1/knowledge-bases', key) : gw.req('GET', '/v1/knowledge-bases', { key }));
+  const hit = async (i: number, key: string) =>
+    i % 2 ? other.get('/v1/knowledge-bases', key) : gw.req('GET', '/v1/knowledge-bases', { key });
 
   it('admits at most the limit in total and at least the limit minus the reserved tokens, then 429 with Retry-After on both', async () => {
     const { key, keyId } = await gw.createOrg();
     const statuses: number[] = [];
     // 8 callers at a time, alternating replicas, well past the limit
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < POINTS + 60) {
-        const i = next++;
-        statuses.push((await hit(i, key)).status);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < POINTS + 60) {
+          const i = next++;
+          statuses.push((await hit(i, key)).status);
+        }
+      }),
+    );
     const ok = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
     expect(ok).toBeLessThanOrEqual(POINTS);
     expect(ok).toBeGreaterThanOrEqual(POINTS - 2 * (BATCH - 1));
     const counted = Number(await gw.deps.redis.get(`${gw.deps.env.QUEUE_PREFIX}:ratelimit:key:${keyId}`));
     expect(counted).toBeLessThanOrEqual(POINTS);
-    for (const r of [await gw.req('GET', '/v1/knowledge-bases', { key }), await other.get('/v1/knowledge-bases', key)]) {
+    for (const r of [
+      await gw.req('GET', '/v1/knowledge-bases', { key }),
+      await other.get('/v1/knowledge-bases', key),
+    ]) {
       expect(r.status).toBe(429);
       expect(r.body.code).toBe('rate_limited');
       const retry = Number(r.headers.get('retry-after'));

@@ -11,7 +11,10 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-console-'));
   await mkdir(path.join(dir, 'assets'));
-  await writeFile(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/assets/index-AbC123.js"></script>');
+  await writeFile(
+    path.join(dir, 'index.html'),
+    '<!doctype html><script type="module" src="/assets/index-AbC123.js"></script>',
+  );
   await writeFile(path.join(dir, 'assets', 'index-AbC123.js'), 'console.log(1)');
   await writeFile(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   gw = await startGateway({ CONSOLE_DIR: dir });

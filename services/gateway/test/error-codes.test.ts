@@ -16,7 +16,15 @@ function tableRows(title: string): string[][] {
   if (start < 0) throw new Error(`docs/errors.md has no section '## ${title}'`);
   const end = DOC.indexOf('\n## ', start + 1);
   const section = DOC.slice(start, end < 0 ? undefined : end);
-  const rows = section.split('\n').filter((l) => l.startsWith('|')).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+  const rows = section
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   return rows.slice(2);
 }
 
@@ -38,13 +46,16 @@ function sources(rel: string): Array<{ file: string; text: string }> {
   walk(path.join(ROOT, rel));
   return out;
 }
-const every = (dirs: string[]) => dirs.flatMap((d) => readdirSync(path.join(ROOT, d)).map((n) => `${d}/${n}/src`)).filter((d) => {
-  try {
-    return statSync(path.join(ROOT, d)).isDirectory();
-  } catch {
-    return false;
-  }
-});
+const every = (dirs: string[]) =>
+  dirs
+    .flatMap((d) => readdirSync(path.join(ROOT, d)).map((n) => `${d}/${n}/src`))
+    .filter((d) => {
+      try {
+        return statSync(path.join(ROOT, d)).isDirectory();
+      } catch {
+        return false;
+      }
+    });
 const ALL_SRC = every(['libs', 'services']).flatMap(sources);
 
 /** Captures of `re` over the given files, with where each was found. */
@@ -64,7 +75,9 @@ function unionMembers(rel: string, typeName: string): string[] {
 
 describe('docs/errors.md', () => {
   it('lists every code of CODE_STATUS with its status, and no code CODE_STATUS lacks', () => {
-    const missing = Object.entries(CODE_STATUS).filter(([code, status]) => documentedHttp.get(code) !== status).map(([code, status]) => `${status} ${code}`);
+    const missing = Object.entries(CODE_STATUS)
+      .filter(([code, status]) => documentedHttp.get(code) !== status)
+      .map(([code, status]) => `${status} ${code}`);
     expect(missing).toEqual([]);
     expect([...documentedHttp.keys()].filter((c) => !(c in CODE_STATUS))).toEqual([]);
     expect(httpRows.length).toBe(documentedHttp.size); // no code twice
@@ -73,7 +86,9 @@ describe('docs/errors.md', () => {
   it('lists every code an ApiError is thrown with anywhere in the source', () => {
     const thrown = grep(ALL_SRC, /new ApiError\(\s*'([a-z_]+)'/g);
     expect(thrown.size).toBeGreaterThan(30);
-    expect([...thrown].filter(([code]) => !documentedHttp.has(code)).map(([code, file]) => `${code} (${file})`)).toEqual([]);
+    expect(
+      [...thrown].filter(([code]) => !documentedHttp.has(code)).map(([code, file]) => `${code} (${file})`),
+    ).toEqual([]);
   });
 
   it('lists every code a route declares in the OpenAPI document', async () => {
@@ -102,10 +117,23 @@ describe('docs/errors.md', () => {
     // Jobs failed outside the handlers: rows written with their code (gateway dispatch, billing
     // reaper), and the parse worker's reaper (finishFailed with a literal code, or one of two).
     const written = grep(ALL_SRC, /error_code: '([a-z_]+)'/g);
-    const reaped = [...grep(ALL_SRC, /finishFailed\([^;]*?code: (?:\w+ \? )?'([a-z_]+)'/g).keys(), ...grep(ALL_SRC, /finishFailed\([^;]*?code: \w+ \? '[a-z_]+' : '([a-z_]+)'/g).keys()];
+    const reaped = [
+      ...grep(ALL_SRC, /finishFailed\([^;]*?code: (?:\w+ \? )?'([a-z_]+)'/g).keys(),
+      ...grep(ALL_SRC, /finishFailed\([^;]*?code: \w+ \? '[a-z_]+' : '([a-z_]+)'/g).keys(),
+    ];
     expect(written.size + reaped.length).toBeGreaterThanOrEqual(4);
     // 'cancelled' ends a job cancelled, not failed
-    const recorded = new Set([...parse, ...sheets, ...permanent.keys(), ...written.keys(), ...reaped, 'internal_error', 'reserved_credits_exhausted'].filter((c) => c !== 'cancelled'));
+    const recorded = new Set(
+      [
+        ...parse,
+        ...sheets,
+        ...permanent.keys(),
+        ...written.keys(),
+        ...reaped,
+        'internal_error',
+        'reserved_credits_exhausted',
+      ].filter((c) => c !== 'cancelled'),
+    );
     expect([...recorded].filter((c) => !documentedJob.has(c))).toEqual([]);
     expect([...documentedJob].filter((c) => !recorded.has(c))).toEqual([]);
   });
@@ -113,10 +141,23 @@ describe('docs/errors.md', () => {
   it('lists every operation failure code, and only those', () => {
     const model = unionMembers('libs/models/src/errors.ts', 'ModelErrorCode').filter((c) => !documentedHttp.has(c));
     // operation errors are written `code: sentence`
-    const opSources = [...sources('services/workflow-worker/src'), ...sources('libs/workflows/src'), ...sources('services/gateway/src/domain/operations')];
+    const opSources = [
+      ...sources('services/workflow-worker/src'),
+      ...sources('libs/workflows/src'),
+      ...sources('services/gateway/src/domain/operations'),
+    ];
     const prefixed = grep(opSources, /[`'"]([a-z][a-z_]+): /g);
-    const recorded = new Set([...model, ...[...prefixed.keys()].filter((c) => !documentedHttp.has(c) || c === 'model_call_failed' || c === 'service_unavailable')]);
-    expect([...recorded].filter((c) => !documentedOp.has(c)).map((c) => `${c} (${prefixed.get(c) ?? 'libs/models/src/errors.ts'})`)).toEqual([]);
+    const recorded = new Set([
+      ...model,
+      ...[...prefixed.keys()].filter(
+        (c) => !documentedHttp.has(c) || c === 'model_call_failed' || c === 'service_unavailable',
+      ),
+    ]);
+    expect(
+      [...recorded]
+        .filter((c) => !documentedOp.has(c))
+        .map((c) => `${c} (${prefixed.get(c) ?? 'libs/models/src/errors.ts'})`),
+    ).toEqual([]);
     expect([...documentedOp].filter((c) => !recorded.has(c) && !documentedHttp.has(c))).toEqual([]);
   });
 });

@@ -18,9 +18,20 @@ afterAll(() => gw.close());
 
 describe('upload', () => {
   it('stores the bytes with sha256, size and a sniffed content type', async () => {
-    const r = await gw.upload(key, { knowledge_base_id: kbId, metadata: JSON.stringify({ source: 'email' }) }, { name: 'invoice.pdf', data: pdf, type: 'text/plain' });
+    const r = await gw.upload(
+      key,
+      { knowledge_base_id: kbId, metadata: JSON.stringify({ source: 'email' }) },
+      { name: 'invoice.pdf', data: pdf, type: 'text/plain' },
+    );
     expect(r.status).toBe(201);
-    expect(r.body.file).toMatchObject({ filename: 'invoice.pdf', content_type: 'application/pdf', folder_id: null, deleted_at: null, metadata: { source: 'email' }, knowledge_base_id: kbId });
+    expect(r.body.file).toMatchObject({
+      filename: 'invoice.pdf',
+      content_type: 'application/pdf',
+      folder_id: null,
+      deleted_at: null,
+      metadata: { source: 'email' },
+      knowledge_base_id: kbId,
+    });
     expect(r.body.file.current_version).toMatchObject({ version_number: 1, byte_size: pdf.length, page_count: null });
     const v = await gw.db.fileVersion.findUniqueOrThrow({ where: { id: r.body.file.current_version.id } });
     const stored = await gw.deps.storage.read(v.storage_path);
@@ -35,7 +46,11 @@ describe('upload', () => {
   });
 
   it('takes the filename override and keeps UTF-8 names', async () => {
-    const r = await gw.upload(key, { knowledge_base_id: kbId, filename: 'Überweisung März.pdf' }, { name: 'x.pdf', data: pdf });
+    const r = await gw.upload(
+      key,
+      { knowledge_base_id: kbId, filename: 'Überweisung März.pdf' },
+      { name: 'x.pdf', data: pdf },
+    );
     expect(r.body.file.filename).toBe('Überweisung März.pdf');
     const r2 = await gw.upload(key, { knowledge_base_id: kbId }, { name: 'Rechnung-ß.pdf', data: pdf });
     expect(r2.body.file.filename).toBe('Rechnung-ß.pdf');
@@ -47,19 +62,56 @@ describe('upload', () => {
       [{ knowledge_base_id: kbId, metadata: '{not json' }, { name: 'm.pdf', data: pdf }, 400, 'invalid_metadata'],
       [{ knowledge_base_id: kbId, metadata: '[1,2]' }, { name: 'm2.pdf', data: pdf }, 400, 'invalid_metadata'],
       [{ knowledge_base_id: kbId }, { name: 'empty.pdf', data: '' }, 400, 'empty_file'],
-      [{ knowledge_base_id: kbId }, { name: 'notes.pdf', data: 'just some text, not a PDF' }, 415, 'unsupported_file_type'],
-      [{ knowledge_base_id: kbId }, { name: 'prog.exe', data: Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0]) }, 415, 'unsupported_file_type'],
-      [{ knowledge_base_id: kbId }, { name: 'big.pdf', data: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(3 * 1024 * 1024)]) }, 413, 'file_too_large'],
-      [{ knowledge_base_id: kbId, metadata: JSON.stringify({ blob: 'x'.repeat(300 * 1024) }) }, { name: 'huge-meta.pdf', data: pdf }, 413, 'request_too_large'],
+      [
+        { knowledge_base_id: kbId },
+        { name: 'notes.pdf', data: 'just some text, not a PDF' },
+        415,
+        'unsupported_file_type',
+      ],
+      [
+        { knowledge_base_id: kbId },
+        { name: 'prog.exe', data: Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0]) },
+        415,
+        'unsupported_file_type',
+      ],
+      [
+        { knowledge_base_id: kbId },
+        { name: 'big.pdf', data: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(3 * 1024 * 1024)]) },
+        413,
+        'file_too_large',
+      ],
+      [
+        { knowledge_base_id: kbId, metadata: JSON.stringify({ blob: 'x'.repeat(300 * 1024) }) },
+        { name: 'huge-meta.pdf', data: pdf },
+        413,
+        'request_too_large',
+      ],
       [{ knowledge_base_id: 'not-a-uuid' }, { name: 'k.pdf', data: pdf }, 400, 'invalid_request_body'],
-      [{ knowledge_base_id: '00000000-0000-4000-8000-000000000000' }, { name: 'k.pdf', data: pdf }, 404, 'knowledge_base_not_found'],
-      [{ knowledge_base_id: kbId, folder_id: '00000000-0000-4000-8000-000000000000' }, { name: 'k.pdf', data: pdf }, 404, 'folder_not_found'],
+      [
+        { knowledge_base_id: '00000000-0000-4000-8000-000000000000' },
+        { name: 'k.pdf', data: pdf },
+        404,
+        'knowledge_base_not_found',
+      ],
+      [
+        { knowledge_base_id: kbId, folder_id: '00000000-0000-4000-8000-000000000000' },
+        { name: 'k.pdf', data: pdf },
+        404,
+        'folder_not_found',
+      ],
     ];
     for (const [fields, file, status, code] of cases) {
       const r = await gw.upload(key, fields, file);
       expect({ name: file.name, status: r.status, code: r.body?.code }).toEqual({ name: file.name, status, code });
     }
-    const noFile = await gw.req('POST', '/v1/files', { key, form: (() => { const f = new FormData(); f.append('knowledge_base_id', kbId); return f; })() });
+    const noFile = await gw.req('POST', '/v1/files', {
+      key,
+      form: (() => {
+        const f = new FormData();
+        f.append('knowledge_base_id', kbId);
+        return f;
+      })(),
+    });
     expect(noFile.status).toBe(400);
     expect(await gw.db.file.count()).toBe(before);
     const staging = await gw.deps.storage.list('staging/uploads');
@@ -67,9 +119,16 @@ describe('upload', () => {
   });
 
   it('refuses a duplicate live name in the same folder, allows it in another folder', async () => {
-    const folder = (await gw.req('POST', `/v1/knowledge-bases/${kbId}/folders`, { key, body: { name: 'dupes' } })).body.folder;
-    expect((await gw.upload(key, { knowledge_base_id: kbId, folder_id: folder.id }, { name: 'same.pdf', data: pdf })).status).toBe(201);
-    const dup = await gw.upload(key, { knowledge_base_id: kbId, folder_id: folder.id }, { name: 'same.pdf', data: pdf });
+    const folder = (await gw.req('POST', `/v1/knowledge-bases/${kbId}/folders`, { key, body: { name: 'dupes' } })).body
+      .folder;
+    expect(
+      (await gw.upload(key, { knowledge_base_id: kbId, folder_id: folder.id }, { name: 'same.pdf', data: pdf })).status,
+    ).toBe(201);
+    const dup = await gw.upload(
+      key,
+      { knowledge_base_id: kbId, folder_id: folder.id },
+      { name: 'same.pdf', data: pdf },
+    );
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('duplicate_filename');
     expect((await gw.upload(key, { knowledge_base_id: kbId }, { name: 'same.pdf', data: pdf })).status).toBe(201);
@@ -79,11 +138,16 @@ describe('upload', () => {
 describe('file lifecycle', () => {
   it('lists with cursor pagination and filters', async () => {
     const kb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Paging' } })).body.knowledge_base;
-    for (let i = 0; i < 5; i++) await gw.upload(key, { knowledge_base_id: kb.id }, { name: `p${i}.csv`, data: `a,b\n${i},2\n` });
+    for (let i = 0; i < 5; i++)
+      await gw.upload(key, { knowledge_base_id: kb.id }, { name: `p${i}.csv`, data: `a,b\n${i},2\n` });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: any = await gw.req('GET', `/v1/files?knowledge_base_id=${kb.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { key });
+      const r: any = await gw.req(
+        'GET',
+        `/v1/files?knowledge_base_id=${kb.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        { key },
+      );
       expect(r.status).toBe(200);
       seen.push(...r.body.files.map((f: any) => f.filename));
       cursor = r.body.next_cursor;
@@ -95,7 +159,8 @@ describe('file lifecycle', () => {
 
   it('moves, replaces, trashes, restores and deletes permanently', async () => {
     const kb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Lifecycle' } })).body.knowledge_base;
-    const folder = (await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { key, body: { name: 'archive' } })).body.folder;
+    const folder = (await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { key, body: { name: 'archive' } }))
+      .body.folder;
     const f = (await gw.upload(key, { knowledge_base_id: kb.id }, { name: 'doc.pdf', data: pdf })).body.file;
 
     const moved = await gw.req('PATCH', `/v1/files/${f.id}/move`, { key, body: { folder_id: folder.id } });
@@ -127,7 +192,9 @@ describe('file lifecycle', () => {
     expect(idx.body.files.map((x: any) => x.file_id)).not.toContain(f.id);
 
     // a live file takes the name while the original is in the trash
-    const taker = (await gw.upload(key, { knowledge_base_id: kb.id, folder_id: folder.id }, { name: 'doc.pdf', data: pdf })).body.file;
+    const taker = (
+      await gw.upload(key, { knowledge_base_id: kb.id, folder_id: folder.id }, { name: 'doc.pdf', data: pdf })
+    ).body.file;
     const blocked = await gw.req('POST', `/v1/files/${f.id}/restore`, { key });
     expect(blocked.status).toBe(409);
     expect(blocked.body.code).toBe('duplicate_filename');
@@ -139,7 +206,12 @@ describe('file lifecycle', () => {
     expect((await gw.req('DELETE', `/v1/files/${f.id}/permanent`, { key })).body.code).toBe('confirmation_required');
     const gone = await gw.req('DELETE', `/v1/files/${f.id}/permanent?confirm_permanent=true`, { key });
     expect(gone.status).toBe(200);
-    expect(gone.body).toMatchObject({ deleted: true, permanent: true, file_id: f.id, database: { files: 1, file_versions: 2 } });
+    expect(gone.body).toMatchObject({
+      deleted: true,
+      permanent: true,
+      file_id: f.id,
+      database: { files: 1, file_versions: 2 },
+    });
     expect(await gw.db.fileVersion.count({ where: { file_id: f.id } })).toBe(0);
     expect(await gw.deps.storage.exists(versions[0].storage_path)).toBe(false);
     expect((await gw.req('GET', `/v1/files/${f.id}`, { key })).status).toBe(404);
@@ -147,7 +219,17 @@ describe('file lifecycle', () => {
 
   it('blocks delete and replace while a job is active', async () => {
     const f = (await gw.upload(key, { knowledge_base_id: kbId }, { name: 'busy.pdf', data: pdf })).body.file;
-    await gw.db.job.create({ data: { org_id: f.org_id, knowledge_base_id: kbId, file_id: f.id, file_version_id: f.current_version.id, kind: 'parse', status: 'running', idempotency_key: 'busy' } });
+    await gw.db.job.create({
+      data: {
+        org_id: f.org_id,
+        knowledge_base_id: kbId,
+        file_id: f.id,
+        file_version_id: f.current_version.id,
+        kind: 'parse',
+        status: 'running',
+        idempotency_key: 'busy',
+      },
+    });
     for (const r of [
       await gw.req('DELETE', `/v1/files/${f.id}`, { key }),
       await gw.req('DELETE', `/v1/files/${f.id}/permanent?confirm_permanent=true`, { key }),

@@ -53,7 +53,9 @@ export async function spawnGateway(opts: SpawnOptions = {}) {
   let out = '';
   child.stdout!.on('data', (b) => (out += b));
   child.stderr!.on('data', (b) => (out += b));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`gateway exited at start:\n${out}`);
@@ -90,7 +92,19 @@ export async function spawnGateway(opts: SpawnOptions = {}) {
     if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
   }
 
-  return { url, port, db: tdb.db, dataDir, queuePrefix, child, output: () => out, exited, alive, close, ...gatewayClient(url, tdb.db) };
+  return {
+    url,
+    port,
+    db: tdb.db,
+    dataDir,
+    queuePrefix,
+    child,
+    output: () => out,
+    exited,
+    alive,
+    close,
+    ...gatewayClient(url, tdb.db),
+  };
 }
 
 export type GatewayProcess = Awaited<ReturnType<typeof spawnGateway>>;

@@ -15,26 +15,44 @@ import type { PrismaClient } from '@docfleet/db';
 import { buildApp, type AppOptions } from '../src/app';
 import type { Deps } from '../src/deps';
 
-export interface Res<T = any> { status: number; body: T; headers: Headers }
+export interface Res<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
 
 /** HTTP calls and test fixtures (organisations, sessions, uploads) against a gateway at `url` over `db`. */
 export function gatewayClient(url: string, db: PrismaClient) {
-  async function req<T = any>(method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string>; form?: FormData; raw?: string } = {}): Promise<Res<T>> {
+  async function req<T = any>(
+    method: string,
+    p: string,
+    o: { key?: string; body?: unknown; headers?: Record<string, string>; form?: FormData; raw?: string } = {},
+  ): Promise<Res<T>> {
     const headers: Record<string, string> = { ...(o.key ? { 'x-api-key': o.key } : {}), ...o.headers };
     let body: FormData | string | undefined;
     if (o.form) body = o.form;
-    else if (o.raw !== undefined) { body = o.raw; headers['content-type'] ??= 'application/json'; }
-    else if (o.body !== undefined) { body = JSON.stringify(o.body); headers['content-type'] = 'application/json'; }
+    else if (o.raw !== undefined) {
+      body = o.raw;
+      headers['content-type'] ??= 'application/json';
+    } else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = 'application/json';
+    }
     const r = await fetch(url + p, { method, headers, body });
     const text = await r.text();
     let parsed: unknown = text;
-    try { parsed = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
     return { status: r.status, body: parsed as T, headers: r.headers };
   }
 
   async function createOrg(o: { credits?: number; quota?: number; name?: string } = {}) {
     const org = await createOrganization(db, o.name ?? `org-${randomUUID().slice(0, 6)}`);
-    if (o.credits) await grantCredits(db, { orgId: org.id, amount: o.credits, idempotencyKey: `test:${org.id}`, reason: 'test' });
+    if (o.credits)
+      await grantCredits(db, { orgId: org.id, amount: o.credits, idempotencyKey: `test:${org.id}`, reason: 'test' });
     if (o.quota !== undefined) await setMonthlyQuota(db, org.id, o.quota);
     const key = await createOrgApiKey(db, org.id);
     return { orgId: org.id, key: key.secret, keyId: key.id };
@@ -49,7 +67,13 @@ export function gatewayClient(url: string, db: PrismaClient) {
     return { userId: user.id, headers: { authorization: `Bearer ${r.body.token}`, 'x-service-org-id': orgId } };
   }
 
-  function upload(key: string, fields: Record<string, string>, file: { name: string; data: Buffer | string; type?: string }, method = 'POST', p = '/v1/files') {
+  function upload(
+    key: string,
+    fields: Record<string, string>,
+    file: { name: string; data: Buffer | string; type?: string },
+    method = 'POST',
+    p = '/v1/files',
+  ) {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('file', new Blob([file.data], { type: file.type ?? 'application/octet-stream' }), file.name);
@@ -63,9 +87,28 @@ export function gatewayClient(url: string, db: PrismaClient) {
 export async function startGateway(envOverrides: Record<string, string> = {}, appOpts: AppOptions = {}) {
   const tdb = await createTestDb();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-gw-'));
-  const env = defineEnv(gatewayEnv, { ...process.env, DATABASE_URL: tdb.url, DATA_DIR: dataDir, QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`, LOG_LEVEL: 'silent', RATE_LIMIT_POINTS: '100000', ...envOverrides }, { exit: false });
+  const env = defineEnv(
+    gatewayEnv,
+    {
+      ...process.env,
+      DATABASE_URL: tdb.url,
+      DATA_DIR: dataDir,
+      QUEUE_PREFIX: `t${randomUUID().slice(0, 8)}`,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_POINTS: '100000',
+      ...envOverrides,
+    },
+    { exit: false },
+  );
   const redis = createRedis(env.REDIS_URL);
-  const deps: Deps = { env, db: tdb.db, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX), logger: createLogger('gateway-test', 'silent') };
+  const deps: Deps = {
+    env,
+    db: tdb.db,
+    storage: createStorage(dataDir),
+    redis,
+    queues: new QueueClient(redis, env.QUEUE_PREFIX),
+    logger: createLogger('gateway-test', 'silent'),
+  };
   const { app } = buildApp(deps, appOpts);
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

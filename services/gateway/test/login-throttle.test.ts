@@ -12,7 +12,12 @@ let orgId: string;
 
 beforeAll(async () => {
   const prefix = `t${randomUUID().slice(0, 8)}`;
-  const env = { QUEUE_PREFIX: prefix, LOGIN_FREE_FAILURES: '5', LOGIN_IP_FREE_FAILURES: '8', LOGIN_BACKOFF_BASE_SECONDS: '1' };
+  const env = {
+    QUEUE_PREFIX: prefix,
+    LOGIN_FREE_FAILURES: '5',
+    LOGIN_IP_FREE_FAILURES: '8',
+    LOGIN_BACKOFF_BASE_SECONDS: '1',
+  };
   // Two gateways over one Redis prefix: two replicas of one deployment.
   [gw, replica] = await Promise.all([startGateway(env), startGateway(env)]);
   ({ orgId } = await gw.createOrg());
@@ -34,7 +39,11 @@ const login = (email: string, password: string, from = '198.51.100.1', g: Gatewa
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function expectLimited(r: { status: number; body: any; headers: Headers }, retryAfter: number) {
-  expect({ status: r.status, code: r.body.code, retry: r.headers.get('retry-after') }).toEqual({ status: 429, code: 'rate_limited', retry: String(retryAfter) });
+  expect({ status: r.status, code: r.body.code, retry: r.headers.get('retry-after') }).toEqual({
+    status: 429,
+    code: 'rate_limited',
+    retry: String(retryAfter),
+  });
   expect(r.body.request_id).toEqual(expect.any(String));
 }
 
@@ -66,7 +75,9 @@ describe('per account', () => {
 
   it('a burst of parallel guesses gets no more than the 5 free attempts', async () => {
     const victim = await person();
-    const rs = await Promise.all(Array.from({ length: 30 }, (_, i) => login(victim, `guess-${i}`, `198.51.100.${50 + (i % 4)}`)));
+    const rs = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => login(victim, `guess-${i}`, `198.51.100.${50 + (i % 4)}`)),
+    );
     const counts = rs.reduce<Record<number, number>>((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {});
     expect(counts).toEqual({ 401: 5, 429: 25 });
   });
@@ -90,11 +101,13 @@ describe('per client address', () => {
   });
 
   it('counts an IPv6 client by its /64, and successful sign-ins do not add up', async () => {
-    for (let i = 0; i < 8; i++) expect((await login(`v6-${i}@example.test`, 'x', `2001:db8:1:2::${i + 1}`)).status).toBe(401);
+    for (let i = 0; i < 8; i++)
+      expect((await login(`v6-${i}@example.test`, 'x', `2001:db8:1:2::${i + 1}`)).status).toBe(401);
     expectLimited(await login('v6-x@example.test', 'x', '2001:db8:1:2:ffff::9'), 1);
     expect((await login('v6-x@example.test', 'x', '2001:db8:1:3::1')).status).toBe(401);
     // one office behind one address: many good sign-ins never lock it
     const users = await Promise.all(Array.from({ length: 4 }, () => person()));
-    for (let round = 0; round < 3; round++) for (const u of users) expect((await login(u, PASSWORD, '192.0.2.10')).status).toBe(200);
+    for (let round = 0; round < 3; round++)
+      for (const u of users) expect((await login(u, PASSWORD, '192.0.2.10')).status).toBe(200);
   });
 });

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
-beforeAll(async () => { gw = await startGateway({ RATE_LIMIT_POINTS: '5', RATE_LIMIT_WINDOW_SECONDS: '60', MAX_BODY_BYTES: '2048' }); });
+beforeAll(async () => {
+  gw = await startGateway({ RATE_LIMIT_POINTS: '5', RATE_LIMIT_WINDOW_SECONDS: '60', MAX_BODY_BYTES: '2048' });
+});
 afterAll(() => gw.close());
 
 describe('platform', () => {
@@ -53,14 +55,36 @@ describe('platform', () => {
     // The linter is ESM-only, so it runs as its own process (the same command CI can call).
     const file = path.join(os.tmpdir(), `openapi-${process.pid}.json`);
     writeFileSync(file, JSON.stringify(r.body));
-    const out = execFileSync('pnpm', ['--silent', 'lint:openapi', file], { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8' });
+    const out = execFileSync('pnpm', ['--silent', 'lint:openapi', file], {
+      cwd: path.resolve(__dirname, '../../..'),
+      encoding: 'utf8',
+    });
     expect(out).toMatch(/openapi: valid OpenAPI 3\.1\.0/);
     // a broken document is caught
     writeFileSync(file, JSON.stringify({ ...r.body, paths: { '/x': { get: { responses: 'nope' } } } }));
-    expect(() => execFileSync('pnpm', ['--silent', 'lint:openapi', file], { cwd: path.resolve(__dirname, '../../..'), stdio: 'pipe' })).toThrow();
+    expect(() =>
+      execFileSync('pnpm', ['--silent', 'lint:openapi', file], {
+        cwd: path.resolve(__dirname, '../../..'),
+        stdio: 'pipe',
+      }),
+    ).toThrow();
     const paths = Object.keys(r.body.paths);
-    for (const p of ['/v1/knowledge-bases', '/v1/knowledge-bases/{kbId}', '/v1/knowledge-bases/{kbId}/folders', '/v1/knowledge-bases/{kbId}/index', '/v1/files', '/v1/files/{fileId}',
-      '/v1/files/{fileId}/move', '/v1/files/{fileId}/content', '/v1/files/{fileId}/restore', '/v1/files/{fileId}/permanent', '/v1/billing/credits', '/v1/billing/ledger', '/v1/auth/login', '/v1/api-keys']) {
+    for (const p of [
+      '/v1/knowledge-bases',
+      '/v1/knowledge-bases/{kbId}',
+      '/v1/knowledge-bases/{kbId}/folders',
+      '/v1/knowledge-bases/{kbId}/index',
+      '/v1/files',
+      '/v1/files/{fileId}',
+      '/v1/files/{fileId}/move',
+      '/v1/files/{fileId}/content',
+      '/v1/files/{fileId}/restore',
+      '/v1/files/{fileId}/permanent',
+      '/v1/billing/credits',
+      '/v1/billing/ledger',
+      '/v1/auth/login',
+      '/v1/api-keys',
+    ]) {
       expect(paths).toContain(p);
     }
   });
@@ -77,9 +101,18 @@ describe('metrics', () => {
       const r = await fetch(`${m.url}/metrics`);
       const text = await r.text();
       expect(r.headers.get('content-type')).toMatch(/text\/plain/);
-      const sample = (name: string, labels: string[]) => text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)));
-      expect(sample('docfleet_http_request_duration_seconds_count', ['method="GET"', 'route="/v1/knowledge-bases/:kbId/index"', 'status="200"'])).toMatch(/ 1$/);
-      expect(sample('docfleet_http_request_duration_seconds_count', ['route="/v1/files/:fileId"', 'status="404"'])).toMatch(/ 1$/);
+      const sample = (name: string, labels: string[]) =>
+        text.split('\n').find((l) => l.startsWith(`${name}{`) && labels.every((x) => l.includes(x)));
+      expect(
+        sample('docfleet_http_request_duration_seconds_count', [
+          'method="GET"',
+          'route="/v1/knowledge-bases/:kbId/index"',
+          'status="200"',
+        ]),
+      ).toMatch(/ 1$/);
+      expect(
+        sample('docfleet_http_request_duration_seconds_count', ['route="/v1/files/:fileId"', 'status="404"']),
+      ).toMatch(/ 1$/);
       expect(text).not.toContain(kb.id);
       expect(sample('docfleet_queue_depth', ['queue="parse"', 'state="wait"'])).toMatch(/ \d+$/);
     } finally {

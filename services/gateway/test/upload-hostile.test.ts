@@ -71,11 +71,32 @@ describe('a multipart upload that fails on the stream', () => {
   it('a body that ends before the closing boundary: 400, and the process lives', async () => {
     const before = await gw.db.file.count();
     // ends inside the file part: the bytes arrived as declared, the closing boundary never does
-    const body = multipartBody(BOUNDARY, { knowledge_base_id: kbId }, { name: 'cut.pdf', data: pdf.subarray(0, 20_000) }, { close: false });
-    const r = await rawRequest(gw.port, head('/v1/files', { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': body.length }), body).response;
+    const body = multipartBody(
+      BOUNDARY,
+      { knowledge_base_id: kbId },
+      { name: 'cut.pdf', data: pdf.subarray(0, 20_000) },
+      { close: false },
+    );
+    const r = await rawRequest(
+      gw.port,
+      head('/v1/files', {
+        'x-api-key': key,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'content-length': body.length,
+      }),
+      body,
+    ).response;
     // the same request, cut inside the part headers
     const cut = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filen`);
-    const r2 = await rawRequest(gw.port, head('/v1/files', { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': cut.length }), cut).response;
+    const r2 = await rawRequest(
+      gw.port,
+      head('/v1/files', {
+        'x-api-key': key,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'content-length': cut.length,
+      }),
+      cut,
+    ).response;
     expectEnvelope(r, 400, 'invalid_request_body');
     expectEnvelope(r2, 400, 'invalid_request_body');
     await stillServes(gw, key, kbId, before);
@@ -84,17 +105,42 @@ describe('a multipart upload that fails on the stream', () => {
   it('a multipart body without a boundary, or whose boundary never appears: 400', async () => {
     const before = await gw.db.file.count();
     const body = multipartBody(BOUNDARY, { knowledge_base_id: kbId }, { name: 'x.pdf', data: pdf });
-    const none = await rawRequest(gw.port, head('/v1/files', { 'x-api-key': key, 'content-type': 'multipart/form-data', 'content-length': body.length }), body).response;
+    const none = await rawRequest(
+      gw.port,
+      head('/v1/files', { 'x-api-key': key, 'content-type': 'multipart/form-data', 'content-length': body.length }),
+      body,
+    ).response;
     expectEnvelope(none, 400, 'invalid_request_body');
-    const other = await rawRequest(gw.port, head('/v1/files', { 'x-api-key': key, 'content-type': 'multipart/form-data; boundary=somethingelse', 'content-length': body.length }), body).response;
+    const other = await rawRequest(
+      gw.port,
+      head('/v1/files', {
+        'x-api-key': key,
+        'content-type': 'multipart/form-data; boundary=somethingelse',
+        'content-length': body.length,
+      }),
+      body,
+    ).response;
     expectEnvelope(other, 400, 'invalid_request_body');
     await stillServes(gw, key, kbId, before);
   });
 
   it('a client gone mid-upload: nothing answers, the staged bytes go, the process lives', async () => {
     const before = await gw.db.file.count();
-    const body = multipartBody(BOUNDARY, { knowledge_base_id: kbId }, { name: 'gone.pdf', data: Buffer.concat([pdf, Buffer.alloc(1024 * 1024)]) });
-    const x = rawRequest(gw.port, head('/v1/files', { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': body.length }), body.subarray(0, 400_000), 'keep');
+    const body = multipartBody(
+      BOUNDARY,
+      { knowledge_base_id: kbId },
+      { name: 'gone.pdf', data: Buffer.concat([pdf, Buffer.alloc(1024 * 1024)]) },
+    );
+    const x = rawRequest(
+      gw.port,
+      head('/v1/files', {
+        'x-api-key': key,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'content-length': body.length,
+      }),
+      body.subarray(0, 400_000),
+      'keep',
+    );
     // the staged object exists while the upload streams, then the client vanishes
     await until('the upload is being staged', async () => (await staged(gw)).length > 0);
     x.socket.destroy();
@@ -109,7 +155,15 @@ describe('a multipart upload that fails on the stream', () => {
     expect({ status: r.status, code: r.body.code }).toEqual({ status: 413, code: 'file_too_large' });
     expect(r.body.request_id).toEqual(expect.any(String));
     const body = multipartBody(BOUNDARY, { knowledge_base_id: kbId }, { name: 'big2.pdf', data: big });
-    const raw = await rawRequest(gw.port, head('/v1/files', { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': body.length }), body).response;
+    const raw = await rawRequest(
+      gw.port,
+      head('/v1/files', {
+        'x-api-key': key,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'content-length': body.length,
+      }),
+      body,
+    ).response;
     expectEnvelope(raw, 413, 'file_too_large');
     await stillServes(gw, key, kbId, before);
   });
@@ -119,7 +173,11 @@ describe('credentials and permission come before the body', () => {
   it('answers 401 and 403 before the body has arrived, and a viewer cannot kill the process', async () => {
     const before = await gw.db.file.count();
     const viewer = await gw.createSession(orgId, 'viewer');
-    const body = multipartBody(BOUNDARY, { knowledge_base_id: kbId }, { name: 'v.pdf', data: Buffer.concat([pdf, Buffer.alloc(512 * 1024)]) });
+    const body = multipartBody(
+      BOUNDARY,
+      { knowledge_base_id: kbId },
+      { name: 'v.pdf', data: Buffer.concat([pdf, Buffer.alloc(512 * 1024)]) },
+    );
     const partial = body.subarray(0, 50_000);
     const headers = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': body.length };
     // The client holds the rest of the body: an answer now proves the body was not waited for.
@@ -128,7 +186,8 @@ describe('credentials and permission come before the body', () => {
       ['POST /v1/files', { ...viewer.headers }, 403, 'permission_required'],
       [`PUT /v1/files/00000000-0000-4000-8000-000000000000/content`, { 'x-api-key': key }, 404, 'file_not_found'],
     ];
-    const file = (await gw.upload(key, { knowledge_base_id: kbId }, { name: `target-${++n}.pdf`, data: pdf })).body.file;
+    const file = (await gw.upload(key, { knowledge_base_id: kbId }, { name: `target-${++n}.pdf`, data: pdf })).body
+      .file;
     cases.push([`PUT /v1/files/${file.id}/content`, { ...viewer.headers }, 403, 'permission_required']);
     for (const [line, extra, status, code] of cases) {
       const [method, p] = line.split(' ');
@@ -138,8 +197,21 @@ describe('credentials and permission come before the body', () => {
       expectEnvelope(r, status, code);
     }
     // A viewer's truncated body is refused the same way (it used to stop the gateway).
-    const cut = multipartBody(BOUNDARY, { knowledge_base_id: kbId }, { name: 'cut.pdf', data: pdf.subarray(0, 5000) }, { close: false });
-    const r = await rawRequest(gw.port, head('/v1/files', { ...viewer.headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': cut.length }), cut).response;
+    const cut = multipartBody(
+      BOUNDARY,
+      { knowledge_base_id: kbId },
+      { name: 'cut.pdf', data: pdf.subarray(0, 5000) },
+      { close: false },
+    );
+    const r = await rawRequest(
+      gw.port,
+      head('/v1/files', {
+        ...viewer.headers,
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'content-length': cut.length,
+      }),
+      cut,
+    ).response;
     expectEnvelope(r, 403, 'permission_required');
     await stillServes(gw, key, kbId, before + 1);
   });
@@ -163,33 +235,49 @@ function canMount(): boolean {
 
 describe('storage failures while staging', () => {
   const mountable = canMount();
-  (mountable ? it : it.skip)('disk full: 507 insufficient_storage, the partial bytes are removed, the next upload fits', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-full-'));
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1536k', 'tmpfs', dataDir]);
-    let g: GatewayProcess | undefined;
-    try {
-      g = await spawnGateway({ dataDir, env: { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) } });
-      const org = await g.createOrg();
-      const kb = (await g.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: 'Full' } })).body.knowledge_base.id;
-      const r = await g.upload(org.key, { knowledge_base_id: kb }, { name: 'fills-the-disk.pdf', data: Buffer.concat([pdf, Buffer.alloc(3 * 1024 * 1024)]) });
-      expect({ status: r.status, code: r.body.code }).toEqual({ status: 507, code: 'insufficient_storage' });
-      expect(r.body.request_id).toEqual(expect.any(String));
-      await stillServes(g, org.key, kb, 0);
-    } finally {
-      await g?.close();
-      execFileSync('umount', [dataDir]);
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
+  (mountable ? it : it.skip)(
+    'disk full: 507 insufficient_storage, the partial bytes are removed, the next upload fits',
+    async () => {
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-full-'));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1536k', 'tmpfs', dataDir]);
+      let g: GatewayProcess | undefined;
+      try {
+        g = await spawnGateway({ dataDir, env: { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) } });
+        const org = await g.createOrg();
+        const kb = (await g.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: 'Full' } })).body
+          .knowledge_base.id;
+        const r = await g.upload(
+          org.key,
+          { knowledge_base_id: kb },
+          { name: 'fills-the-disk.pdf', data: Buffer.concat([pdf, Buffer.alloc(3 * 1024 * 1024)]) },
+        );
+        expect({ status: r.status, code: r.body.code }).toEqual({ status: 507, code: 'insufficient_storage' });
+        expect(r.body.request_id).toEqual(expect.any(String));
+        await stillServes(g, org.key, kb, 0);
+      } finally {
+        await g?.close();
+        execFileSync('umount', [dataDir]);
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a storage write error mid-stream: 503 storage_unavailable, the process lives', async () => {
     // The gateway runs with a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored): writing past it fails
     // with EFBIG, the way a failing volume fails a write in the middle of an upload.
-    const g = await spawnGateway({ env: { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) }, wrap: (argv) => ['sh', '-c', `trap '' XFSZ; ulimit -f 2048; exec "$@"`, 'sh', ...argv] });
+    const g = await spawnGateway({
+      env: { MAX_UPLOAD_BYTES: String(8 * 1024 * 1024) },
+      wrap: (argv) => ['sh', '-c', `trap '' XFSZ; ulimit -f 2048; exec "$@"`, 'sh', ...argv],
+    });
     try {
       const org = await g.createOrg();
-      const kb = (await g.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: 'Broken' } })).body.knowledge_base.id;
-      const r = await g.upload(org.key, { knowledge_base_id: kb }, { name: 'too-much.pdf', data: Buffer.concat([pdf, Buffer.alloc(2 * 1024 * 1024)]) });
+      const kb = (await g.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: 'Broken' } })).body
+        .knowledge_base.id;
+      const r = await g.upload(
+        org.key,
+        { knowledge_base_id: kb },
+        { name: 'too-much.pdf', data: Buffer.concat([pdf, Buffer.alloc(2 * 1024 * 1024)]) },
+      );
       expect({ status: r.status, code: r.body.code }).toEqual({ status: 503, code: 'storage_unavailable' });
       expect(r.body.request_id).toEqual(expect.any(String));
       expect(r.body.error).not.toMatch(/EFBIG|\/tmp|\.data/); // no paths or errno on the wire

@@ -7,9 +7,24 @@ import { removeFile } from './remove-file';
 /** The handlers of the 'index' queue (createWorker refuses to start if one is missing). */
 export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry?: Registry }): Handlers<'index'> {
   const registers = deps.registry ? [deps.registry] : [];
-  const segments = new Counter({ name: 'docfleet_index_segments_written_total', help: 'Segments written to the search index', registers });
-  const jobs = new Counter({ name: 'docfleet_index_jobs_total', help: 'Index jobs by name and outcome', labelNames: ['job', 'outcome'], registers });
-  const seconds = new Histogram({ name: 'docfleet_index_job_seconds', help: 'Index job duration', labelNames: ['job'], buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120], registers });
+  const segments = new Counter({
+    name: 'docfleet_index_segments_written_total',
+    help: 'Segments written to the search index',
+    registers,
+  });
+  const jobs = new Counter({
+    name: 'docfleet_index_jobs_total',
+    help: 'Index jobs by name and outcome',
+    labelNames: ['job', 'outcome'],
+    registers,
+  });
+  const seconds = new Histogram({
+    name: 'docfleet_index_job_seconds',
+    help: 'Index job duration',
+    labelNames: ['job'],
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+    registers,
+  });
 
   return {
     'index.file-version': async (payload, job) => {
@@ -19,7 +34,15 @@ export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry
       const log = deps.logger.child({ job_id: job.id, file_id: payload.fileId, manifest_id: payload.manifestId });
       if (out.status === 'indexed') {
         segments.inc(out.segments);
-        log.info({ segments: out.segments, removed: out.removed, ms: out.ms, per_s: Math.round(out.segments / Math.max(out.ms, 1) * 1000) }, 'file version indexed');
+        log.info(
+          {
+            segments: out.segments,
+            removed: out.removed,
+            ms: out.ms,
+            per_s: Math.round((out.segments / Math.max(out.ms, 1)) * 1000),
+          },
+          'file version indexed',
+        );
       } else log.info({ reason: out.reason }, 'index job skipped');
       jobs.inc({ job: job.name, outcome: out.status === 'skipped' ? `skipped:${out.reason}` : out.status });
       return out;

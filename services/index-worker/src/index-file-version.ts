@@ -17,25 +17,42 @@ export interface IndexDeps {
   txTimeoutMs?: number;
 }
 
-export type SkipReason = 'file_not_found' | 'file_deleted' | 'version_not_current' | 'manifest_not_found' | 'manifest_not_newest';
+export type SkipReason =
+  'file_not_found' | 'file_deleted' | 'version_not_current' | 'manifest_not_found' | 'manifest_not_newest';
 export type IndexOutcome =
-  | { status: 'indexed'; segments: number; removed: number; ms: number }
-  | { status: 'skipped'; reason: SkipReason };
+  { status: 'indexed'; segments: number; removed: number; ms: number } | { status: 'skipped'; reason: SkipReason };
 
-export interface IndexFileVersionPayload { orgId: string; fileId: string; fileVersionId: string; manifestId: string }
+export interface IndexFileVersionPayload {
+  orgId: string;
+  fileId: string;
+  fileVersionId: string;
+  manifestId: string;
+}
 
 const DEFAULT_BATCH_ROWS = 500;
 /** Also cut a batch at this much JSON, so wide spreadsheet bands do not make one huge statement. */
 const BATCH_CHARS = 4 * 1024 * 1024;
 
-interface FileRow { id: string; knowledge_base_id: string; folder_id: string | null; current_version_id: string | null; deleted_at: Date | null; content_type: string; filename: string }
+interface FileRow {
+  id: string;
+  knowledge_base_id: string;
+  folder_id: string | null;
+  current_version_id: string | null;
+  deleted_at: Date | null;
+  content_type: string;
+  filename: string;
+}
 
 /**
  * The skip rules, checked before reading the bundle and again under the file's row lock: the file
  * exists and is live, the version is still current, and the manifest is the newest parse manifest
  * of that version (an older job arriving late must not overwrite a newer parse).
  */
-async function check(db: Db | Tx, p: IndexFileVersionPayload, lock: boolean): Promise<{ file: FileRow; storagePrefix: string } | { skip: SkipReason }> {
+async function check(
+  db: Db | Tx,
+  p: IndexFileVersionPayload,
+  lock: boolean,
+): Promise<{ file: FileRow; storagePrefix: string } | { skip: SkipReason }> {
   const files = await db.$queryRaw<FileRow[]>`
     SELECT id::text, knowledge_base_id::text, folder_id::text, current_version_id::text, deleted_at, content_type, filename
     FROM files WHERE id = ${p.fileId}::uuid AND org_id = ${p.orgId}::uuid
@@ -61,10 +78,15 @@ export function defaultSourceType(contentType: string): string {
 }
 
 /** Reads and validates segments.json of a manifest; the rows to index, in document order. */
-export async function readSegmentRows(storage: StorageDriver, storagePrefix: string, contentType: string): Promise<SegmentRow[]> {
+export async function readSegmentRows(
+  storage: StorageDriver,
+  storagePrefix: string,
+  contentType: string,
+): Promise<SegmentRow[]> {
   const raw = await storage.read(`${storagePrefix}/${BUNDLE.segments_json}`);
   const parsed = SegmentsFile.safeParse(JSON.parse(raw.toString('utf8')));
-  if (!parsed.success) throw new Error(`segments.json under ${storagePrefix} is not a segment list: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new Error(`segments.json under ${storagePrefix} is not a segment list: ${parsed.error.issues[0]?.message}`);
   return segmentRows(parsed.data, defaultSourceType(contentType));
 }
 
@@ -84,7 +106,15 @@ export function* batches(rows: SegmentRow[], maxRows: number): Generator<Segment
   if (batch.length) yield batch;
 }
 
-export interface RowOwner { orgId: string; kbId: string; folderId: string | null; fileId: string; fileVersionId: string; manifestId: string; filename: string }
+export interface RowOwner {
+  orgId: string;
+  kbId: string;
+  folderId: string | null;
+  fileId: string;
+  fileVersionId: string;
+  manifestId: string;
+  filename: string;
+}
 
 /** The words of a file name ("AzureInterior.pdf" → "Azure Interior"), so a question naming the document matches its segments. */
 export function filenameWords(filename: string): string {
@@ -124,10 +154,22 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
       if ('skip' in now) return { status: 'skipped' as const, reason: now.skip };
       const { file } = now;
       const removed = await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid`;
-      const owner: RowOwner = { orgId: p.orgId, kbId: file.knowledge_base_id, folderId: file.folder_id, fileId: p.fileId, fileVersionId: p.fileVersionId, manifestId: p.manifestId, filename: file.filename };
+      const owner: RowOwner = {
+        orgId: p.orgId,
+        kbId: file.knowledge_base_id,
+        folderId: file.folder_id,
+        fileId: p.fileId,
+        fileVersionId: p.fileVersionId,
+        manifestId: p.manifestId,
+        filename: file.filename,
+      };
       let inserted = 0;
-      for (const batch of batches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS)) inserted += await insertRows(tx, owner, batch);
-      await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: inserted - removed, files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0) });
+      for (const batch of batches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS))
+        inserted += await insertRows(tx, owner, batch);
+      await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, {
+        segments: inserted - removed,
+        files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0),
+      });
       return { status: 'indexed' as const, segments: inserted, removed, ms: Date.now() - t0 };
     },
     { timeout: deps.txTimeoutMs ?? 600_000, maxWait: 30_000 },

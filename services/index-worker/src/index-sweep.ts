@@ -17,7 +17,10 @@ export interface SweepOptions {
   windowMs: number;
 }
 
-export async function sweepUnindexed(deps: { db: Db; queues: QueueClient; logger: Logger }, o: SweepOptions): Promise<string[]> {
+export async function sweepUnindexed(
+  deps: { db: Db; queues: QueueClient; logger: Logger },
+  o: SweepOptions,
+): Promise<string[]> {
   const now = Date.now();
   const rows = await deps.db.$queryRaw<{ id: string; org_id: string; file_id: string; file_version_id: string }[]>`
     SELECT m.id::text, m.org_id::text, m.file_id::text, m.file_version_id::text
@@ -33,7 +36,11 @@ export async function sweepUnindexed(deps: { db: Db; queues: QueueClient; logger
   const requeued: string[] = [];
   for (const m of rows) {
     if (await queue.getJob(`index-${m.id}`)) continue;
-    await deps.queues.enqueue('index.file-version', { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id }, { jobId: `index-${m.id}` });
+    await deps.queues.enqueue(
+      'index.file-version',
+      { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id },
+      { jobId: `index-${m.id}` },
+    );
     requeued.push(m.id);
   }
   if (requeued.length) deps.logger.warn({ manifests: requeued }, 'index jobs lost by the queue were queued again');

@@ -20,10 +20,22 @@ async function main() {
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
   const registry = createMetricsRegistry('index-worker');
   const handlers = createIndexHandlers({
-    db, logger, registry, storage: createStorage(env.DATA_DIR), batchRows: env.INDEX_BATCH_ROWS, txTimeoutMs: env.INDEX_TX_TIMEOUT_MS,
+    db,
+    logger,
+    registry,
+    storage: createStorage(env.DATA_DIR),
+    batchRows: env.INDEX_BATCH_ROWS,
+    txTimeoutMs: env.INDEX_TX_TIMEOUT_MS,
   });
-  const worker = createWorker('index', handlers, { connection: workerRedis, prefix: env.QUEUE_PREFIX, metrics: createJobMetrics(registry), concurrency: env.INDEX_CONCURRENCY });
-  worker.on('failed', (job, err) => logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'index job failed'));
+  const worker = createWorker('index', handlers, {
+    connection: workerRedis,
+    prefix: env.QUEUE_PREFIX,
+    metrics: createJobMetrics(registry),
+    concurrency: env.INDEX_CONCURRENCY,
+  });
+  worker.on('failed', (job, err) =>
+    logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'index job failed'),
+  );
   worker.on('error', (err) => logger.error({ err }, 'index worker error'));
 
   const health = await startHealthServer({
@@ -34,21 +46,27 @@ async function main() {
   logger.info({ health_port: health.port, concurrency: env.INDEX_CONCURRENCY }, 'index worker started');
 
   const queues = new QueueClient(redis, env.QUEUE_PREFIX);
-  const sweep = () => sweepUnindexed({ db, queues, logger }, { graceMs: env.WORKER_LOST_SECONDS * 1000, windowMs: 3600_000 })
-    .catch((err) => logger.warn({ err }, 'index sweep failed'));
+  const sweep = () =>
+    sweepUnindexed({ db, queues, logger }, { graceMs: env.WORKER_LOST_SECONDS * 1000, windowMs: 3600_000 }).catch(
+      (err) => logger.warn({ err }, 'index sweep failed'),
+    );
   const sweeper = setInterval(sweep, env.INDEX_SWEEP_INTERVAL_SECONDS * 1000);
   sweeper.unref();
 
   // SIGTERM: stop taking jobs and let the ones in flight commit (worker.close waits for them).
-  onShutdown(async () => {
-    clearInterval(sweeper);
-    await worker.close();
-    await health.close();
-    await queues.close().catch(() => undefined);
-    await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-    await db.$disconnect();
-    await telemetry.shutdown();
-  }, 60_000, (m) => logger.info(m));
+  onShutdown(
+    async () => {
+      clearInterval(sweeper);
+      await worker.close();
+      await health.close();
+      await queues.close().catch(() => undefined);
+      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+      await db.$disconnect();
+      await telemetry.shutdown();
+    },
+    60_000,
+    (m) => logger.info(m),
+  );
 }
 
 main().catch((err) => {

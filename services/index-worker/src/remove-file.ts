@@ -5,7 +5,8 @@ import type { Tx } from '@docfleet/db';
 import type { IndexDeps } from './index-file-version';
 import { applyIndexDelta, indexedKbsOfOrg, recountIndexState } from './index-state';
 
-export type RemoveOutcome = { status: 'removed' | 'pruned'; removed: number } | { status: 'skipped'; reason: 'file_live' };
+export type RemoveOutcome =
+  { status: 'removed' | 'pruned'; removed: number } | { status: 'skipped'; reason: 'file_live' };
 
 /**
  * A trashed file loses all its segments; a permanently deleted one has lost them already (the
@@ -13,15 +14,21 @@ export type RemoveOutcome = { status: 'removed' | 'pruned'; removed: number } | 
  * again (restored before this job ran) keeps the segments of its current version: only rows of
  * other versions go, so a late removal can never undo the re-index that the restore queued.
  */
-export async function removeFile(deps: Pick<IndexDeps, 'db' | 'txTimeoutMs'>, p: { orgId: string; fileId: string }): Promise<RemoveOutcome> {
+export async function removeFile(
+  deps: Pick<IndexDeps, 'db' | 'txTimeoutMs'>,
+  p: { orgId: string; fileId: string },
+): Promise<RemoveOutcome> {
   return deps.db.$transaction(
     async (tx: Tx) => {
-      const files = await tx.$queryRaw<{ knowledge_base_id: string; current_version_id: string | null; deleted_at: Date | null }[]>`
+      const files = await tx.$queryRaw<
+        { knowledge_base_id: string; current_version_id: string | null; deleted_at: Date | null }[]
+      >`
         SELECT knowledge_base_id::text, current_version_id::text, deleted_at FROM files
         WHERE id = ${p.fileId}::uuid AND org_id = ${p.orgId}::uuid FOR NO KEY UPDATE`;
       const file = files[0];
       if (!file) {
-        const removed = await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid AND org_id = ${p.orgId}::uuid`;
+        const removed =
+          await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid AND org_id = ${p.orgId}::uuid`;
         // The file row is gone and so is the way to its knowledge base: refresh every indexed one
         // of the organisation (permanent deletes are rare; each refresh is one count).
         for (const kbId of await indexedKbsOfOrg(tx, p.orgId)) await recountIndexState(tx, p.orgId, kbId);
@@ -35,7 +42,9 @@ export async function removeFile(deps: Pick<IndexDeps, 'db' | 'txTimeoutMs'>, p:
       const removed = await tx.$executeRaw`
         DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid AND file_version_id IS DISTINCT FROM ${file.current_version_id}::uuid`;
       if (!removed) return { status: 'skipped' as const, reason: 'file_live' as const };
-      const left = await tx.$queryRaw<{ any: boolean }[]>`SELECT EXISTS (SELECT 1 FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid) AS any`;
+      const left = await tx.$queryRaw<
+        { any: boolean }[]
+      >`SELECT EXISTS (SELECT 1 FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid) AS any`;
       await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: -removed, files: left[0]?.any ? 0 : -1 });
       return { status: 'pruned' as const, removed };
     },

@@ -49,7 +49,8 @@ export const clean = (s: string) => s.replace(UNSAFE, (c) => (c === '\u0000' ? '
 function cleanDeep(v: unknown): unknown {
   if (typeof v === 'string') return clean(v);
   if (Array.isArray(v)) return v.map(cleanDeep);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), cleanDeep(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [clean(k), cleanDeep(x)]));
   return v;
 }
 
@@ -80,8 +81,10 @@ export function segmentRows(segments: readonly SegmentInput[], defaultSourceType
     const headers = (meta?.headers ?? []).map(clean);
     const rowLabels = (meta?.rowLabels ?? []).map(clean);
     const title = clean(s.title ?? '').trim();
-    const coordinates = (cleanDeep(s.coordinates ?? {}) as Record<string, unknown>);
-    const sourceType = clean(s.sourceType || (typeof coordinates.sourceType === 'string' ? coordinates.sourceType : '') || defaultSourceType);
+    const coordinates = cleanDeep(s.coordinates ?? {}) as Record<string, unknown>;
+    const sourceType = clean(
+      s.sourceType || (typeof coordinates.sourceType === 'string' ? coordinates.sourceType : '') || defaultSourceType,
+    );
     const noteRefs = [...new Set([...(meta?.noteRefs ?? []).map(clean), ...noteMarkers(markdown)])];
     const tagText = `${title}\n${headers.join(' ')}\n${markdown}`;
     rows.push({
@@ -93,7 +96,9 @@ export function segmentRows(segments: readonly SegmentInput[], defaultSourceType
       source_type: sourceType,
       coordinates,
       is_table: isTable,
-      table_metadata: isTable ? { isTable: true, headers, rowLabels, noteRefs: (meta?.noteRefs ?? []).map(clean) } : { isTable: false },
+      table_metadata: isTable
+        ? { isTable: true, headers, rowLabels, noteRefs: (meta?.noteRefs ?? []).map(clean) }
+        : { isTable: false },
       note_refs: noteRefs,
       years: yearTags(tagText),
       quarters: quarterTags(tagText),
@@ -120,6 +125,8 @@ function linkNeighbours(rows: SegmentRow[]) {
     r.neighbors.nextSegmentId = rows[i + 1]?.segment_id ?? null;
     if (!r.note_refs.length) return;
     const notes = notesByPlace.get(placeOf(r.coordinates)) ?? [];
-    r.neighbors.noteSegmentIds = notes.filter((n) => n.id !== r.segment_id && r.note_refs.some((ref) => markerMatches(ref, n.marker))).map((n) => n.id);
+    r.neighbors.noteSegmentIds = notes
+      .filter((n) => n.id !== r.segment_id && r.note_refs.some((ref) => markerMatches(ref, n.marker)))
+      .map((n) => n.id);
   });
 }

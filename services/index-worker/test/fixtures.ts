@@ -7,7 +7,10 @@ import { createLogger } from '@docfleet/logger';
 import { artifactPrefix, fileVersionKey, type StorageDriver } from '@docfleet/storage';
 import { indexFileVersion, type IndexDeps } from '../src/index-file-version';
 
-export interface Env { db: Db; storage: StorageDriver }
+export interface Env {
+  db: Db;
+  storage: StorageDriver;
+}
 
 export type SegIn = Partial<Segment> & { id: string; markdown: string };
 
@@ -17,39 +20,91 @@ export function seg(id: string, markdown: string, o: Partial<Segment> & { page?:
   const { page = 1, ...rest } = o;
   pdfX = (pdfX + 7) % 900;
   return {
-    id, markdown, title: 'Body', docId: '', docName: '', pdfUrl: '', sourceType: 'pdf',
+    id,
+    markdown,
+    title: 'Body',
+    docId: '',
+    docName: '',
+    pdfUrl: '',
+    sourceType: 'pdf',
     coordinates: { pageNumber: page, xmin: pdfX, ymin: 100, xmax: pdfX + 100, ymax: 200, sourceType: 'pdf' },
     ...rest,
   };
 }
 
-export interface Seeded { orgId: string; kbId: string; fileId: string; versionId: string; manifestId: string }
+export interface Seeded {
+  orgId: string;
+  kbId: string;
+  fileId: string;
+  versionId: string;
+  manifestId: string;
+}
 
-export async function addManifest(env: Env, f: { orgId: string; kbId: string; fileId: string; versionId: string }, segments: SegIn[]): Promise<string> {
+export async function addManifest(
+  env: Env,
+  f: { orgId: string; kbId: string; fileId: string; versionId: string },
+  segments: SegIn[],
+): Promise<string> {
   const id = randomUUID();
   const prefix = artifactPrefix(f.kbId, f.fileId, id);
   await env.storage.put(`${prefix}/${BUNDLE.segments_json}`, JSON.stringify(segments));
   await env.db.artifactManifest.create({
-    data: { id, org_id: f.orgId, file_id: f.fileId, file_version_id: f.versionId, artifact_type: 'parse', storage_prefix: prefix, manifest: { page_count: 1 }, links: { result_md: 'result.md' } },
+    data: {
+      id,
+      org_id: f.orgId,
+      file_id: f.fileId,
+      file_version_id: f.versionId,
+      artifact_type: 'parse',
+      storage_prefix: prefix,
+      manifest: { page_count: 1 },
+      links: { result_md: 'result.md' },
+    },
   });
   return id;
 }
 
 /** A new current version (what PUT …/content does), without a parse. */
 export async function addVersion(env: Env, f: { kbId: string; fileId: string }): Promise<string> {
-  const last = await env.db.fileVersion.findFirst({ where: { file_id: f.fileId }, orderBy: { version_number: 'desc' } });
+  const last = await env.db.fileVersion.findFirst({
+    where: { file_id: f.fileId },
+    orderBy: { version_number: 'desc' },
+  });
   const n = (last?.version_number ?? 0) + 1;
   const v = await env.db.fileVersion.create({
-    data: { file_id: f.fileId, version_number: n, storage_path: fileVersionKey(f.kbId, f.fileId, n), sha256: 'x'.repeat(64), byte_size: 1n, content_type: 'application/pdf', original_filename: 'x.pdf' },
+    data: {
+      file_id: f.fileId,
+      version_number: n,
+      storage_path: fileVersionKey(f.kbId, f.fileId, n),
+      sha256: 'x'.repeat(64),
+      byte_size: 1n,
+      content_type: 'application/pdf',
+      original_filename: 'x.pdf',
+    },
   });
   await env.db.file.update({ where: { id: f.fileId }, data: { current_version_id: v.id } });
   return v.id;
 }
 
 /** A live file with version 1 and one parse manifest holding `segments` (not indexed yet). */
-export async function seedParsedFile(env: Env, o: { orgId: string; kbId: string; filename: string; segments: SegIn[]; folderId?: string | null; contentType?: string }): Promise<Seeded> {
+export async function seedParsedFile(
+  env: Env,
+  o: {
+    orgId: string;
+    kbId: string;
+    filename: string;
+    segments: SegIn[];
+    folderId?: string | null;
+    contentType?: string;
+  },
+): Promise<Seeded> {
   const file = await env.db.file.create({
-    data: { org_id: o.orgId, knowledge_base_id: o.kbId, folder_id: o.folderId ?? null, filename: o.filename, content_type: o.contentType ?? 'application/pdf' },
+    data: {
+      org_id: o.orgId,
+      knowledge_base_id: o.kbId,
+      folder_id: o.folderId ?? null,
+      filename: o.filename,
+      content_type: o.contentType ?? 'application/pdf',
+    },
   });
   const versionId = await addVersion(env, { kbId: o.kbId, fileId: file.id });
   const manifestId = await addManifest(env, { orgId: o.orgId, kbId: o.kbId, fileId: file.id, versionId }, o.segments);
@@ -57,11 +112,25 @@ export async function seedParsedFile(env: Env, o: { orgId: string; kbId: string;
 }
 
 const silent = createLogger('index-test', 'silent');
-export const indexDeps = (env: Env, extra: Partial<IndexDeps> = {}): IndexDeps => ({ db: env.db, storage: env.storage, logger: silent, ...extra });
+export const indexDeps = (env: Env, extra: Partial<IndexDeps> = {}): IndexDeps => ({
+  db: env.db,
+  storage: env.storage,
+  logger: silent,
+  ...extra,
+});
 
 /** Runs the index worker's handler code for a manifest. */
-export function indexNow(env: Env, s: Pick<Seeded, 'orgId' | 'fileId' | 'versionId' | 'manifestId'>, extra: Partial<IndexDeps> = {}) {
-  return indexFileVersion(indexDeps(env, extra), { orgId: s.orgId, fileId: s.fileId, fileVersionId: s.versionId, manifestId: s.manifestId });
+export function indexNow(
+  env: Env,
+  s: Pick<Seeded, 'orgId' | 'fileId' | 'versionId' | 'manifestId'>,
+  extra: Partial<IndexDeps> = {},
+) {
+  return indexFileVersion(indexDeps(env, extra), {
+    orgId: s.orgId,
+    fileId: s.fileId,
+    fileVersionId: s.versionId,
+    manifestId: s.manifestId,
+  });
 }
 
 export async function seedAndIndex(env: Env, o: Parameters<typeof seedParsedFile>[1]): Promise<Seeded> {

@@ -18,16 +18,42 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const env = () => ({ db: gw.db, storage: gw.deps.storage });
-const age = (manifestId: string, seconds: number) => gw.db.$executeRaw`UPDATE artifact_manifests SET created_at = now() - make_interval(secs => ${seconds}) WHERE id = ${manifestId}::uuid`;
+const age = (manifestId: string, seconds: number) =>
+  gw.db
+    .$executeRaw`UPDATE artifact_manifests SET created_at = now() - make_interval(secs => ${seconds}) WHERE id = ${manifestId}::uuid`;
 
 it('queues again the index jobs the queue lost, and only those', async () => {
   const lost = await seedParsedFile(env(), { orgId, kbId, filename: 'lost.pdf', segments: [seg('a', 'lost invoice')] });
-  const indexed = await seedParsedFile(env(), { orgId, kbId, filename: 'indexed.pdf', segments: [seg('b', 'indexed invoice')] });
+  const indexed = await seedParsedFile(env(), {
+    orgId,
+    kbId,
+    filename: 'indexed.pdf',
+    segments: [seg('b', 'indexed invoice')],
+  });
   await indexNow(env(), indexed);
-  const waiting = await seedParsedFile(env(), { orgId, kbId, filename: 'waiting.pdf', segments: [seg('c', 'waiting invoice')] });
-  await gw.deps.queues.enqueue('index.file-version', { orgId, fileId: waiting.fileId, fileVersionId: waiting.versionId, manifestId: waiting.manifestId }, { jobId: `index-${waiting.manifestId}` });
-  const young = await seedParsedFile(env(), { orgId, kbId, filename: 'young.pdf', segments: [seg('d', 'young invoice')] });
-  const reparsed = await seedParsedFile(env(), { orgId, kbId, filename: 'reparsed.pdf', segments: [seg('e', 'old parse')] });
+  const waiting = await seedParsedFile(env(), {
+    orgId,
+    kbId,
+    filename: 'waiting.pdf',
+    segments: [seg('c', 'waiting invoice')],
+  });
+  await gw.deps.queues.enqueue(
+    'index.file-version',
+    { orgId, fileId: waiting.fileId, fileVersionId: waiting.versionId, manifestId: waiting.manifestId },
+    { jobId: `index-${waiting.manifestId}` },
+  );
+  const young = await seedParsedFile(env(), {
+    orgId,
+    kbId,
+    filename: 'young.pdf',
+    segments: [seg('d', 'young invoice')],
+  });
+  const reparsed = await seedParsedFile(env(), {
+    orgId,
+    kbId,
+    filename: 'reparsed.pdf',
+    segments: [seg('e', 'old parse')],
+  });
   const newer = await addManifest(env(), reparsed, [seg('e', 'new parse')]);
   for (const m of [lost.manifestId, indexed.manifestId, waiting.manifestId, reparsed.manifestId]) await age(m, 120);
   await age(newer, 90);
@@ -37,7 +63,12 @@ it('queues again the index jobs the queue lost, and only those', async () => {
   const requeued = await sweepUnindexed(deps, { graceMs: 40_000, windowMs: 3600_000 });
   expect(requeued.sort()).toEqual([lost.manifestId, newer].sort());
   const job = await gw.deps.queues.queue('index').getJob(`index-${lost.manifestId}`);
-  expect(job?.data).toMatchObject({ orgId, fileId: lost.fileId, fileVersionId: lost.versionId, manifestId: lost.manifestId });
+  expect(job?.data).toMatchObject({
+    orgId,
+    fileId: lost.fileId,
+    fileVersionId: lost.versionId,
+    manifestId: lost.manifestId,
+  });
   // A second sweep finds their entries and does nothing.
   expect(await sweepUnindexed(deps, { graceMs: 40_000, windowMs: 3600_000 })).toEqual([]);
 });

@@ -20,27 +20,51 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const env = () => ({ db: gw.db, storage: gw.deps.storage });
-const rowsOf = (fileId: string) => gw.db.evidenceIndexSegment.findMany({ where: { file_id: fileId }, orderBy: { ordinal: 'asc' } });
+const rowsOf = (fileId: string) =>
+  gw.db.evidenceIndexSegment.findMany({ where: { file_id: fileId }, orderBy: { ordinal: 'asc' } });
 const state = () => gw.db.evidenceIndexState.findUnique({ where: { knowledge_base_id: kbId } });
 const search = (body: object) => gw.req('POST', `/v1/knowledge-bases/${kbId}/search`, { key, body });
 
 describe('index.file-version', () => {
   it('writes one row per segment with tags, neighbours and a weighted tsvector', async () => {
     const s = await seedAndIndex(env(), {
-      orgId, kbId, filename: 'weights.pdf',
+      orgId,
+      kbId,
+      filename: 'weights.pdf',
       segments: [
         seg('h1', 'Ledger overview for FY2023', { title: 'Ledger overview' }),
-        seg('t1', '| Account | Q1 |\n|---|---|\n| Receivables | 10 |', { title: 'Ledger overview', tableMetadata: { isTable: true, headers: ['Account', 'Q1'], rowLabels: ['Receivables'], noteRefs: [] } }),
+        seg('t1', '| Account | Q1 |\n|---|---|\n| Receivables | 10 |', {
+          title: 'Ledger overview',
+          tableMetadata: { isTable: true, headers: ['Account', 'Q1'], rowLabels: ['Receivables'], noteRefs: [] },
+        }),
       ],
     });
     const rows = await rowsOf(s.fileId);
-    expect(rows.map((r) => [r.segment_id, r.ordinal, r.is_table, r.artifact_manifest_id, r.file_version_id, r.knowledge_base_id, r.org_id])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.segment_id,
+        r.ordinal,
+        r.is_table,
+        r.artifact_manifest_id,
+        r.file_version_id,
+        r.knowledge_base_id,
+        r.org_id,
+      ]),
+    ).toEqual([
       ['h1', 0, false, s.manifestId, s.versionId, kbId, orgId],
       ['t1', 1, true, s.manifestId, s.versionId, kbId, orgId],
     ]);
-    expect(rows[0]).toMatchObject({ years: [2023], neighbors: { previousSegmentId: null, nextSegmentId: 't1', noteSegmentIds: [] } });
-    expect(rows[1]).toMatchObject({ quarters: ['Q1'], table_metadata: { isTable: true, headers: ['Account', 'Q1'], rowLabels: ['Receivables'] } });
-    const tsv = await gw.db.$queryRaw<{ segment_id: string; tsv: string }[]>`SELECT segment_id, tsv::text AS tsv FROM evidence_index_segments WHERE file_id = ${s.fileId}::uuid ORDER BY ordinal`;
+    expect(rows[0]).toMatchObject({
+      years: [2023],
+      neighbors: { previousSegmentId: null, nextSegmentId: 't1', noteSegmentIds: [] },
+    });
+    expect(rows[1]).toMatchObject({
+      quarters: ['Q1'],
+      table_metadata: { isTable: true, headers: ['Account', 'Q1'], rowLabels: ['Receivables'] },
+    });
+    const tsv = await gw.db.$queryRaw<
+      { segment_id: string; tsv: string }[]
+    >`SELECT segment_id, tsv::text AS tsv FROM evidence_index_segments WHERE file_id = ${s.fileId}::uuid ORDER BY ordinal`;
     expect(tsv[0].tsv).toMatch(/'ledger':1A/); // title, weight A
     expect(tsv[1].tsv).toMatch(/'receiv':\d+B/); // row label, weight B
     expect(tsv[0].tsv).toMatch(/'fy2023':\d+C/); // body, weight C
@@ -60,7 +84,10 @@ describe('index.file-version', () => {
     let lookedDuringSwap = 0;
     const watch = (async () => {
       while (!done) {
-        const { rows } = await watcher.query(`SELECT count(*)::int AS n, count(DISTINCT artifact_manifest_id)::int AS m FROM evidence_index_segments WHERE file_id = $1`, [s.fileId]);
+        const { rows } = await watcher.query(
+          `SELECT count(*)::int AS n, count(DISTINCT artifact_manifest_id)::int AS m FROM evidence_index_segments WHERE file_id = $1`,
+          [s.fileId],
+        );
         seen.add(`${rows[0].n}/${rows[0].m}`);
         if (inFlight && rows[0].n === 40) lookedDuringSwap++;
         const r = await search({ query: 'shared marker', file_ids: [s.fileId], limit: 80 });
@@ -87,20 +114,38 @@ describe('index.file-version', () => {
     await gw.db.file.update({ where: { id: gone.fileId }, data: { deleted_at: new Date() } });
     expect(await indexNow(env(), gone)).toEqual({ status: 'skipped', reason: 'file_deleted' });
 
-    const replaced = await seedParsedFile(env(), { orgId, kbId, filename: 'replaced.pdf', segments: [seg('a', 'text')] });
+    const replaced = await seedParsedFile(env(), {
+      orgId,
+      kbId,
+      filename: 'replaced.pdf',
+      segments: [seg('a', 'text')],
+    });
     await addVersion(env(), { kbId, fileId: replaced.fileId });
     expect(await indexNow(env(), replaced)).toEqual({ status: 'skipped', reason: 'version_not_current' });
 
-    const reparsed = await seedParsedFile(env(), { orgId, kbId, filename: 'reparsed.pdf', segments: [seg('a', 'first parse')] });
+    const reparsed = await seedParsedFile(env(), {
+      orgId,
+      kbId,
+      filename: 'reparsed.pdf',
+      segments: [seg('a', 'first parse')],
+    });
     await new Promise((r) => setTimeout(r, 5));
-    const newer = await addManifest(env(), { orgId, kbId, fileId: reparsed.fileId, versionId: reparsed.versionId }, [seg('b', 'second parse')]);
+    const newer = await addManifest(env(), { orgId, kbId, fileId: reparsed.fileId, versionId: reparsed.versionId }, [
+      seg('b', 'second parse'),
+    ]);
     expect(await indexNow(env(), reparsed)).toEqual({ status: 'skipped', reason: 'manifest_not_newest' });
     expect(await indexNow(env(), { ...reparsed, manifestId: newer })).toMatchObject({ status: 'indexed', segments: 1 });
 
-    expect(await indexNow(env(), { ...reparsed, fileId: '00000000-0000-4000-8000-000000000000' })).toEqual({ status: 'skipped', reason: 'file_not_found' });
+    expect(await indexNow(env(), { ...reparsed, fileId: '00000000-0000-4000-8000-000000000000' })).toEqual({
+      status: 'skipped',
+      reason: 'file_not_found',
+    });
     // another organisation's id for the same file is an unknown file
     const other = await gw.createOrg();
-    expect(await indexNow(env(), { ...reparsed, orgId: other.orgId, manifestId: newer })).toEqual({ status: 'skipped', reason: 'file_not_found' });
+    expect(await indexNow(env(), { ...reparsed, orgId: other.orgId, manifestId: newer })).toEqual({
+      status: 'skipped',
+      reason: 'file_not_found',
+    });
     for (const f of [gone, replaced]) expect(await rowsOf(f.fileId)).toHaveLength(0);
   });
 
@@ -114,17 +159,29 @@ describe('index.file-version', () => {
   });
 
   it('keeps index_version and the snapshot in step with the index, at constant cost per job', async () => {
-    const counts = async () => (await gw.db.$queryRaw<{ n: number; f: number }[]>`
-      SELECT count(*)::int AS n, count(DISTINCT file_id)::int AS f FROM evidence_index_segments WHERE knowledge_base_id = ${kbId}::uuid`)[0];
+    const counts = async () =>
+      (
+        await gw.db.$queryRaw<{ n: number; f: number }[]>`
+      SELECT count(*)::int AS n, count(DISTINCT file_id)::int AS f FROM evidence_index_segments WHERE knowledge_base_id = ${kbId}::uuid`
+      )[0];
     const before = await state();
-    const s = await seedAndIndex(env(), { orgId, kbId, filename: 'counted.pdf', segments: [seg('a', 'one'), seg('b', 'two')] });
+    const s = await seedAndIndex(env(), {
+      orgId,
+      kbId,
+      filename: 'counted.pdf',
+      segments: [seg('a', 'one'), seg('b', 'two')],
+    });
     const after = await state();
     expect(after!.version).toBe((before?.version ?? 0n) + 1n);
     const c = await counts();
     expect({ n: after!.segment_count, f: after!.file_count }).toEqual(c);
     const r = await search({ query: '' });
     expect(r.body.index_version).toBe(String(after!.version));
-    expect(r.body.snapshot).toEqual({ segment_count: c.n, file_count: c.f, indexed_at: after!.indexed_at!.toISOString() });
+    expect(r.body.snapshot).toEqual({
+      segment_count: c.n,
+      file_count: c.f,
+      indexed_at: after!.indexed_at!.toISOString(),
+    });
     expect(r.body.status).toBe('ready');
     // re-index the same version with a smaller parse: the deltas follow
     const m2 = await addManifest(env(), { orgId, kbId, fileId: s.fileId, versionId: s.versionId }, [seg('c', 'three')]);
@@ -137,7 +194,16 @@ describe('index.file-version', () => {
     expect({ n: end!.segment_count, f: end!.file_count }).toEqual(await counts());
     expect(end!.file_count).toBe(c.f - 1);
     // concurrent jobs of one knowledge base take turns on the state row: nothing is lost
-    const many = await Promise.all([1, 2, 3, 4].map((i) => seedParsedFile(env(), { orgId, kbId, filename: `parallel-${i}.pdf`, segments: Array.from({ length: 50 * i }, (_, k) => seg(`s${k}`, `text ${k}`)) })));
+    const many = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        seedParsedFile(env(), {
+          orgId,
+          kbId,
+          filename: `parallel-${i}.pdf`,
+          segments: Array.from({ length: 50 * i }, (_, k) => seg(`s${k}`, `text ${k}`)),
+        }),
+      ),
+    );
     await Promise.all(many.map((m) => indexNow(env(), m, { batchRows: 20 })));
     const fin = await state();
     expect({ n: fin!.segment_count, f: fin!.file_count }).toEqual(await counts());
@@ -147,7 +213,12 @@ describe('index.file-version', () => {
 
 describe('index.remove-file', () => {
   it('removes a trashed file, keeps a live one, prunes old versions, and refreshes after a permanent delete', async () => {
-    const trashed = await seedAndIndex(env(), { orgId, kbId, filename: 'rm-trashed.pdf', segments: [seg('a', 'x'), seg('b', 'y')] });
+    const trashed = await seedAndIndex(env(), {
+      orgId,
+      kbId,
+      filename: 'rm-trashed.pdf',
+      segments: [seg('a', 'x'), seg('b', 'y')],
+    });
     await gw.db.file.update({ where: { id: trashed.fileId }, data: { deleted_at: new Date() } });
     expect(await removeFile(indexDeps(env()), trashed)).toEqual({ status: 'removed', removed: 2 });
     expect(await rowsOf(trashed.fileId)).toHaveLength(0);
@@ -158,7 +229,12 @@ describe('index.remove-file', () => {
     await addVersion(env(), { kbId, fileId: live.fileId });
     expect(await removeFile(indexDeps(env()), live)).toEqual({ status: 'pruned', removed: 1 });
 
-    const perm = await seedAndIndex(env(), { orgId, kbId, filename: 'rm-perm.pdf', segments: [seg('a', 'x'), seg('b', 'y'), seg('c', 'z')] });
+    const perm = await seedAndIndex(env(), {
+      orgId,
+      kbId,
+      filename: 'rm-perm.pdf',
+      segments: [seg('a', 'x'), seg('b', 'y'), seg('c', 'z')],
+    });
     const counted = (await state())!.segment_count;
     const del = await gw.req('DELETE', `/v1/files/${perm.fileId}/permanent?confirm_permanent=true`, { key });
     expect(del.status).toBe(200);
@@ -169,7 +245,12 @@ describe('index.remove-file', () => {
 
 describe('the worker process and the gateway wiring', () => {
   it('trash hides a file at once, the queued removal deletes its rows, restore re-indexes it', async () => {
-    const s = await seedAndIndex(env(), { orgId, kbId, filename: 'wired.pdf', segments: [seg('a', 'zebracorn appears here'), seg('b', 'and zebracorn again')] });
+    const s = await seedAndIndex(env(), {
+      orgId,
+      kbId,
+      filename: 'wired.pdf',
+      segments: [seg('a', 'zebracorn appears here'), seg('b', 'and zebracorn again')],
+    });
     expect((await search({ query: 'zebracorn' })).body.hits).toHaveLength(2);
 
     expect((await gw.req('DELETE', `/v1/files/${s.fileId}`, { key })).status).toBe(200);
@@ -178,7 +259,11 @@ describe('the worker process and the gateway wiring', () => {
     expect((await search({ query: 'zebracorn' })).body.hits).toHaveLength(0);
 
     const connection = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
-    const worker = createWorker('index', createIndexHandlers({ ...indexDeps(env()), logger: createLogger('t', 'silent') }), { connection, prefix: gw.deps.env.QUEUE_PREFIX, concurrency: 2 });
+    const worker = createWorker(
+      'index',
+      createIndexHandlers({ ...indexDeps(env()), logger: createLogger('t', 'silent') }),
+      { connection, prefix: gw.deps.env.QUEUE_PREFIX, concurrency: 2 },
+    );
     try {
       await waitFor(async () => (await rowsOf(s.fileId)).length === 0);
       expect((await gw.req('POST', `/v1/files/${s.fileId}/restore`, { key })).status).toBe(200);
@@ -195,7 +280,14 @@ describe('the worker process and the gateway wiring', () => {
     const root = path.resolve(__dirname, '../../..');
     const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['services/index-worker/src/main.ts'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: gw.deps.env.DATABASE_URL, DATA_DIR: gw.dataDir, QUEUE_PREFIX: gw.deps.env.QUEUE_PREFIX, HEALTH_PORT: '0', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: gw.deps.env.DATABASE_URL,
+        DATA_DIR: gw.dataDir,
+        QUEUE_PREFIX: gw.deps.env.QUEUE_PREFIX,
+        HEALTH_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -206,7 +298,10 @@ describe('the worker process and the gateway wiring', () => {
     const port = Number(/"health_port":(\d+)/.exec(out)![1]);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok', redis: 'ok' } } });
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok', checks: { database: 'ok', redis: 'ok' } },
+    });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   }, 60_000);

@@ -4,14 +4,25 @@
 // type is the one that can carry the key.
 import type { ArtifactKey, ArtifactManifest } from '@docfleet/sdk';
 
-export const ARTIFACT_KEYS = ['result_md', 'grounding_json', 'result_json', 'workbook_json', 'tables_json', 'pages', 'imgs'] as const satisfies readonly ArtifactKey[];
+export const ARTIFACT_KEYS = [
+  'result_md',
+  'grounding_json',
+  'result_json',
+  'workbook_json',
+  'tables_json',
+  'pages',
+  'imgs',
+] as const satisfies readonly ArtifactKey[];
 
 export function manifestTypeFor(key: ArtifactKey): 'parse' | 'extract' {
   return key === 'result_json' ? 'extract' : 'parse';
 }
 
 /** Newest manifest of a type by created_at (ties broken by id so the choice is stable), or undefined. */
-export function newestManifest(manifests: readonly ArtifactManifest[], type: 'parse' | 'extract'): ArtifactManifest | undefined {
+export function newestManifest(
+  manifests: readonly ArtifactManifest[],
+  type: 'parse' | 'extract',
+): ArtifactManifest | undefined {
   return manifests
     .filter((m) => m.artifact_type === type)
     .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.id < b.id ? 1 : -1))[0];

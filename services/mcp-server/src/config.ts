@@ -11,7 +11,9 @@ const TRUE_VALUES = new Set(['true', '1', 'yes']);
 
 const Env = z.object({
   SERVICE_API_KEY: z
-    .string({ error: 'required: an organisation API key (sent as x-api-key); create one with `pnpm docfleet admin create-key`' })
+    .string({
+      error: 'required: an organisation API key (sent as x-api-key); create one with `pnpm docfleet admin create-key`',
+    })
     .trim()
     .min(1, 'required: an organisation API key (sent as x-api-key); create one with `pnpm docfleet admin create-key`'),
   SERVICE_BASE_URL: z
@@ -19,7 +21,10 @@ const Env = z.object({
     .trim()
     .optional()
     .transform((v) => (v ? v : DEFAULT_BASE_URL).replace(/\/+$/, ''))
-    .refine((v) => /^https?:\/\/[^/]/i.test(v) && URL.canParse(v), 'must be an http(s) URL such as http://127.0.0.1:8080'),
+    .refine(
+      (v) => /^https?:\/\/[^/]/i.test(v) && URL.canParse(v),
+      'must be an http(s) URL such as http://127.0.0.1:8080',
+    ),
   // Only the spec's three spellings turn the permanent-delete tools on; anything else leaves them off.
   SERVICE_MCP_ALLOW_DESTRUCTIVE: z
     .string()
@@ -45,5 +50,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ToolServerConf
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
-  return { apiKey: e.SERVICE_API_KEY, baseUrl: e.SERVICE_BASE_URL, allowDestructive: e.SERVICE_MCP_ALLOW_DESTRUCTIVE, maxUploadBytes: e.SERVICE_MCP_MAX_UPLOAD_BYTES };
+  return {
+    apiKey: e.SERVICE_API_KEY,
+    baseUrl: e.SERVICE_BASE_URL,
+    allowDestructive: e.SERVICE_MCP_ALLOW_DESTRUCTIVE,
+    maxUploadBytes: e.SERVICE_MCP_MAX_UPLOAD_BYTES,
+  };
 }

@@ -7,7 +7,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** A problem found by the tool itself before or after calling the API (bad local path, no parse yet). */
 export class ToolInputError extends Error {
-  constructor(message: string, readonly code = 'invalid_tool_input') {
+  constructor(
+    message: string,
+    readonly code = 'invalid_tool_input',
+  ) {
     super(message);
     this.name = 'ToolInputError';
   }
@@ -19,13 +22,17 @@ const HINTS: Record<string, string> = {
   job_not_found: 'Both ids are needed: the file_id and the job_id returned by service_parse_file or service_extract.',
   operation_not_found: 'Use the operation_id returned by the queued tool (split, extract run, schema generation).',
   schema_not_found: 'List saved schemas with service_list_schemas.',
-  file_must_be_parsed: 'Parse the file first with service_parse_file and wait until service_job_status reports completed.',
-  file_must_be_parsed_before_extraction: 'Parse the current version first with service_parse_file and wait until service_job_status reports completed.',
+  file_must_be_parsed:
+    'Parse the file first with service_parse_file and wait until service_job_status reports completed.',
+  file_must_be_parsed_before_extraction:
+    'Parse the current version first with service_parse_file and wait until service_job_status reports completed.',
   insufficient_credits: 'The organisation has too few credits; check service_credits.',
   monthly_quota_exceeded: 'The monthly credit quota would be exceeded; check service_credits.',
-  duplicate_filename: 'A live file with this name already exists in that folder; delete it first or upload a copy under another name.',
-  duplicate_knowledge_base_name: 'A knowledge base with this name exists (names compare case-insensitively); find it with service_list_knowledge_bases.',
-  file_has_active_job: 'Wait until the file\'s parse or extract job has finished (service_job_status), then retry.',
+  duplicate_filename:
+    'A live file with this name already exists in that folder; delete it first or upload a copy under another name.',
+  duplicate_knowledge_base_name:
+    'A knowledge base with this name exists (names compare case-insensitively); find it with service_list_knowledge_bases.',
+  file_has_active_job: "Wait until the file's parse or extract job has finished (service_job_status), then retry.",
   unsupported_file_type: 'No parser handles this file type; upload PDF, PNG/JPEG, XLSX or CSV.',
   file_too_large: 'The gateway refused the upload as too large.',
   model_provider_unavailable: 'No model is configured or reachable on the server; an operator must configure one.',
@@ -53,12 +60,28 @@ export interface ToolErrorInfo {
 
 export function describeError(err: unknown, baseUrl: string): ToolErrorInfo {
   if (err instanceof DocfleetApiError) {
-    const message = err.serverMessage && err.serverMessage !== err.error ? `${err.error} (${err.serverMessage})` : err.error;
-    return { status: err.status, method: err.method, path: err.path, code: err.code, message, request_id: err.requestId, hint: HINTS[err.code] };
+    const message =
+      err.serverMessage && err.serverMessage !== err.error ? `${err.error} (${err.serverMessage})` : err.error;
+    return {
+      status: err.status,
+      method: err.method,
+      path: err.path,
+      code: err.code,
+      message,
+      request_id: err.requestId,
+      hint: HINTS[err.code],
+    };
   }
   if (err instanceof DocfleetRequestError) {
-    const hint = err.code === 'network_error' ? `Is the docfleet gateway running at ${baseUrl}? (SERVICE_BASE_URL)` : undefined;
-    return { method: err.method, path: err.path, code: err.code, message: err.message.replace(`${err.method} ${err.path} -> ${err.code}: `, ''), hint };
+    const hint =
+      err.code === 'network_error' ? `Is the docfleet gateway running at ${baseUrl}? (SERVICE_BASE_URL)` : undefined;
+    return {
+      method: err.method,
+      path: err.path,
+      code: err.code,
+      message: err.message.replace(`${err.method} ${err.path} -> ${err.code}: `, ''),
+      hint,
+    };
   }
   if (err instanceof DocfleetTimeoutError) return { code: err.code, message: err.message };
   if (err instanceof ToolInputError) return { code: err.code, message: err.message };

@@ -26,14 +26,29 @@ export async function openLocalFile(filePath: string, maxBytes: number): Promise
     fh = await open(filePath, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EISDIR' ? 'it is a directory' : code ?? 'cannot open';
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : (code ?? 'cannot open');
     throw new ToolInputError(`cannot read ${filePath}: ${why}`, 'local_file_unreadable');
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw new ToolInputError(`${filePath} is not a regular file (directories, devices, FIFOs and sockets cannot be uploaded)`, 'local_file_unreadable');
+    if (!st.isFile())
+      throw new ToolInputError(
+        `${filePath} is not a regular file (directories, devices, FIFOs and sockets cannot be uploaded)`,
+        'local_file_unreadable',
+      );
     if (st.size === 0) throw new ToolInputError(`${filePath} is empty`, 'local_file_empty');
-    if (st.size > maxBytes) throw new ToolInputError(`${filePath} is ${mib(st.size)}, over the upload limit of ${mib(maxBytes)}`, 'local_file_too_large');
+    if (st.size > maxBytes)
+      throw new ToolInputError(
+        `${filePath} is ${mib(st.size)}, over the upload limit of ${mib(maxBytes)}`,
+        'local_file_too_large',
+      );
     const stream = fh.createReadStream({ start: 0, end: st.size - 1, autoClose: false });
     return { name: path.basename(filePath), size: st.size, stream, close: () => fh.close().catch(() => undefined) };
   } catch (err) {

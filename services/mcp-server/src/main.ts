@@ -23,8 +23,12 @@ async function main(): Promise<void> {
   const { server, tools } = createToolServer(config);
   const transport = new StdioServerTransport();
   await server.connect(transport);
-  const gated = config.allowDestructive ? 'permanent-delete tools on' : 'permanent-delete tools off (SERVICE_MCP_ALLOW_DESTRUCTIVE=true enables them)';
-  process.stderr.write(`docfleet-mcp ${SERVER_VERSION}: ${tools.length} tools over stdio for ${config.baseUrl}; ${gated}\n`);
+  const gated = config.allowDestructive
+    ? 'permanent-delete tools on'
+    : 'permanent-delete tools off (SERVICE_MCP_ALLOW_DESTRUCTIVE=true enables them)';
+  process.stderr.write(
+    `docfleet-mcp ${SERVER_VERSION}: ${tools.length} tools over stdio for ${config.baseUrl}; ${gated}\n`,
+  );
 
   // The client closing stdin ends the session; exit once the transport has shut down.
   const stop = () => void server.close().finally(() => process.exit(0));
@@ -35,6 +39,8 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   const key = process.env.SERVICE_API_KEY;
-  process.stderr.write(`docfleet-mcp: failed to start: ${redact((err as Error)?.message ?? String(err), key ? [key] : [])}\n`);
+  process.stderr.write(
+    `docfleet-mcp: failed to start: ${redact((err as Error)?.message ?? String(err), key ? [key] : [])}\n`,
+  );
   process.exit(1);
 });

@@ -3,7 +3,13 @@
 import type { QueuedResult } from '@docfleet/sdk';
 
 export function queuedAnswer<T>(r: QueuedResult<T>, what: string) {
-  if (r.status === 200) return { status: 'completed', replay: true, output: r.body, note: `${what} already completed for this exact request; the stored output is returned without a new charge` };
+  if (r.status === 200)
+    return {
+      status: 'completed',
+      replay: true,
+      output: r.body,
+      note: `${what} already completed for this exact request; the stored output is returned without a new charge`,
+    };
   return {
     operation_id: r.body.operation_id,
     status: r.body.status,

@@ -35,9 +35,24 @@ export function selectTools(allowDestructive: boolean): ToolDef[] {
   return ALL_TOOLS.filter((t) => allowDestructive || !t.gated);
 }
 
-export function createToolServer(config: ToolServerConfig, client = new DocfleetClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, userAgent: `docfleet-mcp/${SERVER_VERSION}` })) {
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-  const ctx: ToolContext = { client, baseUrl: config.baseUrl, secrets: [config.apiKey], maxUploadBytes: config.maxUploadBytes };
+export function createToolServer(
+  config: ToolServerConfig,
+  client = new DocfleetClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    userAgent: `docfleet-mcp/${SERVER_VERSION}`,
+  }),
+) {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
+  );
+  const ctx: ToolContext = {
+    client,
+    baseUrl: config.baseUrl,
+    secrets: [config.apiKey],
+    maxUploadBytes: config.maxUploadBytes,
+  };
   const tools = selectTools(config.allowDestructive);
   for (const t of tools) register(server, ctx, t);
   return { server, tools };

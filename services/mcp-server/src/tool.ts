@@ -34,12 +34,27 @@ export function defineTool<S extends z.ZodType>(def: ToolDef<S>): ToolDef {
   return def as unknown as ToolDef;
 }
 
-export const READ_ONLY: ToolDef['annotations'] = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ_ONLY: ToolDef['annotations'] = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Creates something new (queues a job, uploads, charges credits) but never removes anything. */
-export const ADDITIVE: ToolDef['annotations'] = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const ADDITIVE: ToolDef['annotations'] = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 /** Additive and safe to repeat: the API deduplicates by idempotency key (parse and extract jobs). */
 export const IDEMPOTENT: ToolDef['annotations'] = { ...ADDITIVE, idempotentHint: true };
-export const DESTRUCTIVE: ToolDef['annotations'] = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+export const DESTRUCTIVE: ToolDef['annotations'] = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 
 function isContent(v: unknown): v is { content: CallToolResult['content'] } {
   return Boolean(v && typeof v === 'object' && Array.isArray((v as { content?: unknown }).content));
@@ -52,7 +67,12 @@ export function jsonText(value: unknown): string {
 export function register(server: McpServer, ctx: ToolContext, def: ToolDef): void {
   server.registerTool(
     def.name,
-    { title: def.title, description: def.description, inputSchema: def.input, annotations: { title: def.title, ...def.annotations } },
+    {
+      title: def.title,
+      description: def.description,
+      inputSchema: def.input,
+      annotations: { title: def.title, ...def.annotations },
+    },
     async (args: unknown): Promise<CallToolResult> => {
       try {
         const out = await def.run(args, ctx);

@@ -110,7 +110,10 @@ export interface Fleet {
 
 export async function startFleet(): Promise<Fleet> {
   const holder: { deps?: Deps } = {};
-  const gw = await startGateway({}, { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } });
+  const gw = await startGateway(
+    {},
+    { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } },
+  );
   holder.deps = gw.deps;
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'docfleet-fleet-'));
   const procs: ServiceProcess[] = [];

@@ -9,7 +9,16 @@ import { manifestTypeFor, newestManifest } from '../src/artifacts';
 import { safePdfName, savePdf } from '../src/save-pdf';
 
 const m = (id: string, created_at: string, artifact_type: 'parse' | 'extract'): ArtifactManifest =>
-  ({ id, created_at, artifact_type, file_id: 'f', file_version_id: 'v', job_id: null, manifest: {}, links: {} }) as unknown as ArtifactManifest;
+  ({
+    id,
+    created_at,
+    artifact_type,
+    file_id: 'f',
+    file_version_id: 'v',
+    job_id: null,
+    manifest: {},
+    links: {},
+  }) as unknown as ArtifactManifest;
 
 describe('newestManifest', () => {
   const list = [
@@ -22,12 +31,18 @@ describe('newestManifest', () => {
     expect(newestManifest(list, 'parse')?.id).toBe('new-parse');
     expect(newestManifest([...list].reverse(), 'parse')?.id).toBe('new-parse');
     expect(newestManifest(list, 'extract')?.id).toBe('extract');
-    expect(newestManifest(list.filter((x) => x.artifact_type === 'parse'), 'extract')).toBeUndefined();
+    expect(
+      newestManifest(
+        list.filter((x) => x.artifact_type === 'parse'),
+        'extract',
+      ),
+    ).toBeUndefined();
     expect(newestManifest([], 'parse')).toBeUndefined();
   });
   it('reads result_json from extractions and every other key from parses', () => {
     expect(manifestTypeFor('result_json')).toBe('extract');
-    for (const k of ['result_md', 'grounding_json', 'workbook_json', 'tables_json', 'pages', 'imgs'] as const) expect(manifestTypeFor(k)).toBe('parse');
+    for (const k of ['result_md', 'grounding_json', 'workbook_json', 'tables_json', 'pages', 'imgs'] as const)
+      expect(manifestTypeFor(k)).toBe('parse');
   });
 });
 

@@ -32,12 +32,19 @@ export function part(r: CallToolResult, i: number): string {
 }
 
 export async function connect(env: Record<string, string>): Promise<McpSession> {
-  const transport = new StdioClientTransport({ command: TSX, args: [MAIN], cwd: ROOT, env: offlineEnv(env) as Record<string, string>, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: TSX,
+    args: [MAIN],
+    cwd: ROOT,
+    env: offlineEnv(env) as Record<string, string>,
+    stderr: 'pipe',
+  });
   let err = '';
   transport.stderr!.on('data', (d) => (err += d));
   const client = new Client({ name: 'docfleet-test-agent', version: '1.0.0' });
   await client.connect(transport);
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
   return {
     client,
     stderr: () => err,

@@ -40,7 +40,10 @@ const SPEC: Record<string, [string[], string[]]> = {
   service_operation_status: [['operation_id'], []],
   service_read_artifact: [['file_id', 'key'], []],
   service_get_segments: [['file_id'], []],
-  service_search: [['kb_id', 'query'], ['limit', 'file_ids', 'table_only']],
+  service_search: [
+    ['kb_id', 'query'],
+    ['limit', 'file_ids', 'table_only'],
+  ],
   service_credits: [[], []],
   service_delete_file: [['file_id'], []],
   service_permanent_delete_file: [['file_id'], []],
@@ -48,8 +51,16 @@ const SPEC: Record<string, [string[], string[]]> = {
 };
 const GATED = ['service_permanent_delete_file', 'service_delete_knowledge_base'];
 const READ_ONLY = [
-  'service_list_knowledge_bases', 'service_kb_index', 'service_list_files', 'service_list_schemas', 'service_job_status',
-  'service_operation_status', 'service_read_artifact', 'service_get_segments', 'service_search', 'service_credits',
+  'service_list_knowledge_bases',
+  'service_kb_index',
+  'service_list_files',
+  'service_list_schemas',
+  'service_job_status',
+  'service_operation_status',
+  'service_read_artifact',
+  'service_get_segments',
+  'service_search',
+  'service_credits',
 ];
 
 describe('tool catalogue', () => {
@@ -69,27 +80,50 @@ describe('tool catalogue', () => {
   it('registers 23 tools without the flag and 25 with it, 10 of them read-only, named and shaped as the spec says', async () => {
     const { tools: without } = await plain.client.listTools();
     const { tools: withFlag } = await full.client.listTools();
-    expect(without.map((t) => t.name).sort()).toEqual(Object.keys(SPEC).filter((n) => !GATED.includes(n)).sort());
+    expect(without.map((t) => t.name).sort()).toEqual(
+      Object.keys(SPEC)
+        .filter((n) => !GATED.includes(n))
+        .sort(),
+    );
     expect(withFlag.map((t) => t.name).sort()).toEqual(Object.keys(SPEC).sort());
     expect(without).toHaveLength(23);
     expect(withFlag).toHaveLength(25);
     for (const list of [without, withFlag]) {
-      expect(list.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name).sort()).toEqual([...READ_ONLY].sort());
+      expect(
+        list
+          .filter((t) => t.annotations?.readOnlyHint === true)
+          .map((t) => t.name)
+          .sort(),
+      ).toEqual([...READ_ONLY].sort());
     }
     for (const t of withFlag) {
       const [required, optional] = SPEC[t.name];
-      expect({ name: t.name, params: Object.keys(t.inputSchema.properties ?? {}).sort() }).toEqual({ name: t.name, params: [...required, ...optional].sort() });
-      expect({ name: t.name, required: [...(t.inputSchema.required ?? [])].sort() }).toEqual({ name: t.name, required: [...required].sort() });
+      expect({ name: t.name, params: Object.keys(t.inputSchema.properties ?? {}).sort() }).toEqual({
+        name: t.name,
+        params: [...required, ...optional].sort(),
+      });
+      expect({ name: t.name, required: [...(t.inputSchema.required ?? [])].sort() }).toEqual({
+        name: t.name,
+        required: [...required].sort(),
+      });
       expect(t.description!.length).toBeGreaterThan(60);
       expect(t.annotations?.title).toEqual(expect.any(String));
     }
-    for (const name of [...GATED, 'service_delete_file']) expect(withFlag.find((t) => t.name === name)!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    for (const name of [...GATED, 'service_delete_file'])
+      expect(withFlag.find((t) => t.name === name)!.annotations).toMatchObject({
+        destructiveHint: true,
+        readOnlyHint: false,
+      });
     expect(withFlag.find((t) => t.name === 'service_delete_knowledge_base')!.description).toMatch(/IRREVERSIBLE/);
   });
 
   it('says at start, in one stderr line, what it serves (base URL without trailing slashes, the gate)', async () => {
-    expect(plain.stderr().trim().split('\n')).toEqual([expect.stringMatching(/23 tools over stdio for http:\/\/127\.0\.0\.1:9; permanent-delete tools off/)]);
-    expect(full.stderr().trim().split('\n')).toEqual([expect.stringMatching(/25 tools over stdio for http:\/\/127\.0\.0\.1:9; permanent-delete tools on$/)]);
+    expect(plain.stderr().trim().split('\n')).toEqual([
+      expect.stringMatching(/23 tools over stdio for http:\/\/127\.0\.0\.1:9; permanent-delete tools off/),
+    ]);
+    expect(full.stderr().trim().split('\n')).toEqual([
+      expect.stringMatching(/25 tools over stdio for http:\/\/127\.0\.0\.1:9; permanent-delete tools on$/),
+    ]);
     for (const s of [plain, full]) expect(s.stderr()).not.toContain(KEY);
   });
 
@@ -112,29 +146,58 @@ describe('tool catalogue', () => {
       ['service_parse_file', { file_id: UUID0, force: true }, /Unrecognized key.*force/],
       ['service_parse_bulk', { file_ids: [] }, /file_ids needs at least one file id/],
       ['service_upload_file', { path: 'relative/file.pdf', kb_id: UUID0 }, /path must be an absolute path/],
-      ['service_extract', { file_id: UUID0, schema: { fields: [{ name: 'total' }] } }, /looks like a field list.*service_extract_run/],
-      ['service_extract', { file_id: UUID0, schema_id: UUID0, schema: { type: 'object', properties: {} } }, /Unrecognized key.*schema_id/],
+      [
+        'service_extract',
+        { file_id: UUID0, schema: { fields: [{ name: 'total' }] } },
+        /looks like a field list.*service_extract_run/,
+      ],
+      [
+        'service_extract',
+        { file_id: UUID0, schema_id: UUID0, schema: { type: 'object', properties: {} } },
+        /Unrecognized key.*schema_id/,
+      ],
       ['service_extract_run', { file_id: UUID0 }, /exactly one of schema_id .* or schema/],
       ['service_extract_bulk', { file_ids: [UUID0] }, /schema_id is required/],
       ['service_classify', { file_id: UUID0, classes: [] }, /classes needs at least one class name/],
       ['service_split', { file_id: UUID0 }, /pass rules .* or suggest_rules: true/],
       ['service_split', { file_id: UUID0, suggest_rules: true, rules: [{ name: 'a', description: 'b' }] }, /not both/],
-      ['service_split_download', { file_id: UUID0, start_page: 3, end_page: 2, title: 'x' }, /end_page must be greater than or equal to start_page/],
-      ['service_split_download', { file_id: UUID0, start_page: 0, end_page: 2, title: 'x' }, /start_page must be at least 1/],
-      ['service_read_artifact', { file_id: UUID0, key: 'result.md' }, /key must be one of result_md, grounding_json, result_json, workbook_json, tables_json, pages, imgs/],
+      [
+        'service_split_download',
+        { file_id: UUID0, start_page: 3, end_page: 2, title: 'x' },
+        /end_page must be greater than or equal to start_page/,
+      ],
+      [
+        'service_split_download',
+        { file_id: UUID0, start_page: 0, end_page: 2, title: 'x' },
+        /start_page must be at least 1/,
+      ],
+      [
+        'service_read_artifact',
+        { file_id: UUID0, key: 'result.md' },
+        /key must be one of result_md, grounding_json, result_json, workbook_json, tables_json, pages, imgs/,
+      ],
       ['service_search', { kb_id: UUID0, query: 'x', limit: 101 }, /limit must be at most 100/],
       ['service_job_status', { file_id: UUID0 }, /job_id/],
     ];
     for (const [tool, args, message] of cases) {
       const r = await plain.call(tool, args);
-      expect({ tool, args, isError: r.isError, text: textOf(r) }).toEqual({ tool, args, isError: true, text: expect.stringMatching(message) });
+      expect({ tool, args, isError: r.isError, text: textOf(r) }).toEqual({
+        tool,
+        args,
+        isError: true,
+        text: expect.stringMatching(message),
+      });
     }
   });
 
   it('refuses local paths that are not regular files within the size limit, before calling the API', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'mcp-paths-'));
     try {
-      const small = await connect({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: NOWHERE, SERVICE_MCP_MAX_UPLOAD_BYTES: '10' });
+      const small = await connect({
+        SERVICE_API_KEY: KEY,
+        SERVICE_BASE_URL: NOWHERE,
+        SERVICE_MCP_MAX_UPLOAD_BYTES: '10',
+      });
       const big = path.join(dir, 'big.pdf');
       await (await import('node:fs/promises')).writeFile(big, Buffer.alloc(11, 1));
       const cases: Array<[string, RegExp]> = [
@@ -143,7 +206,8 @@ describe('tool catalogue', () => {
         [path.join(dir, 'missing.pdf'), /cannot read .*missing\.pdf: no such file/],
         [big, /big\.pdf is 11 bytes, over the upload limit of 10 bytes/],
       ];
-      for (const [p, msg] of cases) expect(await small.error('service_upload_file', { path: p, kb_id: UUID0 })).toMatch(msg);
+      for (const [p, msg] of cases)
+        expect(await small.error('service_upload_file', { path: p, kb_id: UUID0 })).toMatch(msg);
       await small.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -157,24 +221,40 @@ describe('start-up contract', () => {
     expect(r.code).not.toBe(0);
     expect(r.code).toEqual(expect.any(Number));
     expect(r.stdout).toBe('');
-    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^docfleet-mcp: invalid configuration: SERVICE_API_KEY: required/)]);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^docfleet-mcp: invalid configuration: SERVICE_API_KEY: required/),
+    ]);
   });
 
   it('refuses a base URL that is not http(s) in one line', async () => {
-    const r = await run(TSX, [MAIN], { cwd: ROOT, env: offlineEnv({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: 'ftp://example' }) }).catch((e) => e);
+    const r = await run(TSX, [MAIN], {
+      cwd: ROOT,
+      env: offlineEnv({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: 'ftp://example' }),
+    }).catch((e) => e);
     expect(r.code).not.toBe(0);
-    expect(r.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/SERVICE_BASE_URL: must be an http\(s\) URL/)]);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/SERVICE_BASE_URL: must be an http\(s\) URL/),
+    ]);
     expect(r.stderr).not.toContain(KEY);
   });
 
   it('writes nothing but JSON-RPC messages on stdout (`pnpm --silent mcp`, raw pipes)', async () => {
-    const child = spawn('pnpm', ['--silent', 'mcp'], { cwd: ROOT, env: offlineEnv({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: NOWHERE }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('pnpm', ['--silent', 'mcp'], {
+      cwd: ROOT,
+      env: offlineEnv({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: NOWHERE }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'service_credits', arguments: {} } });
@@ -197,14 +277,32 @@ describe('an independent client', () => {
     const home = await mkdtemp(path.join(os.tmpdir(), 'inspector-home-'));
     try {
       const bin = path.join(ROOT, 'services/mcp-server/node_modules/.bin/inspector');
-      const { stdout, stderr } = await run(bin, ['--cli', '-e', `SERVICE_API_KEY=${KEY}`, '-e', `SERVICE_BASE_URL=${NOWHERE}`, 'pnpm', '--silent', 'mcp', '--method', 'tools/list', '--strict'], {
-        cwd: ROOT,
-        env: offlineEnv({ HOME: home }), // the inspector keeps its catalog under HOME
-        maxBuffer: 10 * 1024 * 1024,
-      });
+      const { stdout, stderr } = await run(
+        bin,
+        [
+          '--cli',
+          '-e',
+          `SERVICE_API_KEY=${KEY}`,
+          '-e',
+          `SERVICE_BASE_URL=${NOWHERE}`,
+          'pnpm',
+          '--silent',
+          'mcp',
+          '--method',
+          'tools/list',
+          '--strict',
+        ],
+        {
+          cwd: ROOT,
+          env: offlineEnv({ HOME: home }), // the inspector keeps its catalog under HOME
+          maxBuffer: 10 * 1024 * 1024,
+        },
+      );
       const { tools } = JSON.parse(stdout);
       expect(tools).toHaveLength(23);
-      expect(tools.filter((t: { annotations?: { readOnlyHint?: boolean } }) => t.annotations?.readOnlyHint).length).toBe(10);
+      expect(
+        tools.filter((t: { annotations?: { readOnlyHint?: boolean } }) => t.annotations?.readOnlyHint).length,
+      ).toBe(10);
       expect(stderr).not.toMatch(/warning|error/i);
     } finally {
       await rm(home, { recursive: true, force: true });
@@ -221,7 +319,14 @@ describe('the API key stays secret', () => {
       const key = String(req.headers['x-api-key'] ?? '');
       if (req.url?.startsWith('/v1/billing')) {
         res.writeHead(401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: `invalid key ${key}`, code: 'invalid_api_key', message: `you sent ${key}`, details: { key } }));
+        res.end(
+          JSON.stringify({
+            error: `invalid key ${key}`,
+            code: 'invalid_api_key',
+            message: `you sent ${key}`,
+            details: { key },
+          }),
+        );
       } else {
         res.writeHead(502, { 'content-type': 'text/html' });
         res.end(`<h1>bad gateway for ${key}</h1>`);
@@ -236,15 +341,26 @@ describe('the API key stays secret', () => {
     const s = await connect({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: url });
     const credits = await s.error('service_credits');
     expect(credits).not.toContain(KEY);
-    expect(credits.split('\n')[0]).toBe('GET /v1/billing/credits -> HTTP 401 invalid_api_key: invalid key [redacted] (you sent [redacted])');
-    expect(JSON.parse(credits.split('\n').at(-1)!).error).toMatchObject({ status: 401, method: 'GET', path: '/v1/billing/credits', code: 'invalid_api_key' });
+    expect(credits.split('\n')[0]).toBe(
+      'GET /v1/billing/credits -> HTTP 401 invalid_api_key: invalid key [redacted] (you sent [redacted])',
+    );
+    expect(JSON.parse(credits.split('\n').at(-1)!).error).toMatchObject({
+      status: 401,
+      method: 'GET',
+      path: '/v1/billing/credits',
+      code: 'invalid_api_key',
+    });
     const kbs = await s.error('service_list_knowledge_bases');
     expect(kbs).not.toContain(KEY);
     expect(kbs).toMatch(/^GET \/v1\/knowledge-bases -> HTTP 502 http_502: <h1>bad gateway for \[redacted\]<\/h1>/);
     const unreachable = await connect({ SERVICE_API_KEY: KEY, SERVICE_BASE_URL: NOWHERE });
     const down = await unreachable.error('service_kb_index', { kb_id: UUID0 });
     await unreachable.close();
-    expect(down).toMatch(new RegExp(`^GET /v1/knowledge-bases/${UUID0}/index -> network_error: .*\\nIs the docfleet gateway running at ${NOWHERE}\\?`));
+    expect(down).toMatch(
+      new RegExp(
+        `^GET /v1/knowledge-bases/${UUID0}/index -> network_error: .*\\nIs the docfleet gateway running at ${NOWHERE}\\?`,
+      ),
+    );
     await s.close();
     expect(s.stderr()).not.toContain(KEY);
   });

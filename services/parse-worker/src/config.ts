@@ -35,6 +35,9 @@ export const parseWorkerEnv = baseEnv.extend({
    * Diagnostics and benchmarks only: `false` skips page images (the manifest's `pages` link is then
    * null, which the spec does not foresee for PDFs and images). Default true.
    */
-  PARSE_PAGE_IMAGES: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  PARSE_PAGE_IMAGES: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
 });
 export type ParseWorkerEnv = z.infer<typeof parseWorkerEnv>;

@@ -7,7 +7,13 @@ import type { ParseMetrics } from './parse-metrics';
 
 /** What the handler needs, built once in main.ts (or by a test that runs the worker in process). */
 export interface WorkerDeps {
-  env: Pick<ParseWorkerEnv, 'MAX_PAGES'> & Partial<Pick<ParseWorkerEnv, 'PARSE_PAGE_MAX_OPERATORS' | 'PARSE_PAGE_MAX_SECONDS' | 'PARSE_PAGE_MAX_MEGAPIXELS' | 'PARSE_PAGE_MAX_PIXELS'>>;
+  env: Pick<ParseWorkerEnv, 'MAX_PAGES'> &
+    Partial<
+      Pick<
+        ParseWorkerEnv,
+        'PARSE_PAGE_MAX_OPERATORS' | 'PARSE_PAGE_MAX_SECONDS' | 'PARSE_PAGE_MAX_MEGAPIXELS' | 'PARSE_PAGE_MAX_PIXELS'
+      >
+    >;
   db: Db;
   storage: StorageDriver;
   /** Enqueues the index job after a parse completes. */

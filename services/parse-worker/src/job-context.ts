@@ -52,7 +52,8 @@ export async function buildContext(deps: WorkerDeps, job: Job, log: Logger): Pro
   if (!file || !version) throw new PermanentFailure('The file or its version no longer exists.', 'file_missing');
   if (!reservation) throw new PermanentFailure('The job has no credit reservation.', 'no_reservation');
   const kind = parseInputKind(version.content_type);
-  if (!kind) throw new PermanentFailure(`No parser handles content type ${version.content_type}.`, 'unsupported_file_type');
+  if (!kind)
+    throw new PermanentFailure(`No parser handles content type ${version.content_type}.`, 'unsupported_file_type');
   const options = api.ParseOptions.parse(job.options ?? {});
   const manifestId = manifestIdFor(job.id);
   const prefix = artifactPrefix(file.knowledge_base_id, file.id, manifestId);
@@ -67,7 +68,18 @@ export async function buildContext(deps: WorkerDeps, job: Job, log: Logger): Pro
     return cached;
   };
   return {
-    deps, log, job, file, version, kind, options, reservation, manifestId, prefix, outDir: deps.storage.localPath(prefix), shouldStop,
+    deps,
+    log,
+    job,
+    file,
+    version,
+    kind,
+    options,
+    reservation,
+    manifestId,
+    prefix,
+    outDir: deps.storage.localPath(prefix),
+    shouldStop,
     checkpoint: async () => {
       last = 0;
       if (await shouldStop()) throw new CancelSignal();
@@ -77,7 +89,10 @@ export async function buildContext(deps: WorkerDeps, job: Job, log: Logger): Pro
 
 /** A failure no retry can fix (the job fails at once). */
 export class PermanentFailure extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
     this.name = 'PermanentFailure';
   }
@@ -93,7 +108,11 @@ export class UnitCharger {
   private lastFlush = Date.now();
   charged = 0;
 
-  constructor(private readonly db: Db, private readonly ctx: Pick<JobContext, 'job' | 'reservation'>, private readonly unit: 'page' | 'sheet') {}
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: Pick<JobContext, 'job' | 'reservation'>,
+    private readonly unit: 'page' | 'sheet',
+  ) {}
 
   add(n: number) {
     this.pending.push(n);
@@ -109,7 +128,13 @@ export class UnitCharger {
     const { job, reservation } = this.ctx;
     await this.db.$transaction(async (tx) => {
       for (const n of units) {
-        const r = await debitReserved(tx, { reservationId: reservation.id, idempotencyKey: `parse:${job.id}:${this.unit}:${n}`, reason: `parse ${this.unit} ${n}`, fileId: job.file_id, jobId: job.id });
+        const r = await debitReserved(tx, {
+          reservationId: reservation.id,
+          idempotencyKey: `parse:${job.id}:${this.unit}:${n}`,
+          reason: `parse ${this.unit} ${n}`,
+          fileId: job.file_id,
+          jobId: job.id,
+        });
         if (r.debited) this.charged++;
       }
     });

@@ -19,7 +19,8 @@ export interface Progress {
 
 /** Takes the job for this worker (also on redelivery after a crash). False when it is already terminal. */
 export async function claimJob(db: Db, jobId: string, workerId: string): Promise<boolean> {
-  const n = await db.$executeRaw`UPDATE jobs SET status = 'started', started_at = COALESCE(started_at, now()), lease_owner = ${workerId},
+  const n =
+    await db.$executeRaw`UPDATE jobs SET status = 'started', started_at = COALESCE(started_at, now()), lease_owner = ${workerId},
       heartbeat_at = now(), updated_at = now()
     WHERE id = ${jobId}::uuid AND status IN ('queued', 'started', 'in_progress', 'running')`;
   return n > 0;
@@ -46,8 +47,17 @@ export async function setProgress(db: Db, jobId: string, p: Progress): Promise<v
     WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running')`;
 }
 
-export async function addEvent(db: Db | Tx, jobId: string, eventType: string, stage: string | null, message: string, payload: Record<string, unknown> = {}) {
-  await db.jobEvent.create({ data: { job_id: jobId, event_type: eventType, stage, message, payload: payload as Prisma.InputJsonValue } });
+export async function addEvent(
+  db: Db | Tx,
+  jobId: string,
+  eventType: string,
+  stage: string | null,
+  message: string,
+  payload: Record<string, unknown> = {},
+) {
+  await db.jobEvent.create({
+    data: { job_id: jobId, event_type: eventType, stage, message, payload: payload as Prisma.InputJsonValue },
+  });
 }
 
 export async function cancelRequested(db: Db, jobId: string): Promise<boolean> {
@@ -63,7 +73,10 @@ async function lockActive(tx: Tx, jobId: string) {
 }
 
 export interface Completion {
-  manifest: Omit<Prisma.ArtifactManifestUncheckedCreateInput, 'manifest' | 'links'> & { manifest: object; links: unknown };
+  manifest: Omit<Prisma.ArtifactManifestUncheckedCreateInput, 'manifest' | 'links'> & {
+    manifest: object;
+    links: unknown;
+  };
   stage: 'completed' | 'reused';
   pageCount: number;
   /** page_versions rows for the version (documents; spreadsheets have none). */
@@ -89,31 +102,73 @@ export async function finishCompleted(db: Db, jobId: string, c: Completion): Pro
     }
     // Two parses of one version (different options) finishing together write page_versions in turn.
     await tx.$queryRaw`SELECT id FROM file_versions WHERE id = ${job.file_version_id}::uuid FOR UPDATE`;
-    await tx.artifactManifest.create({ data: { ...c.manifest, manifest: c.manifest.manifest as Prisma.InputJsonObject, links: c.manifest.links as Prisma.InputJsonObject } });
+    await tx.artifactManifest.create({
+      data: {
+        ...c.manifest,
+        manifest: c.manifest.manifest as Prisma.InputJsonObject,
+        links: c.manifest.links as Prisma.InputJsonObject,
+      },
+    });
     if (c.pageHashes) {
       await tx.pageVersion.deleteMany({ where: { file_version_id: job.file_version_id } });
-      await tx.pageVersion.createMany({ data: c.pageHashes.map((h, i) => ({ file_version_id: job.file_version_id, page_number: i + 1, content_hash: h })) });
+      await tx.pageVersion.createMany({
+        data: c.pageHashes.map((h, i) => ({
+          file_version_id: job.file_version_id,
+          page_number: i + 1,
+          content_hash: h,
+        })),
+      });
     }
     await tx.fileVersion.update({ where: { id: job.file_version_id }, data: { page_count: c.pageCount } });
     await tx.job.update({
       where: { id: jobId },
       data: {
-        status: 'completed', stage: c.stage, percent: 100, total_pages: c.pageCount, completed_pages: c.pageCount,
-        result: c.result as Prisma.InputJsonValue, error: null, error_code: null, completed_at: new Date(), lease_owner: null,
+        status: 'completed',
+        stage: c.stage,
+        percent: 100,
+        total_pages: c.pageCount,
+        completed_pages: c.pageCount,
+        result: c.result as Prisma.InputJsonValue,
+        error: null,
+        error_code: null,
+        completed_at: new Date(),
+        lease_owner: null,
       },
     });
     const res = await finalizeReservation(tx, { jobId, outcome: 'completed' });
-    await addEvent(tx, jobId, 'job.completed', c.stage, c.stage === 'reused' ? 'Nothing changed; the previous artifacts were kept and no credits were used.' : `Parsed; ${res?.debited_credits ?? 0} credit(s) charged.`, {
-      artifact_manifest_id: c.manifest.id, credits_charged: res?.debited_credits ?? 0, reservation_status: res?.status ?? null, ...(c.timings ? { timings_ms: c.timings } : {}),
-    });
+    await addEvent(
+      tx,
+      jobId,
+      'job.completed',
+      c.stage,
+      c.stage === 'reused'
+        ? 'Nothing changed; the previous artifacts were kept and no credits were used.'
+        : `Parsed; ${res?.debited_credits ?? 0} credit(s) charged.`,
+      {
+        artifact_manifest_id: c.manifest.id,
+        credits_charged: res?.debited_credits ?? 0,
+        reservation_status: res?.status ?? null,
+        ...(c.timings ? { timings_ms: c.timings } : {}),
+      },
+    );
     return 'completed';
   });
 }
 
 async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
-  await tx.job.update({ where: { id: jobId }, data: { status: 'cancelled', completed_at: new Date(), lease_owner: null } });
+  await tx.job.update({
+    where: { id: jobId },
+    data: { status: 'cancelled', completed_at: new Date(), lease_owner: null },
+  });
   const res = await finalizeReservation(tx, { jobId, outcome: 'cancelled' });
-  await addEvent(tx, jobId, 'job.cancelled', stage, `Cancelled; ${res?.debited_credits ?? 0} page(s) already processed stay charged.`, { credits_charged: res?.debited_credits ?? 0 });
+  await addEvent(
+    tx,
+    jobId,
+    'job.cancelled',
+    stage,
+    `Cancelled; ${res?.debited_credits ?? 0} page(s) already processed stay charged.`,
+    { credits_charged: res?.debited_credits ?? 0 },
+  );
 }
 
 export async function finishCancelled(db: Db, jobId: string): Promise<FinishOutcome> {
@@ -126,14 +181,30 @@ export async function finishCancelled(db: Db, jobId: string): Promise<FinishOutc
 }
 
 /** Fails the job with a readable reason; the reservation ends failed and its page debits are reversed. */
-export async function finishFailed(db: Db, jobId: string, error: string, detail: { traceback: string; code?: string; page?: number }): Promise<FinishOutcome> {
+export async function finishFailed(
+  db: Db,
+  jobId: string,
+  error: string,
+  detail: { traceback: string; code?: string; page?: number },
+): Promise<FinishOutcome> {
   return db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date(), lease_owner: null } });
+    await tx.job.update({
+      where: { id: jobId },
+      data: {
+        status: 'failed',
+        error,
+        error_code: detail.code ?? 'internal_error',
+        completed_at: new Date(),
+        lease_owner: null,
+      },
+    });
     await finalizeReservation(tx, { jobId, outcome: 'failed' });
     await addEvent(tx, jobId, 'job.failed', job.stage, error, {
-      traceback: tail(detail.traceback, 4000), ...(detail.code ? { code: detail.code } : {}), ...(detail.page ? { page: detail.page } : {}),
+      traceback: tail(detail.traceback, 4000),
+      ...(detail.code ? { code: detail.code } : {}),
+      ...(detail.page ? { page: detail.page } : {}),
     });
     return 'failed';
   });
@@ -143,5 +214,12 @@ export async function finishFailed(db: Db, jobId: string, error: string, detail:
 export async function handBack(db: Db, jobId: string, workerId: string): Promise<void> {
   await db.$executeRaw`UPDATE jobs SET status = 'queued', lease_owner = NULL, updated_at = now()
     WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
-  await addEvent(db, jobId, 'job.handed_back', null, 'The worker shut down before finishing; the job went back to the queue.', { worker: workerId });
+  await addEvent(
+    db,
+    jobId,
+    'job.handed_back',
+    null,
+    'The worker shut down before finishing; the job went back to the queue.',
+    { worker: workerId },
+  );
 }

@@ -7,7 +7,13 @@ import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import {
+  createCreditMetrics,
+  createJobMetrics,
+  createMetricsRegistry,
+  onShutdown,
+  startHealthServer,
+} from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
 import { removeDeadScratch } from '@docfleet/pdf';
 import { initTelemetry } from '@docfleet/telemetry';
@@ -40,7 +46,8 @@ async function main() {
   };
   // A worker killed mid-parse leaves its scratch folders behind: remove those of dead processes.
   const leftovers = await removeDeadScratch();
-  if (leftovers.length) logger.warn({ removed: leftovers }, 'removed scratch folders of parse workers that died mid-parse');
+  if (leftovers.length)
+    logger.warn({ removed: leftovers }, 'removed scratch folders of parse workers that died mid-parse');
   const running = startParseWorker(deps, {
     connection: workerRedis,
     prefix: env.QUEUE_PREFIX,
@@ -62,23 +69,32 @@ async function main() {
       },
     },
   });
-  logger.info({ concurrency: env.PARSE_CONCURRENCY, health_port: health.port, worker: deps.workerId }, 'parse worker started');
+  logger.info(
+    { concurrency: env.PARSE_CONCURRENCY, health_port: health.port, worker: deps.workerId },
+    'parse worker started',
+  );
 
   // SIGTERM/SIGINT (or the supervisor gone): no new jobs; finish or hand back the current one. If closing
   // hangs (Redis unreachable) the grace ends it: the lock expires and another worker takes over.
-  onShutdown(async (signal) => {
-    logger.info({ signal, grace_seconds: env.PARSE_GRACE_SECONDS }, 'shutting down: no new jobs; finishing or handing back the current one');
-    try {
-      await running.close(env.PARSE_GRACE_SECONDS * 1000);
-    } catch (err) {
-      logger.error({ err }, 'closing the worker failed');
-    }
-    await health.close();
-    await deps.queues.close().catch(() => undefined);
-    await Promise.all([redis.quit(), workerRedis.quit()].map((p) => p.catch(() => undefined)));
-    await deps.db.$disconnect().catch(() => undefined);
-    await telemetry.shutdown();
-  }, (env.PARSE_GRACE_SECONDS + 30) * 1000);
+  onShutdown(
+    async (signal) => {
+      logger.info(
+        { signal, grace_seconds: env.PARSE_GRACE_SECONDS },
+        'shutting down: no new jobs; finishing or handing back the current one',
+      );
+      try {
+        await running.close(env.PARSE_GRACE_SECONDS * 1000);
+      } catch (err) {
+        logger.error({ err }, 'closing the worker failed');
+      }
+      await health.close();
+      await deps.queues.close().catch(() => undefined);
+      await Promise.all([redis.quit(), workerRedis.quit()].map((p) => p.catch(() => undefined)));
+      await deps.db.$disconnect().catch(() => undefined);
+      await telemetry.shutdown();
+    },
+    (env.PARSE_GRACE_SECONDS + 30) * 1000,
+  );
 }
 
 main().catch((err) => {

@@ -31,16 +31,26 @@ export interface PreviousParse {
 
 /** The newest parse manifest of the file (any version; the current one too when re-parsed). */
 export async function findPreviousParse(db: Db, storage: StorageDriver, fileId: string): Promise<PreviousParse | null> {
-  const manifest = await db.artifactManifest.findFirst({ where: { file_id: fileId, artifact_type: 'parse' }, orderBy: [{ created_at: 'desc' }, { id: 'desc' }] });
+  const manifest = await db.artifactManifest.findFirst({
+    where: { file_id: fileId, artifact_type: 'parse' },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+  });
   if (!manifest) return null;
   const [pages, version] = await Promise.all([
     db.pageVersion.findMany({ where: { file_version_id: manifest.file_version_id }, orderBy: { page_number: 'asc' } }),
     db.fileVersion.findUnique({ where: { id: manifest.file_version_id }, select: { sha256: true } }),
   ]);
   const m = (manifest.manifest ?? {}) as {
-    page_count?: number; parse_settings?: ParseSettings; unit?: string; failed_pages?: Array<{ page_number?: number }>; pages_without_image?: number[];
+    page_count?: number;
+    parse_settings?: ParseSettings;
+    unit?: string;
+    failed_pages?: Array<{ page_number?: number }>;
+    pages_without_image?: number[];
   };
-  const incomplete = new Set<number>([...(m.failed_pages ?? []).map((f) => Number(f?.page_number)), ...(m.pages_without_image ?? []).map(Number)]);
+  const incomplete = new Set<number>([
+    ...(m.failed_pages ?? []).map((f) => Number(f?.page_number)),
+    ...(m.pages_without_image ?? []).map(Number),
+  ]);
   return {
     manifest,
     root: storage.localPath(manifest.storage_prefix),
@@ -54,7 +64,12 @@ export async function findPreviousParse(db: Db, storage: StorageDriver, fileId: 
 }
 
 const sameSettings = (a: ParseSettings | null, b: ParseSettings) =>
-  !!a && a.backend === b.backend && a.dpi === b.dpi && a.page_fallback_ocr === b.page_fallback_ocr && a.layout_device === b.layout_device && (a.page_images ?? true) === b.page_images;
+  !!a &&
+  a.backend === b.backend &&
+  a.dpi === b.dpi &&
+  a.page_fallback_ocr === b.page_fallback_ocr &&
+  a.layout_device === b.layout_device &&
+  (a.page_images ?? true) === b.page_images;
 
 /**
  * Pages are compared by position: page n is unchanged when the previous parse had page n with the
@@ -65,7 +80,11 @@ export async function diffPages(prev: PreviousParse | null, hashes: string[], se
   const unchanged: number[] = [];
   const reusable = !!prev && !prev.spreadsheet && sameSettings(prev.settings, settings);
   for (let n = 1; n <= hashes.length; n++) {
-    const same = reusable && prev!.hashes[n - 1] === hashes[n - 1] && !prev!.incomplete.has(n) && (await exists(path.join(prev!.root, BUNDLE.page_results, pageResultName(n))));
+    const same =
+      reusable &&
+      prev!.hashes[n - 1] === hashes[n - 1] &&
+      !prev!.incomplete.has(n) &&
+      (await exists(path.join(prev!.root, BUNDLE.page_results, pageResultName(n))));
     (same ? unchanged : changed).push(n);
   }
   return { changed, unchanged };
@@ -82,7 +101,9 @@ async function exists(p: string) {
 
 /** Reads a page result of the previous bundle and copies its files (page image, crops) into outDir. */
 export async function reusePage(prevRoot: string, outDir: string, n: number): Promise<PageResult> {
-  const result = JSON.parse(await fs.readFile(path.join(prevRoot, BUNDLE.page_results, pageResultName(n)), 'utf8')) as PageResult;
+  const result = JSON.parse(
+    await fs.readFile(path.join(prevRoot, BUNDLE.page_results, pageResultName(n)), 'utf8'),
+  ) as PageResult;
   for (const rel of result.files) {
     if (rel.includes('..') || path.isAbsolute(rel)) continue;
     const to = path.join(outDir, rel);

@@ -4,7 +4,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BUNDLE, type Segment } from '@docfleet/contracts';
 import {
-  ParseError, assembleDocument, inspectDocument, pageBudget, parsePages, segmentsFromGrounding, startOcrHeadStart, type OcrHeadStart, type PageBudget,
+  ParseError,
+  assembleDocument,
+  inspectDocument,
+  pageBudget,
+  parsePages,
+  segmentsFromGrounding,
+  startOcrHeadStart,
+  type OcrHeadStart,
+  type PageBudget,
 } from '@docfleet/pdf';
 import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
 import type { WorkerDeps } from './deps';
@@ -17,20 +25,30 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 /** The per-page budget from PARSE_PAGE_MAX_* (defaults when a test builds deps without them). */
 export function budgetOf(env: WorkerDeps['env']): PageBudget {
   return pageBudget({
-    maxOperators: env.PARSE_PAGE_MAX_OPERATORS, maxSeconds: env.PARSE_PAGE_MAX_SECONDS,
-    maxMegapixels: env.PARSE_PAGE_MAX_MEGAPIXELS, maxPixels: env.PARSE_PAGE_MAX_PIXELS,
+    maxOperators: env.PARSE_PAGE_MAX_OPERATORS,
+    maxSeconds: env.PARSE_PAGE_MAX_SECONDS,
+    maxMegapixels: env.PARSE_PAGE_MAX_MEGAPIXELS,
+    maxPixels: env.PARSE_PAGE_MAX_PIXELS,
   });
 }
 
 /** A page the parser could not read within its budget: listed on the result and manifest, not charged. */
-export interface FailedPageEntry { page_number: number; code: string; message: string }
+export interface FailedPageEntry {
+  page_number: number;
+  code: string;
+  message: string;
+}
 
 export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
   // An OCR parse of a PDF: page 1's raster and Tesseract start now, while the pages are hashed and
   // diffed; parsePages takes them over (a first parse always parses page 1), else they are dropped.
-  const head = ctx.kind === 'pdf' && ctx.options.backend === 'ocr'
-    ? startOcrHeadStart(ctx.deps.storage.localPath(ctx.version.storage_path), { timeoutSeconds: ctx.options.timeout_seconds, budget: budgetOf(ctx.deps.env) })
-    : undefined;
+  const head =
+    ctx.kind === 'pdf' && ctx.options.backend === 'ocr'
+      ? startOcrHeadStart(ctx.deps.storage.localPath(ctx.version.storage_path), {
+          timeoutSeconds: ctx.options.timeout_seconds,
+          budget: budgetOf(ctx.deps.env),
+        })
+      : undefined;
   try {
     return await parseDocumentFlow(ctx, head);
   } finally {
@@ -47,19 +65,33 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
 
   // ---- stage page-diff (5)
   await setProgress(db, job.id, { stage: 'page-diff', percent: 5 });
-  await addEvent(db, job.id, 'parse.page_diff.started', 'page-diff', 'Hashing pages and comparing them with the previous parse.');
+  await addEvent(
+    db,
+    job.id,
+    'parse.page_diff.started',
+    'page-diff',
+    'Hashing pages and comparing them with the previous parse.',
+  );
   // An image's decoded pixels are kept for the parse below (a single-page image is decoded once).
   // Inspection walks pages too (backend decision, fallback hashes): each within the page budget and
   // within the job's timeout_seconds; a page over it there just goes to OCR.
   const budget = budgetOf(deps.env);
   const inspect = await inspectDocument(src, kind, {
-    maxPages: deps.env.MAX_PAGES, decideBackend: kind === 'pdf' && options.backend === 'auto', keepImage: kind === 'image',
+    maxPages: deps.env.MAX_PAGES,
+    decideBackend: kind === 'pdf' && options.backend === 'auto',
+    keepImage: kind === 'image',
     budget: { ...budget, maxSeconds: Math.min(budget.maxSeconds, options.timeout_seconds) },
   });
   // Spec: images always go to OCR; `auto` follows inspectDocument's decision (the spec's rule).
   const backend = kind === 'image' ? 'ocr' : options.backend === 'auto' ? inspect.backend.backend : options.backend;
   const pageImages = deps.pageImages !== false;
-  const settings: ParseSettings = { backend, dpi: options.dpi, page_fallback_ocr: options.page_fallback_ocr, layout_device: options.layout_device, page_images: pageImages };
+  const settings: ParseSettings = {
+    backend,
+    dpi: options.dpi,
+    page_fallback_ocr: options.page_fallback_ocr,
+    layout_device: options.layout_device,
+    page_images: pageImages,
+  };
   const prev = await findPreviousParse(db, deps.storage, file.id);
   const { changed, unchanged } = await diffPages(prev, inspect.pageHashes, settings);
   const failedPages: FailedPageEntry[] = [];
@@ -71,30 +103,82 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   await ctx.checkpoint();
 
   const tDiff = Date.now();
-  const baseManifest = { page_count: pageCount, backend, backend_reasons: inspect.backend.reasons.slice(0, 10), parse_settings: settings };
-  if (!changed.length && prev && prev.pageCount === pageCount && (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.segments_json]))) {
+  const baseManifest = {
+    page_count: pageCount,
+    backend,
+    backend_reasons: inspect.backend.reasons.slice(0, 10),
+    parse_settings: settings,
+  };
+  if (
+    !changed.length &&
+    prev &&
+    prev.pageCount === pageCount &&
+    (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.segments_json]))
+  ) {
     // Nothing changed: a new manifest row for this version pointing at the previous bundle (no copy).
-    await addEvent(db, job.id, 'parse.reused', 'page-diff', `No page changed since the previous parse; its artifacts are kept and no credits are used.`, { previous_manifest_id: prev.manifest.id });
+    await addEvent(
+      db,
+      job.id,
+      'parse.reused',
+      'page-diff',
+      `No page changed since the previous parse; its artifacts are kept and no credits are used.`,
+      { previous_manifest_id: prev.manifest.id },
+    );
     const prevManifest = (prev.manifest.manifest ?? {}) as Record<string, unknown>;
     return finishCompleted(db, job.id, {
       stage: 'reused',
       pageCount,
       pageHashes: inspect.pageHashes,
       manifest: {
-        id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse',
-        storage_prefix: prev.manifest.storage_prefix, links: prev.manifest.links ?? {},
-        manifest: { ...baseManifest, changed_pages: [], unchanged_pages: range(pageCount), segment_count: prevManifest.segment_count ?? null, reused_from_manifest_id: prev.manifest.id },
+        id: ctx.manifestId,
+        org_id: job.org_id,
+        file_id: file.id,
+        file_version_id: version.id,
+        job_id: job.id,
+        artifact_type: 'parse',
+        storage_prefix: prev.manifest.storage_prefix,
+        links: prev.manifest.links ?? {},
+        manifest: {
+          ...baseManifest,
+          changed_pages: [],
+          unchanged_pages: range(pageCount),
+          segment_count: prevManifest.segment_count ?? null,
+          reused_from_manifest_id: prev.manifest.id,
+        },
       },
-      result: { artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: [], unchanged_pages: range(pageCount), backend, credits_charged: 0, reused: true },
+      result: {
+        artifact_manifest_id: ctx.manifestId,
+        page_count: pageCount,
+        changed_pages: [],
+        unchanged_pages: range(pageCount),
+        backend,
+        credits_charged: 0,
+        reused: true,
+      },
       timings: { page_diff: tDiff - t0 },
     });
   }
 
   // ---- stage parse (10 → 75 text, 75 → 95 figures)
-  await setProgress(db, job.id, { stage: 'parse', percent: 10, rawStatus: 'in_progress', completedPages: unchanged.length });
-  await addEvent(db, job.id, 'parse.started', 'parse',
+  await setProgress(db, job.id, {
+    stage: 'parse',
+    percent: 10,
+    rawStatus: 'in_progress',
+    completedPages: unchanged.length,
+  });
+  await addEvent(
+    db,
+    job.id,
+    'parse.started',
+    'parse',
     `Parsing ${changed.length} of ${pageCount} page(s) with the ${backend} backend${unchanged.length ? `; ${unchanged.length} unchanged page(s) reused` : ''}.`,
-    { backend, backend_reasons: inspect.backend.reasons.slice(0, 10), changed_pages: changed, unchanged_pages: unchanged });
+    {
+      backend,
+      backend_reasons: inspect.backend.reasons.slice(0, 10),
+      changed_pages: changed,
+      unchanged_pages: unchanged,
+    },
+  );
   // A redelivered job starts from a clean bundle: every file is rewritten under the same name.
   await fs.rm(ctx.outDir, { recursive: true, force: true });
   await fs.mkdir(ctx.outDir, { recursive: true });
@@ -110,8 +194,17 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   if (changed.length) {
     let written = 10;
     const parsed = await parsePages({
-      path: src, kind, backend, outDir: ctx.outDir, pageNumbers: changed, dpi: options.dpi, renderPages: pageImages,
-      pageFallbackOcr: options.page_fallback_ocr, timeoutSeconds: options.timeout_seconds, maxPages: deps.env.MAX_PAGES, budget,
+      path: src,
+      kind,
+      backend,
+      outDir: ctx.outDir,
+      pageNumbers: changed,
+      dpi: options.dpi,
+      renderPages: pageImages,
+      pageFallbackOcr: options.page_fallback_ocr,
+      timeoutSeconds: options.timeout_seconds,
+      maxPages: deps.env.MAX_PAGES,
+      budget,
       onProgress: async (done, total, phase, page) => {
         // A page over its budget is not charged (it may still fail later, in the figures phase: see below).
         if (phase === 'text' && page && !page.failed) {
@@ -125,18 +218,31 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
         }
       },
       shouldCancel: ctx.shouldStop,
-      ocrHeadStart: head, decodedImage: inspect.decodedImage,
+      ocrHeadStart: head,
+      decodedImage: inspect.decodedImage,
     });
     await charger.flush();
     for (const p of parsed.pages) {
-      const r: PageResult = { page_number: p.pageNumber, grounding: p.grounding, markdown: p.markdown, files: p.files, source: p.source, ...(p.ocr ? { ocr: p.ocr } : {}) };
+      const r: PageResult = {
+        page_number: p.pageNumber,
+        grounding: p.grounding,
+        markdown: p.markdown,
+        files: p.files,
+        source: p.source,
+        ...(p.ocr ? { ocr: p.ocr } : {}),
+      };
       results.set(p.pageNumber, r);
       await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
       if (p.ocr) {
         const o = p.ocr;
-        await addEvent(db, job.id, 'parse.ocr_page', 'parse',
+        await addEvent(
+          db,
+          job.id,
+          'parse.ocr_page',
+          'parse',
           `Page ${p.pageNumber}: OCR read ${o.chosen}${o.tried.length > 1 ? ` (best of ${o.tried.map((t) => t.name).join(', ')})` : ''}${o.paper ? '; scanner border cropped' : ''}${o.rulesRemoved ? `; ${o.rulesRemoved} separator rule(s) removed` : ''}.`,
-          { page_number: p.pageNumber, ...o });
+          { page_number: p.pageNumber, ...o },
+        );
         for (const w of o.warnings) {
           warnings.push({ page_number: p.pageNumber, ...w });
           await addEvent(db, job.id, 'parse.warning', 'parse', w.message, { page_number: p.pageNumber, code: w.code });
@@ -147,12 +253,19 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     }
     if (failedPages.length && failedPages.length === changed.length && !unchanged.length) {
       // Nothing of the document could be read: a failed job (nothing charged) rather than an empty result.
-      throw new ParseError('page_too_complex', pageCount === 1
-        ? failedPages[0]!.message
-        : `Every page is over the page budget (the first: ${failedPages[0]!.message.replace(/\.$/, '')}).`, { pageNumber: failedPages[0]!.page_number });
+      throw new ParseError(
+        'page_too_complex',
+        pageCount === 1
+          ? failedPages[0]!.message
+          : `Every page is over the page budget (the first: ${failedPages[0]!.message.replace(/\.$/, '')}).`,
+        { pageNumber: failedPages[0]!.page_number },
+      );
     }
     for (const f of failedPages) {
-      await addEvent(db, job.id, 'parse.page_failed', 'parse', `Page ${f.page_number} was not parsed: ${f.message}`, { page: f.page_number, code: f.code });
+      await addEvent(db, job.id, 'parse.page_failed', 'parse', `Page ${f.page_number} was not parsed: ${f.message}`, {
+        page: f.page_number,
+        code: f.code,
+      });
     }
   }
   await ctx.checkpoint();
@@ -161,16 +274,37 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   // ---- bundle
   const ordered = [...results.values()].sort((a, b) => a.page_number - b.page_number);
   if (ordered.length !== pageCount) {
-    throw new ParseError('no_artifacts', `The parser finished without expected artifacts: ${ordered.length} of ${pageCount} page(s) came back.`);
+    throw new ParseError(
+      'no_artifacts',
+      `The parser finished without expected artifacts: ${ordered.length} of ${pageCount} page(s) came back.`,
+    );
   }
-  const { grounding, markdown } = assembleDocument(file.filename, kind, ordered.map((r) => r.grounding), ordered.map((r) => r.markdown), backend, { pageCount });
+  const { grounding, markdown } = assembleDocument(
+    file.filename,
+    kind,
+    ordered.map((r) => r.grounding),
+    ordered.map((r) => r.markdown),
+    backend,
+    { pageCount },
+  );
   await writeText(path.join(ctx.outDir, BUNDLE.result_md), markdown);
   await writeJson(path.join(ctx.outDir, BUNDLE.grounding_json), grounding);
-  const segments: Segment[] = segmentsFromGrounding(grounding, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId, sourceType: kind });
+  const segments: Segment[] = segmentsFromGrounding(grounding, {
+    fileId: file.id,
+    docName: file.filename,
+    manifestId: ctx.manifestId,
+    sourceType: kind,
+  });
   const segmentCount = await writeSegments(ctx.outDir, segments);
   const pngs = await fs.readdir(path.join(ctx.outDir, BUNDLE.pages)).catch(() => [] as string[]);
-  if (pageImages && pngs.filter((n) => n.endsWith('.png')).length < pageCount - failedPages.length - noImagePages.length) {
-    throw new ParseError('no_artifacts', `The parser finished without expected artifacts: ${pngs.length} of ${pageCount} page image(s) were written.`);
+  if (
+    pageImages &&
+    pngs.filter((n) => n.endsWith('.png')).length < pageCount - failedPages.length - noImagePages.length
+  ) {
+    throw new ParseError(
+      'no_artifacts',
+      `The parser finished without expected artifacts: ${pngs.length} of ${pageCount} page image(s) were written.`,
+    );
   }
   const crops = await fs.readdir(path.join(ctx.outDir, BUNDLE.imgs)).catch(() => [] as string[]);
   await setProgress(db, job.id, { percent: 95 });
@@ -180,13 +314,41 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     pageCount,
     pageHashes: inspect.pageHashes,
     manifest: {
-      id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse', storage_prefix: ctx.prefix,
-      links: { result_md: BUNDLE.result_md, grounding_json: BUNDLE.grounding_json, pages: pageImages ? BUNDLE.pages : null, imgs: crops.length ? BUNDLE.imgs : null, workbook_json: null, tables_json: null, result_json: null },
-      manifest: { ...baseManifest, changed_pages: changed, unchanged_pages: unchanged, segment_count: segmentCount, failed_pages: failedPages, pages_without_image: noImagePages, ...(warnings.length ? { warnings } : {}) },
+      id: ctx.manifestId,
+      org_id: job.org_id,
+      file_id: file.id,
+      file_version_id: version.id,
+      job_id: job.id,
+      artifact_type: 'parse',
+      storage_prefix: ctx.prefix,
+      links: {
+        result_md: BUNDLE.result_md,
+        grounding_json: BUNDLE.grounding_json,
+        pages: pageImages ? BUNDLE.pages : null,
+        imgs: crops.length ? BUNDLE.imgs : null,
+        workbook_json: null,
+        tables_json: null,
+        result_json: null,
+      },
+      manifest: {
+        ...baseManifest,
+        changed_pages: changed,
+        unchanged_pages: unchanged,
+        segment_count: segmentCount,
+        failed_pages: failedPages,
+        pages_without_image: noImagePages,
+        ...(warnings.length ? { warnings } : {}),
+      },
     },
     result: {
-      artifact_manifest_id: ctx.manifestId, page_count: pageCount, changed_pages: changed, unchanged_pages: unchanged, backend,
-      credits_charged: changed.length - failedPages.length, reused: false, failed_pages: failedPages,
+      artifact_manifest_id: ctx.manifestId,
+      page_count: pageCount,
+      changed_pages: changed,
+      unchanged_pages: unchanged,
+      backend,
+      credits_charged: changed.length - failedPages.length,
+      reused: false,
+      failed_pages: failedPages,
       // Pages that completed with a problem the caller should see (an image with ink but no text read).
       ...(warnings.length ? { warnings } : {}),
     },

@@ -12,7 +12,16 @@ import { startHeartbeat } from '@docfleet/runtime';
 import { isSheetParseError } from '@docfleet/sheets';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
-import { TERMINAL, addEvent, beatJob, claimJob, finishCancelled, finishFailed, handBack, type FinishOutcome } from './job-state';
+import {
+  TERMINAL,
+  addEvent,
+  beatJob,
+  claimJob,
+  finishCancelled,
+  finishFailed,
+  handBack,
+  type FinishOutcome,
+} from './job-state';
 import { parseDocument } from './parse-document';
 import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
@@ -20,7 +29,12 @@ import { parseSheets } from './parse-spreadsheet';
 /** The recognisable message for inputs that are not what their name claims (spec, Errors). */
 const NO_ARTIFACTS = 'The parser finished without expected artifacts';
 
-interface Failure { message: string; code: string; permanent: boolean; page?: number }
+interface Failure {
+  message: string;
+  code: string;
+  permanent: boolean;
+  page?: number;
+}
 
 /** A readable sentence: capitalised, ending with a full stop. */
 const sentence = (s: string) => {
@@ -34,22 +48,34 @@ export function classifyFailure(err: unknown): Failure {
     if ((err.code === 'not_a_pdf' || err.code === 'no_artifacts') && !err.message.startsWith(NO_ARTIFACTS)) {
       message = `${NO_ARTIFACTS}: ${redactDetail(err.message).replace(/\.$/, '')} (usually a file that is not what its extension claims).`;
     }
-    if (err.code === 'page_timeout') message = `Page ${err.pageNumber ?? '?'} took too long (${redactDetail(err.message).replace(/\.$/, '')}). Raise timeout_seconds or split the document.`;
+    if (err.code === 'page_timeout')
+      message = `Page ${err.pageNumber ?? '?'} took too long (${redactDetail(err.message).replace(/\.$/, '')}). Raise timeout_seconds or split the document.`;
     // A page over its time limit would time out again: retrying only burns time.
     return { message, code: err.code, permanent: err.permanent || err.code === 'page_timeout', page: err.pageNumber };
   }
   if (isSheetParseError(err)) {
     const text = redactDetail(err.message).replace(/^[a-z_]+: /, '');
-    const message = err.code === 'not_a_spreadsheet' ? `${NO_ARTIFACTS}: ${text} (usually a file that is not what its extension claims).`
-      : err.code === 'zip_bomb' ? `The workbook was refused as a likely zip bomb: ${text}.`
-      : sentence(text);
+    const message =
+      err.code === 'not_a_spreadsheet'
+        ? `${NO_ARTIFACTS}: ${text} (usually a file that is not what its extension claims).`
+        : err.code === 'zip_bomb'
+          ? `The workbook was refused as a likely zip bomb: ${text}.`
+          : sentence(text);
     return { message, code: err.code, permanent: true };
   }
   if (err instanceof PermanentFailure) return { message: err.message, code: err.code, permanent: true };
   if (isApiError(err) && err.code === 'reserved_credits_exhausted') {
-    return { message: `${err.message} The document has more pages than were reserved when it was queued; parse it again.`, code: err.code, permanent: true };
+    return {
+      message: `${err.message} The document has more pages than were reserved when it was queued; parse it again.`,
+      code: err.code,
+      permanent: true,
+    };
   }
-  return { message: `Parsing failed: ${redactDetail((err as Error)?.message ?? String(err))}`, code: 'internal_error', permanent: false };
+  return {
+    message: `Parsing failed: ${redactDetail((err as Error)?.message ?? String(err))}`,
+    code: 'internal_error',
+    permanent: false,
+  };
 }
 
 /** The event's traceback: the error itself, redacted (publicTraceback); the full chain is logged. */
@@ -61,10 +87,18 @@ export async function enqueueIndex(deps: WorkerDeps, jobId: string) {
   const m = await deps.db.artifactManifest.findFirst({ where: { job_id: jobId, artifact_type: 'parse' } });
   if (!m) return;
   // One index job per manifest (BullMQ job id): a redelivered parse does not index twice.
-  await deps.queues.enqueue('index.file-version', { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id }, { jobId: `index-${m.id}` });
+  await deps.queues.enqueue(
+    'index.file-version',
+    { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id },
+    { jobId: `index-${m.id}` },
+  );
 }
 
-export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'parse.file'>, queueJob: QueueJob): Promise<{ outcome: FinishOutcome | 'missing' }> {
+export async function handleParseFile(
+  deps: WorkerDeps,
+  payload: JobPayload<'parse.file'>,
+  queueJob: QueueJob,
+): Promise<{ outcome: FinishOutcome | 'missing' }> {
   const log = deps.logger.child({ job_id: payload.jobId });
   const job = await deps.db.job.findUnique({ where: { id: payload.jobId } });
   if (!job || job.org_id !== payload.orgId || job.kind !== 'parse') {
@@ -79,12 +113,25 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
   if (job.cancel_requested_at) return { outcome: await finishCancelled(deps.db, job.id) };
   if (!(await claimJob(deps.db, job.id, deps.workerId))) return { outcome: 'skipped' };
   const attempt = queueJob.attemptsMade + 1;
-  await addEvent(deps.db, job.id, 'job.started', job.stage, attempt > 1 || job.status !== 'queued' ? `Resumed by worker ${deps.workerId}.` : `Started by worker ${deps.workerId}.`, { worker: deps.workerId, attempt });
+  await addEvent(
+    deps.db,
+    job.id,
+    'job.started',
+    job.stage,
+    attempt > 1 || job.status !== 'queued'
+      ? `Resumed by worker ${deps.workerId}.`
+      : `Started by worker ${deps.workerId}.`,
+    { worker: deps.workerId, attempt },
+  );
 
   let ctx: JobContext | undefined;
   const started = Date.now();
   // Between progress writes (a long OCR page) the heartbeat still says this worker is alive.
-  const stopBeating = startHeartbeat(() => beatJob(deps.db, job.id, deps.workerId), deps.heartbeatMs ?? 10_000, (err) => log.warn({ err }, 'job heartbeat failed'));
+  const stopBeating = startHeartbeat(
+    () => beatJob(deps.db, job.id, deps.workerId),
+    deps.heartbeatMs ?? 10_000,
+    (err) => log.warn({ err }, 'job heartbeat failed'),
+  );
   try {
     ctx = await buildContext(deps, job, log);
     const outcome = isSpreadsheetKind(ctx.kind) ? await parseSheets(ctx) : await parseDocument(ctx);
@@ -92,7 +139,9 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
       await enqueueIndex(deps, job.id);
       if (deps.metrics) {
         // Metrics never fail a finished job (a throw here would mean a retry).
-        const done = await deps.db.job.findUnique({ where: { id: job.id }, select: { result: true } }).catch(() => null);
+        const done = await deps.db.job
+          .findUnique({ where: { id: job.id }, select: { result: true } })
+          .catch(() => null);
         if (done) {
           const u = unitsOfResult(done.result);
           deps.metrics.units(ctx.kind, u.parsed, u.reused);
@@ -109,7 +158,11 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
       await queueJob.moveToDelayed(Date.now() + 1000, queueJob.token);
       throw new DelayedError();
     }
-    if (err instanceof CancelSignal || (isParseError(err) && err.code === 'cancelled') || (isSheetParseError(err) && err.code === 'cancelled')) {
+    if (
+      err instanceof CancelSignal ||
+      (isParseError(err) && err.code === 'cancelled') ||
+      (isSheetParseError(err) && err.code === 'cancelled')
+    ) {
       const outcome = await finishCancelled(deps.db, job.id);
       if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
       log.info({ outcome }, 'parse cancelled');
@@ -118,14 +171,25 @@ export async function handleParseFile(deps: WorkerDeps, payload: JobPayload<'par
     const f = classifyFailure(err);
     const last = attempt >= (queueJob.opts.attempts ?? 1);
     if (f.permanent || last) {
-      const outcome = await finishFailed(deps.db, job.id, f.message, { traceback: traceback(err), code: f.code, page: f.page });
+      const outcome = await finishFailed(deps.db, job.id, f.message, {
+        traceback: traceback(err),
+        code: f.code,
+        page: f.page,
+      });
       if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
       // The whole error (stack, causes, tool output) is for the log only.
       log.info({ outcome, code: f.code, err }, 'parse failed');
       return { outcome };
     }
     log.warn({ err, attempt }, 'parse attempt failed; it will be retried');
-    await addEvent(deps.db, job.id, 'parse.attempt_failed', null, `Attempt ${attempt} failed (${f.message}); retrying.`, { attempt, traceback: traceback(err).slice(-4000) }).catch(() => undefined);
+    await addEvent(
+      deps.db,
+      job.id,
+      'parse.attempt_failed',
+      null,
+      `Attempt ${attempt} failed (${f.message}); retrying.`,
+      { attempt, traceback: traceback(err).slice(-4000) },
+    ).catch(() => undefined);
     throw err;
   } finally {
     stopBeating();

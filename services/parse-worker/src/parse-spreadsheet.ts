@@ -2,7 +2,13 @@
 // → completed, or `reused` when the bytes are those of the previous parse. Billed 1 credit per sheet.
 import fs from 'node:fs/promises';
 import { BUNDLE } from '@docfleet/contracts';
-import { SheetParseError, inspectSpreadsheet, iterateSheetSegments, parseSpreadsheet, spreadsheetManifestFields } from '@docfleet/sheets';
+import {
+  SheetParseError,
+  inspectSpreadsheet,
+  iterateSheetSegments,
+  parseSpreadsheet,
+  spreadsheetManifestFields,
+} from '@docfleet/sheets';
 import { bundleReadable, writeSegments } from './bundle';
 import { CancelSignal, UnitCharger, type JobContext } from './job-context';
 import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
@@ -22,16 +28,41 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
   await setProgress(db, job.id, { totalPages: sheetCount, completedPages: 0 });
   const prev = await findPreviousParse(db, deps.storage, file.id);
   await ctx.checkpoint();
-  if (prev?.spreadsheet && prev.sha256 === version.sha256
-      && (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.workbook_json, BUNDLE.tables_json, BUNDLE.segments_json]))) {
-    await addEvent(db, job.id, 'parse.reused', 'page-diff', 'The workbook is unchanged since the previous parse; its artifacts are kept and no credits are used.', { previous_manifest_id: prev.manifest.id });
+  if (
+    prev?.spreadsheet &&
+    prev.sha256 === version.sha256 &&
+    (await bundleReadable(prev.root, [
+      BUNDLE.result_md,
+      BUNDLE.grounding_json,
+      BUNDLE.workbook_json,
+      BUNDLE.tables_json,
+      BUNDLE.segments_json,
+    ]))
+  ) {
+    await addEvent(
+      db,
+      job.id,
+      'parse.reused',
+      'page-diff',
+      'The workbook is unchanged since the previous parse; its artifacts are kept and no credits are used.',
+      { previous_manifest_id: prev.manifest.id },
+    );
     return finishCompleted(db, job.id, {
       stage: 'reused',
       pageCount: sheetCount,
       manifest: {
-        id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse',
-        storage_prefix: prev.manifest.storage_prefix, links: prev.manifest.links ?? {},
-        manifest: { ...((prev.manifest.manifest ?? {}) as Record<string, unknown>), reused_from_manifest_id: prev.manifest.id },
+        id: ctx.manifestId,
+        org_id: job.org_id,
+        file_id: file.id,
+        file_version_id: version.id,
+        job_id: job.id,
+        artifact_type: 'parse',
+        storage_prefix: prev.manifest.storage_prefix,
+        links: prev.manifest.links ?? {},
+        manifest: {
+          ...((prev.manifest.manifest ?? {}) as Record<string, unknown>),
+          reused_from_manifest_id: prev.manifest.id,
+        },
       },
       result: { artifact_manifest_id: ctx.manifestId, sheet_count: sheetCount, credits_charged: 0, reused: true },
     });
@@ -39,7 +70,10 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
 
   // ---- stage parse-spreadsheet (10 → 95)
   await setProgress(db, job.id, { stage: 'parse-spreadsheet', percent: 10, rawStatus: 'in_progress' });
-  await addEvent(db, job.id, 'parse.started', 'parse-spreadsheet', `Parsing ${sheetCount} sheet(s).`, { sheet_count: sheetCount, sheet_names: inspection.sheetNames.slice(0, 100) });
+  await addEvent(db, job.id, 'parse.started', 'parse-spreadsheet', `Parsing ${sheetCount} sheet(s).`, {
+    sheet_count: sheetCount,
+    sheet_names: inspection.sheetNames.slice(0, 100),
+  });
   await fs.rm(ctx.outDir, { recursive: true, force: true });
   await fs.mkdir(ctx.outDir, { recursive: true });
 
@@ -51,19 +85,35 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
   let stop = false;
   let stopError: unknown;
   const poll = setInterval(() => {
-    ctx.shouldStop().then((s) => { stop ||= s; }, (err) => { stopError = err; stop = true; });
+    ctx.shouldStop().then(
+      (s) => {
+        stop ||= s;
+      },
+      (err) => {
+        stopError = err;
+        stop = true;
+      },
+    );
   }, 300);
   let result;
   try {
     result = await parseSpreadsheet({
-      path: src, kind, filename: file.filename, outDir: ctx.outDir,
+      path: src,
+      kind,
+      filename: file.filename,
+      outDir: ctx.outDir,
       onProgress: (done, total) => {
         if (done < 1) return;
-        chain = chain.then(async () => {
-          charger.add(done);
-          await charger.flush();
-          await setProgress(db, job.id, { percent: 10 + (85 * done) / Math.max(1, total) });
-        }).catch((err) => { chainError = err; stop = true; });
+        chain = chain
+          .then(async () => {
+            charger.add(done);
+            await charger.flush();
+            await setProgress(db, job.id, { percent: 10 + (85 * done) / Math.max(1, total) });
+          })
+          .catch((err) => {
+            chainError = err;
+            stop = true;
+          });
       },
       shouldCancel: () => stop,
     });
@@ -83,16 +133,42 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
   await charger.flush();
   await ctx.checkpoint();
 
-  const segmentCount = await writeSegments(ctx.outDir, iterateSheetSegments(result, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId }));
+  const segmentCount = await writeSegments(
+    ctx.outDir,
+    iterateSheetSegments(result, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId }),
+  );
   await setProgress(db, job.id, { percent: 95 });
   return finishCompleted(db, job.id, {
     stage: 'completed',
     pageCount: result.sheetCount,
     manifest: {
-      id: ctx.manifestId, org_id: job.org_id, file_id: file.id, file_version_id: version.id, job_id: job.id, artifact_type: 'parse', storage_prefix: ctx.prefix,
-      links: { result_md: BUNDLE.result_md, grounding_json: BUNDLE.grounding_json, workbook_json: BUNDLE.workbook_json, tables_json: BUNDLE.tables_json, pages: null, imgs: null, result_json: null },
-      manifest: { ...spreadsheetManifestFields(result.sheetCount, segmentCount), warnings: result.warnings.slice(0, 20) },
+      id: ctx.manifestId,
+      org_id: job.org_id,
+      file_id: file.id,
+      file_version_id: version.id,
+      job_id: job.id,
+      artifact_type: 'parse',
+      storage_prefix: ctx.prefix,
+      links: {
+        result_md: BUNDLE.result_md,
+        grounding_json: BUNDLE.grounding_json,
+        workbook_json: BUNDLE.workbook_json,
+        tables_json: BUNDLE.tables_json,
+        pages: null,
+        imgs: null,
+        result_json: null,
+      },
+      manifest: {
+        ...spreadsheetManifestFields(result.sheetCount, segmentCount),
+        warnings: result.warnings.slice(0, 20),
+      },
     },
-    result: { artifact_manifest_id: ctx.manifestId, sheet_count: result.sheetCount, segment_count: segmentCount, credits_charged: result.sheetCount, reused: false },
+    result: {
+      artifact_manifest_id: ctx.manifestId,
+      sheet_count: result.sheetCount,
+      segment_count: segmentCount,
+      credits_charged: result.sheetCount,
+      reused: false,
+    },
   });
 }

@@ -16,7 +16,11 @@ export const KILLED_MESSAGE =
  * no longer run it. A job whose worker still beats is left alone even when its entry is gone (Redis
  * restarted under it): the worker finishes it.
  */
-export async function reapOnce(deps: Pick<WorkerDeps, 'db' | 'logger'>, queue: ReturnType<QueueClient['queue']>, staleMs: number): Promise<string[]> {
+export async function reapOnce(
+  deps: Pick<WorkerDeps, 'db' | 'logger'>,
+  queue: ReturnType<QueueClient['queue']>,
+  staleMs: number,
+): Promise<string[]> {
   const before = new Date(Date.now() - staleMs);
   const stale = await deps.db.job.findMany({
     where: {
@@ -37,13 +41,21 @@ export async function reapOnce(deps: Pick<WorkerDeps, 'db' | 'logger'>, queue: R
     const state = entry ? await entry.getState() : 'missing';
     if (state !== 'failed' && state !== 'completed' && state !== 'missing' && state !== 'unknown') continue;
     const stalled = /stalled/i.test(entry?.failedReason ?? '');
-    const message = stalled ? KILLED_MESSAGE : `The parse job was lost by the queue (its entry is ${state}); nothing was charged. Parse the file again.`;
+    const message = stalled
+      ? KILLED_MESSAGE
+      : `The parse job was lost by the queue (its entry is ${state}); nothing was charged. Parse the file again.`;
     // BullMQ's failedReason and stack trace go to the log below; the event gets the reason, redacted.
     const traceback = redactDetail(entry?.failedReason || `queue entry ${state}`);
-    const outcome = await finishFailed(deps.db, id, message, { traceback, code: stalled ? 'worker_stopped' : 'queue_entry_lost' });
+    const outcome = await finishFailed(deps.db, id, message, {
+      traceback,
+      code: stalled ? 'worker_stopped' : 'queue_entry_lost',
+    });
     if (outcome === 'failed') {
       reaped.push(id);
-      deps.logger.warn({ job_id: id, state, failed_reason: entry?.failedReason, stacktrace: entry?.stacktrace }, 'reaped a parse job the queue gave up on');
+      deps.logger.warn(
+        { job_id: id, state, failed_reason: entry?.failedReason, stacktrace: entry?.stacktrace },
+        'reaped a parse job the queue gave up on',
+      );
     }
   }
   return reaped;

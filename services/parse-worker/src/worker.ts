@@ -27,18 +27,29 @@ export interface RunningParseWorker {
 /** The parse worker: consumes queue 'parse' (job 'parse.file'), plus the reaper. */
 export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): RunningParseWorker {
   const lockMs = o.lockMs ?? 60_000;
-  const worker = createWorker('parse', {
-    'parse.file': async (payload, job: QueueJob) => {
-      const out = await handleParseFile(deps, payload, job);
-      deps.metrics?.jobFinished(out.outcome);
-      return out;
+  const worker = createWorker(
+    'parse',
+    {
+      'parse.file': async (payload, job: QueueJob) => {
+        const out = await handleParseFile(deps, payload, job);
+        deps.metrics?.jobFinished(out.outcome);
+        return out;
+      },
     },
-  }, {
-    connection: o.connection, prefix: o.prefix, concurrency: o.concurrency ?? 1, lockDurationMs: lockMs, stalledIntervalMs: o.stalledIntervalMs, maxStalledCount: o.maxStalledCount,
-    metrics: o.jobMetrics,
-  });
+    {
+      connection: o.connection,
+      prefix: o.prefix,
+      concurrency: o.concurrency ?? 1,
+      lockDurationMs: lockMs,
+      stalledIntervalMs: o.stalledIntervalMs,
+      maxStalledCount: o.maxStalledCount,
+      metrics: o.jobMetrics,
+    },
+  );
   worker.on('error', (err) => deps.logger.error({ err }, 'parse worker error'));
-  worker.on('stalled', (jobId) => deps.logger.warn({ job_id: jobId }, 'a parse job lost its worker; it is redelivered'));
+  worker.on('stalled', (jobId) =>
+    deps.logger.warn({ job_id: jobId }, 'a parse job lost its worker; it is redelivered'),
+  );
 
   let reaper: NodeJS.Timeout | undefined;
   if (o.reapIntervalMs) {
@@ -54,7 +65,9 @@ export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): Runni
     worker,
     async close(graceMs = 25_000) {
       if (reaper) clearInterval(reaper);
-      const handBackTimer = setTimeout(() => { deps.handBack.requested = true; }, graceMs);
+      const handBackTimer = setTimeout(() => {
+        deps.handBack.requested = true;
+      }, graceMs);
       try {
         await worker.close();
       } finally {

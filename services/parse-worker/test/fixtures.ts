@@ -22,17 +22,23 @@ export async function repeatPages(file: string, total: number): Promise<Buffer> 
   const src = await PDFDocument.load(await readFile(file));
   const n = src.getPageCount();
   const out = await PDFDocument.create();
-  for (let done = 0; done < total; ) {
+  for (let done = 0; done < total;) {
     const take = Math.min(n, total - done);
-    for (const p of await out.copyPages(src, Array.from({ length: take }, (_, i) => i))) out.addPage(p);
+    for (const p of await out.copyPages(
+      src,
+      Array.from({ length: take }, (_, i) => i),
+    ))
+      out.addPage(p);
     done += take;
   }
   return Buffer.from(await out.save());
 }
 
 // Synthetic documents (pdf-lib): plain text pages, and the hostile page of issue 19.
-const WORDS = ('the parse worker reads every page of a document within a budget of operators wall time and pixels ' +
-  'so that one hostile page cannot take the memory of the whole fleet while the other pages are read as text').split(' ');
+const WORDS = (
+  'the parse worker reads every page of a document within a budget of operators wall time and pixels ' +
+  'so that one hostile page cannot take the memory of the whole fleet while the other pages are read as text'
+).split(' ');
 
 /** Page `n`: a heading and 45 lines of 10-pt Helvetica, different on every page. */
 function drawTextPage(doc: PDFDocument, font: PDFFont, n: number) {

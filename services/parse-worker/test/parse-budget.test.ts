@@ -31,25 +31,46 @@ async function parseUpload(name: string, data: Buffer, options: Record<string, u
   expect(r.status).toBe(202);
   const job = await s.client(key).waitForJob(up.body.file.id, r.body.job.job_id, { timeoutMs: 240_000 });
   const events = (await s.client(key).files.jobEvents(up.body.file.id, job.job_id)).events;
-  return { fileId: up.body.file.id as string, job, events, reserved: r.body.credit_reservation.amount_credits as number };
+  return {
+    fileId: up.body.file.id as string,
+    job,
+    events,
+    reserved: r.body.credit_reservation.amount_credits as number,
+  };
 }
 
 // What the caller may never see: absolute paths, poppler's stderr, tool names, stack frames.
-const LEAKS = /(?<![\w.])\/(?:[\w.@+~-]+\/)+|Syntax (?:Error|Warning)|pdftoppm|tesseract|\n\s*at\s|\bat [\w.<>]+ \(|node:internal|\.ts:\d+/i;
+const LEAKS =
+  /(?<![\w.])\/(?:[\w.@+~-]+\/)+|Syntax (?:Error|Warning)|pdftoppm|tesseract|\n\s*at\s|\bat [\w.<>]+ \(|node:internal|\.ts:\d+/i;
 
 it('a document with one page over the budget completes; that page is failed, reported and not charged', async () => {
   const { job, events, reserved } = await parseUpload('dense.pdf', await densePdf(4_000_000), { backend: 'text' });
   expect(reserved).toBe(2);
   expect(job).toMatchObject({ status: 'completed', total_pages: 2, error: null, error_code: null });
-  const result = job.result as { failed_pages: Array<{ page_number: number; code: string; message: string }>; credits_charged: number; page_count: number };
-  expect(result).toMatchObject({ page_count: 2, credits_charged: 1, failed_pages: [{ page_number: 2, code: 'page_too_complex', message: expect.any(String) }] });
-  expect(result.failed_pages[0]!.message).toMatch(/^Page 2 is too complex to read: more than 1,000 drawing operators; rendering page 2 took longer than the page time budget \(2s\)\.$/);
+  const result = job.result as {
+    failed_pages: Array<{ page_number: number; code: string; message: string }>;
+    credits_charged: number;
+    page_count: number;
+  };
+  expect(result).toMatchObject({
+    page_count: 2,
+    credits_charged: 1,
+    failed_pages: [{ page_number: 2, code: 'page_too_complex', message: expect.any(String) }],
+  });
+  expect(result.failed_pages[0]!.message).toMatch(
+    /^Page 2 is too complex to read: more than 1,000 drawing operators; rendering page 2 took longer than the page time budget \(2s\)\.$/,
+  );
   expect(result.failed_pages[0]!.message).not.toMatch(LEAKS);
 
   const pageFailed = events.filter((e) => e.event_type === 'parse.page_failed');
-  expect(pageFailed).toEqual([expect.objectContaining({ stage: 'parse', payload: { page: 2, code: 'page_too_complex' } })]);
+  expect(pageFailed).toEqual([
+    expect.objectContaining({ stage: 'parse', payload: { page: 2, code: 'page_too_complex' } }),
+  ]);
   expect(pageFailed[0]!.message).toBe(`Page 2 was not parsed: ${result.failed_pages[0]!.message}`);
-  expect(events.at(-1)).toMatchObject({ event_type: 'job.completed', payload: { credits_charged: 1, reservation_status: 'committed' } });
+  expect(events.at(-1)).toMatchObject({
+    event_type: 'job.completed',
+    payload: { credits_charged: 1, reservation_status: 'committed' },
+  });
 
   // The ordinary page is there; the failed one is in the manifest, not in the text.
   const manifestId = (job.result as { artifact_manifest_id: string }).artifact_manifest_id;
@@ -59,11 +80,25 @@ it('a document with one page over the budget completes; that page is failed, rep
   expect(manifest.manifest).toMatchObject({ failed_pages: [{ page_number: 2, code: 'page_too_complex' }] });
 
   // Only page 1 is charged, and the reservation is closed with what was charged.
-  const ledger = await s.gw.db.ledgerEntry.findMany({ where: { org_id: orgId, job_id: job.job_id }, orderBy: { created_at: 'asc' } });
-  expect(ledger.map((e) => [e.kind, e.amount_credits, e.idempotency_key])).toEqual([['debit', -1, `parse:${job.job_id}:page:1`]]);
+  const ledger = await s.gw.db.ledgerEntry.findMany({
+    where: { org_id: orgId, job_id: job.job_id },
+    orderBy: { created_at: 'asc' },
+  });
+  expect(ledger.map((e) => [e.kind, e.amount_credits, e.idempotency_key])).toEqual([
+    ['debit', -1, `parse:${job.job_id}:page:1`],
+  ]);
   const res = await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } });
-  expect(res).toMatchObject({ status: 'committed', amount_credits: 2, debited_credits: 1, finalized_at: expect.any(Date) });
-  expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: CREDITS - 1, ledgerSum: CREDITS - 1, openReservations: 0 });
+  expect(res).toMatchObject({
+    status: 'committed',
+    amount_credits: 2,
+    debited_credits: 1,
+    finalized_at: expect.any(Date),
+  });
+  expect(await creditInvariants(s.gw, orgId)).toEqual({
+    balance: CREDITS - 1,
+    ledgerSum: CREDITS - 1,
+    openReservations: 0,
+  });
 }, 300_000);
 
 it('a PDF whose /Count claims a million pages fails as invalid_pdf; nothing leaks and every credit is released', async () => {
@@ -83,10 +118,21 @@ it('a PDF whose /Count claims a million pages fails as invalid_pdf; nothing leak
   expect(row.error_code).toBe('invalid_pdf');
 
   const failed = events.at(-1)!;
-  expect(failed).toMatchObject({ event_type: 'job.failed', message: job.error, payload: { code: 'invalid_pdf', traceback: expect.any(String) } });
+  expect(failed).toMatchObject({
+    event_type: 'job.failed',
+    message: job.error,
+    payload: { code: 'invalid_pdf', traceback: expect.any(String) },
+  });
   const traceback = (failed.payload as { traceback: string }).traceback;
   expect(traceback).toMatch(/^ParseError \[invalid_pdf\]: The PDF's page tree claims/);
-  for (const text of [job.error, failed.message, traceback, JSON.stringify(failed.payload), ...events.map((e) => JSON.stringify(e))]) expect(text).not.toMatch(LEAKS);
+  for (const text of [
+    job.error,
+    failed.message,
+    traceback,
+    JSON.stringify(failed.payload),
+    ...events.map((e) => JSON.stringify(e)),
+  ])
+    expect(text).not.toMatch(LEAKS);
 
   const res = await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } });
   expect(res).toMatchObject({ status: 'failed', debited_credits: 0, finalized_at: expect.any(Date) });

@@ -20,7 +20,9 @@ afterAll(() => s.close());
 
 async function setup(credits: number, o: { quota?: number } = {}) {
   const org = await s.gw.createOrg({ credits, quota: o.quota });
-  const kb = (await s.gw.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: `kb-${randomUUID().slice(0, 6)}` } })).body.knowledge_base;
+  const kb = (
+    await s.gw.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: `kb-${randomUUID().slice(0, 6)}` } })
+  ).body.knowledge_base;
   const up = async (name: string, data: Buffer = pdf, fields: Record<string, string> = {}) => {
     const r = await s.gw.upload(org.key, { knowledge_base_id: kb.id, ...fields }, { name, data });
     if (r.status !== 201) throw new Error(JSON.stringify(r.body));
@@ -28,7 +30,8 @@ async function setup(credits: number, o: { quota?: number } = {}) {
   };
   return { ...org, kbId: kb.id, up };
 }
-const parse = (key: string, fileId: string, body: unknown = {}) => s.gw.req('POST', `/v1/files/${fileId}/parse`, { key, body });
+const parse = (key: string, fileId: string, body: unknown = {}) =>
+  s.gw.req('POST', `/v1/files/${fileId}/parse`, { key, body });
 const waitingCount = async () => {
   const d = await s.gw.deps.queues.depth('parse');
   return d.wait + (d.prioritized ?? 0) + d.delayed;
@@ -61,7 +64,10 @@ describe('credits at dispatch', () => {
     const results = await Promise.all(files.map((f) => parse(o.key, f.id)));
     expect(results.filter((r) => r.status === 202)).toHaveLength(3);
     expect(results.filter((r) => r.status === 402).every((r) => r.body.code === 'insufficient_credits')).toBe(true);
-    expect((await s.gw.req('GET', '/v1/billing/credits', { key: o.key })).body.credits).toMatchObject({ balance_credits: 3, reserved_credits: 3 });
+    expect((await s.gw.req('GET', '/v1/billing/credits', { key: o.key })).body.credits).toMatchObject({
+      balance_credits: 3,
+      reserved_credits: 3,
+    });
     // The same request twice at once creates one job.
     const o2 = await setup(10);
     const f = (await o2.up('same.pdf')).body.file;
@@ -74,7 +80,11 @@ describe('credits at dispatch', () => {
   it('auto_parse on upload reports the job, or why it could not be queued', async () => {
     const o = await setup(1);
     const ok = await o.up('auto.pdf', pdf, { auto_parse: 'true' });
-    expect(ok.body).toMatchObject({ parse_job: { status: 'queued' }, parse_usage: { estimated_units: 1 }, credit_reservation: { amount_credits: 1 } });
+    expect(ok.body).toMatchObject({
+      parse_job: { status: 'queued' },
+      parse_usage: { estimated_units: 1 },
+      credit_reservation: { amount_credits: 1 },
+    });
     const broke = await o.up('auto2.pdf', pdf, { auto_parse: 'true' });
     expect(broke.status).toBe(201);
     expect(broke.body).toMatchObject({ parse_job: null, parse_error: { code: 'insufficient_credits' } });
@@ -86,11 +96,25 @@ describe('validation and access', () => {
   it('validates options with zod and refuses unknown ones', async () => {
     const o = await setup(10);
     const f = (await o.up('a.pdf')).body.file;
-    for (const options of [{ backend: 'gpu' }, { dpi: 10 }, { dpi: 150.5 }, { colour: true }, { timeout_seconds: 0 }, { layout_device: 'cuda' }]) {
+    for (const options of [
+      { backend: 'gpu' },
+      { dpi: 10 },
+      { dpi: 150.5 },
+      { colour: true },
+      { timeout_seconds: 0 },
+      { layout_device: 'cuda' },
+    ]) {
       const r = await parse(o.key, f.id, { options });
-      expect({ options, status: r.status, code: r.body.code }).toEqual({ options, status: 400, code: 'invalid_request_body' });
+      expect({ options, status: r.status, code: r.body.code }).toEqual({
+        options,
+        status: 400,
+        code: 'invalid_request_body',
+      });
     }
-    const bad = await s.gw.req('POST', '/v1/files/parse/bulk', { key: o.key, body: { file_ids: [f.id], options: { backend: 'x' } } });
+    const bad = await s.gw.req('POST', '/v1/files/parse/bulk', {
+      key: o.key,
+      body: { file_ids: [f.id], options: { backend: 'x' } },
+    });
     expect(bad.status).toBe(400);
     expect(await s.gw.db.job.count({ where: { file_id: f.id } })).toBe(0);
   });
@@ -99,7 +123,15 @@ describe('validation and access', () => {
     const o = await setup(10);
     const f = (await o.up('a.pdf')).body.file;
     const viewer = await s.gw.createSession(o.orgId, 'viewer');
-    await s.gw.db.rbacGrant.create({ data: { org_id: o.orgId, user_id: viewer.userId, resource_type: 'knowledge_base', resource_id: o.kbId, access_level: 'viewer' } });
+    await s.gw.db.rbacGrant.create({
+      data: {
+        org_id: o.orgId,
+        user_id: viewer.userId,
+        resource_type: 'knowledge_base',
+        resource_id: o.kbId,
+        access_level: 'viewer',
+      },
+    });
     const v = await s.gw.req('POST', `/v1/files/${f.id}/parse`, { headers: viewer.headers, body: {} });
     expect([v.status, v.body.code]).toEqual([403, 'permission_required']);
     const member = await s.gw.createSession(o.orgId, 'member');
@@ -108,7 +140,15 @@ describe('validation and access', () => {
     const other = await setup(10);
     const x = await parse(other.key, f.id);
     expect([x.status, x.body.code]).toEqual([404, 'file_not_found']);
-    await s.gw.db.rbacGrant.create({ data: { org_id: o.orgId, user_id: member.userId, resource_type: 'knowledge_base', resource_id: o.kbId, access_level: 'viewer' } });
+    await s.gw.db.rbacGrant.create({
+      data: {
+        org_id: o.orgId,
+        user_id: member.userId,
+        resource_type: 'knowledge_base',
+        resource_id: o.kbId,
+        access_level: 'viewer',
+      },
+    });
     const ok = await s.gw.req('POST', `/v1/files/${f.id}/parse`, { headers: member.headers, body: {} });
     expect(ok.status).toBe(202);
     // Clearing failed jobs needs manager access.
@@ -122,13 +162,19 @@ describe('bulk', () => {
     const o = await setup(10);
     const a = (await o.up('a.pdf')).body.file;
     const b = (await o.up('b.png', png)).body.file;
-    const r = await s.gw.req('POST', '/v1/files/parse/bulk', { key: o.key, body: { file_ids: [b.id, a.id], idempotency_key: 'batch-7' } });
+    const r = await s.gw.req('POST', '/v1/files/parse/bulk', {
+      key: o.key,
+      body: { file_ids: [b.id, a.id], idempotency_key: 'batch-7' },
+    });
     expect(r.status).toBe(202);
     expect(r.body.jobs.map((j: any) => [j.job.file_id, j.job.idempotency_key, j.credit_reservation.status])).toEqual([
       [b.id, `batch-7:${b.id}`, 'reserved'],
       [a.id, `batch-7:${a.id}`, 'reserved'],
     ]);
-    const again = await s.gw.req('POST', '/v1/files/parse/bulk', { key: o.key, body: { file_ids: [b.id, a.id], idempotency_key: 'batch-7' } });
+    const again = await s.gw.req('POST', '/v1/files/parse/bulk', {
+      key: o.key,
+      body: { file_ids: [b.id, a.id], idempotency_key: 'batch-7' },
+    });
     expect(again.body.jobs.map((j: any) => j.job.job_id)).toEqual(r.body.jobs.map((j: any) => j.job.job_id));
     const single = await parse(o.key, a.id, { idempotency_key: `batch-7:${a.id}` });
     expect(single.body).toMatchObject({ idempotent: true, job: { job_id: r.body.jobs[1].job.job_id } });
@@ -144,12 +190,18 @@ describe('bulk', () => {
     const jobA = await s.gw.db.job.findFirstOrThrow({ where: { file_id: a.id } });
     expect(r.body.details).toEqual({ failed_file_id: unknown, queued_job_ids: [jobA.id] });
     expect(jobA.status).toBe('queued');
-    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobA.id } })).toMatchObject({ status: 'reserved', amount_credits: 1 });
+    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobA.id } })).toMatchObject({
+      status: 'reserved',
+      amount_credits: 1,
+    });
     expect(await s.gw.db.job.count({ where: { file_id: c.id } })).toBe(0);
     const insufficient = await setup(1);
     const x = (await insufficient.up('x.pdf')).body.file;
     const y = (await insufficient.up('y.pdf')).body.file;
-    const r2 = await s.gw.req('POST', '/v1/files/parse/bulk', { key: insufficient.key, body: { file_ids: [x.id, y.id] } });
+    const r2 = await s.gw.req('POST', '/v1/files/parse/bulk', {
+      key: insufficient.key,
+      body: { file_ids: [x.id, y.id] },
+    });
     expect([r2.status, r2.body.code]).toEqual([402, 'insufficient_credits']);
     expect(await s.gw.db.job.count({ where: { file_id: x.id, status: 'queued' } })).toBe(1);
   });
@@ -162,13 +214,25 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     const first = (await parse(o.key, f.id)).body;
     const cancel = await s.gw.req('POST', `/v1/files/${f.id}/jobs/${first.job.job_id}/cancel`, { key: o.key });
     expect(cancel.status).toBe(200);
-    expect(cancel.body.job).toMatchObject({ status: 'cancelled', cancel_requested_at: expect.any(String), completed_at: expect.any(String) });
-    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: first.job.job_id } })).toMatchObject({ status: 'cancelled', debited_credits: 0 });
+    expect(cancel.body.job).toMatchObject({
+      status: 'cancelled',
+      cancel_requested_at: expect.any(String),
+      completed_at: expect.any(String),
+    });
+    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: first.job.job_id } })).toMatchObject({
+      status: 'cancelled',
+      debited_credits: 0,
+    });
     expect(await s.gw.deps.queues.queue('parse').getJob(first.job.job_id)).toBeUndefined();
     const again = await s.gw.req('POST', `/v1/files/${f.id}/jobs/${first.job.job_id}/cancel`, { key: o.key });
     expect(again.body.job).toEqual(cancel.body.job);
     const retry = (await parse(o.key, f.id)).body;
-    expect(retry).toMatchObject({ idempotent: false, retry_of_job_id: first.job.job_id, idempotency_key: `${first.idempotency_key}:retry-1`, job: { retry_of_job_id: first.job.job_id } });
+    expect(retry).toMatchObject({
+      idempotent: false,
+      retry_of_job_id: first.job.job_id,
+      idempotency_key: `${first.idempotency_key}:retry-1`,
+      job: { retry_of_job_id: first.job.job_id },
+    });
     // An explicit key returns a terminal job as it is (no retry).
     const ex = (await parse(o.key, f.id, { idempotency_key: 'mine' })).body;
     await s.gw.req('POST', `/v1/files/${f.id}/jobs/${ex.job.job_id}/cancel`, { key: o.key });
@@ -186,7 +250,9 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     const f = (await o.up('a.pdf')).body.file;
     const real = s.gw.deps.queues.enqueue;
     // What a client library may throw: its message names a socket path, its stack the host's files.
-    s.gw.deps.queues.enqueue = async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:6379 (or /var/run/redis/redis-server.sock)'); };
+    s.gw.deps.queues.enqueue = async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:6379 (or /var/run/redis/redis-server.sock)');
+    };
     let r;
     try {
       r = await parse(o.key, f.id);
@@ -195,19 +261,34 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     }
     expect([r.status, r.body.code]).toEqual([503, 'service_unavailable']);
     const failed = await s.gw.db.job.findFirstOrThrow({ where: { file_id: f.id } });
-    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not be queued/), error_code: 'service_unavailable' });
-    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: failed.id } })).toMatchObject({ status: 'failed' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/could not be queued/),
+      error_code: 'service_unavailable',
+    });
+    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: failed.id } })).toMatchObject({
+      status: 'failed',
+    });
     const events = (await s.gw.req('GET', `/v1/files/${f.id}/jobs/${failed.id}/events`, { key: o.key })).body.events;
     // The error's name and message, redacted: no stack frames, no paths (docs/errors.md).
-    expect(events.at(-1)).toMatchObject({ event_type: 'job.failed', payload: { code: 'service_unavailable', traceback: 'Error: connect ECONNREFUSED 127.0.0.1:6379 (or <path>)' } });
+    expect(events.at(-1)).toMatchObject({
+      event_type: 'job.failed',
+      payload: { code: 'service_unavailable', traceback: 'Error: connect ECONNREFUSED 127.0.0.1:6379 (or <path>)' },
+    });
 
     const retry = (await parse(o.key, f.id)).body;
     expect(retry).toMatchObject({ retry_of_job_id: failed.id });
     const clear = await s.gw.req('DELETE', `/v1/files/${f.id}/jobs/failed`, { key: o.key });
     expect(clear.body).toEqual({ cleaned: 1, cleaned_job_ids: [failed.id], cleaned_kinds: ['parse'] });
     expect(await s.gw.db.jobEvent.count({ where: { job_id: failed.id } })).toBe(0);
-    expect((await s.gw.req('GET', `/v1/files/${f.id}/jobs`, { key: o.key })).body.jobs.map((j: any) => j.job_id)).toEqual([retry.job.job_id]);
-    expect((await s.gw.req('DELETE', `/v1/files/${f.id}/jobs/failed`, { key: o.key })).body).toEqual({ cleaned: 0, cleaned_job_ids: [], cleaned_kinds: [] });
+    expect(
+      (await s.gw.req('GET', `/v1/files/${f.id}/jobs`, { key: o.key })).body.jobs.map((j: any) => j.job_id),
+    ).toEqual([retry.job.job_id]);
+    expect((await s.gw.req('DELETE', `/v1/files/${f.id}/jobs/failed`, { key: o.key })).body).toEqual({
+      cleaned: 0,
+      cleaned_job_ids: [],
+      cleaned_kinds: [],
+    });
   });
 
   it('the reaper fails a job whose queue entry is gone and closes its reservation', async () => {
@@ -217,8 +298,14 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     await (await s.gw.deps.queues.queue('parse').getJob(job.job_id))!.remove();
     const reaped = await reapOnce(s.workerDeps, s.gw.deps.queues.queue('parse'), 0);
     expect(reaped).toContain(job.job_id);
-    expect(await s.gw.db.job.findUniqueOrThrow({ where: { id: job.job_id } })).toMatchObject({ status: 'failed', error: expect.stringMatching(/lost by the queue/), error_code: 'queue_entry_lost' });
-    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } })).toMatchObject({ status: 'failed' });
+    expect(await s.gw.db.job.findUniqueOrThrow({ where: { id: job.job_id } })).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/lost by the queue/),
+      error_code: 'queue_entry_lost',
+    });
+    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } })).toMatchObject({
+      status: 'failed',
+    });
     const ev = await s.gw.db.jobEvent.findFirstOrThrow({ where: { job_id: job.job_id, event_type: 'job.failed' } });
     expect(ev.payload).toEqual({ code: 'queue_entry_lost', traceback: 'queue entry missing' });
   });
@@ -247,16 +334,28 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     const res = await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } });
     expect(res.status).toBe('cancelled');
     expect(res.debited_credits).toBeLessThan(5);
-    const events = (await s.gw.req('GET', `/v1/files/${f.id}/jobs/${job.job_id}/events`, { key: o.key })).body.events.map((e: any) => e.event_type);
+    const events = (
+      await s.gw.req('GET', `/v1/files/${f.id}/jobs/${job.job_id}/events`, { key: o.key })
+    ).body.events.map((e: any) => e.event_type);
     expect(events).toEqual(expect.arrayContaining(['job.cancel_requested', 'job.cancelled']));
     expect(await s.gw.deps.storage.list(`kb/${o.kbId}/files/${f.id}/artifacts`)).toEqual([]);
     // Everything queued earlier in this file drains; cancelled ones are skipped without effect.
-    for (let i = 0; i < 600 && (await s.gw.db.job.count({ where: { status: { in: ['queued', 'started', 'in_progress'] } } })); i++) await new Promise((r) => setTimeout(r, 100));
+    for (
+      let i = 0;
+      i < 600 && (await s.gw.db.job.count({ where: { status: { in: ['queued', 'started', 'in_progress'] } } }));
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
     expect(await s.gw.db.job.count({ where: { status: { in: ['queued', 'started', 'in_progress'] } } })).toBe(0);
     const orgs = await s.gw.db.creditAccount.findMany({ select: { org_id: true } });
     for (const { org_id } of orgs) {
       const inv = await creditInvariants(s.gw, org_id);
-      expect({ org_id, ...inv, openReservations: inv.openReservations }).toEqual({ org_id, balance: inv.ledgerSum, ledgerSum: inv.ledgerSum, openReservations: 0 });
+      expect({ org_id, ...inv, openReservations: inv.openReservations }).toEqual({
+        org_id,
+        balance: inv.ledgerSum,
+        ledgerSum: inv.ledgerSum,
+        openReservations: 0,
+      });
     }
   }, 240_000);
 });

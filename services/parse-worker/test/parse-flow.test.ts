@@ -25,7 +25,9 @@ async function ledgerOf(jobId: string) {
 
 async function waitWatching(fileId: string, jobId: string) {
   const seen: Array<{ status: string; stage: string | null; percent: number }> = [];
-  const done = await c.waitForJob(fileId, jobId, { onProgress: (j: Job) => seen.push({ status: j.status, stage: j.stage, percent: j.percent }) });
+  const done = await c.waitForJob(fileId, jobId, {
+    onProgress: (j: Job) => seen.push({ status: j.status, stage: j.stage, percent: j.percent }),
+  });
   return { done, seen };
 }
 
@@ -35,19 +37,44 @@ describe('born-digital PDF', () => {
   let manifestId: string;
 
   it('dispatches with a reservation, parses page by page and charges each page once', async () => {
-    fileId = (await c.files.upload(corpus('a_born_digital/docling/code_and_formula.pdf'), { knowledgeBaseId: kbId })).file.id;
+    fileId = (await c.files.upload(corpus('a_born_digital/docling/code_and_formula.pdf'), { knowledgeBaseId: kbId }))
+      .file.id;
     const r = await c.files.parse(fileId);
-    expect(r).toMatchObject({ idempotent: false, usage: { unit: 'pages', estimated_units: 2, reserved_credits: 2, debited_credits: 0 }, credit_reservation: { amount_credits: 2, status: 'reserved' } });
-    expect(r.job).toMatchObject({ status: 'queued', raw_status: 'queued', kind: 'parse', percent: 0, completed_pages: 0 });
+    expect(r).toMatchObject({
+      idempotent: false,
+      usage: { unit: 'pages', estimated_units: 2, reserved_credits: 2, debited_credits: 0 },
+      credit_reservation: { amount_credits: 2, status: 'reserved' },
+    });
+    expect(r.job).toMatchObject({
+      status: 'queued',
+      raw_status: 'queued',
+      kind: 'parse',
+      percent: 0,
+      completed_pages: 0,
+    });
     expect(r.idempotency_key).toMatch(/^parse:[0-9a-f-]{36}:[0-9a-f]{16}$/);
     expect(r.retry_of_job_id).toBeUndefined();
 
     const { done, seen } = await waitWatching(fileId, r.job.job_id);
     job = done;
-    expect(done).toMatchObject({ status: 'completed', raw_status: 'completed', stage: 'completed', percent: 100, total_pages: 2, completed_pages: 2, error: null });
+    expect(done).toMatchObject({
+      status: 'completed',
+      raw_status: 'completed',
+      stage: 'completed',
+      percent: 100,
+      total_pages: 2,
+      completed_pages: 2,
+      error: null,
+    });
     expect(done.started_at).toEqual(expect.any(String));
     expect(done.completed_at).toEqual(expect.any(String));
-    expect(done.result).toMatchObject({ page_count: 2, changed_pages: [1, 2], unchanged_pages: [], backend: 'text', credits_charged: 2 });
+    expect(done.result).toMatchObject({
+      page_count: 2,
+      changed_pages: [1, 2],
+      unchanged_pages: [],
+      backend: 'text',
+      credits_charged: 2,
+    });
     manifestId = (done.result as { artifact_manifest_id: string }).artifact_manifest_id;
     // Percent never goes down and a running job reads as `running`.
     const percents = seen.map((x) => x.percent);
@@ -65,7 +92,12 @@ describe('born-digital PDF', () => {
     // The index worker's job is queued for the new manifest.
     const indexJob = await s.gw.deps.queues.queue('index').getJob(`index-${manifestId}`);
     expect(indexJob?.name).toBe('index.file-version');
-    expect(indexJob?.data).toMatchObject({ orgId, fileId, fileVersionId: (done as Job & { file_version_id: string }).file_version_id, manifestId });
+    expect(indexJob?.data).toMatchObject({
+      orgId,
+      fileId,
+      fileVersionId: (done as Job & { file_version_id: string }).file_version_id,
+      manifestId,
+    });
   });
 
   it('records stage events oldest first', async () => {
@@ -86,11 +118,19 @@ describe('born-digital PDF', () => {
     const { artifacts } = await c.files.artefacts(fileId);
     expect(artifacts).toHaveLength(1);
     expect(artifacts[0]).toMatchObject({
-      id: manifestId, file_id: fileId, job_id: job.job_id, artifact_type: 'parse',
+      id: manifestId,
+      file_id: fileId,
+      job_id: job.job_id,
+      artifact_type: 'parse',
       manifest: { page_count: 2, changed_pages: [1, 2], unchanged_pages: [] },
       links: {
-        result_md: `/v1/artifacts/${manifestId}/result_md`, grounding_json: `/v1/artifacts/${manifestId}/grounding_json`,
-        pages: `/v1/artifacts/${manifestId}/pages`, imgs: null, workbook_json: null, tables_json: null, result_json: null,
+        result_md: `/v1/artifacts/${manifestId}/result_md`,
+        grounding_json: `/v1/artifacts/${manifestId}/grounding_json`,
+        pages: `/v1/artifacts/${manifestId}/pages`,
+        imgs: null,
+        workbook_json: null,
+        tables_json: null,
+        result_json: null,
       },
     });
     const md = await s.gw.req('GET', `/v1/artifacts/${manifestId}/result_md`, { key });
@@ -100,7 +140,14 @@ describe('born-digital PDF', () => {
     const g = await c.artifacts.get(manifestId, 'grounding_json');
     expect(g.document).toMatchObject({ filename: 'code_and_formula.pdf', page_count: 2 });
     expect(g.pages.map((p) => p.page_number)).toEqual([1, 2]);
-    expect(g.pages[0]!.elements[0]).toEqual(expect.objectContaining({ id: expect.any(String), bbox: expect.any(Object), pixel_bbox: expect.any(Array), content: expect.any(String) }));
+    expect(g.pages[0]!.elements[0]).toEqual(
+      expect.objectContaining({
+        id: expect.any(String),
+        bbox: expect.any(Object),
+        pixel_bbox: expect.any(Array),
+        content: expect.any(String),
+      }),
+    );
     const listing = await c.artifacts.get(manifestId, 'pages');
     expect(listing.entries).toEqual([
       { name: 'page_0001.png', kind: 'file', url: `/v1/artifacts/${manifestId}/pages?file=page_0001.png` },
@@ -109,11 +156,20 @@ describe('born-digital PDF', () => {
     const png = await s.gw.req('GET', listing.entries[0]!.url, { key });
     expect(png.headers.get('content-type')).toBe('image/png');
     const raw = await fetch(s.gw.url + listing.entries[0]!.url, { headers: { 'x-api-key': key } });
-    expect(Buffer.from(await raw.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(await raw.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
 
     const segments = await c.files.segments(fileId);
     expect(segments.length).toBeGreaterThan(3);
-    expect(segments[0]).toMatchObject({ docId: fileId, docName: 'code_and_formula.pdf', sourceType: 'pdf', pdfUrl: `/v1/artifacts/${manifestId}/pages?file=page_0001.png` });
+    expect(segments[0]).toMatchObject({
+      docId: fileId,
+      docName: 'code_and_formula.pdf',
+      sourceType: 'pdf',
+      pdfUrl: `/v1/artifacts/${manifestId}/pages?file=page_0001.png`,
+    });
     for (const seg of segments) {
       const co = seg.coordinates as { xmin: number; ymin: number; xmax: number; ymax: number; pageNumber: number };
       expect(seg.markdown.length).toBeGreaterThan(0);
@@ -124,14 +180,32 @@ describe('born-digital PDF', () => {
     const index = await c.knowledgeBases.index(kbId);
     const entry = index.files.find((f) => f.file_id === fileId)!;
     expect(entry.page_count).toBe(2);
-    expect(entry.latest_parse_job).toMatchObject({ job_id: job.job_id, status: 'completed', stage: 'completed', percent: 100, error: null });
-    expect(entry.parse_artifacts).toMatchObject({ manifest_id: manifestId, links: { result_md: `/v1/artifacts/${manifestId}/result_md`, pages: `/v1/artifacts/${manifestId}/pages`, imgs: null, workbook_json: null } });
+    expect(entry.latest_parse_job).toMatchObject({
+      job_id: job.job_id,
+      status: 'completed',
+      stage: 'completed',
+      percent: 100,
+      error: null,
+    });
+    expect(entry.parse_artifacts).toMatchObject({
+      manifest_id: manifestId,
+      links: {
+        result_md: `/v1/artifacts/${manifestId}/result_md`,
+        pages: `/v1/artifacts/${manifestId}/pages`,
+        imgs: null,
+        workbook_json: null,
+      },
+    });
   });
 
   it('refuses child paths that climb, unknown keys and manifests of other organisations', async () => {
     for (const bad of ['..', '../result.md', 'a/b.png', 'a\\b.png', '..%2Fx']) {
       const r = await s.gw.req('GET', `/v1/artifacts/${manifestId}/pages?file=${encodeURIComponent(bad)}`, { key });
-      expect({ bad, status: r.status, code: r.body.code }).toEqual({ bad, status: 403, code: 'invalid_artefact_child_path' });
+      expect({ bad, status: r.status, code: r.body.code }).toEqual({
+        bad,
+        status: 403,
+        code: 'invalid_artefact_child_path',
+      });
     }
     const missing = await s.gw.req('GET', `/v1/artifacts/${manifestId}/pages?file=page_0009.png`, { key });
     expect([missing.status, missing.body.code]).toEqual([404, 'artefact_not_found']);
@@ -152,30 +226,50 @@ describe('born-digital PDF', () => {
 
   it('returns the same job for the same request, and reuses everything when nothing changed', async () => {
     const again = await c.files.parse(fileId);
-    expect(again).toMatchObject({ idempotent: true, job: { job_id: job.job_id, status: 'completed' }, credit_reservation: { status: 'committed' } });
+    expect(again).toMatchObject({
+      idempotent: true,
+      job: { job_id: job.job_id, status: 'completed' },
+      credit_reservation: { status: 'committed' },
+    });
     const same = await c.files.parse(fileId, { options: { dpi: 150, backend: 'auto' } });
     expect(same.job.job_id).toBe(job.job_id); // defaults normalised: same key
     // Options are part of the key; timeout_seconds does not change the output, so pages are reused.
     const other = await c.files.parse(fileId, { options: { timeout_seconds: 60 } });
     expect(other.idempotent).toBe(false);
     const done = await c.waitForJob(fileId, other.job.job_id);
-    expect(done).toMatchObject({ status: 'completed', stage: 'reused', percent: 100, result: { credits_charged: 0, reused: true, changed_pages: [], unchanged_pages: [1, 2] } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      stage: 'reused',
+      percent: 100,
+      result: { credits_charged: 0, reused: true, changed_pages: [], unchanged_pages: [1, 2] },
+    });
     expect(await ledgerOf(done.job_id)).toEqual([]);
-    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: done.job_id } })).toMatchObject({ status: 'released', debited_credits: 0 });
+    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: done.job_id } })).toMatchObject({
+      status: 'released',
+      debited_credits: 0,
+    });
     const { events } = await c.files.jobEvents(fileId, done.job_id);
     expect(events.map((e) => e.event_type)).toContain('parse.reused');
     // An explicit key returns its job as is, terminal or not.
     const k1 = await c.files.parse(fileId, { idempotency_key: 'explicit-1', options: { timeout_seconds: 61 } });
     await c.waitForJob(fileId, k1.job.job_id);
     const k1again = await c.files.parse(fileId, { idempotency_key: 'explicit-1', options: { timeout_seconds: 61 } });
-    expect(k1again).toMatchObject({ idempotent: true, idempotency_key: 'explicit-1', job: { job_id: k1.job.job_id, status: 'completed' } });
+    expect(k1again).toMatchObject({
+      idempotent: true,
+      idempotency_key: 'explicit-1',
+      job: { job_id: k1.job.job_id, status: 'completed' },
+    });
   });
 });
 
 describe('re-parse after a content change', () => {
   it('charges only the changed page and reuses the others; identical content is `reused`', async () => {
     const v1 = await combine([{ file: NDA3, pages: [0, 1, 2] }]);
-    const v2 = await combine([{ file: NDA3, pages: [0] }, { file: NDA5, pages: [0] }, { file: NDA3, pages: [2] }]);
+    const v2 = await combine([
+      { file: NDA3, pages: [0] },
+      { file: NDA5, pages: [0] },
+      { file: NDA3, pages: [2] },
+    ]);
     const up = await c.files.upload(v1, { knowledgeBaseId: kbId, filename: 'nda.pdf', autoParse: true });
     expect(up.parse_job).toMatchObject({ status: 'queued' });
     expect(up.parse_usage).toMatchObject({ unit: 'pages', estimated_units: 3 });
@@ -187,16 +281,30 @@ describe('re-parse after a content change', () => {
     expect(rep.file.current_version.version_number).toBe(2);
     expect(rep.parse_job).toMatchObject({ status: 'queued' });
     const second = await c.waitForJob(up.file.id, rep.parse_job!.job_id);
-    expect(second).toMatchObject({ status: 'completed', stage: 'completed', result: { changed_pages: [2], unchanged_pages: [1, 3], credits_charged: 1 } });
+    expect(second).toMatchObject({
+      status: 'completed',
+      stage: 'completed',
+      result: { changed_pages: [2], unchanged_pages: [1, 3], credits_charged: 1 },
+    });
     expect((await ledgerOf(second.job_id)).map((e) => e.idempotency_key)).toEqual([`parse:${second.job_id}:page:2`]);
     const m2 = (second.result as { artifact_manifest_id: string }).artifact_manifest_id;
     const md = await c.artifacts.get(m2, 'result_md');
-    const md1 = await c.artifacts.get((first.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_md');
+    const md1 = await c.artifacts.get(
+      (first.result as { artifact_manifest_id: string }).artifact_manifest_id,
+      'result_md',
+    );
     expect(md).not.toEqual(md1);
-    expect((await c.artifacts.get(m2, 'pages')).entries.map((e) => e.name)).toEqual(['page_0001.png', 'page_0002.png', 'page_0003.png']);
+    expect((await c.artifacts.get(m2, 'pages')).entries.map((e) => e.name)).toEqual([
+      'page_0001.png',
+      'page_0002.png',
+      'page_0003.png',
+    ]);
     const g = await c.artifacts.get(m2, 'grounding_json');
     expect(g.pages.map((p) => p.page_number)).toEqual([1, 2, 3]);
-    const rows = await s.gw.db.pageVersion.findMany({ where: { file_version_id: rep.file.current_version.id }, orderBy: { page_number: 'asc' } });
+    const rows = await s.gw.db.pageVersion.findMany({
+      where: { file_version_id: rep.file.current_version.id },
+      orderBy: { page_number: 'asc' },
+    });
     expect(rows.map((r) => r.page_number)).toEqual([1, 2, 3]);
 
     // Same bytes again: a new version, nothing to parse, no credits; the index shows its manifest.
@@ -204,17 +312,27 @@ describe('re-parse after a content change', () => {
     const third = await c.waitForJob(up.file.id, rep3.parse_job!.job_id);
     expect(third).toMatchObject({ status: 'completed', stage: 'reused', percent: 100, result: { credits_charged: 0 } });
     const m3 = (third.result as { artifact_manifest_id: string }).artifact_manifest_id;
-    expect((await s.gw.deps.queues.queue('index').getJob(`index-${m3}`))?.data).toMatchObject({ manifestId: m3, fileVersionId: rep3.file.current_version.id });
+    expect((await s.gw.deps.queues.queue('index').getJob(`index-${m3}`))?.data).toMatchObject({
+      manifestId: m3,
+      fileVersionId: rep3.file.current_version.id,
+    });
     expect(await c.artifacts.get(m3, 'result_md')).toEqual(md);
     const entry = (await c.knowledgeBases.index(kbId)).files.find((f) => f.file_id === up.file.id)!;
-    expect(entry).toMatchObject({ version_number: 3, page_count: 3, latest_parse_job: { job_id: third.job_id, stage: 'reused' }, parse_artifacts: { manifest_id: m3 } });
+    expect(entry).toMatchObject({
+      version_number: 3,
+      page_count: 3,
+      latest_parse_job: { job_id: third.job_id, stage: 'reused' },
+      parse_artifacts: { manifest_id: m3 },
+    });
     expect((await c.files.segments(up.file.id)).length).toBeGreaterThan(0);
   });
 });
 
 describe('scanned image, xlsx and csv', () => {
   it('OCRs a PNG (always the OCR backend), one credit', async () => {
-    const { file } = await c.files.upload(corpus('c_scanned_images/tesseract.js/testocr.png'), { knowledgeBaseId: kbId });
+    const { file } = await c.files.upload(corpus('c_scanned_images/tesseract.js/testocr.png'), {
+      knowledgeBaseId: kbId,
+    });
     const r = await c.files.parse(file.id, { options: { backend: 'text' } });
     const done = await c.waitForJob(file.id, r.job.job_id);
     expect(done).toMatchObject({ status: 'completed', total_pages: 1, result: { backend: 'ocr', credits_charged: 1 } });
@@ -226,26 +344,55 @@ describe('scanned image, xlsx and csv', () => {
   });
 
   it('parses an xlsx per sheet with workbook and tables artifacts', async () => {
-    const { file } = await c.files.upload(corpus('d_spreadsheets/unstructured/stanley-cups.xlsx'), { knowledgeBaseId: kbId });
+    const { file } = await c.files.upload(corpus('d_spreadsheets/unstructured/stanley-cups.xlsx'), {
+      knowledgeBaseId: kbId,
+    });
     const r = await c.files.parse(file.id);
     expect(r.usage).toMatchObject({ unit: 'sheets', estimated_units: 2 });
     const { done, seen } = await waitWatching(file.id, r.job.job_id);
-    expect(done).toMatchObject({ status: 'completed', stage: 'completed', total_pages: 2, completed_pages: 2, result: { sheet_count: 2, credits_charged: 2 } });
-    expect(seen.filter((x) => x.stage).every((x) => ['page-diff', 'parse-spreadsheet', 'completed'].includes(x.stage!))).toBe(true);
+    expect(done).toMatchObject({
+      status: 'completed',
+      stage: 'completed',
+      total_pages: 2,
+      completed_pages: 2,
+      result: { sheet_count: 2, credits_charged: 2 },
+    });
+    expect(
+      seen.filter((x) => x.stage).every((x) => ['page-diff', 'parse-spreadsheet', 'completed'].includes(x.stage!)),
+    ).toBe(true);
     const { events } = await c.files.jobEvents(file.id, done.job_id);
     expect(events.find((e) => e.event_type === 'parse.started')?.stage).toBe('parse-spreadsheet');
-    expect((await ledgerOf(done.job_id)).map((e) => e.idempotency_key)).toEqual([`parse:${done.job_id}:sheet:1`, `parse:${done.job_id}:sheet:2`]);
+    expect((await ledgerOf(done.job_id)).map((e) => e.idempotency_key)).toEqual([
+      `parse:${done.job_id}:sheet:1`,
+      `parse:${done.job_id}:sheet:2`,
+    ]);
     const [m] = (await c.files.artefacts(file.id)).artifacts;
-    expect(m).toMatchObject({ manifest: { unit: 'sheets', source_type: 'spreadsheet', segment_count: expect.any(Number) }, links: { pages: null, imgs: null, workbook_json: `/v1/artifacts/${m!.id}/workbook_json`, tables_json: `/v1/artifacts/${m!.id}/tables_json` } });
+    expect(m).toMatchObject({
+      manifest: { unit: 'sheets', source_type: 'spreadsheet', segment_count: expect.any(Number) },
+      links: {
+        pages: null,
+        imgs: null,
+        workbook_json: `/v1/artifacts/${m!.id}/workbook_json`,
+        tables_json: `/v1/artifacts/${m!.id}/tables_json`,
+      },
+    });
     expect((m!.manifest as { segment_count: number }).segment_count).toBeGreaterThan(0);
     const wb = await s.gw.req('GET', `/v1/artifacts/${m!.id}/workbook_json`, { key });
     expect(wb.headers.get('content-type')).toMatch(/^application\/json/);
     expect(wb.body.sheets.map((x: { name: string }) => x.name)).toHaveLength(2);
-    expect((await s.gw.req('GET', `/v1/artifacts/${m!.id}/tables_json`, { key })).body.tables.length).toBeGreaterThanOrEqual(2);
+    expect(
+      (await s.gw.req('GET', `/v1/artifacts/${m!.id}/tables_json`, { key })).body.tables.length,
+    ).toBeGreaterThanOrEqual(2);
     const segs = await c.files.segments(file.id);
-    expect(segs[0]).toMatchObject({ sourceType: 'spreadsheet', coordinates: { sheetName: expect.any(String), rangeA1: expect.any(String) } });
+    expect(segs[0]).toMatchObject({
+      sourceType: 'spreadsheet',
+      coordinates: { sheetName: expect.any(String), rangeA1: expect.any(String) },
+    });
     const again = await c.files.parse(file.id, { options: { timeout_seconds: 30 } });
-    expect(await c.waitForJob(file.id, again.job.job_id)).toMatchObject({ stage: 'reused', result: { credits_charged: 0 } });
+    expect(await c.waitForJob(file.id, again.job.job_id)).toMatchObject({
+      stage: 'reused',
+      result: { credits_charged: 0 },
+    });
   });
 
   it('parses a csv as one sheet', async () => {

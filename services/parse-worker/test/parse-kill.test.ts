@@ -22,7 +22,10 @@ const FAST = { PARSE_LOCK_SECONDS: '4', PARSE_STALLED_INTERVAL_SECONDS: '1' };
 
 async function dispatchOcr(key: string, kbId: string, file: string, name: string) {
   const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name, data: await readFile(file) });
-  const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, { key, body: { options: { backend: 'ocr', dpi: 72 } } });
+  const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, {
+    key,
+    body: { options: { backend: 'ocr', dpi: 72 } },
+  });
   expect(r.status).toBe(202);
   return { fileId: up.body.file.id as string, jobId: r.body.job.job_id as string };
 }
@@ -62,7 +65,9 @@ it('a worker killed with SIGKILL mid-parse: another worker finishes, each page c
   const before = await debits(jobId);
   expect(before.length).toBeGreaterThanOrEqual(1);
   expect(before.length).toBeLessThan(5);
-  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'reserved' });
+  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({
+    status: 'reserved',
+  });
 
   const b = await spawnWorker(s.gw, FAST);
   procs.push(b);
@@ -77,9 +82,14 @@ it('a worker killed with SIGKILL mid-parse: another worker finishes, each page c
   expect(charged.map((e) => e.idempotency_key).sort()).toEqual([1, 2, 3, 4, 5].map((n) => `parse:${jobId}:page:${n}`));
   expect(charged.every((e) => e.amount_credits === -1)).toBe(true);
   expect(await s.gw.db.ledgerEntry.count({ where: { job_id: jobId, kind: 'reversal' } })).toBe(0);
-  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'committed', debited_credits: 5 });
+  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({
+    status: 'committed',
+    debited_credits: 5,
+  });
   expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: 35, ledgerSum: 35, openReservations: 0 });
-  const events = (await s.gw.req('GET', `/v1/files/${fileId}/jobs/${jobId}/events`, { key })).body.events.map((e: { event_type: string }) => e.event_type);
+  const events = (await s.gw.req('GET', `/v1/files/${fileId}/jobs/${jobId}/events`, { key })).body.events.map(
+    (e: { event_type: string }) => e.event_type,
+  );
   expect(events.filter((t: string) => t === 'job.started')).toHaveLength(2);
   expect((await s.gw.req('GET', `/v1/files/${fileId}/segments`, { key })).status).toBe(200);
 
@@ -90,7 +100,8 @@ it('a worker killed with SIGKILL mid-parse: another worker finishes, each page c
 
 it('a job whose worker is killed more often than allowed is failed with its reservation closed', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 40 });
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Crash twice' } })).body.knowledge_base.id;
+  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Crash twice' } })).body
+    .knowledge_base.id;
   const env = { ...FAST, PARSE_MAX_STALLED: '0', PARSE_REAP_INTERVAL_SECONDS: '1' };
   const c = await spawnWorker(s.gw, env);
   procs.push(c);
@@ -100,7 +111,9 @@ it('a job whose worker is killed more often than allowed is failed with its rese
   procs.push(d);
   const job = await waitTerminal(jobId);
   expect(job).toMatchObject({ status: 'failed', error: expect.stringMatching(/worker was stopped while processing/) });
-  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({ status: 'failed' });
+  expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } })).toMatchObject({
+    status: 'failed',
+  });
   const net = await s.gw.db.ledgerEntry.aggregate({ where: { job_id: jobId }, _sum: { amount_credits: true } });
   expect(net._sum.amount_credits).toBe(0);
   expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: 40, ledgerSum: 40, openReservations: 0 });
@@ -119,11 +132,15 @@ it('SIGTERM past the grace period hands the job back; the next worker finishes i
   expect((await e.exited).code).toBe(0);
   const handed = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
   expect(handed.status).toBe('queued');
-  const events = (await s.gw.req('GET', `/v1/files/${fileId}/jobs/${jobId}/events`, { key })).body.events.map((x: { event_type: string }) => x.event_type);
+  const events = (await s.gw.req('GET', `/v1/files/${fileId}/jobs/${jobId}/events`, { key })).body.events.map(
+    (x: { event_type: string }) => x.event_type,
+  );
   expect(events).toContain('job.handed_back');
   s.startWorker({ lockMs: 4000 });
   const job = await waitTerminal(jobId);
   expect(job.status).toBe('completed');
-  expect((await debits(jobId)).map((d) => d.idempotency_key).sort()).toEqual([1, 2, 3].map((n) => `parse:${jobId}:page:${n}`));
+  expect((await debits(jobId)).map((d) => d.idempotency_key).sort()).toEqual(
+    [1, 2, 3].map((n) => `parse:${jobId}:page:${n}`),
+  );
   expect(await creditInvariants(s.gw, orgId)).toEqual({ balance: 37, ledgerSum: 37, openReservations: 0 });
 }, 120_000);

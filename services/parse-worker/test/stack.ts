@@ -23,9 +23,14 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}, o: { worker?: boolean; maxPages?: number; workerEnv?: Omit<WorkerDeps['env'], 'MAX_PAGES'> } = {}): Promise<Stack> {
+export async function startStack(
+  env: Record<string, string> = {},
+  o: { worker?: boolean; maxPages?: number; workerEnv?: Omit<WorkerDeps['env'], 'MAX_PAGES'> } = {},
+): Promise<Stack> {
   const holder: { deps?: Deps } = {};
-  const gw = await startGateway(env, { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } });
+  const gw = await startGateway(env, {
+    fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) },
+  });
   holder.deps = gw.deps;
   const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const workerDeps: WorkerDeps = {
@@ -42,12 +47,22 @@ export async function startStack(env: Record<string, string> = {}, o: { worker?:
     gw,
     workerDeps,
     startWorker(opts = {}) {
-      const w = startParseWorker(workerDeps, { connection: workerRedis, prefix: gw.deps.env.QUEUE_PREFIX, lockMs: 30_000, reapIntervalMs: 0, ...opts });
+      const w = startParseWorker(workerDeps, {
+        connection: workerRedis,
+        prefix: gw.deps.env.QUEUE_PREFIX,
+        lockMs: 30_000,
+        reapIntervalMs: 0,
+        ...opts,
+      });
       workers.push(w);
       return w;
     },
     client(key: string) {
-      return new DocfleetClient({ baseUrl: gw.url, apiKey: key, polling: { initialIntervalMs: 100, maxIntervalMs: 250, factor: 1.2, timeoutMs: 120_000 } });
+      return new DocfleetClient({
+        baseUrl: gw.url,
+        apiKey: key,
+        polling: { initialIntervalMs: 100, maxIntervalMs: 250, factor: 1.2, timeoutMs: 120_000 },
+      });
     },
     async close() {
       for (const w of workers) await w.close(0).catch(() => undefined);

@@ -44,13 +44,17 @@ export async function spawnWorker(gw: Gateway, env: Record<string, string> = {})
   let out = '';
   child.stdout!.on('data', (b) => (out += b));
   child.stderr!.on('data', (b) => (out += b));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   // Ready when the health port answers.
   for (let i = 0; i < 300; i++) {
     try {
       const r = await fetch(`http://127.0.0.1:${healthPort}/healthz`);
       if (r.ok) break;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (child.exitCode !== null) throw new Error(`worker exited at start:\n${out}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -69,18 +73,28 @@ export interface ServiceProcess {
  * Any service of services/ as a real process (`node --import tsx services/<name>/src/main.ts`),
  * ready once `readyUrl` answers 2xx. The environment is exactly `env` on top of this process's.
  */
-export async function spawnService(name: string, env: Record<string, string>, readyUrl: string): Promise<ServiceProcess> {
+export async function spawnService(
+  name: string,
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
-    cwd: ROOT, env: { ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, DOCFLEET_SUPERVISOR_PID: String(process.pid), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout!.on('data', (b) => (out += b));
   child.stderr!.on('data', (b) => (out += b));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(readyUrl)).ok) break;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (child.exitCode !== null) throw new Error(`${name} exited at start:\n${out}`);
     if (i > 600) {
       child.kill('SIGKILL');
@@ -89,7 +103,9 @@ export async function spawnService(name: string, env: Record<string, string>, re
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    child, output: () => out, exited,
+    child,
+    output: () => out,
+    exited,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       return (await exited).code;

@@ -8,7 +8,10 @@ export interface WorkflowHandlers {
   abort(): void;
 }
 
-export function createWorkflowHandlers(deps: WorkerDeps, extra: { extractFile: Handlers<'workflow'>['extract.file'] }): WorkflowHandlers {
+export function createWorkflowHandlers(
+  deps: WorkerDeps,
+  extra: { extractFile: Handlers<'workflow'>['extract.file'] },
+): WorkflowHandlers {
   const controller = new AbortController();
   return {
     handlers: {

@@ -4,7 +4,13 @@ import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createRedis, QueueClient } from '@docfleet/queue';
-import { createCreditMetrics, createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import {
+  createCreditMetrics,
+  createJobMetrics,
+  createMetricsRegistry,
+  onShutdown,
+  startHealthServer,
+} from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
 import { initTelemetry } from '@docfleet/telemetry';
 import { workflowWorkerEnv } from './config';
@@ -24,26 +30,49 @@ async function main() {
   const registry = createMetricsRegistry('workflow-worker');
   // Refunds of failed and cancelled attempts are written here.
   observeCredits(createCreditMetrics(registry));
-  const deps = { db, storage: createStorage(env.DATA_DIR), models, logger, queues: new QueueClient(redis, env.QUEUE_PREFIX), heartbeatMs: env.WORKER_HEARTBEAT_SECONDS * 1000 };
-  const worker = startWorkflowWorker(deps, { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKFLOW_CONCURRENCY, metrics: createJobMetrics(registry) });
+  const deps = {
+    db,
+    storage: createStorage(env.DATA_DIR),
+    models,
+    logger,
+    queues: new QueueClient(redis, env.QUEUE_PREFIX),
+    heartbeatMs: env.WORKER_HEARTBEAT_SECONDS * 1000,
+  };
+  const worker = startWorkflowWorker(deps, {
+    connection: workerRedis,
+    prefix: env.QUEUE_PREFIX,
+    concurrency: env.WORKFLOW_CONCURRENCY,
+    metrics: createJobMetrics(registry),
+  });
 
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
     registry,
     checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
   });
-  logger.info({ health_port: health.port, concurrency: env.WORKFLOW_CONCURRENCY, default_model: models.defaultModelId() ?? 'none' }, 'workflow worker started');
+  logger.info(
+    {
+      health_port: health.port,
+      concurrency: env.WORKFLOW_CONCURRENCY,
+      default_model: models.defaultModelId() ?? 'none',
+    },
+    'workflow worker started',
+  );
 
   // SIGTERM: stop taking jobs; running attempts get the grace period, then their model calls are
   // aborted and the jobs handed back to the queue for another worker.
-  onShutdown(async () => {
-    await worker.close(20_000);
-    await health.close();
-    await deps.queues.close().catch(() => undefined);
-    await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-    await db.$disconnect();
-    await telemetry.shutdown();
-  }, 30_000, (m) => logger.info(m));
+  onShutdown(
+    async () => {
+      await worker.close(20_000);
+      await health.close();
+      await deps.queues.close().catch(() => undefined);
+      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+      await db.$disconnect();
+      await telemetry.shutdown();
+    },
+    30_000,
+    (m) => logger.info(m),
+  );
 }
 
 main().catch((err) => {

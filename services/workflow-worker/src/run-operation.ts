@@ -2,7 +2,13 @@ import { isApiError, redactDetail } from '@docfleet/errors';
 import { isModelError, type ResolvedModel } from '@docfleet/models';
 import type { JobPayload } from '@docfleet/queue';
 import { startHeartbeat } from '@docfleet/runtime';
-import { beatOperation, endAttempt, QUEUED_OPERATION_TYPES, reportProgress, type OperationType } from '@docfleet/workflows';
+import {
+  beatOperation,
+  endAttempt,
+  QUEUED_OPERATION_TYPES,
+  reportProgress,
+  type OperationType,
+} from '@docfleet/workflows';
 import { RUNNERS } from './runners';
 import { OperationCancelled, type RunContext, type WorkerDeps } from './runners/types';
 
@@ -28,7 +34,11 @@ export function failureMessage(err: unknown): string {
  * it starts a fresh attempt once the heartbeat is WORKER_LOST_SECONDS old, and the reaper fails
  * (and refunds) an attempt no queue entry can finish.
  */
-export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operation.run'>, signal: AbortSignal): Promise<string> {
+export async function runOperation(
+  deps: WorkerDeps,
+  payload: JobPayload<'operation.run'>,
+  signal: AbortSignal,
+): Promise<string> {
   const { db, logger } = deps;
   const op = await db.operation.findFirst({ where: { id: payload.operationId, org_id: payload.orgId } });
   if (!op || op.attempt !== payload.attempt || !(op.status === 'queued' || op.status === 'in_progress')) return 'stale';
@@ -39,7 +49,11 @@ export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operat
     where: { id: op.id, attempt: op.attempt, status: 'queued' },
     data: { status: 'in_progress', started_at: new Date(), heartbeat_at: new Date() },
   });
-  const stopBeating = startHeartbeat(() => beatOperation(db, op.id, op.attempt), deps.heartbeatMs ?? 10_000, (err) => log.warn({ err }, 'operation heartbeat failed'));
+  const stopBeating = startHeartbeat(
+    () => beatOperation(db, op.id, op.attempt),
+    deps.heartbeatMs ?? 10_000,
+    (err) => log.warn({ err }, 'operation heartbeat failed'),
+  );
 
   let model: ResolvedModel | undefined;
   const ctx: RunContext = {
@@ -48,8 +62,12 @@ export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operat
     deps,
     model: () => (model ??= deps.models.resolve(op.model_id)),
     checkpoint: async () => {
-      const row = await db.operation.findUnique({ where: { id: op.id }, select: { cancel_requested_at: true, status: true, attempt: true } });
-      if (!row || row.attempt !== op.attempt || row.cancel_requested_at || row.status === 'cancelled') throw new OperationCancelled();
+      const row = await db.operation.findUnique({
+        where: { id: op.id },
+        select: { cancel_requested_at: true, status: true, attempt: true },
+      });
+      if (!row || row.attempt !== op.attempt || row.cancel_requested_at || row.status === 'cancelled')
+        throw new OperationCancelled();
     },
     progress: (done, total, phase) => reportProgress(db, op.id, op.attempt, { done, total, phase }),
     signal,
@@ -68,9 +86,10 @@ export async function runOperation(deps: WorkerDeps, payload: JobPayload<'operat
       // Shutting down: hand the attempt back (BullMQ retries the job on another worker).
       throw err;
     }
-    const ending = err instanceof OperationCancelled
-      ? { status: 'cancelled' as const, error: 'Cancelled on request.' }
-      : { status: 'failed' as const, error: failureMessage(err) };
+    const ending =
+      err instanceof OperationCancelled
+        ? { status: 'cancelled' as const, error: 'Cancelled on request.' }
+        : { status: 'failed' as const, error: failureMessage(err) };
     if (ending.status === 'failed') log.warn({ err }, 'operation failed');
     await endAttempt(db, op, ending, { refund });
     return ending.status;

@@ -6,7 +6,14 @@ import { extractFileHandler } from './extract-file/extract-file.handler';
 import { createWorkflowHandlers } from './handlers';
 import type { WorkerDeps } from './runners/types';
 
-export interface WorkflowWorkerOptions { connection: Redis; prefix: string; concurrency?: number; lockDurationMs?: number; stalledIntervalMs?: number; metrics?: WorkerOptions['metrics'] }
+export interface WorkflowWorkerOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  metrics?: WorkerOptions['metrics'];
+}
 
 export interface RunningWorkflowWorker {
   worker: Worker;
@@ -16,13 +23,21 @@ export interface RunningWorkflowWorker {
 
 /** The 'workflow' queue consumer (main.ts and the tests start it the same way). */
 export function startWorkflowWorker(deps: WorkerDeps, opts: WorkflowWorkerOptions): RunningWorkflowWorker {
-  const { handlers, abort } = createWorkflowHandlers(deps, { extractFile: (payload, job) => extractFileHandler(deps, payload, job) });
+  const { handlers, abort } = createWorkflowHandlers(deps, {
+    extractFile: (payload, job) => extractFileHandler(deps, payload, job),
+  });
   // A dead worker's job is found within lock (30 s) + stalled check (15 s) and run again.
   const worker = createWorker('workflow', handlers, {
-    connection: opts.connection, prefix: opts.prefix, concurrency: opts.concurrency ?? 4, stalledIntervalMs: opts.stalledIntervalMs ?? 15_000,
-    ...(opts.lockDurationMs ? { lockDurationMs: opts.lockDurationMs } : {}), ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency ?? 4,
+    stalledIntervalMs: opts.stalledIntervalMs ?? 15_000,
+    ...(opts.lockDurationMs ? { lockDurationMs: opts.lockDurationMs } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
-  worker.on('failed', (job, err) => deps.logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'workflow job failed'));
+  worker.on('failed', (job, err) =>
+    deps.logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'workflow job failed'),
+  );
   worker.on('error', (err) => deps.logger.error({ err }, 'workflow worker error'));
   return {
     worker,

@@ -4,7 +4,14 @@
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { brokeOrgWithParsedFile, corpus, creditInvariants, startWorkflowFixture, type WorkflowFixture, type WorkflowStack } from './stack';
+import {
+  brokeOrgWithParsedFile,
+  corpus,
+  creditInvariants,
+  startWorkflowFixture,
+  type WorkflowFixture,
+  type WorkflowStack,
+} from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const CLASSES = ['invoice', 'contract_nda', 'scientific_paper'];
@@ -24,9 +31,25 @@ beforeAll(async () => {
     respond: (req) => {
       const text = JSON.stringify(req.body);
       if (text.includes('You classify a document')) {
-        return { json: { document: { class: 'INVOICE', confidence: 0.93, rationale: 'remote says invoice' }, pages: [{ page_number: 1, class: 'Invoice', confidence: 0.9 }, { page_number: 7, class: 'invoice', confidence: 0.5 }] } };
+        return {
+          json: {
+            document: { class: 'INVOICE', confidence: 0.93, rationale: 'remote says invoice' },
+            pages: [
+              { page_number: 1, class: 'Invoice', confidence: 0.9 },
+              { page_number: 7, class: 'invoice', confidence: 0.5 },
+            ],
+          },
+        };
       }
-      if (text.includes('You suggest document classes')) return { json: { classes: [{ name: 'vendor_invoice', description: 'Bills from suppliers.' }, { name: 'vendor_invoice', description: 'duplicate' }] } };
+      if (text.includes('You suggest document classes'))
+        return {
+          json: {
+            classes: [
+              { name: 'vendor_invoice', description: 'Bills from suppliers.' },
+              { name: 'vendor_invoice', description: 'duplicate' },
+            ],
+          },
+        };
       return {};
     },
   });
@@ -35,7 +58,8 @@ beforeAll(async () => {
 afterAll(() => fx.close());
 
 const balance = async () => (await c.billing.credits()).credits.balance_credits;
-const ledger = (operationId: string) => s.gw.db.ledgerEntry.findMany({ where: { org_id: orgId, operation_id: operationId } });
+const ledger = (operationId: string) =>
+  s.gw.db.ledgerEntry.findMany({ where: { org_id: orgId, operation_id: operationId } });
 
 describe('classify runs with docfleet-local', () => {
   let first: Awaited<ReturnType<DocfleetClient['classify']['run']>>;
@@ -43,19 +67,37 @@ describe('classify runs with docfleet-local', () => {
     const before = await balance();
     first = await c.classify.run({ file_id: fileId, classes: CLASSES });
     expect(Object.keys(first).sort()).toEqual(['credit', 'document', 'modelId', 'operation_id', 'pages']);
-    expect(first.document).toMatchObject({ class: 'invoice', confidence: expect.any(Number), rationale: expect.any(String) });
+    expect(first.document).toMatchObject({
+      class: 'invoice',
+      confidence: expect.any(Number),
+      rationale: expect.any(String),
+    });
     expect(first.document.confidence).toBeGreaterThan(0.5);
     expect(first.pages).toEqual([{ page_number: 1, class: 'invoice', confidence: expect.any(Number) }]);
     expect(first.modelId).toBe('docfleet-local');
-    expect(first.credit).toEqual({ debited: true, credits: 1, idempotency_key: expect.stringMatching(/^classify_run:/), replayed: false });
+    expect(first.credit).toEqual({
+      debited: true,
+      credits: 1,
+      idempotency_key: expect.stringMatching(/^classify_run:/),
+      replayed: false,
+    });
     expect(await balance()).toBe(before - 1);
     // Recorded as an operation, readable like any other; the result is stored.
     const op = await c.operations.get(first.operation_id);
     expect(op).toMatchObject({ operation_type: 'classify_run', status: 'completed', error: null });
-    expect(op.output).toEqual({ operation_id: first.operation_id, document: first.document, pages: first.pages, modelId: 'docfleet-local' });
+    expect(op.output).toEqual({
+      operation_id: first.operation_id,
+      document: first.document,
+      pages: first.pages,
+      modelId: 'docfleet-local',
+    });
     const stored = await s.gw.db.classificationResult.findMany({ where: { operation_id: first.operation_id } });
-    expect(stored).toEqual([expect.objectContaining({ kind: 'run', file_id: fileId, classes: CLASSES, model_id: 'docfleet-local' })]);
-    expect((await ledger(first.operation_id)).map((e) => [e.kind, e.amount_credits, e.idempotency_key])).toEqual([['debit', -1, `op:classify_run:${first.credit.idempotency_key}`]]);
+    expect(stored).toEqual([
+      expect.objectContaining({ kind: 'run', file_id: fileId, classes: CLASSES, model_id: 'docfleet-local' }),
+    ]);
+    expect((await ledger(first.operation_id)).map((e) => [e.kind, e.amount_credits, e.idempotency_key])).toEqual([
+      ['debit', -1, `op:classify_run:${first.credit.idempotency_key}`],
+    ]);
   });
 
   it('replays a completed run from stored output for free (no model call); a fresh key is a new charge', async () => {
@@ -82,25 +124,49 @@ describe('classify runs with docfleet-local', () => {
     expect(r.classes.length).toBeGreaterThan(0);
     for (const k of r.classes) expect(k).toEqual({ name: expect.any(String), description: expect.any(String) });
     expect(r.credit).toMatchObject({ debited: true, credits: 1 });
-    expect(await c.classify.suggestClasses({ file_id: fileId, guidelines: 'finance documents' })).toEqual({ ...r, credit: { ...r.credit, debited: false, replayed: true } });
+    expect(await c.classify.suggestClasses({ file_id: fileId, guidelines: 'finance documents' })).toEqual({
+      ...r,
+      credit: { ...r.credit, debited: false, replayed: true },
+    });
     expect(await balance()).toBe(before - 1);
-    expect(await c.operations.get(r.operation_id)).toMatchObject({ operation_type: 'classify_suggest', status: 'completed' });
-    expect(await s.gw.db.classificationResult.count({ where: { operation_id: r.operation_id, kind: 'suggest' } })).toBe(1);
+    expect(await c.operations.get(r.operation_id)).toMatchObject({
+      operation_type: 'classify_suggest',
+      status: 'completed',
+    });
+    expect(await s.gw.db.classificationResult.count({ where: { operation_id: r.operation_id, kind: 'suggest' } })).toBe(
+      1,
+    );
   });
 
   it('refuses before charging: classes_required, unparsed file, unknown model, no default model', async () => {
     const before = await balance();
-    await expect(c.classify.run({ file_id: fileId } as never)).rejects.toMatchObject({ status: 400, code: 'classes_required' });
-    await expect(c.classify.run({ file_id: fileId, classes: [] })).rejects.toMatchObject({ status: 400, code: 'classes_required' });
+    await expect(c.classify.run({ file_id: fileId } as never)).rejects.toMatchObject({
+      status: 400,
+      code: 'classes_required',
+    });
+    await expect(c.classify.run({ file_id: fileId, classes: [] })).rejects.toMatchObject({
+      status: 400,
+      code: 'classes_required',
+    });
     await expect(c.classify.run({ file_id: fileId, classes: ['  '] })).rejects.toMatchObject({ status: 400 });
     const unparsed = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId, filename: 'unparsed.pdf' })).file.id;
-    await expect(c.classify.run({ file_id: unparsed, classes: CLASSES })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed' });
-    await expect(c.classify.suggestClasses({ file_id: unparsed })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed' });
-    await expect(c.classify.run({ file_id: fileId, classes: CLASSES, model_id: 'gpt-nonexistent' })).rejects.toMatchObject({ status: 400, code: 'unsupported_model' });
+    await expect(c.classify.run({ file_id: unparsed, classes: CLASSES })).rejects.toMatchObject({
+      status: 409,
+      code: 'file_must_be_parsed',
+    });
+    await expect(c.classify.suggestClasses({ file_id: unparsed })).rejects.toMatchObject({
+      status: 409,
+      code: 'file_must_be_parsed',
+    });
+    await expect(
+      c.classify.run({ file_id: fileId, classes: CLASSES, model_id: 'gpt-nonexistent' }),
+    ).rejects.toMatchObject({ status: 400, code: 'unsupported_model' });
     const keep = s.gw.deps.models;
     s.gw.deps.models = new ModelRegistry(readModelConfig({ MODEL_DEFAULT: 'none' }));
     try {
-      await expect(c.classify.run({ file_id: fileId, classes: CLASSES, idempotency_key: 'none' })).rejects.toMatchObject({ status: 503, code: 'model_provider_unavailable' });
+      await expect(
+        c.classify.run({ file_id: fileId, classes: CLASSES, idempotency_key: 'none' }),
+      ).rejects.toMatchObject({ status: 503, code: 'model_provider_unavailable' });
     } finally {
       s.gw.deps.models = keep;
     }
@@ -115,13 +181,31 @@ describe('classify through a remote provider (OpenAI-compatible wire server)', (
     const before = await balance();
     const body = { file_id: fileId, classes: CLASSES, model_id: 'remote-small', idempotency_key: 'remote-1' };
     const err = await c.classify.run(body).then(
-      () => { throw new Error('expected the run to fail'); },
-      (e: unknown) => e as { status: number; code: string; message: string; details: { operation_id: string; credit: { debited: boolean } } },
+      () => {
+        throw new Error('expected the run to fail');
+      },
+      (e: unknown) =>
+        e as {
+          status: number;
+          code: string;
+          message: string;
+          details: { operation_id: string; credit: { debited: boolean } };
+        },
     );
-    expect(err).toMatchObject({ status: 502, code: 'model_call_failed', message: expect.stringContaining('classifier exploded') });
-    expect(err.details).toMatchObject({ operation_id: expect.any(String), credit: { debited: true, credits: 1, idempotency_key: 'remote-1' } });
+    expect(err).toMatchObject({
+      status: 502,
+      code: 'model_call_failed',
+      message: expect.stringContaining('classifier exploded'),
+    });
+    expect(err.details).toMatchObject({
+      operation_id: expect.any(String),
+      credit: { debited: true, credits: 1, idempotency_key: 'remote-1' },
+    });
     expect(await balance()).toBe(before - 1);
-    expect(await c.operations.get(err.details.operation_id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^model_call_failed: .*classifier exploded/) });
+    expect(await c.operations.get(err.details.operation_id)).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^model_call_failed: .*classifier exploded/),
+    });
 
     const calls = fake.requests.length;
     const ok = await c.classify.run(body);
@@ -142,8 +226,13 @@ describe('classify through a remote provider (OpenAI-compatible wire server)', (
 
   it('treats a class the caller did not offer as an invalid model output (charged, retryable)', async () => {
     fake.enqueue({ reply: { json: { document: { class: 'poem', confidence: 1, rationale: 'x' }, pages: [] } } });
-    await expect(c.classify.run({ file_id: fileId, classes: CLASSES, model_id: 'remote-small', idempotency_key: 'remote-2' }))
-      .rejects.toMatchObject({ status: 502, code: 'model_call_failed', message: expect.stringContaining('invalid_model_output') });
+    await expect(
+      c.classify.run({ file_id: fileId, classes: CLASSES, model_id: 'remote-small', idempotency_key: 'remote-2' }),
+    ).rejects.toMatchObject({
+      status: 502,
+      code: 'model_call_failed',
+      message: expect.stringContaining('invalid_model_output'),
+    });
   });
 
   it('suggests classes through the remote model (duplicates dropped)', async () => {
@@ -154,7 +243,10 @@ describe('classify through a remote provider (OpenAI-compatible wire server)', (
 
   it('declines without credits and leaves nothing behind', async () => {
     const { client: pc, orgId: poorOrg, fileId: f } = await brokeOrgWithParsedFile(s, INVOICE);
-    await expect(pc.classify.run({ file_id: f, classes: CLASSES })).rejects.toMatchObject({ status: 402, code: 'insufficient_credits' });
+    await expect(pc.classify.run({ file_id: f, classes: CLASSES })).rejects.toMatchObject({
+      status: 402,
+      code: 'insufficient_credits',
+    });
     expect(await s.gw.db.operation.count({ where: { org_id: poorOrg } })).toBe(0);
   });
 

@@ -54,25 +54,68 @@ describe('POST /v1/files/{fileId}/extract', () => {
     expect(r.job).toMatchObject({ kind: 'extract', status: 'queued', percent: 0 });
     jobId = r.job.job_id;
     const done = await c.waitForJob(fileId, jobId);
-    expect(done).toMatchObject({ status: 'completed', kind: 'extract', percent: 100, error: null, stage: 'write-artifacts' });
-    const result = done.result as { extraction_result_id: string; artifact_manifest_id: string; validation_errors: unknown[] };
-    expect(result).toEqual({ extraction_result_id: expect.any(String), artifact_manifest_id: expect.any(String), validation_errors: [] });
+    expect(done).toMatchObject({
+      status: 'completed',
+      kind: 'extract',
+      percent: 100,
+      error: null,
+      stage: 'write-artifacts',
+    });
+    const result = done.result as {
+      extraction_result_id: string;
+      artifact_manifest_id: string;
+      validation_errors: unknown[];
+    };
+    expect(result).toEqual({
+      extraction_result_id: expect.any(String),
+      artifact_manifest_id: expect.any(String),
+      validation_errors: [],
+    });
 
     const events = (await c.files.jobEvents(fileId, jobId)).events;
     expect(events.map((e) => e.event_type)).toEqual([
-      'job.queued', 'job.started', 'extract.load-parse', 'extract.build-evidence', 'extract.extract', 'extract.validate', 'extract.write-artifacts', 'job.completed',
+      'job.queued',
+      'job.started',
+      'extract.load-parse',
+      'extract.build-evidence',
+      'extract.extract',
+      'extract.validate',
+      'extract.write-artifacts',
+      'job.completed',
     ]);
 
     const manifests = (await c.files.artefacts(fileId)).artifacts;
     const m = manifests.find((x) => x.id === result.artifact_manifest_id)!;
     expect(m).toMatchObject({ artifact_type: 'extract', job_id: jobId, file_version_id: file.current_version.id });
-    expect(m.links).toEqual({ result_json: `/v1/artifacts/${m.id}/result_json`, result_md: null, grounding_json: null, workbook_json: null, tables_json: null, pages: null, imgs: null });
+    expect(m.links).toEqual({
+      result_json: `/v1/artifacts/${m.id}/result_json`,
+      result_md: null,
+      grounding_json: null,
+      workbook_json: null,
+      tables_json: null,
+      pages: null,
+      imgs: null,
+    });
     // Under the same knowledge-base root as the parse bundles.
     const row = await s.gw.db.artifactManifest.findUniqueOrThrow({ where: { id: m.id } });
     expect(row.storage_prefix.startsWith(`kb/${kbId}/files/${fileId}/artifacts/`)).toBe(true);
 
     doc = await artifact(m.id);
-    expect(Object.keys(doc).sort()).toEqual(['citations', 'data', 'evidence', 'jsonResult', 'metrics', 'modelId', 'resultTree', 'schema', 'schema_name', 'validationErrors', 'warnings'].sort());
+    expect(Object.keys(doc).sort()).toEqual(
+      [
+        'citations',
+        'data',
+        'evidence',
+        'jsonResult',
+        'metrics',
+        'modelId',
+        'resultTree',
+        'schema',
+        'schema_name',
+        'validationErrors',
+        'warnings',
+      ].sort(),
+    );
     expect(doc.schema).toEqual(SCHEMA);
     expect(doc.schema_name).toBe('Invoice');
     expect(doc.modelId).toBe('docfleet-local');
@@ -81,18 +124,35 @@ describe('POST /v1/files/{fileId}/extract', () => {
     expect(typeof doc.data['Invoice Number']).toBe('string');
     expect(typeof doc.data.total_amount).toBe('number');
     expect(doc.validationErrors).toEqual([]);
-    expect(doc.metrics).toMatchObject({ modelCalls: 1, timedOut: false, pageCount: 1, extractedFieldCount: Object.keys(doc.data).length, citationCount: doc.citations.length });
+    expect(doc.metrics).toMatchObject({
+      modelCalls: 1,
+      timedOut: false,
+      pageCount: 1,
+      extractedFieldCount: Object.keys(doc.data).length,
+      citationCount: doc.citations.length,
+    });
     expect(doc.metrics.durationMs).toEqual(expect.any(Number));
     expect(doc.evidence.length).toBe(doc.metrics.selectedSegmentCount);
     // Every citation is resolved against the grounding.
     expect(doc.citations.length).toBeGreaterThan(0);
     for (const cite of doc.citations) {
-      expect(cite).toMatchObject({ path: expect.stringMatching(/^\//), segmentId: expect.any(String), pageNumber: 1, elementId: expect.any(String), bbox: { x1: expect.any(Number), y1: expect.any(Number), x2: expect.any(Number), y2: expect.any(Number) } });
+      expect(cite).toMatchObject({
+        path: expect.stringMatching(/^\//),
+        segmentId: expect.any(String),
+        pageNumber: 1,
+        elementId: expect.any(String),
+        bbox: { x1: expect.any(Number), y1: expect.any(Number), x2: expect.any(Number), y2: expect.any(Number) },
+      });
     }
     const totalCite = doc.citations.find((x: any) => x.path === '/total_amount');
     expect(totalCite.quote).toBeTruthy();
     // Node confidence is the minimum across its citations; tree in schema order with normalised field ids.
-    expect(doc.resultTree.map((n: any) => n.fieldId)).toEqual(['field-invoice_number', 'field-date', 'field-total_amount', 'field-currency']);
+    expect(doc.resultTree.map((n: any) => n.fieldId)).toEqual([
+      'field-invoice_number',
+      'field-date',
+      'field-total_amount',
+      'field-currency',
+    ]);
     for (const n of doc.resultTree) {
       if (n.citations.length) expect(n.confidence).toBe(Math.min(...n.citations.map((x: any) => x.confidence)));
       if (n.value === null) expect(n.missingReason).toBe('not_in_evidence');
@@ -105,9 +165,18 @@ describe('POST /v1/files/{fileId}/extract', () => {
   it('shows latest_extract_job and extract_artifacts on the index entry', async () => {
     const entry = (await c.knowledgeBases.index(kbId)).files.find((f) => f.file_id === fileId)!;
     const job = (await c.files.job(fileId, jobId)).job;
-    expect(entry.latest_extract_job).toMatchObject({ job_id: jobId, status: 'completed', stage: 'write-artifacts', percent: 100, error: null });
+    expect(entry.latest_extract_job).toMatchObject({
+      job_id: jobId,
+      status: 'completed',
+      stage: 'write-artifacts',
+      percent: 100,
+      error: null,
+    });
     const mid = (job.result as { artifact_manifest_id: string }).artifact_manifest_id;
-    expect(entry.extract_artifacts).toMatchObject({ manifest_id: mid, links: { result_json: `/v1/artifacts/${mid}/result_json` } });
+    expect(entry.extract_artifacts).toMatchObject({
+      manifest_id: mid,
+      links: { result_json: `/v1/artifacts/${mid}/result_json` },
+    });
   });
 
   it('replays the same request as the existing job with idempotent: true', async () => {
@@ -120,7 +189,12 @@ describe('POST /v1/files/{fileId}/extract', () => {
     await c.waitForJob(fileId, named.job.job_id);
     // An explicit key names one job, whatever the body.
     const k = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'fx-1' });
-    expect((await c.files.extract(fileId, { schema: { type: 'object', properties: { other: { type: 'string' } } }, idempotency_key: 'fx-1' }))).toMatchObject({ idempotent: true, job: { job_id: k.job.job_id } });
+    expect(
+      await c.files.extract(fileId, {
+        schema: { type: 'object', properties: { other: { type: 'string' } } },
+        idempotency_key: 'fx-1',
+      }),
+    ).toMatchObject({ idempotent: true, job: { job_id: k.job.job_id } });
     await c.waitForJob(fileId, k.job.job_id);
   });
 
@@ -137,15 +211,26 @@ describe('POST /v1/files/{fileId}/extract', () => {
     const r = await c.files.extract(fileId, { schema: strict, schema_name: 'strict' });
     const done = await c.waitForJob(fileId, r.job.job_id);
     expect(done).toMatchObject({ status: 'completed', error: null });
-    const res = done.result as { artifact_manifest_id: string; validation_errors: Array<{ path: string; message: string }> };
+    const res = done.result as {
+      artifact_manifest_id: string;
+      validation_errors: Array<{ path: string; message: string }>;
+    };
     const d = await artifact(res.artifact_manifest_id);
     expect(d.validationErrors).toEqual(res.validation_errors);
-    expect(d.validationErrors).toEqual(expect.arrayContaining([
-      { path: '/invoice_number', message: expect.stringMatching(/must NOT have more than 2 characters/) },
-      { path: '/purchase_order_number', message: expect.stringMatching(/must have required property/) },
-    ]));
+    expect(d.validationErrors).toEqual(
+      expect.arrayContaining([
+        { path: '/invoice_number', message: expect.stringMatching(/must NOT have more than 2 characters/) },
+        { path: '/purchase_order_number', message: expect.stringMatching(/must have required property/) },
+      ]),
+    );
     const codes = d.warnings.map((w: any) => `${w.code} ${w.path}`);
-    expect(codes).toEqual(expect.arrayContaining(['schema_validation_error /invoice_number', 'schema_validation_error /purchase_order_number', 'required_value_missing /purchase_order_number']));
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'schema_validation_error /invoice_number',
+        'schema_validation_error /purchase_order_number',
+        'required_value_missing /purchase_order_number',
+      ]),
+    );
     const po = d.resultTree.find((n: any) => n.fieldId === 'field-purchase_order_number');
     expect(po).toMatchObject({ value: null, type: null, missingReason: 'not_in_evidence', citations: [] });
     expect(d.data).not.toHaveProperty('purchase_order_number');
@@ -164,26 +249,51 @@ describe('POST /v1/files/{fileId}/extract', () => {
     const p1 = await c.files.extract(fileId, { schema: SCHEMA, options: { scope: { pages: [1] } } });
     expect(p1.idempotency_key).not.toBe(r.idempotency_key);
     const p1done = await c.waitForJob(fileId, p1.job.job_id);
-    expect((await artifact((p1done.result as { artifact_manifest_id: string }).artifact_manifest_id)).metrics.selectedSegmentCount).toBe(segs.length);
+    expect(
+      (await artifact((p1done.result as { artifact_manifest_id: string }).artifact_manifest_id)).metrics
+        .selectedSegmentCount,
+    ).toBe(segs.length);
   });
 
   it('refuses before queueing: schema_is_required, invalid_schema, file_must_be_parsed_before_extraction, unknown options', async () => {
-    await expect(c.files.extract(fileId, {} as never)).rejects.toMatchObject({ status: 400, code: 'schema_is_required' });
-    await expect(c.files.extract(fileId, { schema: { type: 'object', properties: { a: { type: 'nonsense' } } } })).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
-    await expect(c.files.extract(fileId, { schema: { type: 'string' } })).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
-    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { scope: { pages: [7] } } })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
-    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { bogus: true } as never })).rejects.toMatchObject({ status: 400, code: 'invalid_request_body' });
+    await expect(c.files.extract(fileId, {} as never)).rejects.toMatchObject({
+      status: 400,
+      code: 'schema_is_required',
+    });
+    await expect(
+      c.files.extract(fileId, { schema: { type: 'object', properties: { a: { type: 'nonsense' } } } }),
+    ).rejects.toMatchObject({ status: 422, code: 'invalid_schema' });
+    await expect(c.files.extract(fileId, { schema: { type: 'string' } })).rejects.toMatchObject({
+      status: 422,
+      code: 'invalid_schema',
+    });
+    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { scope: { pages: [7] } } })).rejects.toMatchObject(
+      { status: 409, code: 'file_must_be_parsed_before_extraction' },
+    );
+    await expect(c.files.extract(fileId, { schema: SCHEMA, options: { bogus: true } as never })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_request_body',
+    });
     const unparsed = (await c.files.upload(INVOICE, { knowledgeBaseId: kbId, filename: 'unparsed.pdf' })).file.id;
-    await expect(c.files.extract(unparsed, { schema: SCHEMA })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
+    await expect(c.files.extract(unparsed, { schema: SCHEMA })).rejects.toMatchObject({
+      status: 409,
+      code: 'file_must_be_parsed_before_extraction',
+    });
     // A new version without its own parse does not count as parsed.
     await c.files.replaceContent(fileId, OTHER);
-    await expect(c.files.extract(fileId, { schema: SCHEMA })).rejects.toMatchObject({ status: 409, code: 'file_must_be_parsed_before_extraction' });
+    await expect(c.files.extract(fileId, { schema: SCHEMA })).rejects.toMatchObject({
+      status: 409,
+      code: 'file_must_be_parsed_before_extraction',
+    });
     await c.waitForJob(fileId, (await c.files.parse(fileId)).job.job_id);
   });
 
   it('fails a job whose parse artifacts are unreadable with a reason, retries under a new derived key, and the worker keeps working', async () => {
     const file = (await c.files.get(fileId)).file;
-    const m = await s.gw.db.artifactManifest.findFirstOrThrow({ where: { file_version_id: file.current_version.id, artifact_type: 'parse' }, orderBy: { created_at: 'desc' } });
+    const m = await s.gw.db.artifactManifest.findFirstOrThrow({
+      where: { file_version_id: file.current_version.id, artifact_type: 'parse' },
+      orderBy: { created_at: 'desc' },
+    });
     const segKey = `${m.storage_prefix}/segments.json`;
     const good = await s.gw.deps.storage.read(segKey);
     const schema = { type: 'object', properties: { total_amount: { type: 'number' } } };
@@ -194,12 +304,23 @@ describe('POST /v1/files/{fileId}/extract', () => {
     const w = s.startWorkflow();
     try {
       const failed = await c.waitForJob(fileId, r.job.job_id);
-      expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/^file_must_be_parsed_before_extraction: /) });
+      expect(failed).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/^file_must_be_parsed_before_extraction: /),
+      });
       const ev = (await c.files.jobEvents(fileId, r.job.job_id)).events.at(-1)!;
-      expect(ev).toMatchObject({ event_type: 'job.failed', stage: 'load-parse', payload: { traceback: expect.any(String) } });
+      expect(ev).toMatchObject({
+        event_type: 'job.failed',
+        stage: 'load-parse',
+        payload: { traceback: expect.any(String) },
+      });
       await s.gw.deps.storage.put(segKey, good);
       const again = await c.files.extract(fileId, { schema });
-      expect(again).toMatchObject({ idempotent: false, retry_of_job_id: r.job.job_id, idempotency_key: `${r.idempotency_key}:retry-1` });
+      expect(again).toMatchObject({
+        idempotent: false,
+        retry_of_job_id: r.job.job_id,
+        idempotency_key: `${r.idempotency_key}:retry-1`,
+      });
       expect(await c.waitForJob(fileId, again.job.job_id)).toMatchObject({ status: 'completed' });
     } finally {
       await w.close(0);
@@ -217,7 +338,9 @@ describe('a retried attempt', () => {
     let failures = 0;
     storage.put = async function (this: unknown, key: string, ...rest: unknown[]) {
       if (key.endsWith('/result.json') && failures++ === 0) {
-        throw Object.assign(new Error(`EACCES: permission denied, open '/srv/docfleet/data/${key}'`), { code: 'EACCES' });
+        throw Object.assign(new Error(`EACCES: permission denied, open '/srv/docfleet/data/${key}'`), {
+          code: 'EACCES',
+        });
       }
       return (realPut as (...a: unknown[]) => Promise<unknown>).call(storage, key, ...rest);
     } as typeof storage.put;
@@ -255,13 +378,24 @@ describe('cancel', () => {
   it('stops a running job at the next stage boundary: a cancel during the model call writes nothing', async () => {
     // The deployment default becomes a remote model that takes a while to answer.
     const keep = s.workflowDeps.models;
-    const slow = new ModelRegistry(readModelConfig({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0' }));
+    const slow = new ModelRegistry(
+      readModelConfig({
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+        OPENAI_MODELS: 'remote-small',
+        MODEL_DEFAULT: 'remote-small',
+        MODEL_MAX_RETRIES: '0',
+      }),
+    );
     s.workflowDeps.models = slow;
     s.gw.deps.models = slow;
     try {
-      fake.enqueue({ delayMs: 1500, reply: { json: { jsonResult: { total_amount: 1 }, citations: [], warnings: [] } } });
+      fake.enqueue({
+        delayMs: 1500,
+        reply: { json: { jsonResult: { total_amount: 1 }, citations: [], warnings: [] } },
+      });
       const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'cancel-running' });
-      for (let i = 0; i < 100 && (await c.files.job(fileId, r.job.job_id)).job.stage !== 'extract'; i++) await new Promise((res) => setTimeout(res, 50));
+      for (let i = 0; i < 100 && (await c.files.job(fileId, r.job.job_id)).job.stage !== 'extract'; i++)
+        await new Promise((res) => setTimeout(res, 50));
       const flagged = (await c.files.cancelJob(fileId, r.job.job_id)).job;
       expect(flagged).toMatchObject({ status: 'running', cancel_requested_at: expect.any(String) });
       const end = await c.waitForJob(fileId, r.job.job_id);
@@ -282,7 +416,14 @@ describe('cancel', () => {
 describe('a remote model', () => {
   it('passes its citations through resolved against the grounding and adds grounding citations for uncited values', async () => {
     const keep = s.workflowDeps.models;
-    const remote = new ModelRegistry(readModelConfig({ OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'remote-small', MODEL_MAX_RETRIES: '0' }));
+    const remote = new ModelRegistry(
+      readModelConfig({
+        OPENAI_BASE_URL: `${fake.url}/v1`,
+        OPENAI_MODELS: 'remote-small',
+        MODEL_DEFAULT: 'remote-small',
+        MODEL_MAX_RETRIES: '0',
+      }),
+    );
     s.workflowDeps.models = remote;
     s.gw.deps.models = remote;
     try {
@@ -290,22 +431,39 @@ describe('a remote model', () => {
       // A value the model cites, and one it returns without a citation that the grounding holds verbatim.
       const seg = segs.find((x) => /\d/.test(x.markdown))!;
       const word = seg.markdown.split(/\s+/).find((t) => /^[A-Za-z]{4,}$/.test(t))!;
-      fake.enqueue({ reply: { json: {
-        jsonResult: { invoice_number: 'X-1', date: null, total_amount: null, currency: word },
-        citations: [{ path: '/invoice_number', segmentId: seg.id, pageNumber: 1, quote: 'not in the text', confidence: 0.9 }],
-        warnings: [{ code: 'low_contrast', message: 'hard to read' }],
-      } } });
+      fake.enqueue({
+        reply: {
+          json: {
+            jsonResult: { invoice_number: 'X-1', date: null, total_amount: null, currency: word },
+            citations: [
+              { path: '/invoice_number', segmentId: seg.id, pageNumber: 1, quote: 'not in the text', confidence: 0.9 },
+            ],
+            warnings: [{ code: 'low_contrast', message: 'hard to read' }],
+          },
+        },
+      });
       const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'remote-1' });
       const done = await c.waitForJob(fileId, r.job.job_id);
       const d = await artifact((done.result as { artifact_manifest_id: string }).artifact_manifest_id);
       expect(d.modelId).toBe('remote-small');
       expect(d.data).toEqual({ 'Invoice Number': 'X-1', currency: word });
       const modelCite = d.citations.find((x: any) => x.path === '/Invoice Number');
-      expect(modelCite).toMatchObject({ segmentId: seg.id, confidence: 0.9, source: 'model', elementId: seg.elementIds![0], bbox: expect.any(Object) });
+      expect(modelCite).toMatchObject({
+        segmentId: seg.id,
+        confidence: 0.9,
+        source: 'model',
+        elementId: seg.elementIds![0],
+        bbox: expect.any(Object),
+      });
       const found = d.citations.find((x: any) => x.path === '/currency');
       expect(found).toMatchObject({ source: 'grounding', elementId: expect.any(String), bbox: expect.any(Object) });
       expect(found.quote.toLowerCase()).toContain(word.toLowerCase());
-      expect(d.warnings).toEqual(expect.arrayContaining([{ code: 'low_contrast', message: 'hard to read' }, expect.objectContaining({ code: 'required_value_missing', path: '/total_amount' })]));
+      expect(d.warnings).toEqual(
+        expect.arrayContaining([
+          { code: 'low_contrast', message: 'hard to read' },
+          expect.objectContaining({ code: 'required_value_missing', path: '/total_amount' }),
+        ]),
+      );
       const currencyNode = d.resultTree.find((n: any) => n.fieldId === 'field-currency');
       expect(currencyNode.confidence).toBe(found.confidence);
     } finally {
@@ -324,7 +482,10 @@ describe('POST /v1/files/extract/bulk', () => {
     expect(r.jobs[0]).not.toHaveProperty('parse_job');
     const parseJob = (r.jobs[1] as any).parse_job;
     expect(parseJob).toMatchObject({ kind: 'parse' });
-    const [a, b] = await Promise.all([c.waitForJob(fileId, r.jobs[0]!.job.job_id), c.waitForJob(fresh, r.jobs[1]!.job.job_id)]);
+    const [a, b] = await Promise.all([
+      c.waitForJob(fileId, r.jobs[0]!.job.job_id),
+      c.waitForJob(fresh, r.jobs[1]!.job.job_id),
+    ]);
     expect(a.status).toBe('completed');
     expect(b.status).toBe('completed');
     expect((await c.files.job(fresh, parseJob.job_id)).job.status).toBe('completed');
@@ -342,20 +503,35 @@ describe('POST /v1/files/extract/bulk', () => {
 
   it('is not atomic: the first failure aborts and names the file, earlier jobs keep running', async () => {
     const missing = '00000000-0000-4000-8000-000000000000';
-    const err = await c.files.extractBulk({ file_ids: [fileId, missing], schema: SCHEMA, idempotency_key: 'bulk-2' }).catch((e) => e);
+    const err = await c.files
+      .extractBulk({ file_ids: [fileId, missing], schema: SCHEMA, idempotency_key: 'bulk-2' })
+      .catch((e) => e);
     expect(err).toMatchObject({ status: 404, code: 'file_not_found' });
-    const kept = await s.gw.db.job.findFirstOrThrow({ where: { org_id: orgId, kind: 'extract', idempotency_key: `bulk-2:${fileId}` } });
+    const kept = await s.gw.db.job.findFirstOrThrow({
+      where: { org_id: orgId, kind: 'extract', idempotency_key: `bulk-2:${fileId}` },
+    });
     expect((await c.waitForJob(fileId, kept.id)).status).toBe('completed');
-    await expect(c.files.extractBulk({ file_ids: [fileId] } as never)).rejects.toMatchObject({ status: 400, code: 'schema_is_required' });
+    await expect(c.files.extractBulk({ file_ids: [fileId] } as never)).rejects.toMatchObject({
+      status: 400,
+      code: 'schema_is_required',
+    });
   });
 
   it('fails the extraction with a reason when the parse it waits for fails', async () => {
-    const broken = (await c.files.upload(Buffer.from('%PDF-1.7\nthis is not really a pdf'), { knowledgeBaseId: kbId, filename: 'broken.pdf' })).file.id;
+    const broken = (
+      await c.files.upload(Buffer.from('%PDF-1.7\nthis is not really a pdf'), {
+        knowledgeBaseId: kbId,
+        filename: 'broken.pdf',
+      })
+    ).file.id;
     const r = await c.files.extractBulk({ file_ids: [broken], schema: SCHEMA });
     const parseJob = (r.jobs[0] as any).parse_job;
     expect((await c.waitForJob(broken, parseJob.job_id)).status).toBe('failed');
     const ex = await c.waitForJob(broken, r.jobs[0]!.job.job_id);
-    expect(ex).toMatchObject({ status: 'failed', error: expect.stringContaining(`(job ${parseJob.job_id}) ended failed`) });
+    expect(ex).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining(`(job ${parseJob.job_id}) ended failed`),
+    });
   });
 
   it('keeps the ledger and the balance in agreement with no reservation left open', async () => {

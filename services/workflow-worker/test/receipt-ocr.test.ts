@@ -57,7 +57,10 @@ describe('a scanned receipt', () => {
     expect(r.done.status).toBe('completed');
     const manifestId = (r.done.result as { artifact_manifest_id: string }).artifact_manifest_id;
     const md = String(await c.artifacts.get(manifestId, 'result_md'));
-    const lines = md.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = md
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     // Labels and their amounts stay on one line; the shop's name is a line of its own, first.
     expect(lines[0]).toBe('SAM SAM TRADING CO');
     expect(lines).toContain('TOTAL RM 14.10');
@@ -86,15 +89,22 @@ describe('a scanned receipt', () => {
   });
 
   it('gives company, date, address and total with the offline model, each cited by text that contains it', async () => {
-    const job = await c.waitForJob(fileId, (await c.files.extract(fileId, { schema: SCHEMA, schema_name: 'receipt' })).job.job_id);
+    const job = await c.waitForJob(
+      fileId,
+      (await c.files.extract(fileId, { schema: SCHEMA, schema_name: 'receipt' })).job.job_id,
+    );
     expect(job.status).toBe('completed');
-    const doc = (await c.artifacts.get((job.result as { artifact_manifest_id: string }).artifact_manifest_id, 'result_json')) as any;
+    const doc = (await c.artifacts.get(
+      (job.result as { artifact_manifest_id: string }).artifact_manifest_id,
+      'result_json',
+    )) as any;
     expect(doc.jsonResult).toMatchObject({ company: 'SAM SAM TRADING CO', date: '2017-12-29', total: 14.1 });
     // The address is the block of lines under the name (OCR spelling as read).
     expect(doc.jsonResult.address).toMatch(/^67,JLN MEWAH 25\/63 .* 40400 SHAH ALAM\.$/);
     const segments = await c.files.segments(fileId);
     expect(doc.citations.map((x: any) => x.path).sort()).toEqual(['/address', '/company', '/date', '/total']);
-    for (const cite of doc.citations) expect(citationVerifiable(valueAt(doc.jsonResult, cite.path), cite, segments)).toBe(true);
+    for (const cite of doc.citations)
+      expect(citationVerifiable(valueAt(doc.jsonResult, cite.path), cite, segments)).toBe(true);
   });
 });
 
@@ -102,7 +112,12 @@ describe('an image with ink but no text', () => {
   it('completes with a warning on the job, and extraction on it says the parse holds no text', async () => {
     // Broad blobs, no letters.
     const file = path.join(tmp, 'blobs.png');
-    await writeFile(file, grayPng(600, 400, (x, y) => ((x - 150) ** 2 + (y - 200) ** 2 < 90 ** 2 || (x >= 300 && x < 520 && y >= 80 && y < 320) ? 20 : 255)));
+    await writeFile(
+      file,
+      grayPng(600, 400, (x, y) =>
+        (x - 150) ** 2 + (y - 200) ** 2 < 90 ** 2 || (x >= 300 && x < 520 && y >= 80 && y < 320) ? 20 : 255,
+      ),
+    );
     const r = await parse(file);
     expect(r.done.status).toBe('completed');
     expect((r.done.result as any).warnings).toEqual([expect.objectContaining({ page_number: 1, code: 'ocr_no_text' })]);
@@ -133,5 +148,10 @@ function grayPng(w: number, h: number, px: (x: number, y: number) => number): Bu
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 0; // greyscale
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

@@ -22,20 +22,29 @@ export interface WorkflowStack extends Stack {
  * `modelEnv` configures the model providers of both the gateway (which resolves model_id) and the
  * worker (which calls the model), as one deployment's environment would.
  */
-export async function startWorkflowStack(o: { modelEnv?: Record<string, string>; workflowWorker?: boolean } = {}): Promise<WorkflowStack> {
+export async function startWorkflowStack(
+  o: { modelEnv?: Record<string, string>; workflowWorker?: boolean } = {},
+): Promise<WorkflowStack> {
   const s = await startStack();
   const models = new ModelRegistry(readModelConfig({ ...o.modelEnv }));
   s.gw.deps.models = models;
   const redis = createRedis(s.gw.deps.env.REDIS_URL, { forWorker: true });
   const workflowDeps: WorkerDeps = {
-    db: s.gw.db, storage: s.gw.deps.storage, models, queues: s.gw.deps.queues,
+    db: s.gw.db,
+    storage: s.gw.deps.storage,
+    models,
+    queues: s.gw.deps.queues,
     logger: createLogger('workflow-worker-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
   };
   const running: RunningWorkflowWorker[] = [];
   const stack = s as WorkflowStack;
   stack.workflowDeps = workflowDeps;
   stack.startWorkflow = () => {
-    const w = startWorkflowWorker(workflowDeps, { connection: redis, prefix: s.gw.deps.env.QUEUE_PREFIX, concurrency: 2 });
+    const w = startWorkflowWorker(workflowDeps, {
+      connection: redis,
+      prefix: s.gw.deps.env.QUEUE_PREFIX,
+      concurrency: 2,
+    });
     running.push(w);
     return w;
   };
@@ -50,7 +59,12 @@ export async function startWorkflowStack(o: { modelEnv?: Record<string, string>;
 }
 
 /** A fake OpenAI-compatible server (model `remote-small`) beside docfleet-local, the default model. */
-export const remoteModelEnv = (fakeUrl: string) => ({ OPENAI_BASE_URL: `${fakeUrl}/v1`, OPENAI_MODELS: 'remote-small', MODEL_DEFAULT: 'docfleet-local', MODEL_MAX_RETRIES: '0' });
+export const remoteModelEnv = (fakeUrl: string) => ({
+  OPENAI_BASE_URL: `${fakeUrl}/v1`,
+  OPENAI_MODELS: 'remote-small',
+  MODEL_DEFAULT: 'docfleet-local',
+  MODEL_MAX_RETRIES: '0',
+});
 
 export interface WorkflowFixture {
   s: WorkflowStack;
@@ -68,15 +82,41 @@ export interface WorkflowFixture {
  * The usual setup of a workflow test file: the stack with a fake remote model, an organisation
  * with credits, a knowledge base and one parsed file.
  */
-export async function startWorkflowFixture(o: { kbName: string; file: string; credits?: number; respond?: FakeOpenAiOptions['respond']; parseOptions?: Record<string, unknown> }): Promise<WorkflowFixture> {
+export async function startWorkflowFixture(o: {
+  kbName: string;
+  file: string;
+  credits?: number;
+  respond?: FakeOpenAiOptions['respond'];
+  parseOptions?: Record<string, unknown>;
+}): Promise<WorkflowFixture> {
   const fake = await startFakeOpenAiServer({ models: ['remote-small'], ...(o.respond ? { respond: o.respond } : {}) });
   const s = await startWorkflowStack({ modelEnv: remoteModelEnv(fake.url) });
   const org = await s.gw.createOrg({ credits: o.credits ?? 50 });
   const c = s.client(org.key);
   const kbId = (await c.knowledgeBases.create({ name: o.kbName })).knowledge_base.id;
   const fileId = (await c.files.upload(o.file, { knowledgeBaseId: kbId })).file.id;
-  await c.waitForJob(fileId, (await c.files.parse(fileId, o.parseOptions ? { options: o.parseOptions } as Parameters<DocfleetClient['files']['parse']>[1] : {})).job.job_id);
-  return { s, fake, c, orgId: org.orgId, key: org.key, kbId, fileId, close: async () => { await s.close(); await fake.close(); } };
+  await c.waitForJob(
+    fileId,
+    (
+      await c.files.parse(
+        fileId,
+        o.parseOptions ? ({ options: o.parseOptions } as Parameters<DocfleetClient['files']['parse']>[1]) : {},
+      )
+    ).job.job_id,
+  );
+  return {
+    s,
+    fake,
+    c,
+    orgId: org.orgId,
+    key: org.key,
+    kbId,
+    fileId,
+    close: async () => {
+      await s.close();
+      await fake.close();
+    },
+  };
 }
 
 /** An organisation that can pay for exactly one page: `file` (one page) parsed, nothing left. */

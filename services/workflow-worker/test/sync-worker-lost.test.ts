@@ -6,7 +6,10 @@ import { corpus, startWorkflowFixture, type WorkflowFixture } from './stack';
 
 let fx: WorkflowFixture;
 beforeAll(async () => {
-  fx = await startWorkflowFixture({ kbName: 'Lost worker', file: corpus('f_forms_invoices/invoice2data/AzureInterior.pdf') });
+  fx = await startWorkflowFixture({
+    kbName: 'Lost worker',
+    file: corpus('f_forms_invoices/invoice2data/AzureInterior.pdf'),
+  });
 });
 afterAll(() => fx.close());
 
@@ -24,7 +27,8 @@ it('a waiting classify request replaces an attempt whose worker stopped beating'
   }
   // What a worker killed mid-run leaves: in_progress, a heartbeat an hour old, its queue entry gone.
   await (await s.gw.deps.queues.queue('workflow').getJob(operationJobId(op.id, 1)))?.remove();
-  await s.gw.db.$executeRaw`UPDATE operations SET status = 'in_progress', started_at = now() - interval '1 hour', heartbeat_at = now() - interval '1 hour' WHERE id = ${op.id}::uuid`;
+  await s.gw.db
+    .$executeRaw`UPDATE operations SET status = 'in_progress', started_at = now() - interval '1 hour', heartbeat_at = now() - interval '1 hour' WHERE id = ${op.id}::uuid`;
   s.startWorkflow();
 
   const r = await pending;
@@ -35,5 +39,7 @@ it('a waiting classify request replaces an attempt whose worker stopped beating'
   expect((await c.billing.credits()).credits.balance_credits).toBe(before - 1);
   expect(await s.gw.db.ledgerEntry.count({ where: { operation_id: op.id } })).toBe(1);
   // A retry with the same key replays the stored output, free.
-  expect((await c.classify.run({ file_id: fileId, classes: ['invoice', 'letter'], idempotency_key: 'lost-1' })).credit).toMatchObject({ debited: false, replayed: true });
+  expect(
+    (await c.classify.run({ file_id: fileId, classes: ['invoice', 'letter'], idempotency_key: 'lost-1' })).credit,
+  ).toMatchObject({ debited: false, replayed: true });
 });

@@ -14,7 +14,7 @@ export function chromiumPath(): string {
   try {
     return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('chromium is not installed: run `bash scripts/setup.sh` (it installs Debian\'s chromium)');
+    throw new Error("chromium is not installed: run `bash scripts/setup.sh` (it installs Debian's chromium)");
   }
 }
 
@@ -27,7 +27,9 @@ export async function launchBrowser(): Promise<Browser> {
 /** The console's build, made here when setup has not made it (e.g. right after a pull). */
 export async function ensureConsoleBuilt(): Promise<void> {
   if (existsSync(path.join(root, 'services/console/dist/index.html'))) return;
-  await promisify(execFile)('pnpm', ['exec', 'vite', 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'services/console') });
+  await promisify(execFile)('pnpm', ['exec', 'vite', 'build', '--logLevel', 'warn'], {
+    cwd: path.join(root, 'services/console'),
+  });
 }
 
 export async function shot(page: Page, name: string): Promise<void> {
@@ -42,6 +44,9 @@ export function watchProblems(page: Page): string[] {
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(`csp: ${m.text()}`);
   });
-  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
   return problems;
 }

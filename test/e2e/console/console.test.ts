@@ -12,7 +12,13 @@ import { ARTIFACTS, ensureConsoleBuilt, launchBrowser, shot, watchProblems } fro
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 // Functions passed to page.evaluate run in the browser: these names exist there, not in Node's types.
-declare const window: any, document: any, sessionStorage: any, localStorage: any, MutationObserver: any, DataTransfer: any, DragEvent: any;
+declare const window: any,
+  document: any,
+  sessionStorage: any,
+  localStorage: any,
+  MutationObserver: any,
+  DataTransfer: any,
+  DragEvent: any;
 type HTMLProgressElement = { value: number; max: number };
 
 // The web console against a real fleet (`pnpm start`) in real headless Chromium: every assertion
@@ -35,7 +41,12 @@ let adminEmail: string;
 
 async function cli(args: string[], stdin?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('pnpm', ['--silent', 'docfleet', 'admin', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: t.url } }, (err, out) => (err ? reject(err) : resolve(out)));
+    const child = execFile(
+      'pnpm',
+      ['--silent', 'docfleet', 'admin', ...args],
+      { cwd: root, env: { ...process.env, DATABASE_URL: t.url } },
+      (err, out) => (err ? reject(err) : resolve(out)),
+    );
     child.stdin!.end(stdin ?? '');
   });
 }
@@ -82,7 +93,10 @@ async function signOut() {
 
 /** The error banner's status and code, as shown. */
 async function shownError(): Promise<{ text: string; code: string | null }> {
-  const banner = page.getByRole('alert').filter({ has: page.locator('.error-code') }).first();
+  const banner = page
+    .getByRole('alert')
+    .filter({ has: page.locator('.error-code') })
+    .first();
   await banner.waitFor();
   return { text: (await banner.innerText()).trim(), code: await banner.getAttribute('data-code') };
 }
@@ -92,10 +106,18 @@ beforeAll(async () => {
   await rm(ARTIFACTS, { recursive: true, force: true }); // only this run's screenshots
   t = await createTestDb();
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-console-e2e-'));
-  fleet = await startFleet({ DATABASE_URL: t.url, DATA_DIR: dataDir, LOGIN_FREE_FAILURES: '2', LOGIN_BACKOFF_BASE_SECONDS: '30' });
+  fleet = await startFleet({
+    DATABASE_URL: t.url,
+    DATA_DIR: dataDir,
+    LOGIN_FREE_FAILURES: '2',
+    LOGIN_BACKOFF_BASE_SECONDS: '30',
+  });
   org = await fleet.createOrg(500);
   adminEmail = `admin-${randomUUID().slice(0, 8)}@example.com`;
-  await cli(['create-user', '--org', org.orgId, '--email', adminEmail, '--role', 'admin', '--password-stdin'], `${PASSWORD}\n`);
+  await cli(
+    ['create-user', '--org', org.orgId, '--email', adminEmail, '--role', 'admin', '--password-stdin'],
+    `${PASSWORD}\n`,
+  );
   api = new DocfleetClient({ baseUrl: fleet.baseUrl, apiKey: org.apiKey });
   browser = await launchBrowser();
   ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -125,7 +147,10 @@ describe('web console', () => {
     await shot(page, '01-sign-in');
     await signInWithKey(org.apiKey);
     expect(page.url()).not.toContain(org.apiKey);
-    const stored = await page.evaluate(() => ({ session: JSON.stringify(sessionStorage), local: JSON.stringify(localStorage) }));
+    const stored = await page.evaluate(() => ({
+      session: JSON.stringify(sessionStorage),
+      local: JSON.stringify(localStorage),
+    }));
     expect(stored.session).toContain(org.apiKey);
     expect(stored.local).not.toContain(org.apiKey);
 
@@ -180,24 +205,33 @@ describe('web console', () => {
       }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
     });
     const hostile = Buffer.from(await hostilePdf()).toString('base64');
-    await page.evaluate(({ b64 }) => {
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], 'hostile.pdf', { type: 'application/pdf' }));
-      const zone = document.querySelector('[data-testid="dropzone"]')!;
-      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    }, { b64: hostile });
+    await page.evaluate(
+      ({ b64 }) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], 'hostile.pdf', { type: 'application/pdf' }));
+        const zone = document.querySelector('[data-testid="dropzone"]')!;
+        zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      },
+      { b64: hostile },
+    );
     await page.locator('input[type="file"]').setInputFiles([PAPER]);
     await page.locator('.uploads li[data-upload-state="done"]').nth(1).waitFor({ timeout: 60_000 });
-    const bars = await page.locator('.uploads progress').evaluateAll((ps) => ps.map((p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max]));
+    const bars = await page
+      .locator('.uploads progress')
+      .evaluateAll((ps) => ps.map((p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max]));
     expect(bars).toHaveLength(2);
     for (const [v, max] of bars) expect(v).toBe(max); // each file's bar reached its own size
 
     await page.locator('tr[data-file-id]').nth(1).waitFor();
     await shot(page, '03-knowledge-base-parsing');
     const done = page.locator('tr[data-parse-status="completed"]');
-    await page.waitForFunction(() => document.querySelectorAll('tr[data-parse-status="completed"]').length === 2, undefined, { timeout: 180_000, polling: 250 });
+    await page.waitForFunction(
+      () => document.querySelectorAll('tr[data-parse-status="completed"]').length === 2,
+      undefined,
+      { timeout: 180_000, polling: 250 },
+    );
     expect(await done.count()).toBe(2);
     const states = await page.evaluate(() => (window as unknown as { __states: string[] }).__states);
     expect(states.some((s) => /^(queued|running)/.test(s))).toBe(true);
@@ -307,8 +341,19 @@ describe('web console', () => {
   }, 60_000);
 
   it('shows a spreadsheet as its sheet grid with every segment drawn over its A1 range', async () => {
-    const up = await api.files.upload(corpus('d_spreadsheets/docling/test-01.xlsx'), { knowledgeBaseId: kbId, autoParse: true });
-    expect((await api.waitForJob(up.file.id, up.parse_job!.job_id, { timeoutMs: 120_000, initialIntervalMs: 500, maxIntervalMs: 1000 })).status).toBe('completed');
+    const up = await api.files.upload(corpus('d_spreadsheets/docling/test-01.xlsx'), {
+      knowledgeBaseId: kbId,
+      autoParse: true,
+    });
+    expect(
+      (
+        await api.waitForJob(up.file.id, up.parse_job!.job_id, {
+          timeoutMs: 120_000,
+          initialIntervalMs: 500,
+          maxIntervalMs: 1000,
+        })
+      ).status,
+    ).toBe('completed');
     const manifest = (await api.files.artefacts(up.file.id)).artifacts.find((a) => a.artifact_type === 'parse')!;
     const g: GroundingDocument = await api.artifacts.get(manifest.id, 'grounding_json');
     await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${up.file.id}`);
@@ -316,7 +361,10 @@ describe('web console', () => {
     const overlay = page.locator(`.sheet-grid .page-overlay[data-page="${sheet.page_number}"]`);
     await overlay.waitFor();
     expect(await overlay.locator('[data-element-id]').count()).toBe(sheet.elements.length);
-    const ranges = await page.getByRole('table', { name: 'Segments of this sheet' }).locator('tbody tr td:first-child').allInnerTexts();
+    const ranges = await page
+      .getByRole('table', { name: 'Segments of this sheet' })
+      .locator('tbody tr td:first-child')
+      .allInnerTexts();
     expect(ranges).toEqual(sheet.elements.map((e) => e.sheet?.rangeA1 ?? ''));
     expect(await page.getByRole('tablist', { name: 'Sheets' }).getByRole('tab').count()).toBe(g.pages.length);
     await shot(page, '08b-spreadsheet');
@@ -324,7 +372,11 @@ describe('web console', () => {
 
   it('runs an extraction and links each value to its citation box on its page', async () => {
     const up = await api.files.upload(INVOICE, { knowledgeBaseId: kbId, autoParse: true });
-    const job = await api.waitForJob(up.file.id, up.parse_job!.job_id, { timeoutMs: 180_000, initialIntervalMs: 500, maxIntervalMs: 1000 });
+    const job = await api.waitForJob(up.file.id, up.parse_job!.job_id, {
+      timeoutMs: 180_000,
+      initialIntervalMs: 500,
+      maxIntervalMs: 1000,
+    });
     expect(job.status).toBe('completed');
     await page.goto(`${fleet.baseUrl}/#/kb/${kbId}/file/${up.file.id}`);
     await page.getByTestId('page-overlay').waitFor();
@@ -358,7 +410,10 @@ describe('web console', () => {
     await fillFields();
     await page.getByRole('tab', { name: 'JSON Schema' }).click();
     const schemaText = await page.getByLabel(/JSON Schema \(Draft 2020-12\)/).inputValue();
-    expect(JSON.parse(schemaText)).toMatchObject({ type: 'object', properties: { total_amount: { type: ['number', 'null'] }, invoice_number: {} } });
+    expect(JSON.parse(schemaText)).toMatchObject({
+      type: 'object',
+      properties: { total_amount: { type: ['number', 'null'] }, invoice_number: {} },
+    });
     await page.getByRole('button', { name: /Run extraction job/ }).click();
     const jrow = page.locator('tr[data-field-path="/total_amount"]');
     await jrow.waitFor({ timeout: 120_000 });
@@ -376,7 +431,10 @@ describe('web console', () => {
     const record = page.locator('tr[data-record-id]').first();
     await record.waitFor({ timeout: 180_000 });
     const pages = (await record.locator('td').nth(2).innerText()).split('–').map(Number);
-    const [download] = await Promise.all([page.waitForEvent('download'), record.getByRole('button', { name: 'Download PDF' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      record.getByRole('button', { name: 'Download PDF' }).click(),
+    ]);
     const pdf = await PDFDocument.load(await readFile((await download.path())!));
     expect(pdf.getPageCount()).toBe(pages[1]! - pages[0]! + 1);
     await shot(page, '11-split');
@@ -407,7 +465,10 @@ describe('web console', () => {
     await row.waitFor();
     await page.getByLabel('New folder').fill('Reports');
     await page.getByRole('button', { name: 'Create folder' }).click();
-    await page.locator('select[name="folder"]').locator('option', { hasText: 'Reports' }).waitFor({ state: 'attached' });
+    await page
+      .locator('select[name="folder"]')
+      .locator('option', { hasText: 'Reports' })
+      .waitFor({ state: 'attached' });
     await row.getByLabel('Move us-039.pdf to folder').selectOption({ label: 'Reports' });
     await until(async () => (await api.files.get(paperId)).file.folder_id !== null);
     await page.locator('select[name="folder"]').selectOption({ label: 'Reports' });
@@ -416,7 +477,9 @@ describe('web console', () => {
 
     await row.getByRole('button', { name: 'Trash' }).click();
     await row.waitFor({ state: 'detached' });
-    expect((await api.files.get(paperId).catch((e: DocfleetApiError) => e)) as DocfleetApiError).toMatchObject({ status: 404 });
+    expect((await api.files.get(paperId).catch((e: DocfleetApiError) => e)) as DocfleetApiError).toMatchObject({
+      status: 404,
+    });
     await page.getByLabel('Show trash').check();
     const trashed = page.locator(`li[data-file-id="${paperId}"]`);
     await trashed.getByRole('button', { name: 'Restore' }).click();
@@ -430,11 +493,15 @@ describe('web console', () => {
     await hostileRow.getByRole('button', { name: 'Re-parse' }).click();
     await until(async () => (await api.files.jobs(hostileId)).jobs.length === before + 1);
     await page.locator(`tr[data-file-id="${hostileId}"][data-parse-status="completed"]`).waitFor({ timeout: 60_000 });
-    await page.waitForFunction((id) => document.querySelector(`tr[data-file-id="${id}"] .parse-cell`)?.textContent?.includes('reused'), hostileId, { timeout: 60_000 });
+    await page.waitForFunction(
+      (id) => document.querySelector(`tr[data-file-id="${id}"] .parse-cell`)?.textContent?.includes('reused'),
+      hostileId,
+      { timeout: 60_000 },
+    );
     await shot(page, '14-folders-trash-reparse');
   }, 120_000);
 
-  it('shows the API\'s errors with their code: 404 and 403', async () => {
+  it("shows the API's errors with their code: 404 and 403", async () => {
     const missing = randomUUID();
     const apiErr = await api.knowledgeBases.index(missing).catch((e: DocfleetApiError) => e);
     expect(apiErr).toBeInstanceOf(DocfleetApiError);
@@ -514,7 +581,10 @@ describe('web console', () => {
     expect(Number(await page.getByTestId('balance').innerText())).toBe(credits.balance_credits);
     const today = new Date().toISOString().slice(0, 10);
     const bar = page.locator(`[data-testid="usage-chart"] .bar[data-day="${today}"]`);
-    const days = (await api.billing.ledger({ groupBy: 'day' })).entries as Array<{ day: string; net_used_credits: number }>;
+    const days = (await api.billing.ledger({ groupBy: 'day' })).entries as Array<{
+      day: string;
+      net_used_credits: number;
+    }>;
     const used = days.find((d) => d.day.slice(0, 10) === today)!.net_used_credits;
     expect(used).toBeGreaterThan(0); // the two parses
     expect(Number(await bar.getAttribute('data-used'))).toBe(used);
@@ -543,7 +613,11 @@ describe('web console', () => {
     expect(workers.length).toBeGreaterThan(0);
     for (const pid of workers) process.kill(pid, 'SIGSTOP'); // down, as far as the queue can tell
     try {
-      await page.locator('input[type="file"]').setInputFiles([{ name: 'while-down.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await hostilePdf()) }]);
+      await page
+        .locator('input[type="file"]')
+        .setInputFiles([
+          { name: 'while-down.pdf', mimeType: 'application/pdf', buffer: Buffer.from(await hostilePdf()) },
+        ]);
       const row = page.locator('tr', { hasText: 'while-down.pdf' });
       await row.waitFor();
       await page.waitForTimeout(4000);
@@ -553,7 +627,9 @@ describe('web console', () => {
     } finally {
       for (const pid of workers) process.kill(pid, 'SIGCONT');
     }
-    await page.locator('tr[data-parse-status="completed"]', { hasText: 'while-down.pdf' }).waitFor({ timeout: 120_000 });
+    await page
+      .locator('tr[data-parse-status="completed"]', { hasText: 'while-down.pdf' })
+      .waitFor({ timeout: 120_000 });
   }, 180_000);
 
   it('signs out: the session is gone from the tab', async () => {

@@ -5,9 +5,21 @@ export const LoginBody = z.object({ email: z.string().email(), password: z.strin
 export const LoginResponse = z.object({
   token: z.string(),
   expires_at: Timestamp,
-  user: z.object({ id: Uuid, email: z.string(), name: z.string().nullable(), memberships: z.array(z.object({ org_id: Uuid, role: z.string() })) }),
+  user: z.object({
+    id: Uuid,
+    email: z.string(),
+    name: z.string().nullable(),
+    memberships: z.array(z.object({ org_id: Uuid, role: z.string() })),
+  }),
 });
-export const ApiKeyRecord = z.object({ id: Uuid, name: z.string(), prefix: z.string(), created_at: Timestamp, last_used_at: Timestamp.nullable(), revoked_at: Timestamp.nullable() });
+export const ApiKeyRecord = z.object({
+  id: Uuid,
+  name: z.string(),
+  prefix: z.string(),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+  revoked_at: Timestamp.nullable(),
+});
 export const ApiKeyList = z.object({ api_keys: z.array(ApiKeyRecord) });
 export const ApiKeyEnvelope = z.object({ api_key: ApiKeyRecord });
 export const CreateApiKeyBody = z.object({ name: z.string().trim().min(1).max(200) });

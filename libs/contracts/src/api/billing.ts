@@ -40,4 +40,7 @@ export const LedgerDay = z.object({
   net_used_credits: z.number().int(),
   entry_count: z.number().int(),
 });
-export const LedgerPage = z.object({ entries: z.array(z.union([LedgerEntry, LedgerDay])), next_cursor: z.string().nullable() });
+export const LedgerPage = z.object({
+  entries: z.array(z.union([LedgerEntry, LedgerDay])),
+  next_cursor: z.string().nullable(),
+});

@@ -17,7 +17,11 @@ export type ClassifySuggestBody = z.infer<typeof ClassifySuggestBody>;
 
 export const ClassifyRunBody = ModelControls.extend({
   file_id: Uuid,
-  classes: z.array(z.string().trim().min(1).max(200)).max(200).optional().describe('at least one; without classes 400 classes_required'),
+  classes: z
+    .array(z.string().trim().min(1).max(200))
+    .max(200)
+    .optional()
+    .describe('at least one; without classes 400 classes_required'),
   multi_label: z.boolean().optional().describe('default false'),
 });
 export type ClassifyRunBody = z.infer<typeof ClassifyRunBody>;
@@ -31,13 +35,23 @@ export type EditRunBody = z.infer<typeof EditRunBody>;
 
 export const ClassDefinition = z.object({ name: z.string(), description: z.string() });
 
-export const ClassifySuggestResponse = z.object({ operation_id: Uuid, classes: z.array(ClassDefinition), modelId: z.string(), credit: SyncCredit });
+export const ClassifySuggestResponse = z.object({
+  operation_id: Uuid,
+  classes: z.array(ClassDefinition),
+  modelId: z.string(),
+  credit: SyncCredit,
+});
 
 export const ClassifyRunResponse = z.object({
   operation_id: Uuid,
   document: z.object({
-    class: z.string(), confidence: z.number(), rationale: z.string(),
-    labels: z.array(z.object({ class: z.string(), confidence: z.number() })).optional().describe('with multi_label'),
+    class: z.string(),
+    confidence: z.number(),
+    rationale: z.string(),
+    labels: z
+      .array(z.object({ class: z.string(), confidence: z.number() }))
+      .optional()
+      .describe('with multi_label'),
   }),
   pages: z.array(z.object({ page_number: z.number().int(), class: z.string(), confidence: z.number() })),
   modelId: z.string(),
@@ -45,7 +59,13 @@ export const ClassifyRunResponse = z.object({
 });
 export type ClassifyRunResponse = z.infer<typeof ClassifyRunResponse>;
 
-export const EditRunResponse = z.object({ operation_id: Uuid, proposal_id: Uuid, proposal: JsonObject, modelId: z.string(), credit: SyncCredit });
+export const EditRunResponse = z.object({
+  operation_id: Uuid,
+  proposal_id: Uuid,
+  proposal: JsonObject,
+  modelId: z.string(),
+  credit: SyncCredit,
+});
 
 export const EditProposal = z.object({
   id: Uuid,

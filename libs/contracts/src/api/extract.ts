@@ -47,7 +47,11 @@ export const GenerateSchemaBody = z.object({
   title: z.string().trim().max(500).optional(),
   segment_ids: z.array(z.string().min(1)).max(10000).optional(),
   model_id: z.string().trim().min(1).max(200).optional(),
-  reasoning_level: z.string().max(40).optional().describe('none, low, medium or high; any other value falls back to medium for this endpoint'),
+  reasoning_level: z
+    .string()
+    .max(40)
+    .optional()
+    .describe('none, low, medium or high; any other value falls back to medium for this endpoint'),
   idempotency_key: IdempotencyKey.optional(),
 });
 export type GenerateSchemaBody = z.infer<typeof GenerateSchemaBody>;
@@ -61,20 +65,29 @@ export const SchemaGenerateOutput = z.object({
   modelId: z.string(),
   documentType: z.string(),
   schemaRationale: z.string(),
-  metrics: z.object({ segmentCount: z.number().int(), pageCount: z.number().int(), contextChars: z.number().int(), modelCalls: z.number().int() }),
+  metrics: z.object({
+    segmentCount: z.number().int(),
+    pageCount: z.number().int(),
+    contextChars: z.number().int(),
+    modelCalls: z.number().int(),
+  }),
 });
 export type SchemaGenerateOutput = z.infer<typeof SchemaGenerateOutput>;
 
-export const ExtractScope = z.object({
-  pages: z.array(z.number().int().min(1)).max(10000).optional().describe('1-based page numbers'),
-  segment_ids: z.array(z.string().min(1)).max(10000).optional(),
-  tables_only: z.boolean().optional(),
-}).strict();
+export const ExtractScope = z
+  .object({
+    pages: z.array(z.number().int().min(1)).max(10000).optional().describe('1-based page numbers'),
+    segment_ids: z.array(z.string().min(1)).max(10000).optional(),
+    tables_only: z.boolean().optional(),
+  })
+  .strict();
 export type ExtractScope = z.infer<typeof ExtractScope>;
 
-export const ExtractOptions = z.object({
-  scope: ExtractScope.optional().describe('narrows which parse parts feed the evidence'),
-}).strict();
+export const ExtractOptions = z
+  .object({
+    scope: ExtractScope.optional().describe('narrows which parse parts feed the evidence'),
+  })
+  .strict();
 export type ExtractOptions = z.infer<typeof ExtractOptions>;
 
 export const FileExtractBody = z.object({
@@ -118,14 +131,20 @@ export const ExtractionDocument = z.object({
   data: JsonObject.describe('the extracted values, keyed as the schema names them'),
   jsonResult: JsonObject.describe('same as data'),
   resultTree: z.array(ResultNode),
-  citations: z.array(Citation).describe('the model’s citations resolved against the grounding, and values found there verbatim'),
-  evidence: z.array(z.object({
-    segmentId: z.string(),
-    pageNumber: z.number().int(),
-    title: z.string(),
-    elementIds: z.array(z.string()),
-    coordinates: z.unknown(),
-  })).describe('the segments the scope selected'),
+  citations: z
+    .array(Citation)
+    .describe('the model’s citations resolved against the grounding, and values found there verbatim'),
+  evidence: z
+    .array(
+      z.object({
+        segmentId: z.string(),
+        pageNumber: z.number().int(),
+        title: z.string(),
+        elementIds: z.array(z.string()),
+        coordinates: z.unknown(),
+      }),
+    )
+    .describe('the segments the scope selected'),
   warnings: z.array(Warning),
   metrics: ExtractMetrics.extend({ extractedFieldCount: z.number().int(), citationCount: z.number().int() }),
   validationErrors: z.array(ValidationError).describe('Draft 2020-12 validation of data against the schema'),

@@ -31,10 +31,18 @@ export const UploadResponse = FileEnvelope.extend({
   parse_job: Job.nullable().optional().describe('with auto_parse: the queued parse (null when it could not be queued)'),
   parse_usage: ParseUsage.nullable().optional(),
   credit_reservation: CreditReservation.nullable().optional(),
-  parse_error: z.object({ code: z.string(), error: z.string() }).optional().describe('with auto_parse: why no parse was queued (the upload itself succeeded)'),
+  parse_error: z
+    .object({ code: z.string(), error: z.string() })
+    .optional()
+    .describe('with auto_parse: why no parse was queued (the upload itself succeeded)'),
 });
 
-export const FilePermanentDeleteReport = z.object({ deleted: z.literal(true), permanent: z.literal(true), file_id: Uuid, database: z.record(z.string(), z.number().int()) });
+export const FilePermanentDeleteReport = z.object({
+  deleted: z.literal(true),
+  permanent: z.literal(true),
+  file_id: Uuid,
+  database: z.record(z.string(), z.number().int()),
+});
 
 export const ListFilesQuery = z.object({
   knowledge_base_id: Uuid.optional(),
@@ -92,7 +100,9 @@ export const IndexEntry = z.object({
   latest_parse_job: JobSummary.nullable(),
   latest_extract_job: JobSummary.nullable(),
   parse_artifacts: z.object({ manifest_id: Uuid, created_at: Timestamp, links: ArtifactLinks }).nullable(),
-  extract_artifacts: z.object({ manifest_id: Uuid, created_at: Timestamp, links: z.object({ result_json: z.string().nullable() }) }).nullable(),
+  extract_artifacts: z
+    .object({ manifest_id: Uuid, created_at: Timestamp, links: z.object({ result_json: z.string().nullable() }) })
+    .nullable(),
 });
 export type IndexEntry = z.infer<typeof IndexEntry>;
 

@@ -11,11 +11,23 @@ import { JsonObject, Timestamp, Uuid } from './common';
  */
 export const ParseOptions = z
   .object({
-    backend: z.enum(['auto', 'text', 'ocr']).default('auto').describe('auto (spec rule), text (text layer) or ocr (Tesseract)'),
+    backend: z
+      .enum(['auto', 'text', 'ocr'])
+      .default('auto')
+      .describe('auto (spec rule), text (text layer) or ocr (Tesseract)'),
     dpi: z.number().int().min(72).max(600).default(150).describe('page image and pixel_bbox resolution'),
-    layout_device: z.enum(['auto', 'cpu']).default('auto').describe('layout analysis runs on the CPU in this build; auto means cpu'),
+    layout_device: z
+      .enum(['auto', 'cpu'])
+      .default('auto')
+      .describe('layout analysis runs on the CPU in this build; auto means cpu'),
     page_fallback_ocr: z.boolean().default(true).describe('text backend: OCR pages whose text layer is unusable'),
-    timeout_seconds: z.number().int().min(1).max(3600).default(120).describe('limit per page; a page over it fails the job'),
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(120)
+      .describe('limit per page; a page over it fails the job'),
   })
   .strict();
 export type ParseOptions = z.output<typeof ParseOptions>;
@@ -38,13 +50,23 @@ export const Job = z.object({
   status: JobStatus,
   raw_status: z.string().describe('stored value; started and in_progress read as running'),
   kind: JobKind,
-  stage: z.string().nullable().describe('parse: page-diff, parse (or parse-spreadsheet), completed, reused; extract: load-parse, build-evidence, extract, validate, write-artifacts'),
+  stage: z
+    .string()
+    .nullable()
+    .describe(
+      'parse: page-diff, parse (or parse-spreadsheet), completed, reused; extract: load-parse, build-evidence, extract, validate, write-artifacts',
+    ),
   percent: z.number().int().describe('0-100, never goes back'),
   total_pages: z.number().int().nullable(),
   completed_pages: z.number().int(),
   error: z.string().nullable(),
-  error_code: z.string().nullable().describe('stable failure code when failed (docs/errors.md, Job failures); null otherwise'),
-  result: JsonObject.nullable().describe('what a completed job produced: parse (artifact_manifest_id, page_count, changed_pages, unchanged_pages, backend, credits_charged, reused) or extract (extraction_result_id, artifact_manifest_id, validation_errors)'),
+  error_code: z
+    .string()
+    .nullable()
+    .describe('stable failure code when failed (docs/errors.md, Job failures); null otherwise'),
+  result: JsonObject.nullable().describe(
+    'what a completed job produced: parse (artifact_manifest_id, page_count, changed_pages, unchanged_pages, backend, credits_charged, reused) or extract (extraction_result_id, artifact_manifest_id, validation_errors)',
+  ),
   options: JsonObject,
   idempotency_key: z.string(),
   created_at: Timestamp,
@@ -83,14 +105,18 @@ export const ParseResponse = z.object({
   retry_of_job_id: Uuid.optional(),
 });
 export type ParseResponse = z.infer<typeof ParseResponse>;
-export const ParseBulkResponse = z.object({ jobs: z.array(z.object({ job: Job, credit_reservation: CreditReservation.nullable() })) });
+export const ParseBulkResponse = z.object({
+  jobs: z.array(z.object({ job: Job, credit_reservation: CreditReservation.nullable() })),
+});
 
 export const JobEnvelope = z.object({ job: Job });
 export const JobList = z.object({ jobs: z.array(Job) });
-export const JobEventPayload = z.object({
-  code: z.string().optional().describe('job.failed: the stable failure code'),
-  traceback: z.string().optional().describe('job.failed: the last 4000 characters'),
-}).catchall(z.unknown());
+export const JobEventPayload = z
+  .object({
+    code: z.string().optional().describe('job.failed: the stable failure code'),
+    traceback: z.string().optional().describe('job.failed: the last 4000 characters'),
+  })
+  .catchall(z.unknown());
 export const JobEvent = z.object({
   event_type: z.string(),
   message: z.string(),
@@ -108,7 +134,15 @@ export const ClearFailedJobsResponse = z.object({
 
 const Link = z.string().nullable();
 /** API paths of a manifest's artifacts (null when the manifest has none of that kind). */
-export const ArtifactLinks = z.object({ result_md: Link, grounding_json: Link, result_json: Link, workbook_json: Link, tables_json: Link, pages: Link, imgs: Link });
+export const ArtifactLinks = z.object({
+  result_md: Link,
+  grounding_json: Link,
+  result_json: Link,
+  workbook_json: Link,
+  tables_json: Link,
+  pages: Link,
+  imgs: Link,
+});
 export type ArtifactLinks = z.infer<typeof ArtifactLinks>;
 
 /** What a parse manifest records about the pages (PDFs and images). */
@@ -130,16 +164,23 @@ export const ArtifactManifest = z.object({
   file_version_id: Uuid,
   job_id: Uuid.nullable(),
   artifact_type: z.enum(['parse', 'extract']),
-  manifest: z.object({
-    ...ParseManifestInfo.partial().shape,
-    ...SpreadsheetManifestInfo.partial().shape,
-    segment_count: z.number().int().nullable().optional(),
-  }).catchall(z.unknown()).describe('what the job recorded: pages (PDFs, images) or sheets (spreadsheets), backend, schema name (extraction)'),
+  manifest: z
+    .object({
+      ...ParseManifestInfo.partial().shape,
+      ...SpreadsheetManifestInfo.partial().shape,
+      segment_count: z.number().int().nullable().optional(),
+    })
+    .catchall(z.unknown())
+    .describe(
+      'what the job recorded: pages (PDFs, images) or sheets (spreadsheets), backend, schema name (extraction)',
+    ),
   created_at: Timestamp,
   links: ArtifactLinks,
 });
 export type ArtifactManifest = z.infer<typeof ArtifactManifest>;
 export const ArtifactManifestList = z.object({ artifacts: z.array(ArtifactManifest) });
-export const ArtifactDirectoryListing = z.object({ entries: z.array(z.object({ name: z.string(), kind: z.string(), url: z.string() })) });
+export const ArtifactDirectoryListing = z.object({
+  entries: z.array(z.object({ name: z.string(), kind: z.string(), url: z.string() })),
+});
 export const ArtifactParams = z.object({ manifestId: Uuid, key: z.string().max(64) });
 export const ArtifactQuery = z.object({ file: z.string().max(512).optional() });

@@ -10,7 +10,11 @@ export const SEARCH_MAX_LIMIT = 80;
 
 // Text that PostgreSQL cannot hold (NUL) is refused here rather than failing in the database.
 // eslint-disable-next-line no-control-regex
-const SafeString = (max: number) => z.string().max(max).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
+const SafeString = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 const FileIds = z.array(Uuid).max(1000);
 const FolderId = Uuid.nullable();
 const SourceType = SafeString(64);
@@ -18,13 +22,24 @@ const TableOnly = z.boolean();
 
 /** snake_case fields, and their camelCase forms (accepted for older clients); snake_case wins when both are sent. */
 export const SearchBody = z.object({
-  query: SafeString(SEARCH_MAX_QUERY_CHARS).nullish().describe(`up to ${SEARCH_MAX_QUERY_CHARS} characters; blank applies the filters only`),
-  limit: z.number().int().min(1).optional().describe(`default ${SEARCH_DEFAULT_LIMIT}; values above ${SEARCH_MAX_LIMIT} are capped at ${SEARCH_MAX_LIMIT}`),
+  query: SafeString(SEARCH_MAX_QUERY_CHARS)
+    .nullish()
+    .describe(`up to ${SEARCH_MAX_QUERY_CHARS} characters; blank applies the filters only`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`default ${SEARCH_DEFAULT_LIMIT}; values above ${SEARCH_MAX_LIMIT} are capped at ${SEARCH_MAX_LIMIT}`),
   file_ids: FileIds.optional().describe('restrict to these documents (an empty list restricts nothing)'),
   fileIds: FileIds.optional(),
   folder_id: FolderId.optional().describe('restrict to files directly in this folder'),
   folderId: FolderId.optional(),
-  years: z.array(z.number().int().min(0).max(9999)).max(200).optional().describe('segments tagged with any of these years'),
+  years: z
+    .array(z.number().int().min(0).max(9999))
+    .max(200)
+    .optional()
+    .describe('segments tagged with any of these years'),
   source_type: SourceType.optional().describe('e.g. pdf, image, spreadsheet'),
   sourceType: SourceType.optional(),
   table_only: TableOnly.optional().describe('only table segments'),
@@ -44,7 +59,9 @@ export const SearchHit = z.object({
   markdown: z.string(),
   score: z.number().describe('cover-density rank against the query; comparable within one response only'),
   sourceType: z.string(),
-  coordinates: JsonObject.describe('PDF: pageNumber, xmin, ymin, xmax, ymax (0-1000), sourceType; spreadsheet: sheetIndex, sheetName, startRow, endRow, startCol, endCol, rangeA1'),
+  coordinates: JsonObject.describe(
+    'PDF: pageNumber, xmin, ymin, xmax, ymax (0-1000), sourceType; spreadsheet: sheetIndex, sheetName, startRow, endRow, startCol, endCol, rangeA1',
+  ),
   tableMetadata: z.object({
     isTable: z.boolean(),
     headers: z.array(z.string()).optional(),
@@ -54,12 +71,21 @@ export const SearchHit = z.object({
   noteRefs: z.array(z.string()),
   years: z.array(z.number().int()),
   quarters: z.array(z.string()),
-  neighbors: z.object({ previousSegmentId: z.string().nullable(), nextSegmentId: z.string().nullable(), noteSegmentIds: z.array(z.string()) }),
+  neighbors: z.object({
+    previousSegmentId: z.string().nullable(),
+    nextSegmentId: z.string().nullable(),
+    noteSegmentIds: z.array(z.string()),
+  }),
 });
 export type SearchHit = z.infer<typeof SearchHit>;
 
 export const SearchSnapshot = z.object({
-  segment_count: z.number().int().describe('segments in the knowledge base index at the last change (rows of a file trashed or replaced a moment ago count until the index worker removes them; search never returns them)'),
+  segment_count: z
+    .number()
+    .int()
+    .describe(
+      'segments in the knowledge base index at the last change (rows of a file trashed or replaced a moment ago count until the index worker removes them; search never returns them)',
+    ),
   file_count: z.number().int(),
   indexed_at: Timestamp.nullable().describe('when the index of this knowledge base last changed'),
 });

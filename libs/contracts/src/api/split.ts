@@ -27,16 +27,22 @@ export type SplitDownloadBody = z.infer<typeof SplitDownloadBody>;
 export const SplitRulesOutput = z.object({ rules: z.array(SplitRule), modelId: z.string() });
 export type SplitRulesOutput = z.infer<typeof SplitRulesOutput>;
 
-export const SplitWarning = z.object({
-  code: z.string(),
-  message: z.string(),
-  window: z.number().int().optional().describe('the window (0-based) whose answer it concerns'),
-  pages: z.array(z.number().int()).optional(),
-}).passthrough();
+export const SplitWarning = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    window: z.number().int().optional().describe('the window (0-based) whose answer it concerns'),
+    pages: z.array(z.number().int()).optional(),
+  })
+  .passthrough();
 export type SplitWarning = z.infer<typeof SplitWarning>;
 
 /** A record the model returned that the repair dropped. */
-export const InvalidRecord = z.object({ window: z.number().int().describe('0-based'), record: z.unknown(), reason: z.string() });
+export const InvalidRecord = z.object({
+  window: z.number().int().describe('0-based'),
+  record: z.unknown(),
+  reason: z.string(),
+});
 export type InvalidRecord = z.infer<typeof InvalidRecord>;
 
 export const SplitRecord = z.object({

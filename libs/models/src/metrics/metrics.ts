@@ -8,8 +8,16 @@ import { findDates } from '../local/text/dates';
 import { findDurations } from '../local/text/entities';
 import { normalizeValue, type CompareKind } from './normalize-values';
 
-export interface Counts { tp: number; fp: number; fn: number }
-export interface Prf extends Counts { precision: number; recall: number; f1: number }
+export interface Counts {
+  tp: number;
+  fp: number;
+  fn: number;
+}
+export interface Prf extends Counts {
+  precision: number;
+  recall: number;
+  f1: number;
+}
 
 export function prf(c: Counts): Prf {
   const precision = c.tp + c.fp ? c.tp / (c.tp + c.fp) : 1;
@@ -24,11 +32,14 @@ export function addCounts(...cs: Counts[]): Counts {
 
 /** Compares one field: expected and predicted may be scalars or lists (e.g. parties); null = absent. */
 export function compareField(kind: CompareKind, expected: unknown, predicted: unknown): Counts {
-  const norm = (v: unknown) => new Set((Array.isArray(v) ? v : [v]).map((x) => normalizeValue(kind, x)).filter((x): x is string => !!x));
+  const norm = (v: unknown) =>
+    new Set((Array.isArray(v) ? v : [v]).map((x) => normalizeValue(kind, x)).filter((x): x is string => !!x));
   const e = norm(expected);
   const p = norm(predicted);
   let tp = 0;
-  p.forEach((x) => { if (e.has(x)) tp++; });
+  p.forEach((x) => {
+    if (e.has(x)) tp++;
+  });
   return { tp, fp: p.size - tp, fn: e.size - tp };
 }
 
@@ -43,33 +54,57 @@ export function citationVerifiable(value: unknown, c: Citation, segments: Segmen
   const q = c.quote;
   const flat = (s: string) => s.toLowerCase().replace(/\s+/g, ' ');
   if (typeof value === 'string' && flat(q).includes(flat(value))) return true;
-  if (typeof value === 'number') return findAmounts(q, { requireMoneyShape: false }).some((a) => Math.abs(a.value - value) < 0.005);
+  if (typeof value === 'number')
+    return findAmounts(q, { requireMoneyShape: false }).some((a) => Math.abs(a.value - value) < 0.005);
   if (typeof value === 'boolean') return true;
   if (typeof value === 'string') {
     // Either reading of an ambiguous numeric date: the document decides its order, not the quote.
-    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && [...findDates(q, 'dmy'), ...findDates(q, 'mdy')].some((d) => d.iso === value)) return true;
+    if (
+      /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+      [...findDates(q, 'dmy'), ...findDates(q, 'mdy')].some((d) => d.iso === value)
+    )
+      return true;
     if (/^[A-Z]{3}$/.test(value) && currencyIndex(q, value) >= 0) return true;
-    if (findDurations(value).length && findDurations(q).some((d) => d.value === findDurations(value)[0]!.value)) return true;
+    if (findDurations(value).length && findDurations(q).some((d) => d.value === findDurations(value)[0]!.value))
+      return true;
   }
   return false;
 }
 
 /** Walks jsonResult by a citation path ("/lines/0/name"). */
 export function valueAt(json: unknown, path: string): unknown {
-  return path.split('/').filter(Boolean).reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), json);
+  return path
+    .split('/')
+    .filter(Boolean)
+    .reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), json);
 }
 
-export interface SplitRange { startPage: number; endPage: number }
+export interface SplitRange {
+  startPage: number;
+  endPage: number;
+}
 
 /** Boundary P/R/F1 over start pages after the first, plus exact-record accuracy. */
-export function splitScores(expected: SplitRange[], predicted: SplitRange[]): Prf & { exactRecords: number; exactRecordAccuracy: number } {
-  const starts = (rs: SplitRange[]) => new Set(rs.map((r) => r.startPage).filter((p) => p > Math.min(...rs.map((x) => x.startPage))));
+export function splitScores(
+  expected: SplitRange[],
+  predicted: SplitRange[],
+): Prf & { exactRecords: number; exactRecordAccuracy: number } {
+  const starts = (rs: SplitRange[]) =>
+    new Set(rs.map((r) => r.startPage).filter((p) => p > Math.min(...rs.map((x) => x.startPage))));
   const e = starts(expected);
   const p = starts(predicted);
   let tp = 0;
-  p.forEach((x) => { if (e.has(x)) tp++; });
-  const exact = expected.filter((r) => predicted.some((q) => q.startPage === r.startPage && q.endPage === r.endPage)).length;
-  return { ...prf({ tp, fp: p.size - tp, fn: e.size - tp }), exactRecords: exact, exactRecordAccuracy: expected.length ? exact / expected.length : 1 };
+  p.forEach((x) => {
+    if (e.has(x)) tp++;
+  });
+  const exact = expected.filter((r) =>
+    predicted.some((q) => q.startPage === r.startPage && q.endPage === r.endPage),
+  ).length;
+  return {
+    ...prf({ tp, fp: p.size - tp, fn: e.size - tp }),
+    exactRecords: exact,
+    exactRecordAccuracy: expected.length ? exact / expected.length : 1,
+  };
 }
 
 export function accuracy(pairs: Array<{ expected: string; predicted: string }>): number {

@@ -21,8 +21,15 @@ export class AnthropicProvider implements ModelProvider {
   readonly id = PROVIDER;
   private readonly client: Anthropic;
 
-  constructor(private readonly cfg: AnthropicConfig, private readonly common: Pick<ModelConfig, 'timeoutMs' | 'retry'>) {
-    this.client = new Anthropic({ apiKey: cfg.apiKey, ...(cfg.baseURL ? { baseURL: cfg.baseURL } : {}), maxRetries: 0 });
+  constructor(
+    private readonly cfg: AnthropicConfig,
+    private readonly common: Pick<ModelConfig, 'timeoutMs' | 'retry'>,
+  ) {
+    this.client = new Anthropic({
+      apiKey: cfg.apiKey,
+      ...(cfg.baseURL ? { baseURL: cfg.baseURL } : {}),
+      maxRetries: 0,
+    });
   }
 
   models(): ModelInfo[] {
@@ -34,8 +41,17 @@ export class AnthropicProvider implements ModelProvider {
     const { schema, wrapped } = objectSchema(req.jsonSchema);
     const maxTokens = req.maxTokens ?? MAX_TOKENS[req.reasoningLevel];
     const budget = this.cfg.thinking ? ANTHROPIC_THINKING_BUDGET[req.reasoningLevel] : 0;
-    const tool = { name: TOOL_NAME, description: 'Submit the answer. The input must follow the schema exactly.', input_schema: schema as Anthropic.Messages.Tool.InputSchema };
-    const base = { model: modelId, system: req.system, messages: [{ role: 'user' as const, content: req.prompt }], tools: [tool] };
+    const tool = {
+      name: TOOL_NAME,
+      description: 'Submit the answer. The input must follow the schema exactly.',
+      input_schema: schema as Anthropic.Messages.Tool.InputSchema,
+    };
+    const base = {
+      model: modelId,
+      system: req.system,
+      messages: [{ role: 'user' as const, content: req.prompt }],
+      tools: [tool],
+    };
     // No temperature: this SDK generation no longer takes one (deprecated by the API); determinism comes
     // from the forced tool call and the schema.
     const forced: CreateParams = { ...base, max_tokens: maxTokens, tool_choice: { type: 'tool', name: TOOL_NAME } };
@@ -57,7 +73,11 @@ export class AnthropicProvider implements ModelProvider {
     if (input === undefined) {
       const text = msg.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
       if (msg.stop_reason === 'max_tokens') {
-        throw new ModelError('invalid_model_output', `anthropic model ${modelId} hit max_tokens (${maxTokens}) before finishing its answer`, { provider: PROVIDER, modelId, retryable: false });
+        throw new ModelError(
+          'invalid_model_output',
+          `anthropic model ${modelId} hit max_tokens (${maxTokens}) before finishing its answer`,
+          { provider: PROVIDER, modelId, retryable: false },
+        );
       }
       input = parseJsonText(text, { provider: PROVIDER, modelId });
     }
@@ -94,7 +114,13 @@ export function classifyAnthropicError(err: unknown): AttemptFailure {
     // 529 "overloaded_error" is Anthropic's own 5xx; `x-should-retry` lets the server overrule us.
     const should = err.headers?.get('x-should-retry');
     const retryable = should === 'true' ? true : should === 'false' ? false : isRetryableStatus(status);
-    return { retryable, status, message, retryAfterMs: err.headers ? parseRetryAfter((n) => err.headers!.get(n)) : undefined, cause: err };
+    return {
+      retryable,
+      status,
+      message,
+      retryAfterMs: err.headers ? parseRetryAfter((n) => err.headers!.get(n)) : undefined,
+      cause: err,
+    };
   }
   return { retryable: false, message: err instanceof Error ? err.message : String(err), cause: err };
 }

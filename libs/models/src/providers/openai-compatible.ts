@@ -19,7 +19,12 @@ type Mode = 'json_schema' | 'json_object' | 'prompt';
 const MODES: Mode[] = ['json_schema', 'json_object', 'prompt'];
 
 export class HttpStatusError extends Error {
-  constructor(readonly status: number, message: string, readonly headers: Headers, readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Headers,
+    readonly body: unknown,
+  ) {
     super(message);
   }
 }
@@ -34,10 +39,17 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly id = PROVIDER;
   private readonly modeByModel = new Map<string, Mode>();
 
-  constructor(private readonly cfg: OpenAiConfig, private readonly common: Pick<ModelConfig, 'timeoutMs' | 'retry'>) {}
+  constructor(
+    private readonly cfg: OpenAiConfig,
+    private readonly common: Pick<ModelConfig, 'timeoutMs' | 'retry'>,
+  ) {}
 
   models(): ModelInfo[] {
-    return this.cfg.models.map((id) => ({ id, provider: 'openai' as const, description: `OpenAI-compatible ${id} at ${new URL(this.cfg.baseURL).host}` }));
+    return this.cfg.models.map((id) => ({
+      id,
+      provider: 'openai' as const,
+      description: `OpenAI-compatible ${id} at ${new URL(this.cfg.baseURL).host}`,
+    }));
   }
 
   async generateJson<T>(req: GenerateJsonRequest & { model?: string }): Promise<GenerateJsonResult<T>> {
@@ -50,20 +62,36 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         this.modeByModel.set(modelId, mode);
         const choice = res.choices?.[0];
         if (choice?.message?.refusal) {
-          throw new ModelError('invalid_model_output', `openai model ${modelId} refused: ${choice.message.refusal}`, { provider: PROVIDER, modelId, retryable: false });
+          throw new ModelError('invalid_model_output', `openai model ${modelId} refused: ${choice.message.refusal}`, {
+            provider: PROVIDER,
+            modelId,
+            retryable: false,
+          });
         }
         const content = choice?.message?.content ?? '';
         if (choice?.finish_reason === 'length') {
-          throw new ModelError('invalid_model_output', `openai model ${modelId} hit max_tokens before finishing its answer`, { provider: PROVIDER, modelId, retryable: false });
+          throw new ModelError(
+            'invalid_model_output',
+            `openai model ${modelId} hit max_tokens before finishing its answer`,
+            { provider: PROVIDER, modelId, retryable: false },
+          );
         }
         const parsed = parseJsonText(content, { provider: PROVIDER, modelId });
         const value = wrapped ? (parsed as { result?: unknown })?.result : parsed;
         const output = checkOutput<T>(req.jsonSchema, value, { provider: PROVIDER, modelId, raw: res });
-        return { output, usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 }, modelId, raw: res };
+        return {
+          output,
+          usage: { inputTokens: res.usage?.prompt_tokens ?? 0, outputTokens: res.usage?.completion_tokens ?? 0 },
+          modelId,
+          raw: res,
+        };
       } catch (err) {
         const next = MODES[MODES.indexOf(mode) + 1];
         const status = err instanceof ModelError ? err.details.status : undefined;
-        if (next && (status === 400 || status === 422)) { mode = next; continue; }
+        if (next && (status === 400 || status === 422)) {
+          mode = next;
+          continue;
+        }
         throw err;
       }
     }
@@ -74,10 +102,15 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     const system = mode === 'json_schema' ? req.system : `${req.system}\n\n${schemaText}`;
     return {
       model,
-      messages: [{ role: 'system', content: system }, { role: 'user', content: req.prompt }],
+      messages: [
+        { role: 'system', content: system },
+        { role: 'user', content: req.prompt },
+      ],
       temperature: 0,
       max_tokens: req.maxTokens ?? MAX_TOKENS[req.reasoningLevel],
-      ...(mode === 'json_schema' ? { response_format: { type: 'json_schema', json_schema: { name: 'result', schema, strict: false } } } : {}),
+      ...(mode === 'json_schema'
+        ? { response_format: { type: 'json_schema', json_schema: { name: 'result', schema, strict: false } } }
+        : {}),
       ...(mode === 'json_object' ? { response_format: { type: 'json_object' } } : {}),
       ...(this.cfg.reasoningEffort ? { reasoning_effort: OPENAI_REASONING_EFFORT[req.reasoningLevel] } : {}),
     };
@@ -88,30 +121,54 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       async ({ signal }) => {
         const res = await fetch(`${this.cfg.baseURL}/chat/completions`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}) },
+          headers: {
+            'content-type': 'application/json',
+            ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}),
+          },
           body: JSON.stringify(body),
           signal,
         });
         const text = await res.text();
         let json: unknown;
-        try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
         if (!res.ok) {
           const msg = (json as { error?: { message?: string } | string })?.error;
-          const message = typeof msg === 'string' ? msg : msg?.message ?? (text.slice(0, 200) || res.statusText);
+          const message = typeof msg === 'string' ? msg : (msg?.message ?? (text.slice(0, 200) || res.statusText));
           throw new HttpStatusError(res.status, message, res.headers, json);
         }
-        if (json === undefined) throw new ModelError('invalid_model_output', `openai model ${modelId} answered with a body that is not JSON`, { provider: PROVIDER, modelId, retryable: true });
+        if (json === undefined)
+          throw new ModelError(
+            'invalid_model_output',
+            `openai model ${modelId} answered with a body that is not JSON`,
+            { provider: PROVIDER, modelId, retryable: true },
+          );
         return json as ChatCompletion;
       },
       classifyFetchError,
-      { policy: this.common.retry, timeoutMs: req.timeoutMs ?? this.common.timeoutMs, signal: req.signal, provider: PROVIDER, modelId },
+      {
+        policy: this.common.retry,
+        timeoutMs: req.timeoutMs ?? this.common.timeoutMs,
+        signal: req.signal,
+        provider: PROVIDER,
+        modelId,
+      },
     );
   }
 }
 
 export function classifyFetchError(err: unknown): AttemptFailure {
   if (err instanceof HttpStatusError) {
-    return { retryable: isRetryableStatus(err.status), status: err.status, message: err.message, retryAfterMs: parseRetryAfter((n) => err.headers.get(n)), cause: err };
+    return {
+      retryable: isRetryableStatus(err.status),
+      status: err.status,
+      message: err.message,
+      retryAfterMs: parseRetryAfter((n) => err.headers.get(n)),
+      cause: err,
+    };
   }
   // fetch rejects with TypeError("fetch failed") for refused/reset connections and DNS failures.
   // (checked by name: under jest the error comes from another realm, so instanceof fails)

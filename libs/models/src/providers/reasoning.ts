@@ -12,5 +12,8 @@ export const ANTHROPIC_THINKING_BUDGET: Record<ReasoningLevel, number> = { none:
 
 /** OpenAI-style `reasoning_effort` (sent only when OPENAI_REASONING_EFFORT is on). */
 export const OPENAI_REASONING_EFFORT: Record<ReasoningLevel, 'minimal' | 'low' | 'medium' | 'high'> = {
-  none: 'minimal', low: 'low', medium: 'medium', high: 'high',
+  none: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
 };

@@ -15,18 +15,31 @@ export function normalizeFieldName(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9_]+/g, '_');
 }
 
-export function normalizeFieldSchema(schema: { version?: unknown; title?: unknown; description?: unknown; fields?: unknown }): FieldListSchema {
+export function normalizeFieldSchema(schema: {
+  version?: unknown;
+  title?: unknown;
+  description?: unknown;
+  fields?: unknown;
+}): FieldListSchema {
   const walk = (fields: unknown, parent: string): SchemaField[] =>
-    (Array.isArray(fields) ? fields : []).filter((f) => f && typeof f === 'object' && typeof (f as { name?: unknown }).name === 'string').map((raw) => {
-      const f = raw as Record<string, unknown>;
-      const name = normalizeFieldName(f.name as string);
-      const path = parent ? `${parent}.${name}` : name;
-      const type = FIELD_TYPES.includes(f.type as FieldType) ? (f.type as FieldType) : 'string';
-      const out: SchemaField = { id: `field-${path}`, name, type, description: typeof f.description === 'string' ? f.description : '', required: f.required === true };
-      const children = walk(f.children, path);
-      if (children.length) out.children = children;
-      return out;
-    });
+    (Array.isArray(fields) ? fields : [])
+      .filter((f) => f && typeof f === 'object' && typeof (f as { name?: unknown }).name === 'string')
+      .map((raw) => {
+        const f = raw as Record<string, unknown>;
+        const name = normalizeFieldName(f.name as string);
+        const path = parent ? `${parent}.${name}` : name;
+        const type = FIELD_TYPES.includes(f.type as FieldType) ? (f.type as FieldType) : 'string';
+        const out: SchemaField = {
+          id: `field-${path}`,
+          name,
+          type,
+          description: typeof f.description === 'string' ? f.description : '',
+          required: f.required === true,
+        };
+        const children = walk(f.children, path);
+        if (children.length) out.children = children;
+        return out;
+      });
   return {
     version: typeof schema.version === 'number' ? schema.version : 1,
     title: typeof schema.title === 'string' ? schema.title : '',
@@ -42,10 +55,15 @@ export function normalizeFieldSchema(schema: { version?: unknown; title?: unknow
 export function fieldListToJsonSchema(schema: FieldListSchema): Record<string, unknown> {
   const prop = (f: SchemaField): Record<string, unknown> => {
     switch (f.type) {
-      case 'table': case 'array': return { type: 'array', items: { type: 'object' }, description: f.description };
-      case 'object': return { ...objectOf(f.children ?? []), description: f.description };
-      case 'date': return { type: 'string', description: f.description };
-      default: return { type: f.type, description: f.description };
+      case 'table':
+      case 'array':
+        return { type: 'array', items: { type: 'object' }, description: f.description };
+      case 'object':
+        return { ...objectOf(f.children ?? []), description: f.description };
+      case 'date':
+        return { type: 'string', description: f.description };
+      default:
+        return { type: f.type, description: f.description };
     }
   };
   const objectOf = (fields: SchemaField[]) => ({
@@ -61,11 +79,23 @@ export function fieldListToJsonSchema(schema: FieldListSchema): Record<string, u
 export function nullableResultSchema(fields: SchemaField[]): Record<string, unknown> {
   const prop = (f: SchemaField): Record<string, unknown> => {
     switch (f.type) {
-      case 'table': case 'array': return { type: ['array', 'null'], items: f.children?.length ? { ...nullableResultSchema(f.children), additionalProperties: true } : {} };
-      case 'object': return { anyOf: [nullableResultSchema(f.children ?? []), { type: 'null' }] };
-      case 'date': return { type: ['string', 'null'] };
-      default: return { type: [f.type, 'null'] };
+      case 'table':
+      case 'array':
+        return {
+          type: ['array', 'null'],
+          items: f.children?.length ? { ...nullableResultSchema(f.children), additionalProperties: true } : {},
+        };
+      case 'object':
+        return { anyOf: [nullableResultSchema(f.children ?? []), { type: 'null' }] };
+      case 'date':
+        return { type: ['string', 'null'] };
+      default:
+        return { type: [f.type, 'null'] };
     }
   };
-  return { type: 'object', properties: Object.fromEntries(fields.map((f) => [f.name, prop(f)])), additionalProperties: true };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((f) => [f.name, prop(f)])),
+    additionalProperties: true,
+  };
 }

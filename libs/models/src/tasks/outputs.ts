@@ -7,7 +7,11 @@ import { nullableResultSchema, type SchemaField } from './field-schema';
 export type Citation = Pick<api.Citation, 'path' | 'segmentId' | 'pageNumber' | 'quote' | 'confidence'>;
 export type ModelWarning = api.Warning;
 
-export interface ExtractOutput { jsonResult: Record<string, unknown>; citations: Citation[]; warnings: ModelWarning[] }
+export interface ExtractOutput {
+  jsonResult: Record<string, unknown>;
+  citations: Citation[];
+  warnings: ModelWarning[];
+}
 
 export type SplitRule = api.SplitRule;
 export interface SplitRecordOutput {
@@ -18,19 +22,42 @@ export interface SplitRecordOutput {
   confidence: number;
   boundaryReason: string;
 }
-export interface SplitOutput { records: SplitRecordOutput[]; warnings: ModelWarning[] }
-export interface SplitRulesOutput { rules: SplitRule[] }
+export interface SplitOutput {
+  records: SplitRecordOutput[];
+  warnings: ModelWarning[];
+}
+export interface SplitRulesOutput {
+  rules: SplitRule[];
+}
 
-export interface ClassLabel { class: string; confidence: number }
+export interface ClassLabel {
+  class: string;
+  confidence: number;
+}
 export interface ClassifyOutput {
   document: { class: string; confidence: number; rationale: string; labels?: ClassLabel[] };
   pages: Array<{ page_number: number; class: string; confidence: number }>;
 }
-export interface ClassDefinition { name: string; description: string }
-export interface ClassifySuggestOutput { classes: ClassDefinition[] }
+export interface ClassDefinition {
+  name: string;
+  description: string;
+}
+export interface ClassifySuggestOutput {
+  classes: ClassDefinition[];
+}
 
-export interface EditChange { segmentId: string; pageNumber: number; before: string; after: string; reason: string }
-export interface EditOutput { summary: string; changes: EditChange[]; patch: string }
+export interface EditChange {
+  segmentId: string;
+  pageNumber: number;
+  before: string;
+  after: string;
+  reason: string;
+}
+export interface EditOutput {
+  summary: string;
+  changes: EditChange[];
+  patch: string;
+}
 
 export interface SchemaGenerateOutput {
   schema: { version: number; title: string; description: string; fields: SchemaField[] };
@@ -42,7 +69,11 @@ const str = { type: 'string' };
 const num = { type: 'number' };
 const conf = { type: 'number', minimum: 0, maximum: 1 };
 const int1 = { type: 'integer', minimum: 1 };
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', properties, required });
+const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+});
 
 const warnings = { type: 'array', items: obj({ code: str, message: str, path: str }, ['code', 'message']) };
 const citation = obj({ path: str, segmentId: str, pageNumber: int1, quote: str, confidence: conf });
@@ -52,7 +83,17 @@ export function extractOutputSchema(fields: SchemaField[]): object {
 }
 
 export const SPLIT_OUTPUT_SCHEMA = obj({
-  records: { type: 'array', items: obj({ title: str, documentType: str, startPage: int1, endPage: int1, confidence: conf, boundaryReason: str }) },
+  records: {
+    type: 'array',
+    items: obj({
+      title: str,
+      documentType: str,
+      startPage: int1,
+      endPage: int1,
+      confidence: conf,
+      boundaryReason: str,
+    }),
+  },
   warnings,
 });
 
@@ -60,7 +101,15 @@ const rule = obj({ name: str, description: str });
 export const SPLIT_RULES_OUTPUT_SCHEMA = obj({ rules: { type: 'array', items: rule } });
 
 export const CLASSIFY_OUTPUT_SCHEMA = obj({
-  document: obj({ class: str, confidence: conf, rationale: str, labels: { type: 'array', items: obj({ class: str, confidence: conf }) } }, ['class', 'confidence', 'rationale']),
+  document: obj(
+    {
+      class: str,
+      confidence: conf,
+      rationale: str,
+      labels: { type: 'array', items: obj({ class: str, confidence: conf }) },
+    },
+    ['class', 'confidence', 'rationale'],
+  ),
   pages: { type: 'array', items: obj({ page_number: int1, class: str, confidence: conf }) },
 });
 
@@ -86,7 +135,12 @@ const fieldDef: Record<string, unknown> = {
 export const SCHEMA_GENERATE_OUTPUT_SCHEMA = {
   $defs: { field: fieldDef },
   ...obj({
-    schema: obj({ version: num, title: str, description: str, fields: { type: 'array', minItems: 1, items: { $ref: '#/$defs/field' } } }),
+    schema: obj({
+      version: num,
+      title: str,
+      description: str,
+      fields: { type: 'array', minItems: 1, items: { $ref: '#/$defs/field' } },
+    }),
     documentType: str,
     schemaRationale: str,
   }),

@@ -5,17 +5,33 @@ import { evidencePages, segmentPage } from '../evidence';
 import type { Evidence, GenerateJsonRequest, ReasoningLevel } from '../types';
 import { normalizeFieldSchema, type FieldListSchema } from './field-schema';
 import {
-  CLASSIFY_OUTPUT_SCHEMA, CLASSIFY_SUGGEST_OUTPUT_SCHEMA, EDIT_OUTPUT_SCHEMA, SCHEMA_GENERATE_OUTPUT_SCHEMA,
-  SPLIT_OUTPUT_SCHEMA, SPLIT_RULES_OUTPUT_SCHEMA, extractOutputSchema, type ClassDefinition, type SplitRule,
+  CLASSIFY_OUTPUT_SCHEMA,
+  CLASSIFY_SUGGEST_OUTPUT_SCHEMA,
+  EDIT_OUTPUT_SCHEMA,
+  SCHEMA_GENERATE_OUTPUT_SCHEMA,
+  SPLIT_OUTPUT_SCHEMA,
+  SPLIT_RULES_OUTPUT_SCHEMA,
+  extractOutputSchema,
+  type ClassDefinition,
+  type SplitRule,
 } from './outputs';
 
 /** Default evidence budget in characters (about 30k tokens). */
 export const DEFAULT_CONTEXT_CHARS = 120_000;
 
-interface Common { evidence: Evidence; reasoningLevel?: ReasoningLevel; contextChars?: number; timeoutMs?: number; signal?: AbortSignal }
+interface Common {
+  evidence: Evidence;
+  reasoningLevel?: ReasoningLevel;
+  contextChars?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
 
 /** Segments as `[segment <id> | page N]` blocks in reading order, cut at the budget. */
-export function renderSegments(ev: Evidence, budget = DEFAULT_CONTEXT_CHARS): { text: string; used: number; truncated: boolean } {
+export function renderSegments(
+  ev: Evidence,
+  budget = DEFAULT_CONTEXT_CHARS,
+): { text: string; used: number; truncated: boolean } {
   const parts: string[] = [];
   let used = 0;
   for (const s of ev.segments) {
@@ -31,7 +47,9 @@ export function renderSegments(ev: Evidence, budget = DEFAULT_CONTEXT_CHARS): { 
 export function renderPages(ev: Evidence, budget = DEFAULT_CONTEXT_CHARS): string {
   const pages = evidencePages(ev);
   const per = Math.max(400, Math.floor(budget / Math.max(1, pages.length)));
-  return pages.map((p) => `=== page ${p.pageNumber} ===\n${p.text.length > per ? `${p.text.slice(0, per)} […]` : p.text}`).join('\n\n');
+  return pages
+    .map((p) => `=== page ${p.pageNumber} ===\n${p.text.length > per ? `${p.text.slice(0, per)} […]` : p.text}`)
+    .join('\n\n');
 }
 
 const base = (c: Common) => ({
@@ -41,7 +59,9 @@ const base = (c: Common) => ({
   ...(c.signal ? { signal: c.signal } : {}),
 });
 
-export function buildExtractRequest(c: Common & { schema: FieldListSchema | Record<string, unknown> }): GenerateJsonRequest {
+export function buildExtractRequest(
+  c: Common & { schema: FieldListSchema | Record<string, unknown> },
+): GenerateJsonRequest {
   const schema = normalizeFieldSchema(c.schema as Record<string, unknown>);
   const ev = renderSegments(c.evidence, c.contextChars);
   return {
@@ -80,14 +100,17 @@ export function buildSplitRulesRequest(c: Common): GenerateJsonRequest {
   return {
     ...base(c),
     task: 'split_rules',
-    system: 'You propose rules for splitting this PDF into its documents: each rule has a short name and a one-sentence description of the boundary signal it relies on.',
+    system:
+      'You propose rules for splitting this PDF into its documents: each rule has a short name and a one-sentence description of the boundary signal it relies on.',
     prompt: `Pages:\n${renderPages(c.evidence, c.contextChars)}`,
     jsonSchema: SPLIT_RULES_OUTPUT_SCHEMA,
     input: {},
   };
 }
 
-export function buildClassifyRequest(c: Common & { classes: Array<string | ClassDefinition>; multiLabel?: boolean }): GenerateJsonRequest {
+export function buildClassifyRequest(
+  c: Common & { classes: Array<string | ClassDefinition>; multiLabel?: boolean },
+): GenerateJsonRequest {
   const classes = c.classes.map((x) => (typeof x === 'string' ? { name: x, description: '' } : x));
   return {
     ...base(c),
@@ -106,7 +129,8 @@ export function buildClassifySuggestRequest(c: Common & { guidelines?: string })
   return {
     ...base(c),
     task: 'classify_suggest',
-    system: 'You suggest document classes (snake_case name plus a one-sentence description) that would organise documents like this one.',
+    system:
+      'You suggest document classes (snake_case name plus a one-sentence description) that would organise documents like this one.',
     prompt: `${c.guidelines ? `Guidelines: ${c.guidelines}\n\n` : ''}Pages:\n${renderPages(c.evidence, c.contextChars)}`,
     jsonSchema: CLASSIFY_SUGGEST_OUTPUT_SCHEMA,
     input: { guidelines: c.guidelines ?? '' },

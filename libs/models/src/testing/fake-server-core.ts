@@ -3,7 +3,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface RecordedRequest { method: string; path: string; headers: http.IncomingHttpHeaders; body: Record<string, unknown> }
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
 
 export interface ScriptedReply<T> {
   /** HTTP status for an error reply (with `error`), default 200. */
@@ -32,7 +37,15 @@ export interface FakeServer<T> {
 }
 
 export async function startFakeServer<T>(
-  routes: Partial<Record<string, (req: RecordedRequest, scripted: ScriptedReply<T> | undefined) => { status: number; headers?: Record<string, string>; body: unknown }>>,
+  routes: Partial<
+    Record<
+      string,
+      (
+        req: RecordedRequest,
+        scripted: ScriptedReply<T> | undefined,
+      ) => { status: number; headers?: Record<string, string>; body: unknown }
+    >
+  >,
 ): Promise<FakeServer<T>> {
   const queue: Array<ScriptedReply<T>> = [];
   const requests: RecordedRequest[] = [];
@@ -43,37 +56,62 @@ export async function startFakeServer<T>(
     req.on('end', () => {
       void (async () => {
         let body: Record<string, unknown> = {};
-        try { body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}; } catch { body = { __invalid_json: true }; }
+        try {
+          body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+        } catch {
+          body = { __invalid_json: true };
+        }
         const path = (req.url ?? '/').split('?')[0]!;
         const rec: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
         requests.push(rec);
         const route = routes[`${rec.method} ${path}`];
         const scripted = route ? queue.shift() : undefined;
         if (scripted?.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
-        if (scripted?.destroy) { req.socket.destroy(); return; }
+        if (scripted?.destroy) {
+          req.socket.destroy();
+          return;
+        }
         if (res.destroyed || req.socket.destroyed) return;
         if (!route) {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'not_found_error', message: `no route ${rec.method} ${path}` } }));
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { type: 'not_found_error', message: `no route ${rec.method} ${path}` } }));
           return;
         }
         if (scripted?.rawBody !== undefined) {
-          res.writeHead(scripted.status ?? 200, { 'content-type': 'application/json', ...scripted.headers }).end(scripted.rawBody);
+          res
+            .writeHead(scripted.status ?? 200, { 'content-type': 'application/json', ...scripted.headers })
+            .end(scripted.rawBody);
           return;
         }
         const out = route(rec, scripted);
-        res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers, ...scripted?.headers }).end(JSON.stringify(out.body));
+        res
+          .writeHead(out.status, { 'content-type': 'application/json', ...out.headers, ...scripted?.headers })
+          .end(JSON.stringify(out.body));
       })();
     });
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    enqueue: (...r) => { queue.push(...r); },
-    reset: () => { queue.length = 0; requests.length = 0; },
-    close: () => new Promise<void>((resolve) => { sockets.forEach((s) => s.destroy()); server.close(() => resolve()); }),
+    enqueue: (...r) => {
+      queue.push(...r);
+    },
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        sockets.forEach((s) => s.destroy());
+        server.close(() => resolve());
+      }),
   };
 }

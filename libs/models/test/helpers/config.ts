@@ -13,4 +13,10 @@ export const SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export const baseReq = { task: 'extract' as const, system: 'Extract.', prompt: 'Invoice No: 123, Total $4.11', jsonSchema: SCHEMA, reasoningLevel: 'none' as const };
+export const baseReq = {
+  task: 'extract' as const,
+  system: 'Extract.',
+  prompt: 'Invoice No: 123, Total $4.11',
+  jsonSchema: SCHEMA,
+  reasoningLevel: 'none' as const,
+};

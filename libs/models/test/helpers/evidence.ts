@@ -4,8 +4,14 @@ import type { Evidence } from '../../src/types';
 
 export function seg(id: string, pageNumber: number, markdown: string): Segment {
   return {
-    id, docId: 'doc-1', docName: 'sample.pdf', title: 'sample.pdf', markdown,
-    coordinates: { pageNumber, xmin: 0, ymin: 0, xmax: 1000, ymax: 100, sourceType: 'pdf' }, pdfUrl: `/v1/files/doc-1#page=${pageNumber}`, sourceType: 'pdf',
+    id,
+    docId: 'doc-1',
+    docName: 'sample.pdf',
+    title: 'sample.pdf',
+    markdown,
+    coordinates: { pageNumber, xmin: 0, ymin: 0, xmax: 1000, ymax: 100, sourceType: 'pdf' },
+    pdfUrl: `/v1/files/doc-1#page=${pageNumber}`,
+    sourceType: 'pdf',
   };
 }
 

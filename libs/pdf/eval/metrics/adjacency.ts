@@ -5,15 +5,25 @@
 // so they judge structure independently of where the table sits in the grid.
 import { normCell } from './table-accuracy';
 
-export interface SpanCell { row: number; col: number; rowSpan?: number; colSpan?: number; endRow?: number; endCol?: number; text: string }
+export interface SpanCell {
+  row: number;
+  col: number;
+  rowSpan?: number;
+  colSpan?: number;
+  endRow?: number;
+  endCol?: number;
+  text: string;
+}
 
 export function adjacencyRelations(cells: SpanCell[]): string[] {
   const slot = new Map<string, number>();
-  let rows = 0, cols = 0;
+  let rows = 0,
+    cols = 0;
   const spans = cells.map((c) => {
     const r1 = c.endRow ?? c.row + (c.rowSpan ?? 1) - 1;
     const c1 = c.endCol ?? c.col + (c.colSpan ?? 1) - 1;
-    rows = Math.max(rows, r1 + 1); cols = Math.max(cols, c1 + 1);
+    rows = Math.max(rows, r1 + 1);
+    cols = Math.max(cols, c1 + 1);
     return { r0: c.row, r1, c0: c.col, c1, text: normCell(c.text) };
   });
   spans.forEach((s, i) => {
@@ -26,13 +36,19 @@ export function adjacencyRelations(cells: SpanCell[]): string[] {
     for (let r = s.r0; r <= s.r1; r++) {
       for (let c = s.c1 + 1; c < cols; c++) {
         const j = slot.get(`${r},${c}`);
-        if (j !== undefined && j !== i) { out.add(`${i}>${j}|${s.text}→${spans[j]!.text}`); break; }
+        if (j !== undefined && j !== i) {
+          out.add(`${i}>${j}|${s.text}→${spans[j]!.text}`);
+          break;
+        }
       }
     }
     for (let c = s.c0; c <= s.c1; c++) {
       for (let r = s.r1 + 1; r < rows; r++) {
         const j = slot.get(`${r},${c}`);
-        if (j !== undefined && j !== i) { out.add(`${i}v${j}|${s.text}↓${spans[j]!.text}`); break; }
+        if (j !== undefined && j !== i) {
+          out.add(`${i}v${j}|${s.text}↓${spans[j]!.text}`);
+          break;
+        }
       }
     }
   });
@@ -40,7 +56,11 @@ export function adjacencyRelations(cells: SpanCell[]): string[] {
   return [...out].map((k) => k.slice(k.indexOf('|') + 1));
 }
 
-export interface AdjacencyScore { correct: number; ours: number; truth: number }
+export interface AdjacencyScore {
+  correct: number;
+  ours: number;
+  truth: number;
+}
 
 export function adjacencyScore(gt: SpanCell[], ours: SpanCell[]): AdjacencyScore {
   const truth = adjacencyRelations(gt);
@@ -50,7 +70,10 @@ export function adjacencyScore(gt: SpanCell[], ours: SpanCell[]): AdjacencyScore
   let correct = 0;
   for (const m of mine) {
     const n = pool.get(m) ?? 0;
-    if (n > 0) { correct++; pool.set(m, n - 1); }
+    if (n > 0) {
+      correct++;
+      pool.set(m, n - 1);
+    }
   }
   return { correct, ours: mine.length, truth: truth.length };
 }

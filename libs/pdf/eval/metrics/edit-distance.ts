@@ -8,7 +8,9 @@ function myers32(a: string, b: string): number {
   const n = a.length;
   const m = b.length;
   const lst = 1 << (n - 1);
-  let pv = -1, mv = 0, sc = n;
+  let pv = -1,
+    mv = 0,
+    sc = n;
   for (let i = n; i--;) peq[a.charCodeAt(i)]! |= 1 << i;
   for (let i = 0; i < m; i++) {
     let eq = peq[b.charCodeAt(i)]!;
@@ -36,7 +38,8 @@ function myersX(b: string, a: string): number {
   const phc = new Int32Array(hsize).fill(-1);
   let j = 0;
   for (; j < vsize - 1; j++) {
-    let mv = 0, pv = -1;
+    let mv = 0,
+      pv = -1;
     const start = j * 32;
     const vlen = Math.min(32, m) + start;
     for (let k = start; k < vlen; k++) peq[b.charCodeAt(k)]! |= 1 << k;
@@ -57,7 +60,8 @@ function myersX(b: string, a: string): number {
     }
     for (let k = start; k < vlen; k++) peq[b.charCodeAt(k)] = 0;
   }
-  let mv = 0, pv = -1;
+  let mv = 0,
+    pv = -1;
   const start = j * 32;
   const vlen = Math.min(32, m - start) + start;
   for (let k = start; k < vlen; k++) peq[b.charCodeAt(k)]! |= 1 << k;

@@ -14,7 +14,10 @@ export function lcsLength(a: string, b: string): number {
   for (let i = 0; i < n; i++) {
     const c = a.charCodeAt(i);
     let m = masks.get(c);
-    if (!m) { m = new Uint32Array(words); masks.set(c, m); }
+    if (!m) {
+      m = new Uint32Array(words);
+      masks.set(c, m);
+    }
     m[i >>> 5]! |= 1 << (i & 31);
   }
   const v = new Uint32Array(words).fill(0xffffffff);
@@ -55,7 +58,8 @@ export function lcsReference(a: string, b: string): number {
   let prev = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
     const cur = [0];
-    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
     prev = cur;
   }
   return prev[b.length]!;

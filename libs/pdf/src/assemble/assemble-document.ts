@@ -1,10 +1,17 @@
 // Joins per-page results (fresh or reused from a previous version) into the document artifacts.
 import { GROUNDING_SCHEMA_VERSION, type GroundingDocument, type GroundingPage } from '@docfleet/contracts';
 
-export interface AssembledDocument { grounding: GroundingDocument; markdown: string }
+export interface AssembledDocument {
+  grounding: GroundingDocument;
+  markdown: string;
+}
 
 export function assembleDocument(
-  filename: string, fileType: string, pages: GroundingPage[], pageMarkdown: string[], mode: string,
+  filename: string,
+  fileType: string,
+  pages: GroundingPage[],
+  pageMarkdown: string[],
+  mode: string,
   opts: { processedAt?: Date; pageCount?: number } = {},
 ): AssembledDocument {
   if (pages.length !== pageMarkdown.length) {
@@ -22,6 +29,10 @@ export function assembleDocument(
     },
     pages: order.map((o) => o.p),
   };
-  const markdown = order.map((o) => o.md.trim()).filter(Boolean).join('\n\n') + '\n';
+  const markdown =
+    order
+      .map((o) => o.md.trim())
+      .filter(Boolean)
+      .join('\n\n') + '\n';
   return { grounding, markdown };
 }

@@ -15,7 +15,11 @@ export const GRAPHICS_CEILING = 0.1;
 export type Backend = 'text' | 'ocr';
 
 export interface PageMetrics {
-  pageNumber: number; textChars: number; graphicsCoverage: number; formFields: number; stamps: number;
+  pageNumber: number;
+  textChars: number;
+  graphicsCoverage: number;
+  formFields: number;
+  stamps: number;
   /** Why the page is over its budget (pdf.js stopped reading it); such a page goes to OCR. */
   overBudget?: string;
 }
@@ -28,7 +32,10 @@ export interface BackendDecision {
   pages: PageMetrics[];
 }
 
-export async function decidePdfBackend(doc: PDFDocumentProxy, opts: { exhaustive?: boolean; budget?: PageBudget } = {}): Promise<BackendDecision> {
+export async function decidePdfBackend(
+  doc: PDFDocumentProxy,
+  opts: { exhaustive?: boolean; budget?: PageBudget } = {},
+): Promise<BackendDecision> {
   const reasons: string[] = [];
   const pages: PageMetrics[] = [];
   const fields = await doc.getFieldObjects().catch(() => null);
@@ -50,24 +57,34 @@ export async function decidePdfBackend(doc: PDFDocumentProxy, opts: { exhaustive
     }
     if (m.formFields > 0) reasons.push(`page ${n} has form field widgets`);
     if (m.stamps > 0) reasons.push(`page ${n} has a stamp annotation`);
-    if (m.textChars < TEXT_FLOOR_CHARS) reasons.push(`page ${n} has ${m.textChars} text-layer characters (< ${TEXT_FLOOR_CHARS})`);
+    if (m.textChars < TEXT_FLOOR_CHARS)
+      reasons.push(`page ${n} has ${m.textChars} text-layer characters (< ${TEXT_FLOOR_CHARS})`);
     if (m.graphicsCoverage >= GRAPHICS_CEILING) {
-      reasons.push(`page ${n}: images and drawings cover ${(m.graphicsCoverage * 100).toFixed(1)}% of the page (>= ${GRAPHICS_CEILING * 100}%)`);
+      reasons.push(
+        `page ${n}: images and drawings cover ${(m.graphicsCoverage * 100).toFixed(1)}% of the page (>= ${GRAPHICS_CEILING * 100}%)`,
+      );
     }
   }
   if (reasons.length) return { backend: 'ocr', reasons, pages };
   return {
     backend: 'text',
-    reasons: [`all ${doc.numPages} page(s) have >= ${TEXT_FLOOR_CHARS} text characters and < ${GRAPHICS_CEILING * 100}% graphics; no form fields or stamps`],
+    reasons: [
+      `all ${doc.numPages} page(s) have >= ${TEXT_FLOOR_CHARS} text characters and < ${GRAPHICS_CEILING * 100}% graphics; no form fields or stamps`,
+    ],
     pages,
   };
 }
 
-export async function pageMetrics(doc: PDFDocumentProxy, pageNumber: number, budget: PageBudget = DEFAULT_PAGE_BUDGET): Promise<PageMetrics> {
+export async function pageMetrics(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  budget: PageBudget = DEFAULT_PAGE_BUDGET,
+): Promise<PageMetrics> {
   const page = await doc.getPage(pageNumber);
   try {
     const vp = page.getViewport({ scale: 1 });
-    let formFields = 0, stamps = 0;
+    let formFields = 0,
+      stamps = 0;
     for (const a of (await page.getAnnotations()) as Array<{ subtype?: string }>) {
       if (a.subtype === 'Widget') formFields++;
       else if (a.subtype === 'Stamp') stamps++;
@@ -77,15 +94,28 @@ export async function pageMetrics(doc: PDFDocumentProxy, pageNumber: number, bud
     const scanner = new GraphicsScanner(vp.transform, vp.width, vp.height, maxGraphicsItems(budget));
     let textChars = 0;
     try {
-      await walkOperators(page, (chunk) => {
-        scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
-        if (scanner.overflowed) throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
-      }, limits);
+      await walkOperators(
+        page,
+        (chunk) => {
+          scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
+          if (scanner.overflowed)
+            throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
+        },
+        limits,
+      );
       const text = await readTextContent(page, limits);
-      for (const it of text.items as Array<{ str?: string }>) if (typeof it.str === 'string') textChars += it.str.replace(/\s/g, '').length;
+      for (const it of text.items as Array<{ str?: string }>)
+        if (typeof it.str === 'string') textChars += it.str.replace(/\s/g, '').length;
     } catch (err) {
       if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
-      return { pageNumber, textChars, graphicsCoverage: 1, formFields, stamps, overBudget: err.message.replace(/^page \d+ is too complex to read: /, '') };
+      return {
+        pageNumber,
+        textChars,
+        graphicsCoverage: 1,
+        formFields,
+        stamps,
+        overBudget: err.message.replace(/^page \d+ is too complex to read: /, ''),
+      };
     }
     const graphicsCoverage = unionAreaFraction(graphicsCoverageBoxes(scanner.graphics), vp.width, vp.height);
     return { pageNumber, textChars, graphicsCoverage, formFields, stamps };

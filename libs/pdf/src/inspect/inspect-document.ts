@@ -36,7 +36,11 @@ export interface InspectResult {
   decodedImage?: DecodedImage;
 }
 
-export async function inspectDocument(path: string, kind: InputKind, opts: InspectOptions = {}): Promise<InspectResult> {
+export async function inspectDocument(
+  path: string,
+  kind: InputKind,
+  opts: InspectOptions = {},
+): Promise<InspectResult> {
   return kind === 'pdf' ? inspectPdf(path, opts) : inspectImage(path, opts);
 }
 
@@ -63,12 +67,16 @@ async function inspectPdf(path: string, opts: InspectOptions): Promise<InspectRe
     // pdf.js counts the pages a tree really holds; other readers (the rasteriser among them) trust
     // /Count, so a file that claims a million pages is refused here rather than half-parsed.
     if (claimedCount !== null && claimedCount !== pageCount) {
-      throw new ParseError('invalid_pdf', `The PDF's page tree claims ${claimedCount.toLocaleString('en-US')} page(s) but holds ${pageCount}; the file is damaged. Re-save or print it to a new PDF and upload that.`);
+      throw new ParseError(
+        'invalid_pdf',
+        `The PDF's page tree claims ${claimedCount.toLocaleString('en-US')} page(s) but holds ${pageCount}; the file is damaged. Re-save or print it to a new PDF and upload that.`,
+      );
     }
     checkDeadline(opts.deadline);
-    const backend = opts.decideBackend === false
-      ? { backend: 'text' as const, reasons: ['backend decision skipped'], pages: [] }
-      : await decidePdfBackend(doc, { budget });
+    const backend =
+      opts.decideBackend === false
+        ? { backend: 'text' as const, reasons: ['backend decision skipped'], pages: [] }
+        : await decidePdfBackend(doc, { budget });
     checkDeadline(opts.deadline);
     return { kind: 'pdf', pageCount, pageHashes, backend };
   } finally {
@@ -77,7 +85,8 @@ async function inspectPdf(path: string, opts: InspectOptions): Promise<InspectRe
 }
 
 function checkDeadline(deadline: number | undefined): void {
-  if (deadline !== undefined && Date.now() > deadline) throw new ParseError('page_timeout', 'inspecting the pages took longer than the time limit');
+  if (deadline !== undefined && Date.now() > deadline)
+    throw new ParseError('page_timeout', 'inspecting the pages took longer than the time limit');
 }
 
 async function pdfjsPageHashes(doc: PDFDocumentProxy, budget: PageBudget, deadline?: number): Promise<string[]> {
@@ -87,13 +96,24 @@ async function pdfjsPageHashes(doc: PDFDocumentProxy, budget: PageBudget, deadli
     try {
       const page = await doc.getPage(n);
       const h = createHash('sha256').update(JSON.stringify(page.view)).update(String(page.rotate));
-      const limits = { maxOperators: budget.maxOperators, deadline: Date.now() + budget.maxSeconds * 1000, pageNumber: n };
+      const limits = {
+        maxOperators: budget.maxOperators,
+        deadline: Date.now() + budget.maxSeconds * 1000,
+        pageNumber: n,
+      };
       try {
         // Streamed within the page budget; a page over it hashes what was read before the cap.
-        await walkOperators(page, (chunk) => { h.update(Buffer.from(Int32Array.from(chunk.fnArray.slice(0, chunk.length)).buffer)); }, limits);
+        await walkOperators(
+          page,
+          (chunk) => {
+            h.update(Buffer.from(Int32Array.from(chunk.fnArray.slice(0, chunk.length)).buffer));
+          },
+          limits,
+        );
         const text = await readTextContent(page, limits);
         for (const it of text.items as Array<{ str?: string; transform?: number[] }>) {
-          if (typeof it.str === 'string') h.update(`${it.str}|${(it.transform ?? []).map((v) => v.toFixed(2)).join(',')}\n`);
+          if (typeof it.str === 'string')
+            h.update(`${it.str}|${(it.transform ?? []).map((v) => v.toFixed(2)).join(',')}\n`);
         }
       } catch (err) {
         if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
@@ -118,8 +138,16 @@ async function inspectImage(path: string, opts: InspectOptions): Promise<Inspect
   for (let i = 0; i < pageCount; i++) {
     // Hash decoded pixels, so the same picture re-encoded or in another file hashes the same.
     const img = await loadImagePage(path, i);
-    pageHashes.push(createHash('sha256').update(`${img.width}x${img.height}x${img.channels}`).update(img.data).digest('hex'));
+    pageHashes.push(
+      createHash('sha256').update(`${img.width}x${img.height}x${img.channels}`).update(img.data).digest('hex'),
+    );
     if (opts.keepImage && pageCount === 1) decodedImage = { path, pageIndex: i, image: img };
   }
-  return { kind: 'image', pageCount, pageHashes, backend: { backend: 'ocr', reasons: ['image inputs always use OCR'], pages: [] }, decodedImage };
+  return {
+    kind: 'image',
+    pageCount,
+    pageHashes,
+    backend: { backend: 'ocr', reasons: ['image inputs always use OCR'], pages: [] },
+    decodedImage,
+  };
 }

@@ -9,10 +9,32 @@
 import { createHash, type Hash } from 'node:crypto';
 import { constants as zc, createInflate, inflateSync } from 'node:zlib';
 import {
-  PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFObject,
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFName,
+  PDFNumber,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  decodePDFRawStream,
+  type PDFObject,
 } from 'pdf-lib';
 
-const SKIP_KEYS = new Set(['Parent', 'P', 'StructParent', 'StructParents', 'Length', 'Annots', 'B', 'Thumb', 'PieceInfo', 'LastModified', 'Metadata', 'ID']);
+const SKIP_KEYS = new Set([
+  'Parent',
+  'P',
+  'StructParent',
+  'StructParents',
+  'Length',
+  'Annots',
+  'B',
+  'Thumb',
+  'PieceInfo',
+  'LastModified',
+  'Metadata',
+  'ID',
+]);
 const RESOURCE_KINDS = ['Font', 'XObject', 'ExtGState', 'ColorSpace', 'Pattern', 'Shading', 'Properties'];
 
 /** Decoded bytes of one stream that are hashed (and scanned for resource names) at most. */
@@ -33,8 +55,15 @@ export async function pdfPageHashes(bytes: Uint8Array): Promise<string[]> {
 }
 
 export async function pdfPageTree(bytes: Uint8Array): Promise<PdfPageTree> {
-  const doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
-  const count = doc.catalog.lookupMaybe(PDFName.of('Pages'), PDFDict)?.lookupMaybe(PDFName.of('Count'), PDFNumber)?.asNumber();
+  const doc = await PDFDocument.load(bytes, {
+    ignoreEncryption: true,
+    updateMetadata: false,
+    throwOnInvalidObject: false,
+  });
+  const count = doc.catalog
+    .lookupMaybe(PDFName.of('Pages'), PDFDict)
+    ?.lookupMaybe(PDFName.of('Count'), PDFNumber)
+    ?.asNumber();
   const hasher = new ObjectHasher(doc);
   const hashes: string[] = [];
   for (const page of doc.getPages()) hashes.push(await hasher.page(page.node));
@@ -68,7 +97,8 @@ class ObjectHasher {
       for (const a of annots.asArray()) {
         const d = this.resolve(a);
         if (!(d instanceof PDFDict)) continue;
-        for (const key of ['Subtype', 'Rect', 'AP', 'FT', 'V', 'Contents', 'F']) h.update(`annot.${key}=${this.digest(d.get(PDFName.of(key)))};`);
+        for (const key of ['Subtype', 'Rect', 'AP', 'FT', 'V', 'Contents', 'F'])
+          h.update(`annot.${key}=${this.digest(d.get(PDFName.of(key)))};`);
       }
     }
     return h.digest('hex');
@@ -88,7 +118,10 @@ class ObjectHasher {
         names.feed(NEWLINE);
       }
     } else if (v instanceof PDFStream) {
-      await decodeInto(v, MAX_DECODED, (chunk) => { h.update(chunk); names.feed(chunk); });
+      await decodeInto(v, MAX_DECODED, (chunk) => {
+        h.update(chunk);
+        names.feed(chunk);
+      });
       if (depth === 0) names.feed(NEWLINE); // ends a name at the very end of the stream
     }
   }
@@ -120,7 +153,8 @@ class ObjectHasher {
     if (obj instanceof PDFStream) {
       const h = createHash('sha1').update('stream');
       const form = obj.dict.get(PDFName.of('Subtype'))?.toString() === '/Form';
-      for (const [k, v] of sortedEntries(obj.dict)) if (!SKIP_KEYS.has(k) && !(form && k === 'Filter')) h.update(`/${k} ${this.digest(v)}`);
+      for (const [k, v] of sortedEntries(obj.dict))
+        if (!SKIP_KEYS.has(k) && !(form && k === 'Filter')) h.update(`/${k} ${this.digest(v)}`);
       // Form XObjects are content: decode them so a re-compressed copy hashes the same.
       return h.update(streamBytes(obj, form)).digest('hex');
     }
@@ -165,7 +199,11 @@ function flateOnly(s: PDFRawStream): boolean {
   const name = f instanceof PDFArray ? (f.size() === 1 ? f.get(0) : undefined) : f;
   if (name?.toString() !== '/FlateDecode') return false;
   const parms = s.dict.get(PDFName.of('DecodeParms'));
-  return parms === undefined || parms.toString() === 'null' || (parms instanceof PDFDict && !parms.has(PDFName.of('Predictor')));
+  return (
+    parms === undefined ||
+    parms.toString() === 'null' ||
+    (parms instanceof PDFDict && !parms.has(PDFName.of('Predictor')))
+  );
 }
 
 /**
@@ -239,11 +277,26 @@ class NameScanner {
 
 /** Whitespace and the delimiters that end a name: / [ ] < > ( ) { } % */
 function isDelimiter(c: number): boolean {
-  return c <= 0x20 || c === 0x2f || c === 0x5b || c === 0x5d || c === 0x3c || c === 0x3e || c === 0x28 || c === 0x29 || c === 0x7b || c === 0x7d || c === 0x25;
+  return (
+    c <= 0x20 ||
+    c === 0x2f ||
+    c === 0x5b ||
+    c === 0x5d ||
+    c === 0x3c ||
+    c === 0x3e ||
+    c === 0x28 ||
+    c === 0x29 ||
+    c === 0x7b ||
+    c === 0x7d ||
+    c === 0x25
+  );
 }
 
 function sortedEntries(d: PDFDict): Array<[string, PDFObject]> {
-  return d.entries().map(([k, v]) => [k.asString().slice(1), v] as [string, PDFObject]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return d
+    .entries()
+    .map(([k, v]) => [k.asString().slice(1), v] as [string, PDFObject])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
 
 function inherited(node: PDFDict, key: string): PDFObject | undefined {

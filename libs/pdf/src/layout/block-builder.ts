@@ -7,7 +7,12 @@ import { isMarkerText } from './line-builder';
 
 const LIST_START = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖·∙*–-]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\(?[ivx]{1,4}[.)]\s+)/;
 
-interface OpenBlock extends Block { gap: number | undefined; size: number; bold: boolean; mono: boolean }
+interface OpenBlock extends Block {
+  gap: number | undefined;
+  size: number;
+  bold: boolean;
+  mono: boolean;
+}
 
 export function buildBlocks(lines: Line[]): Block[] {
   const sorted = [...lines].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
@@ -18,10 +23,22 @@ export function buildBlocks(lines: Line[]): Block[] {
       const last = target.lines[target.lines.length - 1]!;
       target.gap = line.y0 - last.y0;
       target.lines.push(line);
-      target.x0 = Math.min(target.x0, line.x0); target.x1 = Math.max(target.x1, line.x1);
-      target.y0 = Math.min(target.y0, line.y0); target.y1 = Math.max(target.y1, line.y1);
+      target.x0 = Math.min(target.x0, line.x0);
+      target.x1 = Math.max(target.x1, line.x1);
+      target.y0 = Math.min(target.y0, line.y0);
+      target.y1 = Math.max(target.y1, line.y1);
     } else {
-      blocks.push({ lines: [line], x0: line.x0, y0: line.y0, x1: line.x1, y1: line.y1, gap: undefined, size: line.size, bold: line.bold, mono: line.mono });
+      blocks.push({
+        lines: [line],
+        x0: line.x0,
+        y0: line.y0,
+        x1: line.x1,
+        y1: line.y1,
+        gap: undefined,
+        size: line.size,
+        bold: line.bold,
+        mono: line.mono,
+      });
     }
   }
   return blocks.map(({ lines: ls, x0, y0, x1, y1 }) => ({ lines: ls, x0, y0, x1, y1 }));
@@ -36,7 +53,10 @@ function findBlock(blocks: OpenBlock[], line: Line): OpenBlock | undefined {
     const dist = line.y0 - last.y0; // baseline-ish distance between consecutive lines
     if (dist <= 0.2 * line.size || dist > 2.0 * Math.max(line.size, last.size)) continue;
     if (!compatible(b, last, line, dist)) continue;
-    if (dist < bestDist) { best = b; bestDist = dist; }
+    if (dist < bestDist) {
+      best = b;
+      bestDist = dist;
+    }
   }
   return best;
 }
@@ -57,7 +77,14 @@ function compatible(b: OpenBlock, last: Line, line: Line, dist: number): boolean
   if (LIST_START.test(line.text) || isMarkerText(line.runs[0]?.text ?? '')) return false;
   // First-line indent after a full-width line starts a new paragraph.
   const indent = line.x0 - b.x0;
-  if (b.lines.length >= 1 && indent > 0.8 * size && indent < 6 * size && line.x1 > last.x1 - 2 * size && Math.abs(last.x0 - b.x0) < 0.5 * size && b.x1 - b.x0 > 15 * size) {
+  if (
+    b.lines.length >= 1 &&
+    indent > 0.8 * size &&
+    indent < 6 * size &&
+    line.x1 > last.x1 - 2 * size &&
+    Math.abs(last.x0 - b.x0) < 0.5 * size &&
+    b.x1 - b.x0 > 15 * size
+  ) {
     return false;
   }
   return true;
@@ -74,7 +101,10 @@ export function blockText(b: Block, vocab?: Set<string>): string {
   let out = '';
   for (const line of b.lines) {
     const t = line.text;
-    if (!out) { out = t; continue; }
+    if (!out) {
+      out = t;
+      continue;
+    }
     const hy = /(\S*?)(\p{L}|\p{N})-$/u.exec(out);
     const next = /^(\p{Ll}[\p{L}\p{M}]*)/u.exec(t);
     if (hy && next) {
@@ -83,7 +113,8 @@ export function blockText(b: Block, vocab?: Set<string>): string {
       const joined = (head + tail).toLowerCase();
       const hyphenated = `${head}-${tail}`.toLowerCase();
       const keepHyphen = vocab
-        ? (vocab.has(hyphenated) && !vocab.has(joined)) || (!vocab.has(joined) && /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3)
+        ? (vocab.has(hyphenated) && !vocab.has(joined)) ||
+          (!vocab.has(joined) && /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3)
         : /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3;
       out = keepHyphen ? out + t : out.slice(0, -1) + t;
     } else out += ' ' + t;
@@ -94,7 +125,9 @@ export function blockText(b: Block, vocab?: Set<string>): string {
 /** Lower-cased words of lines (letters, digits, inner hyphens), for hyphen decisions. */
 export function pageVocabulary(lines: Line[]): Set<string> {
   const v = new Set<string>();
-  for (const l of lines) for (const m of l.text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:-[\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu)) v.add(m[0].toLowerCase());
+  for (const l of lines)
+    for (const m of l.text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:-[\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu))
+      v.add(m[0].toLowerCase());
   return v;
 }
 

@@ -7,16 +7,28 @@ import { blockText, startsLikeListItem } from './block-builder';
 const CAPTION = /^(table|figure|fig\.|exhibit|chart|listing|algorithm)\s*[0-9IVXA-Z][0-9.:\-]*\s*[.:\-–—]?/i;
 const PAGE_NUMBER = /^(page\s*)?[-–—]?\s*[0-9ivxlc]{1,5}\s*([-–—/]\s*[0-9]{1,5})?\s*[-–—]?$|^page \d+ of \d+$/i;
 
-export interface PageStats { width: number; height: number; bodySize: number; source?: 'text' | 'ocr'; vocab?: Set<string> }
+export interface PageStats {
+  width: number;
+  height: number;
+  bodySize: number;
+  source?: 'text' | 'ocr';
+  vocab?: Set<string>;
+}
 
 export function bodyFontSize(blocks: Block[]): number {
   const weights = new Map<number, number>();
-  for (const b of blocks) for (const l of b.lines) {
-    const key = Math.round(l.size * 2) / 2;
-    weights.set(key, (weights.get(key) ?? 0) + l.text.length);
-  }
-  let best = 10, bestW = -1;
-  for (const [size, w] of weights) if (w > bestW) { best = size; bestW = w; }
+  for (const b of blocks)
+    for (const l of b.lines) {
+      const key = Math.round(l.size * 2) / 2;
+      weights.set(key, (weights.get(key) ?? 0) + l.text.length);
+    }
+  let best = 10,
+    bestW = -1;
+  for (const [size, w] of weights)
+    if (w > bestW) {
+      best = size;
+      bestW = w;
+    }
   return best;
 }
 
@@ -39,7 +51,10 @@ export function marginalType(b: Block, others: Block[], s: PageStats): ElementTy
   if (!pageNumberLike && clearance < 1.2 * size) return undefined;
   const veryTop = b.y1 < s.height * 0.09;
   const veryBottom = b.y0 > s.height * 0.93;
-  const besidePageNumber = others.some((o) => o !== b && PAGE_NUMBER.test(blockText(o)) && Math.min(o.y1, b.y1) - Math.max(o.y0, b.y0) > 0.5 * (b.y1 - b.y0));
+  const besidePageNumber = others.some(
+    (o) =>
+      o !== b && PAGE_NUMBER.test(blockText(o)) && Math.min(o.y1, b.y1) - Math.max(o.y0, b.y0) > 0.5 * (b.y1 - b.y0),
+  );
   const smallAndApart = size < s.bodySize * 0.95 && clearance > 1.5 * size;
   if (!(pageNumberLike || veryTop || veryBottom || besidePageNumber || smallAndApart)) return undefined;
   return top ? 'page_header' : 'page_footer';
@@ -52,11 +67,16 @@ export function classifyBlock(b: Block, s: PageStats): LayoutElement {
   const base = { x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1 };
   const conf = meanConfidence(b);
   const el = (type: ElementType, extra: Partial<LayoutElement> = {}): LayoutElement => ({
-    ...base, type, text, ...(conf === undefined ? {} : { confidence: conf }), ...extra,
+    ...base,
+    type,
+    text,
+    ...(conf === undefined ? {} : { confidence: conf }),
+    ...extra,
   });
 
-  if (b.lines.every((l) => l.mono) && text.length > 0) return el('code', { text: b.lines.map((l) => l.text).join('\n') });
-  if (CAPTION.test(text) && (text.length < 600)) return el('caption');
+  if (b.lines.every((l) => l.mono) && text.length > 0)
+    return el('code', { text: b.lines.map((l) => l.text).join('\n') });
+  if (CAPTION.test(text) && text.length < 600) return el('caption');
   if (startsLikeListItem(text) || /^[•◦▪●○■►➢❖·]/.test(text)) return el('list_item');
 
   const short = b.lines.length <= 3 && text.length <= 200 && !/[.;,]$/.test(text.replace(/[)\]"”’]+$/, ''));
@@ -67,7 +87,8 @@ export function classifyBlock(b: Block, s: PageStats): LayoutElement {
     if (size >= s.bodySize * (ocr ? 1.35 : 1.15)) return el('heading', { level: 2 });
     if (bold && text.length <= 150 && size >= s.bodySize * 0.95) return el('heading', { level: 3 });
   }
-  if (size <= s.bodySize * 0.85 && b.y0 > s.height * 0.7 && /^([0-9]{1,2}|[*†‡§¶])\s?\S/.test(text)) return el('footnote');
+  if (size <= s.bodySize * 0.85 && b.y0 > s.height * 0.7 && /^([0-9]{1,2}|[*†‡§¶])\s?\S/.test(text))
+    return el('footnote');
   return el('text');
 }
 
@@ -77,7 +98,13 @@ function median(values: number[]): number {
 }
 
 function meanConfidence(b: Block): number | undefined {
-  let sum = 0, n = 0;
-  for (const l of b.lines) for (const r of l.runs) if (r.conf !== undefined) { sum += r.conf; n++; }
+  let sum = 0,
+    n = 0;
+  for (const l of b.lines)
+    for (const r of l.runs)
+      if (r.conf !== undefined) {
+        sum += r.conf;
+        n++;
+      }
   return n ? sum / n : undefined;
 }

@@ -4,7 +4,13 @@ import type { Box } from '../geometry';
 import { boxArea, expand, intersectionArea, unionBox } from '../geometry';
 import type { PageGraphics } from '../types';
 
-export function detectFigures(g: PageGraphics, width: number, height: number, textChars: number, exclude: Box[]): Box[] {
+export function detectFigures(
+  g: PageGraphics,
+  width: number,
+  height: number,
+  textChars: number,
+  exclude: Box[],
+): Box[] {
   const pageArea = width * height;
   const cands: Box[] = [];
   for (const img of g.images) {
@@ -43,8 +49,10 @@ export function clusterBoxes(boxes: Box[], gap: number): Box[] {
     const next: Box[] = [];
     for (const b of clusters) {
       const hit = next.find((n) => intersectionArea(expand(n, gap), b) > 0 || touchesEdge(expand(n, gap), b));
-      if (hit) { Object.assign(hit, unionBox(hit, b)); merged = true; }
-      else next.push({ ...b });
+      if (hit) {
+        Object.assign(hit, unionBox(hit, b));
+        merged = true;
+      } else next.push({ ...b });
     }
     clusters = next;
   }
@@ -67,4 +75,5 @@ function bucket(boxes: Box[], cell: number): Box[] {
   return [...map.values()];
 }
 
-const contains = (outer: Box, inner: Box) => inner.x0 >= outer.x0 && inner.x1 <= outer.x1 && inner.y0 >= outer.y0 && inner.y1 <= outer.y1;
+const contains = (outer: Box, inner: Box) =>
+  inner.x0 >= outer.x0 && inner.x1 <= outer.x1 && inner.y0 >= outer.y0 && inner.y1 <= outer.y1;

@@ -55,7 +55,13 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
  * hide their gutter, because it lies outside the band.
  */
 function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => boolean {
-  interface RowInfo { y: number; size: number; cover: Array<[number, number]>; minX: number; maxX: number }
+  interface RowInfo {
+    y: number;
+    size: number;
+    cover: Array<[number, number]>;
+    minX: number;
+    maxX: number;
+  }
   const info: RowInfo[] = rows.map((row) => {
     const sorted = [...row].sort((a, b) => a.x0 - b.x0);
     const cover: Array<[number, number]> = [];
@@ -67,18 +73,27 @@ function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => 
       else cover.push([r.x0, r.x1]);
     }
     const ys = row.map((r) => r.baseline).sort((a, b) => a - b);
-    return { y: ys[Math.floor(ys.length / 2)] ?? 0, size, cover, minX: cover[0]?.[0] ?? 0, maxX: Math.max(...cover.map((c) => c[1])) };
+    return {
+      y: ys[Math.floor(ys.length / 2)] ?? 0,
+      size,
+      cover,
+      minX: cover[0]?.[0] ?? 0,
+      maxX: Math.max(...cover.map((c) => c[1])),
+    };
   });
   const order = info.map((_, i) => i).sort((a, b) => info[a]!.y - info[b]!.y);
   const rank = new Array<number>(info.length);
-  order.forEach((r, k) => { rank[r] = k; });
+  order.forEach((r, k) => {
+    rank[r] = k;
+  });
   const WINDOW = 6;
   // One side of the row (up or down): the nearest rows, each either crossing x with text or
   // leaving x free with a column edge where this row has one (text starting where this row's
   // right part starts, or ending where its left part ends). Word spaces that happen to line up
   // (rivers) leave x free too, but their edges do not align.
   const side = (me: RowInfo, k0: number, step: 1 | -1, x: number, a: number, b: number) => {
-    let free = 0, cross = 0;
+    let free = 0,
+      cross = 0;
     for (let k = k0 + step, seen = 0; k >= 0 && k < order.length && seen < WINDOW; k += step) {
       const o = info[order[k]!]!;
       if (Math.abs(o.y - me.y) > 20 * me.size) break;
@@ -86,8 +101,12 @@ function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => 
       if (o.cover.some(([c0, c1]) => x > c0 && x < c1)) cross++;
       else {
         // The text edges on either side of x in that row.
-        let leftEnd = -Infinity, rightStart = Infinity;
-        for (const [c0, c1] of o.cover) { if (c1 <= x) leftEnd = Math.max(leftEnd, c1); if (c0 >= x) rightStart = Math.min(rightStart, c0); }
+        let leftEnd = -Infinity,
+          rightStart = Infinity;
+        for (const [c0, c1] of o.cover) {
+          if (c1 <= x) leftEnd = Math.max(leftEnd, c1);
+          if (c0 >= x) rightStart = Math.min(rightStart, c0);
+        }
         if (Math.abs(rightStart - b) <= 2 || Math.abs(leftEnd - a) <= 2) free++;
       }
     }
@@ -110,7 +129,8 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F]/g;
 const ACCENT_BEFORE_LETTER = /([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu;
 
 /** "´n" → "ń": a spacing accent followed by its letter becomes the accented letter. */
-export const composeAccents = (s: string): string => s.replace(ACCENT_BEFORE_LETTER, (_, acc: string, letter: string) => (letter + COMBINING[acc]!).normalize('NFC'));
+export const composeAccents = (s: string): string =>
+  s.replace(ACCENT_BEFORE_LETTER, (_, acc: string, letter: string) => (letter + COMBINING[acc]!).normalize('NFC'));
 
 function normaliseRun(r: TextRun): TextRun {
   const controls = r.text.match(CONTROL)?.length ?? 0;
@@ -129,8 +149,18 @@ function normaliseRun(r: TextRun): TextRun {
 // Spacing diacritics that TeX and others draw as separate glyphs over (or beside) a base letter,
 // mapped to the combining mark that follows the base character in text.
 const COMBINING: Record<string, string> = {
-  '\u02DC': '\u0303', '\u00AF': '\u0304', '\u02C6': '\u0302', '\u02C7': '\u030C', '\u00B4': '\u0301', '\u0060': '\u0300',
-  '\u00A8': '\u0308', '\u02D9': '\u0307', '\u02DA': '\u030A', '\u02D8': '\u0306', '\u02DD': '\u030B', '\u20D7': '\u20D7',
+  '\u02DC': '\u0303',
+  '\u00AF': '\u0304',
+  '\u02C6': '\u0302',
+  '\u02C7': '\u030C',
+  '\u00B4': '\u0301',
+  '\u0060': '\u0300',
+  '\u00A8': '\u0308',
+  '\u02D9': '\u0307',
+  '\u02DA': '\u030A',
+  '\u02D8': '\u0306',
+  '\u02DD': '\u030B',
+  '\u20D7': '\u20D7',
 };
 
 /**
@@ -139,14 +169,17 @@ const COMBINING: Record<string, string> = {
  * removed, so it is not left as a stray "˜" elsewhere in the line or on a line of its own.
  */
 export function attachAccents(runs: TextRun[]): TextRun[] {
-  const accents = runs.filter((r) => !r.rotated && r.text.trim().length === 1 && COMBINING[r.text.trim()] !== undefined);
+  const accents = runs.filter(
+    (r) => !r.rotated && r.text.trim().length === 1 && COMBINING[r.text.trim()] !== undefined,
+  );
   if (!accents.length) return runs;
   const bases = runs.filter((r) => !r.rotated && !accents.includes(r));
   const edits = new Map<TextRun, Array<{ index: number; mark: string }>>();
   const used = new Set<TextRun>();
   for (const a of accents) {
     const cx = (a.x0 + a.x1) / 2;
-    let best: TextRun | undefined, bestD = Infinity;
+    let best: TextRun | undefined,
+      bestD = Infinity;
     for (const b of bases) {
       if (cx < b.x0 - 0.5 || cx > b.x1 + 0.5) continue;
       const dy = b.baseline - a.baseline; // > 0: the accent sits higher than the base line
@@ -154,7 +187,10 @@ export function attachAccents(runs: TextRun[]): TextRun[] {
       const above = dy > -0.3 * size && dy < 1.1 * size && a.y1 > b.y0 - 0.6 * size;
       if (!above) continue;
       const d = Math.abs(dy);
-      if (d < bestD) { best = b; bestD = d; }
+      if (d < bestD) {
+        best = b;
+        bestD = d;
+      }
     }
     if (!best) continue;
     const chars = [...best.text];
@@ -166,13 +202,15 @@ export function attachAccents(runs: TextRun[]): TextRun[] {
     edits.set(best, list);
     used.add(a);
   }
-  return runs.filter((r) => !used.has(r)).map((r) => {
-    const list = edits.get(r);
-    if (!list) return r;
-    const chars = [...r.text];
-    for (const { index, mark } of list.sort((x, y) => y.index - x.index)) chars.splice(index + 1, 0, mark);
-    return { ...r, text: chars.join('').normalize('NFC') };
-  });
+  return runs
+    .filter((r) => !used.has(r))
+    .map((r) => {
+      const list = edits.get(r);
+      if (!list) return r;
+      const chars = [...r.text];
+      for (const { index, mark } of list.sort((x, y) => y.index - x.index)) chars.splice(index + 1, 0, mark);
+      return { ...r, text: chars.join('').normalize('NFC') };
+    });
 }
 
 /**
@@ -185,8 +223,15 @@ function dedupeRuns(runs: TextRun[]): TextRun[] {
   for (const r of runs) {
     const same = seen.get(r.text);
     const tol = Math.max(1.5, 0.15 * r.size);
-    if (same?.some((o) => Math.abs(o.x0 - r.x0) <= tol && Math.abs(o.baseline - r.baseline) <= tol && Math.abs(o.size - r.size) < 0.5)) continue;
-    if (same) same.push(r); else seen.set(r.text, [r]);
+    if (
+      same?.some(
+        (o) =>
+          Math.abs(o.x0 - r.x0) <= tol && Math.abs(o.baseline - r.baseline) <= tol && Math.abs(o.size - r.size) < 0.5,
+      )
+    )
+      continue;
+    if (same) same.push(r);
+    else seen.set(r.text, [r]);
     out.push(r);
   }
   return out;
@@ -214,7 +259,13 @@ function groupByOcrLine(runs: TextRun[]): TextRun[][] {
  */
 function groupRows(runs: TextRun[]): TextRun[][] {
   const sorted = [...runs].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
-  interface Row { runs: TextRun[]; y0: number; y1: number; baseline: number; size: number }
+  interface Row {
+    runs: TextRun[];
+    y0: number;
+    y1: number;
+    baseline: number;
+    size: number;
+  }
   const rows: Row[] = [];
   for (const r of sorted) {
     let best: Row | undefined;
@@ -227,12 +278,20 @@ function groupRows(runs: TextRun[]): TextRun[][] {
       if (minH <= 0) continue;
       const sameBaseline = Math.abs(row.baseline - r.baseline) <= 0.25 * Math.min(row.size, r.size);
       const score = sameBaseline ? 2 : ov / minH;
-      if (score >= 0.6 && score > bestScore && !collides(row.runs, r)) { best = row; bestScore = score; }
+      if (score >= 0.6 && score > bestScore && !collides(row.runs, r)) {
+        best = row;
+        bestScore = score;
+      }
     }
     if (best) {
       best.runs.push(r);
       // The row band follows its dominant (largest) text so superscripts don't stretch it.
-      if (r.size >= best.size) { best.baseline = r.baseline; best.size = r.size; best.y0 = Math.min(best.y0, r.y0); best.y1 = Math.max(best.y1, r.y1); }
+      if (r.size >= best.size) {
+        best.baseline = r.baseline;
+        best.size = r.size;
+        best.y0 = Math.min(best.y0, r.y0);
+        best.y1 = Math.max(best.y1, r.y1);
+      }
     } else {
       rows.push({ runs: [r], y0: r.y0, y1: r.y1, baseline: r.baseline, size: r.size });
     }
@@ -251,8 +310,12 @@ function collides(rowRuns: TextRun[], r: TextRun): boolean {
 
 export function makeLine(runs: TextRun[]): Line {
   let text = '';
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  let boldChars = 0, chars = 0;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity;
+  let boldChars = 0,
+    chars = 0;
   const sizes: Array<[number, number]> = [];
   let prev: TextRun | undefined;
   for (const r of runs) {
@@ -265,7 +328,10 @@ export function makeLine(runs: TextRun[]): Line {
       if (needSpace) text += ' ';
     }
     text += r.text;
-    x0 = Math.min(x0, r.x0); y0 = Math.min(y0, r.y0); x1 = Math.max(x1, r.x1); y1 = Math.max(y1, r.y1);
+    x0 = Math.min(x0, r.x0);
+    y0 = Math.min(y0, r.y0);
+    x1 = Math.max(x1, r.x1);
+    y1 = Math.max(y1, r.y1);
     const n = r.text.replace(/\s/g, '').length;
     chars += n;
     if (r.bold) boldChars += n;
@@ -273,8 +339,15 @@ export function makeLine(runs: TextRun[]): Line {
     prev = r;
   }
   return {
-    runs, text: composeAccents(text.replace(/\s+/g, ' ').trim()), x0, y0, x1, y1,
-    size: weightedMedian(sizes), bold: chars > 0 && boldChars / chars > 0.6, mono: runs.every((r) => r.mono),
+    runs,
+    text: composeAccents(text.replace(/\s+/g, ' ').trim()),
+    x0,
+    y0,
+    x1,
+    y1,
+    size: weightedMedian(sizes),
+    bold: chars > 0 && boldChars / chars > 0.6,
+    mono: runs.every((r) => r.mono),
   };
 }
 
@@ -283,7 +356,10 @@ function weightedMedian(pairs: Array<[number, number]>): number {
   if (total === 0) return pairs[0]?.[0] ?? 10;
   const sorted = [...pairs].sort((a, b) => a[0] - b[0]);
   let acc = 0;
-  for (const [v, w] of sorted) { acc += w; if (acc >= total / 2) return v; }
+  for (const [v, w] of sorted) {
+    acc += w;
+    if (acc >= total / 2) return v;
+  }
   return sorted[sorted.length - 1]![0];
 }
 

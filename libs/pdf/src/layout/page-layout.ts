@@ -18,7 +18,8 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
   const figures = detectFigures(input.graphics, input.width, input.height, textChars, tableBoxes);
 
   const inTable = (l: Line) => tableBoxes.some((t) => centerInside(l, t));
-  const figureOf = (l: Line) => figures.findIndex((f) => intersectionArea(l, f) > 0.6 * Math.max(boxArea(l), 0.01) || centerInside(l, f));
+  const figureOf = (l: Line) =>
+    figures.findIndex((f) => intersectionArea(l, f) > 0.6 * Math.max(boxArea(l), 0.01) || centerInside(l, f));
   const figureText: string[][] = figures.map(() => []);
   const figureLines: Line[][] = figures.map(() => []);
   const flow: Line[] = [];
@@ -38,20 +39,45 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
   });
 
   const blocks = buildBlocks(flow);
-  const stats: PageStats = { width: input.width, height: input.height, bodySize: bodyFontSize(blocks), source: input.source, vocab: pageVocabulary(lines) };
+  const stats: PageStats = {
+    width: input.width,
+    height: input.height,
+    bodySize: bodyFontSize(blocks),
+    source: input.source,
+    vocab: pageVocabulary(lines),
+  };
   const headers: LayoutElement[] = [];
   const footers: LayoutElement[] = [];
   const body: Array<LayoutElement & { lineCount: number }> = [];
   for (const b of blocks) {
     const marginal = marginalType(b, blocks, stats);
     if (marginal) {
-      const el: LayoutElement = { x0: b.x0, y0: b.y0, x1: b.x1, y1: b.y1, type: marginal, text: blockText(b, stats.vocab), ...confOf(b) };
+      const el: LayoutElement = {
+        x0: b.x0,
+        y0: b.y0,
+        x1: b.x1,
+        y1: b.y1,
+        type: marginal,
+        text: blockText(b, stats.vocab),
+        ...confOf(b),
+      };
       (marginal === 'page_header' ? headers : footers).push(el);
       continue;
     }
     body.push({ ...classifyBlock(b, stats), lineCount: b.lines.length });
   }
-  tables.forEach((t) => body.push({ x0: t.x0, y0: t.y0, x1: t.x1, y1: t.y1, type: 'table', text: tableText(t), table: t, lineCount: t.rows }));
+  tables.forEach((t) =>
+    body.push({
+      x0: t.x0,
+      y0: t.y0,
+      x1: t.x1,
+      y1: t.y1,
+      type: 'table',
+      text: tableText(t),
+      table: t,
+      lineCount: t.rows,
+    }),
+  );
   figures.forEach((f, i) => body.push({ ...f, type: 'figure', text: figureText[i]!.join(' '), lineCount: 3 }));
 
   const ordered = readingOrder(body).map(({ lineCount: _omit, ...el }) => el);
@@ -62,17 +88,37 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
 const FIGURE_CAPTION = /^(figure|fig\.|chart|diagram|exhibit|illustration)\s*[0-9IVXA-Z]/i;
 
 function hasCaption(fig: Box, flow: Line[]): boolean {
-  return flow.some((l) => FIGURE_CAPTION.test(l.text) && l.x1 > fig.x0 && l.x0 < fig.x1 && (Math.abs(l.y0 - fig.y1) < 30 || Math.abs(fig.y0 - l.y1) < 30));
+  return flow.some(
+    (l) =>
+      FIGURE_CAPTION.test(l.text) &&
+      l.x1 > fig.x0 &&
+      l.x0 < fig.x1 &&
+      (Math.abs(l.y0 - fig.y1) < 30 || Math.abs(fig.y0 - l.y1) < 30),
+  );
 }
 
 function tableText(t: { cells: Array<{ row: number; col: number; text: string }> }): string {
   const rows = new Map<number, string[]>();
-  for (const c of t.cells) if (c.text) { const r = rows.get(c.row) ?? []; r.push(c.text); rows.set(c.row, r); }
-  return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, cs]) => cs.join(' | ')).join('\n');
+  for (const c of t.cells)
+    if (c.text) {
+      const r = rows.get(c.row) ?? [];
+      r.push(c.text);
+      rows.set(c.row, r);
+    }
+  return [...rows.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, cs]) => cs.join(' | '))
+    .join('\n');
 }
 
 function confOf(b: Block): { confidence?: number } {
-  let s = 0, n = 0;
-  for (const l of b.lines) for (const r of l.runs) if (r.conf !== undefined) { s += r.conf; n++; }
+  let s = 0,
+    n = 0;
+  for (const l of b.lines)
+    for (const r of l.runs)
+      if (r.conf !== undefined) {
+        s += r.conf;
+        n++;
+      }
   return n ? { confidence: s / n } : {};
 }

@@ -15,7 +15,8 @@ export function readingOrder<T extends Orderable>(items: T[]): T[] {
 function cut<T extends Orderable>(items: T[], depth: number): T[] {
   if (items.length <= 1 || depth > 50) return items;
   const cols = splitByGaps(items, 'x', 4);
-  const colsLookLikeColumns = cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items));
+  const colsLookLikeColumns =
+    cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items));
   if (colsLookLikeColumns) return cols.flatMap((c) => cut(c, depth + 1));
   const rows = splitByGaps(items, 'y', 0.5);
   if (rows.length > 1) return rows.flatMap((r) => cut(r, depth + 1));
@@ -24,8 +25,12 @@ function cut<T extends Orderable>(items: T[], depth: number): T[] {
 }
 
 function heightOf(items: Box[]): number {
-  let y0 = Infinity, y1 = -Infinity;
-  for (const i of items) { y0 = Math.min(y0, i.y0); y1 = Math.max(y1, i.y1); }
+  let y0 = Infinity,
+    y1 = -Infinity;
+  for (const i of items) {
+    y0 = Math.min(y0, i.y0);
+    y1 = Math.max(y1, i.y1);
+  }
   return y1 - y0;
 }
 
@@ -37,7 +42,10 @@ function splitByGaps<T extends Box>(items: T[], axis: 'x' | 'y', minGap: number)
   let current: T[] = [];
   let reach = -Infinity;
   for (const it of sorted) {
-    if (current.length && it[lo] > reach + minGap) { groups.push(current); current = []; }
+    if (current.length && it[lo] > reach + minGap) {
+      groups.push(current);
+      current = [];
+    }
     current.push(it);
     reach = Math.max(reach, it[hi]);
   }

@@ -10,9 +10,25 @@
 import type { LayoutElement, TextRun } from '../types';
 import type { OcrWord } from './recognise';
 
-export interface OcrRow { x0: number; y0: number; x1: number; y1: number; words: OcrWord[]; blocks: Set<number>; text: string }
+export interface OcrRow {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  words: OcrWord[];
+  blocks: Set<number>;
+  text: string;
+}
 
-interface Line { key: string; block: number; words: OcrWord[]; x0: number; y0: number; x1: number; y1: number }
+interface Line {
+  key: string;
+  block: number;
+  words: OcrWord[];
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
 
 /** Words that carry no reading: low-confidence marks with no letter or digit run. */
 function noise(w: OcrWord): boolean {
@@ -27,15 +43,33 @@ function linesOf(words: OcrWord[]): Line[] {
   for (const w of words) {
     if (noise(w)) continue;
     const key = `${w.block}.${w.par}.${w.line}`;
-    const l = by.get(key) ?? { key, block: w.block, words: [], x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    const l = by.get(key) ?? {
+      key,
+      block: w.block,
+      words: [],
+      x0: Infinity,
+      y0: Infinity,
+      x1: -Infinity,
+      y1: -Infinity,
+    };
     l.words.push(w);
-    l.x0 = Math.min(l.x0, w.x0); l.y0 = Math.min(l.y0, w.y0); l.x1 = Math.max(l.x1, w.x1); l.y1 = Math.max(l.y1, w.y1);
+    l.x0 = Math.min(l.x0, w.x0);
+    l.y0 = Math.min(l.y0, w.y0);
+    l.x1 = Math.max(l.x1, w.x1);
+    l.y1 = Math.max(l.y1, w.y1);
     by.set(key, l);
   }
   return [...by.values()];
 }
 
-interface BlockStat { lines: number; chars: number; x0: number; x1: number; y0: number; y1: number }
+interface BlockStat {
+  lines: number;
+  chars: number;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
 
 /** Blocks of prose (several long lines) standing side by side with another such block. */
 function proseColumns(lines: Line[]): Set<number> {
@@ -44,7 +78,10 @@ function proseColumns(lines: Line[]): Set<number> {
     const s = stats.get(l.block) ?? { lines: 0, chars: 0, x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity };
     s.lines++;
     s.chars += l.words.reduce((n, w) => n + w.text.length + 1, 0);
-    s.x0 = Math.min(s.x0, l.x0); s.x1 = Math.max(s.x1, l.x1); s.y0 = Math.min(s.y0, l.y0); s.y1 = Math.max(s.y1, l.y1);
+    s.x0 = Math.min(s.x0, l.x0);
+    s.x1 = Math.max(s.x1, l.x1);
+    s.y0 = Math.min(s.y0, l.y0);
+    s.y1 = Math.max(s.y1, l.y1);
     stats.set(l.block, s);
   }
   const prose = [...stats.entries()].filter(([, s]) => s.lines >= 3 && s.chars / s.lines >= 25);
@@ -54,13 +91,17 @@ function proseColumns(lines: Line[]): Set<number> {
       if (a >= b) continue;
       const vOverlap = Math.min(sa.y1, sb.y1) - Math.max(sa.y0, sb.y0);
       const side = sa.x1 <= sb.x0 + 2 || sb.x1 <= sa.x0 + 2;
-      if (side && vOverlap > 0.3 * Math.min(sa.y1 - sa.y0, sb.y1 - sb.y0)) { out.add(a); out.add(b); }
+      if (side && vOverlap > 0.3 * Math.min(sa.y1 - sa.y0, sb.y1 - sb.y0)) {
+        out.add(a);
+        out.add(b);
+      }
     }
   }
   return out;
 }
 
-const vOverlap = (a: { y0: number; y1: number }, b: { y0: number; y1: number }) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+const vOverlap = (a: { y0: number; y1: number }, b: { y0: number; y1: number }) =>
+  Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
 
 /** Printed rows: Tesseract lines on the same row joined left to right (prose columns kept apart). */
 export function ocrRows(words: OcrWord[]): OcrRow[] {
@@ -72,14 +113,28 @@ export function ocrRows(words: OcrWord[]): OcrRow[] {
     const row = rows.find((r) => {
       if (columns.has(l.block) || r.lines.some((o) => columns.has(o.block))) return false;
       // Same row: most of the shorter height shared, and no horizontal overlap with its lines.
-      return r.lines.every((o) => vOverlap(o, l) >= 0.5 * Math.min(h, o.y1 - o.y0) && (l.x0 >= o.x1 - 2 || l.x1 <= o.x0 + 2));
+      return r.lines.every(
+        (o) => vOverlap(o, l) >= 0.5 * Math.min(h, o.y1 - o.y0) && (l.x0 >= o.x1 - 2 || l.x1 <= o.x0 + 2),
+      );
     });
     if (row) {
       row.lines.push(l);
-      row.x0 = Math.min(row.x0, l.x0); row.y0 = Math.min(row.y0, l.y0); row.x1 = Math.max(row.x1, l.x1); row.y1 = Math.max(row.y1, l.y1);
+      row.x0 = Math.min(row.x0, l.x0);
+      row.y0 = Math.min(row.y0, l.y0);
+      row.x1 = Math.max(row.x1, l.x1);
+      row.y1 = Math.max(row.y1, l.y1);
       row.blocks.add(l.block);
     } else {
-      rows.push({ x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1, words: [], blocks: new Set([l.block]), text: '', lines: [l] });
+      rows.push({
+        x0: l.x0,
+        y0: l.y0,
+        x1: l.x1,
+        y1: l.y1,
+        words: [],
+        blocks: new Set([l.block]),
+        text: '',
+        lines: [l],
+      });
     }
   }
   for (const r of rows) {
@@ -100,7 +155,9 @@ export function ocrRows(words: OcrWord[]): OcrRow[] {
     const c = colTop.get(r.lines[0]!.block);
     return c ? { y: c.y, x: c.x, inner: r.y0 } : { y: r.y0, x: r.x0, inner: 0 };
   };
-  const sorted = rows.map((r) => ({ r, k: key(r) })).sort((a, b) => a.k.y - b.k.y || a.k.x - b.k.x || a.k.inner - b.k.inner);
+  const sorted = rows
+    .map((r) => ({ r, k: key(r) }))
+    .sort((a, b) => a.k.y - b.k.y || a.k.x - b.k.x || a.k.inner - b.k.inner);
   return sorted.map(({ r: { lines: _l, ...r } }) => r);
 }
 
@@ -115,8 +172,18 @@ export function rowsToRuns(rows: OcrRow[], k: number): TextRun[] {
     const size = Math.max(4, (hs[Math.floor(hs.length / 2)] ?? row.y1 - row.y0) * k * 1.1);
     for (const w of row.words) {
       runs.push({
-        text: w.text, x0: w.x0 * k, x1: w.x1 * k, y0: w.y0 * k, y1: w.y1 * k,
-        size, baseline: row.y1 * k - 0.2 * size, bold: false, italic: false, mono: false, conf: w.conf / 100, ocrLine: `r${i}`,
+        text: w.text,
+        x0: w.x0 * k,
+        x1: w.x1 * k,
+        y0: w.y0 * k,
+        y1: w.y1 * k,
+        size,
+        baseline: row.y1 * k - 0.2 * size,
+        bold: false,
+        italic: false,
+        mono: false,
+        conf: w.conf / 100,
+        ocrLine: `r${i}`,
       });
     }
   });
@@ -131,10 +198,12 @@ const meanConf = (ws: OcrWord[]) => (ws.length ? ws.reduce((s, w) => s + w.conf,
  * element of its own. `tables` (already accepted) replace the rows whose centre lies inside them.
  */
 export function rowsToElements(rows: OcrRow[], k: number, tables: LayoutElement[] = []): LayoutElement[] {
-  const inTable = (r: OcrRow) => tables.some((t) => {
-    const cx = ((r.x0 + r.x1) / 2) * k, cy = ((r.y0 + r.y1) / 2) * k;
-    return cx >= t.x0 && cx <= t.x1 && cy >= t.y0 && cy <= t.y1;
-  });
+  const inTable = (r: OcrRow) =>
+    tables.some((t) => {
+      const cx = ((r.x0 + r.x1) / 2) * k,
+        cy = ((r.y0 + r.y1) / 2) * k;
+      return cx >= t.x0 && cx <= t.x1 && cy >= t.y0 && cy <= t.y1;
+    });
   const flow = rows.filter((r) => !inTable(r));
   const items: Array<{ el: LayoutElement; par?: string; long: boolean }> = [];
   for (const r of flow) {
@@ -150,11 +219,22 @@ export function rowsToElements(rows: OcrRow[], k: number, tables: LayoutElement[
   for (const it of items) {
     // Same paragraph, a long line before, the next line right below it (less than a line's gap).
     const lineH = it.el.y1 - it.el.y0;
-    const joinable = prev && prev.par && prev.par === it.par && prev.long && it.el.y0 >= prev.el.y1 - lineH * 0.5 && it.el.y0 - prev.el.y1 < lineH;
+    const joinable =
+      prev &&
+      prev.par &&
+      prev.par === it.par &&
+      prev.long &&
+      it.el.y0 >= prev.el.y1 - lineH * 0.5 &&
+      it.el.y0 - prev.el.y1 < lineH;
     if (joinable) {
       const last = out[out.length - 1]!;
-      last.text = /-$/.test(last.text) && /^[a-z]/.test(it.el.text) ? `${last.text.slice(0, -1)}${it.el.text}` : `${last.text} ${it.el.text}`;
-      last.x0 = Math.min(last.x0, it.el.x0); last.x1 = Math.max(last.x1, it.el.x1); last.y1 = Math.max(last.y1, it.el.y1);
+      last.text =
+        /-$/.test(last.text) && /^[a-z]/.test(it.el.text)
+          ? `${last.text.slice(0, -1)}${it.el.text}`
+          : `${last.text} ${it.el.text}`;
+      last.x0 = Math.min(last.x0, it.el.x0);
+      last.x1 = Math.max(last.x1, it.el.x1);
+      last.y1 = Math.max(last.y1, it.el.y1);
       if (it.el.confidence !== undefined && last.confidence !== undefined) {
         last.confidence = (last.confidence * prevConfN + it.el.confidence) / (prevConfN + 1);
         prevConfN++;

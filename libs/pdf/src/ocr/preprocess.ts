@@ -5,14 +5,22 @@
 import sharp from 'sharp';
 import type { RawImage } from '../render/ppm';
 
-export interface GrayImage extends RawImage { channels: 1 }
+export interface GrayImage extends RawImage {
+  channels: 1;
+}
 
-export interface Rect { x: number; y: number; width: number; height: number }
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 export function toGray(img: RawImage): GrayImage {
   if (img.channels === 1) return img as GrayImage;
   const out = Buffer.alloc(img.width * img.height);
-  for (let i = 0, j = 0; i < out.length; i++, j += 3) out[i] = (img.data[j]! * 299 + img.data[j + 1]! * 587 + img.data[j + 2]! * 114) / 1000;
+  for (let i = 0, j = 0; i < out.length; i++, j += 3)
+    out[i] = (img.data[j]! * 299 + img.data[j + 1]! * 587 + img.data[j + 2]! * 114) / 1000;
   return { width: img.width, height: img.height, channels: 1, data: out };
 }
 
@@ -24,39 +32,58 @@ export function otsuThreshold(img: GrayImage, r: Rect = { x: 0, y: 0, width: img
     const row = y * img.width;
     for (let x = r.x; x < r.x + r.width; x += step) hist[img.data[row + x]!]!++;
   }
-  let total = 0, sum = 0;
-  for (let i = 0; i < 256; i++) { total += hist[i]!; sum += i * hist[i]!; }
-  let wB = 0, sumB = 0, best = 0, t = 128;
+  let total = 0,
+    sum = 0;
+  for (let i = 0; i < 256; i++) {
+    total += hist[i]!;
+    sum += i * hist[i]!;
+  }
+  let wB = 0,
+    sumB = 0,
+    best = 0,
+    t = 128;
   for (let i = 0; i < 256; i++) {
     wB += hist[i]!;
     if (!wB) continue;
     const wF = total - wB;
     if (!wF) break;
     sumB += i * hist[i]!;
-    const mB = sumB / wB, mF = (sum - sumB) / wF;
+    const mB = sumB / wB,
+      mF = (sum - sumB) / wF;
     const between = wB * wF * (mB - mF) ** 2;
-    if (between > best) { best = between; t = i; }
+    if (between > best) {
+      best = between;
+      t = i;
+    }
   }
   return t;
 }
 
 /** Share of pixels darker than the threshold. */
 export function inkShare(img: GrayImage, threshold = otsuThreshold(img)): number {
-  let n = 0, dark = 0;
+  let n = 0,
+    dark = 0;
   const step = Math.max(1, Math.floor(Math.sqrt((img.width * img.height) / 500_000)));
   for (let y = 0; y < img.height; y += step) {
     const row = y * img.width;
-    for (let x = 0; x < img.width; x += step) { n++; if (img.data[row + x]! <= threshold) dark++; }
+    for (let x = 0; x < img.width; x += step) {
+      n++;
+      if (img.data[row + x]! <= threshold) dark++;
+    }
   }
   return n ? dark / n : 0;
 }
 
 export function meanBrightness(img: GrayImage): number {
-  let s = 0, n = 0;
+  let s = 0,
+    n = 0;
   const step = Math.max(1, Math.floor(Math.sqrt((img.width * img.height) / 500_000)));
   for (let y = 0; y < img.height; y += step) {
     const row = y * img.width;
-    for (let x = 0; x < img.width; x += step) { s += img.data[row + x]!; n++; }
+    for (let x = 0; x < img.width; x += step) {
+      s += img.data[row + x]!;
+      n++;
+    }
   }
   return n ? s / n : 255;
 }
@@ -85,7 +112,10 @@ export function paperRect(img: GrayImage): Rect {
     return n / Math.ceil((y1 - y0) / 2);
   };
   const MOSTLY = 0.6;
-  let top = 0, bottom = h, left = 0, right = w;
+  let top = 0,
+    bottom = h,
+    left = 0,
+    right = w;
   while (top < h * 0.4 && rowDark(top, 0, w) > MOSTLY) top++;
   while (bottom > h * 0.6 && rowDark(bottom - 1, 0, w) > MOSTLY) bottom--;
   while (left < w * 0.4 && colDark(left, top, bottom) > MOSTLY) left++;
@@ -109,20 +139,36 @@ function brightLevel(img: GrayImage): number {
   const hist = new Uint32Array(256);
   const step = Math.max(1, Math.floor(Math.sqrt((img.width * img.height) / 300_000)));
   let n = 0;
-  for (let y = 0; y < img.height; y += step) for (let x = 0; x < img.width; x += step) { hist[img.data[y * img.width + x]!]!++; n++; }
+  for (let y = 0; y < img.height; y += step)
+    for (let x = 0; x < img.width; x += step) {
+      hist[img.data[y * img.width + x]!]!++;
+      n++;
+    }
   let acc = 0;
-  for (let i = 0; i < 256; i++) { acc += hist[i]!; if (acc >= n * 0.9) return i; }
+  for (let i = 0; i < 256; i++) {
+    acc += hist[i]!;
+    if (acc >= n * 0.9) return i;
+  }
   return 255;
 }
 
 export function crop(img: GrayImage, r: Rect): GrayImage {
   if (r.x === 0 && r.y === 0 && r.width === img.width && r.height === img.height) return img;
   const out = Buffer.alloc(r.width * r.height);
-  for (let y = 0; y < r.height; y++) img.data.copy(out, y * r.width, (r.y + y) * img.width + r.x, (r.y + y) * img.width + r.x + r.width);
+  for (let y = 0; y < r.height; y++)
+    img.data.copy(out, y * r.width, (r.y + y) * img.width + r.x, (r.y + y) * img.width + r.x + r.width);
   return { width: r.width, height: r.height, channels: 1, data: out };
 }
 
-export interface RuleBand { y0: number; y1: number; x0: number; x1: number; segments: number; pieceLen: number; coverage: number }
+export interface RuleBand {
+  y0: number;
+  y1: number;
+  x0: number;
+  x1: number;
+  segments: number;
+  pieceLen: number;
+  coverage: number;
+}
 
 /**
  * Dashed, dotted and double separator rules: horizontal bands of ink much thinner than the page's
@@ -149,12 +195,18 @@ export function rowBands(img: GrayImage, threshold = otsuThreshold(img)): { text
   }
   const bands: Array<{ y0: number; y1: number }> = [];
   for (let y = 0; y < h;) {
-    if (rowInk[y]! < minInk) { y++; continue; }
+    if (rowInk[y]! < minInk) {
+      y++;
+      continue;
+    }
     const y0 = y;
     while (y < h && rowInk[y]! >= minInk) y++;
     bands.push({ y0, y1: y });
   }
-  const tall = bands.map((b) => b.y1 - b.y0).filter((x) => x >= 6).sort((a, b) => a - b);
+  const tall = bands
+    .map((b) => b.y1 - b.y0)
+    .filter((x) => x >= 6)
+    .sort((a, b) => a - b);
   if (tall.length < 3) return { rules: [] };
   const textH = tall[Math.floor(tall.length / 2)]!;
   const out: RuleBand[] = [];
@@ -163,15 +215,23 @@ export function rowBands(img: GrayImage, threshold = otsuThreshold(img)): { text
     if (bh > Math.max(2, textH * 0.4)) continue;
     // Columns with ink in the band → pieces (gaps of one pixel closed).
     const pieces: Array<[number, number]> = [];
-    let start = -1, gap = 0;
+    let start = -1,
+      gap = 0;
     for (let x = 0; x <= w; x++) {
       let ink = false;
       if (x < w) for (let y = b.y0; y < b.y1 && !ink; y++) ink = data[y * w + x]! <= threshold;
-      if (ink) { if (start < 0) start = x; gap = 0; }
-      else if (start >= 0 && (++gap > 1 || x === w)) { pieces.push([start, x - gap + 1]); start = -1; gap = 0; }
+      if (ink) {
+        if (start < 0) start = x;
+        gap = 0;
+      } else if (start >= 0 && (++gap > 1 || x === w)) {
+        pieces.push([start, x - gap + 1]);
+        start = -1;
+        gap = 0;
+      }
     }
     if (pieces.length < 6) continue;
-    const x0 = pieces[0]![0], x1 = pieces[pieces.length - 1]![1];
+    const x0 = pieces[0]![0],
+      x1 = pieces[pieces.length - 1]![1];
     if (x1 - x0 < w * 0.25) continue;
     // Pieces of a rule are short and alike; letters of a tiny text line are not alike in width.
     const lens = pieces.map(([a, z]) => z - a).sort((a, z) => a - z);
@@ -192,8 +252,10 @@ export function whiten(img: GrayImage, bands: RuleBand[]): GrayImage {
   if (!bands.length) return img;
   const data = Buffer.from(img.data);
   for (const b of bands) {
-    const y0 = Math.max(0, b.y0 - 1), y1 = Math.min(img.height, b.y1 + 1);
-    for (let y = y0; y < y1; y++) data.fill(255, y * img.width + Math.max(0, b.x0 - 2), y * img.width + Math.min(img.width, b.x1 + 2));
+    const y0 = Math.max(0, b.y0 - 1),
+      y1 = Math.min(img.height, b.y1 + 1);
+    for (let y = y0; y < y1; y++)
+      data.fill(255, y * img.width + Math.max(0, b.x0 - 2), y * img.width + Math.min(img.width, b.x1 + 2));
   }
   return { ...img, data };
 }
@@ -213,11 +275,19 @@ export function invert(img: GrayImage): GrayImage {
 }
 
 export function pgmBytes(img: GrayImage): Buffer {
-  return Buffer.concat([Buffer.from(`P5\n${img.width} ${img.height}\n255\n`, 'latin1'), img.data.subarray(0, img.width * img.height)]);
+  return Buffer.concat([
+    Buffer.from(`P5\n${img.width} ${img.height}\n255\n`, 'latin1'),
+    img.data.subarray(0, img.width * img.height),
+  ]);
 }
 
 export async function resizeGray(img: GrayImage, s: number): Promise<GrayImage> {
-  const width = Math.round(img.width * s), height = Math.round(img.height * s);
-  const data = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).resize(width, height, { kernel: 'lanczos3' }).greyscale().raw().toBuffer();
+  const width = Math.round(img.width * s),
+    height = Math.round(img.height * s);
+  const data = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } })
+    .resize(width, height, { kernel: 'lanczos3' })
+    .greyscale()
+    .raw()
+    .toBuffer();
   return { width, height, channels: 1, data: data.subarray(0, width * height) };
 }

@@ -10,8 +10,19 @@ import path from 'node:path';
 import sharp from 'sharp';
 import type { RawImage } from '../render/ppm';
 import {
-  binarise, crop, inkShare, invert, meanBrightness, paperRect, pgmBytes, resizeGray, rowBands, toGray, whiten,
-  type GrayImage, type Rect,
+  binarise,
+  crop,
+  inkShare,
+  invert,
+  meanBrightness,
+  paperRect,
+  pgmBytes,
+  resizeGray,
+  rowBands,
+  toGray,
+  whiten,
+  type GrayImage,
+  type Rect,
 } from './preprocess';
 import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
@@ -19,12 +30,23 @@ export interface OcrWord {
   text: string;
   /** Tesseract's word confidence, 0-100. */
   conf: number;
-  x0: number; y0: number; x1: number; y1: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
   /** Tesseract's block / paragraph / line of the winning reading. */
-  block: number; par: number; line: number;
+  block: number;
+  par: number;
+  line: number;
 }
 
-export interface OcrVariantReport { name: string; words: number; meanConf: number; score: number; ms: number }
+export interface OcrVariantReport {
+  name: string;
+  words: number;
+  meanConf: number;
+  score: number;
+  ms: number;
+}
 
 export interface OcrPageReport {
   /** The variant whose words the page uses. */
@@ -68,11 +90,24 @@ const MAX_FIRST_WIDTH = 2500;
 /** The --dpi of the first reading: the stated resolution, or 0 for Tesseract's own estimate. */
 export const firstReadDpi = (statedDpi?: number) => statedDpi ?? 0;
 
-interface Variant { name: string; image: GrayImage; scale: number; rotation: number; dpi: number }
+interface Variant {
+  name: string;
+  image: GrayImage;
+  scale: number;
+  rotation: number;
+  dpi: number;
+}
 
-interface Reading { variant: Variant; words: OcrWord[]; report: OcrVariantReport }
+interface Reading {
+  variant: Variant;
+  words: OcrWord[];
+  report: OcrVariantReport;
+}
 
-export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Promise<{ words: OcrWord[]; report: OcrPageReport }> {
+export async function recogniseImage(
+  img: RawImage,
+  opts: RecogniseOptions,
+): Promise<{ words: OcrWord[]; report: OcrPageReport }> {
   const gray = toGray(img);
   const paper = paperRect(gray);
   const page = crop(gray, paper);
@@ -92,10 +127,29 @@ export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Pro
     const file = path.join(opts.tmpDir, `ocr-${opts.pageNumber}-${n++}.pgm`);
     await fs.writeFile(file, pgmBytes(v.image));
     try {
-      const tsv = started ? await started.recognize(file) : await runTesseractTsv(file, { dpi: v.dpi, lang: opts.lang, timeoutSeconds: opts.timeoutSeconds, pageNumber: opts.pageNumber });
-      const words = parseTsv(tsv).words.map((w) => toOriginal(v, {
-        text: w.text.trim(), conf: w.conf, x0: w.left, y0: w.top, x1: w.left + w.width, y1: w.top + w.height, block: w.block, par: w.par, line: w.line,
-      })).filter((w) => w.text);
+      const tsv = started
+        ? await started.recognize(file)
+        : await runTesseractTsv(file, {
+            dpi: v.dpi,
+            lang: opts.lang,
+            timeoutSeconds: opts.timeoutSeconds,
+            pageNumber: opts.pageNumber,
+          });
+      const words = parseTsv(tsv)
+        .words.map((w) =>
+          toOriginal(v, {
+            text: w.text.trim(),
+            conf: w.conf,
+            x0: w.left,
+            y0: w.top,
+            x1: w.left + w.width,
+            y1: w.top + w.height,
+            block: w.block,
+            par: w.par,
+            line: w.line,
+          }),
+        )
+        .filter((w) => w.text);
       return { variant: v, words, report: { name: v.name, ...quality(words), ms: Date.now() - t0 } };
     } finally {
       await fs.rm(file, { force: true });
@@ -105,9 +159,19 @@ export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Pro
   // Photos and high-resolution scans wider than a 300-dpi page are read at that size first
   // (Tesseract's time grows with the pixels, not with the text); small text is read again larger.
   const s0 = clean.width > MAX_FIRST_WIDTH ? MAX_FIRST_WIDTH / clean.width : 1;
-  const first = s0 < 1
-    ? await read({ name: `downscaled x${s0.toFixed(2)}`, image: await resizeGray(clean, s0), scale: s0, rotation: 0, dpi: dpi ? dpi * s0 : 0 }, opts.tesseract)
-    : await read({ name: 'as-is', image: clean, scale: 1, rotation: 0, dpi }, opts.tesseract);
+  const first =
+    s0 < 1
+      ? await read(
+          {
+            name: `downscaled x${s0.toFixed(2)}`,
+            image: await resizeGray(clean, s0),
+            scale: s0,
+            rotation: 0,
+            dpi: dpi ? dpi * s0 : 0,
+          },
+          opts.tesseract,
+        )
+      : await read({ name: 'as-is', image: clean, scale: 1, rotation: 0, dpi }, opts.tesseract);
   const readings: Reading[] = [first];
   const textPx = medianTextHeight(first.words, s0);
   const goodWords = (r: Reading) => r.words.filter((w) => w.conf >= 50 && /[A-Za-z0-9]{2,}/.test(w.text)).length;
@@ -117,16 +181,42 @@ export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Pro
   if (textPx !== undefined && textPx * s0 < SMALL_TEXT_PX) {
     const s = Math.min(4, TARGET_TEXT_PX / textPx);
     const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
-    readings.push(await read({ name, image: s === 1 ? clean : await resizeGray(clean, s), scale: s, rotation: 0, dpi: dpi ? dpi * s : 0 }));
-  } else if (textPx === undefined && goodWords(first) < 3 && ink > 0.002 && textRowPx !== undefined && textRowPx * s0 < TARGET_ROW_PX) {
+    readings.push(
+      await read({
+        name,
+        image: s === 1 ? clean : await resizeGray(clean, s),
+        scale: s,
+        rotation: 0,
+        dpi: dpi ? dpi * s : 0,
+      }),
+    );
+  } else if (
+    textPx === undefined &&
+    goodWords(first) < 3 &&
+    ink > 0.002 &&
+    textRowPx !== undefined &&
+    textRowPx * s0 < TARGET_ROW_PX
+  ) {
     // Nearly nothing read and short printed rows: text too small to find. A small image (a crop,
     // a screenshot) is read at a page's width; a large one at the scale its rows call for.
-    const s = Math.min(4, Math.max(1.5, clean.width < SMALL_IMAGE_PX ? SMALL_IMAGE_PX / clean.width : TARGET_ROW_PX / textRowPx));
-    readings.push(await read({ name: `upscaled x${s.toFixed(2)}`, image: await resizeGray(clean, s), scale: s, rotation: 0, dpi: dpi ? dpi * s : 0 }));
+    const s = Math.min(
+      4,
+      Math.max(1.5, clean.width < SMALL_IMAGE_PX ? SMALL_IMAGE_PX / clean.width : TARGET_ROW_PX / textRowPx),
+    );
+    readings.push(
+      await read({
+        name: `upscaled x${s.toFixed(2)}`,
+        image: await resizeGray(clean, s),
+        scale: s,
+        rotation: 0,
+        dpi: dpi ? dpi * s : 0,
+      }),
+    );
   }
   if (goodWords(pick(readings)) < 3 && ink > 0.002) {
     // Little or no text where there is ink: light text on a dark ground, faint or noisy scans.
-    if (meanBrightness(clean) < 110) readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
+    if (meanBrightness(clean) < 110)
+      readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
     readings.push(await read({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi }));
   }
   const bestSoFar = pick(readings);
@@ -137,28 +227,45 @@ export async function recogniseImage(img: RawImage, opts: RecogniseOptions): Pro
     const o = await detectOrientation(osdFile, opts).finally(() => fs.rm(osdFile, { force: true }));
     if (o && o.rotate && o.confidence >= 1.5) {
       const v = bestSoFar.variant;
-      readings.push(await read({ ...v, name: `${v.name}, turned ${o.rotate}°`, image: await rotate(v.image, o.rotate), rotation: o.rotate }));
+      readings.push(
+        await read({
+          ...v,
+          name: `${v.name}, turned ${o.rotate}°`,
+          image: await rotate(v.image, o.rotate),
+          rotation: o.rotate,
+        }),
+      );
     }
   }
   const win = pick(readings);
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
   if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {
-    warnings.push({ code: 'ocr_no_text', message: `Page ${opts.pageNumber}: the image has ink (${(ink * 100).toFixed(1)}% of pixels) but OCR read no text from it (tried: ${readings.map((r) => r.variant.name).join(', ')}).` });
+    warnings.push({
+      code: 'ocr_no_text',
+      message: `Page ${opts.pageNumber}: the image has ink (${(ink * 100).toFixed(1)}% of pixels) but OCR read no text from it (tried: ${readings.map((r) => r.variant.name).join(', ')}).`,
+    });
   }
   return {
     words: win.words,
     report: {
-      chosen: win.variant.name, tried: readings.map((r) => r.report),
+      chosen: win.variant.name,
+      tried: readings.map((r) => r.report),
       ...(paper.x || paper.y || paper.width !== gray.width || paper.height !== gray.height ? { paper } : {}),
-      rulesRemoved: rules.length, dpi, rotation: win.variant.rotation, scale: win.variant.scale, warnings,
+      rulesRemoved: rules.length,
+      dpi,
+      rotation: win.variant.rotation,
+      scale: win.variant.scale,
+      warnings,
     },
   };
 }
 
 /** Confidence-weighted text: each letter or digit counts +1 at full confidence, −1 at none. */
 function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
-  let score = 0, conf = 0, chars = 0;
+  let score = 0,
+    conf = 0,
+    chars = 0;
   for (const w of words) {
     const k = (w.text.match(/[\p{L}\p{N}]/gu) ?? []).length;
     if (!k) continue;
@@ -176,12 +283,19 @@ function pick(readings: Reading[]): Reading {
 
 /** Median height in original pixels of confidently read words of three or more letters/digits (≈ cap height). */
 function medianTextHeight(words: OcrWord[], _scale: number): number | undefined {
-  const hs = words.filter((w) => w.conf >= 60 && /[A-Za-z0-9]{3,}/.test(w.text)).map((w) => w.y1 - w.y0).sort((a, b) => a - b);
+  const hs = words
+    .filter((w) => w.conf >= 60 && /[A-Za-z0-9]{3,}/.test(w.text))
+    .map((w) => w.y1 - w.y0)
+    .sort((a, b) => a - b);
   return hs.length >= 3 ? hs[Math.floor(hs.length / 2)]! : undefined;
 }
 
 async function rotate(img: GrayImage, degrees: number): Promise<GrayImage> {
-  const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } }).rotate(degrees).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } })
+    .rotate(degrees)
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, channels: 1, data: data.subarray(0, info.width * info.height) };
 }
 
@@ -189,8 +303,15 @@ async function rotate(img: GrayImage, degrees: number): Promise<GrayImage> {
  * A box in an image turned `deg` clockwise (of size w×h after the turn) back into the unturned
  * image's pixels.
  */
-export function unrotate([x0, y0, x1, y1]: [number, number, number, number], deg: number, w: number, h: number): [number, number, number, number] {
-  const pt = (x: number, y: number): [number, number] => (deg === 90 ? [y, w - x] : deg === 180 ? [w - x, h - y] : deg === 270 ? [h - y, x] : [x, y]);
-  const [ax, ay] = pt(x0, y0), [bx, by] = pt(x1, y1);
+export function unrotate(
+  [x0, y0, x1, y1]: [number, number, number, number],
+  deg: number,
+  w: number,
+  h: number,
+): [number, number, number, number] {
+  const pt = (x: number, y: number): [number, number] =>
+    deg === 90 ? [y, w - x] : deg === 180 ? [w - x, h - y] : deg === 270 ? [h - y, x] : [x, y];
+  const [ax, ay] = pt(x0, y0),
+    [bx, by] = pt(x1, y1);
   return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
 }

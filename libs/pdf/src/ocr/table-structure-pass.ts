@@ -26,7 +26,8 @@ export async function rereadTables(inp: StructurePassInput): Promise<TextRun[]> 
   let runs = inp.runs;
   const px = inp.dpi / 72;
   for (const [i, t] of inp.tables.entries()) {
-    const left = Math.max(0, Math.floor(t.x0 * px) - 6), top = Math.max(0, Math.floor(t.y0 * px) - 6);
+    const left = Math.max(0, Math.floor(t.x0 * px) - 6),
+      top = Math.max(0, Math.floor(t.y0 * px) - 6);
     const width = Math.min(inp.raster.width, Math.ceil(t.x1 * px) + 6) - left;
     const height = Math.min(inp.raster.height, Math.ceil(t.y1 * px) + 6) - top;
     if (width < 10 || height < 10) continue;
@@ -35,11 +36,17 @@ export async function rereadTables(inp: StructurePassInput): Promise<TextRun[]> 
     await fs.writeFile(file, Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), crop.data]));
     try {
       const tsv = await runTesseractTsv(file, {
-        dpi: inp.dpi, lang: inp.lang, psm: 6, timeoutSeconds: inp.timeoutSeconds, pageNumber: inp.pageNumber, vars: { thresholding_method: 1 },
+        dpi: inp.dpi,
+        lang: inp.lang,
+        psm: 6,
+        timeoutSeconds: inp.timeoutSeconds,
+        pageNumber: inp.pageNumber,
+        vars: { thresholding_method: 1 },
       });
       const fresh = tsvToRuns(tsv, inp.dpi, 0.3, { x: left / px, y: top / px, key: `t${i}:` });
       const inside = (r: TextRun) => {
-        const cx = (r.x0 + r.x1) / 2, cy = (r.y0 + r.y1) / 2;
+        const cx = (r.x0 + r.x1) / 2,
+          cy = (r.y0 + r.y1) / 2;
         return cx >= t.x0 && cx <= t.x1 && cy >= t.y0 && cy <= t.y1;
       };
       // Keep the first reading when the second found less text (a poor crop must not lose words).

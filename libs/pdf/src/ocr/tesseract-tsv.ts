@@ -31,7 +31,17 @@ function assertSafePath(p: string): void {
 function tesseractArgs(input: string, opts: OcrOptions): string[] {
   const lang = opts.lang ?? 'eng';
   if (!/^[A-Za-z_+]+$/.test(lang)) throw new Error(`invalid OCR language ${lang}`);
-  const args = [input, 'stdout', '-l', lang, '--oem', '1', '--psm', String(opts.psm ?? 3), ...(opts.dpi > 0 ? ['--dpi', String(opts.dpi)] : [])];
+  const args = [
+    input,
+    'stdout',
+    '-l',
+    lang,
+    '--oem',
+    '1',
+    '--psm',
+    String(opts.psm ?? 3),
+    ...(opts.dpi > 0 ? ['--dpi', String(opts.dpi)] : []),
+  ];
   for (const [k, v] of Object.entries(opts.vars ?? {})) {
     if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(String(v))) throw new Error(`invalid Tesseract variable ${k}`);
     args.push('-c', `${k}=${v}`);
@@ -42,19 +52,34 @@ function tesseractArgs(input: string, opts: OcrOptions): string[] {
 
 const timeoutOf = (opts: OcrOptions) => Math.max(1, Math.ceil(opts.timeoutSeconds ?? 120));
 
-async function tesseract(args: string[], opts: OcrOptions, extra: Pick<ToolOptions, 'input' | 'signal'> = {}): Promise<string> {
+async function tesseract(
+  args: string[],
+  opts: OcrOptions,
+  extra: Pick<ToolOptions, 'input' | 'signal'> = {},
+): Promise<string> {
   const timeout = timeoutOf(opts);
   try {
     // OMP_THREAD_LIMIT=1: Tesseract's OpenMP threads only fight each other on small machines
     // (measured ~2x faster on 2 cores). The process is killed at the page limit.
-    const { stdout } = await runTool('tesseract', args, { env: { OMP_THREAD_LIMIT: '1' }, timeoutMs: timeout * 1000, ...extra });
+    const { stdout } = await runTool('tesseract', args, {
+      env: { OMP_THREAD_LIMIT: '1' },
+      timeoutMs: timeout * 1000,
+      ...extra,
+    });
     return stdout;
   } catch (err) {
     if (err instanceof ToolError && err.details.timedOut) {
-      throw new ParseError('page_timeout', `OCR exceeded the ${timeout}s page time limit`, { pageNumber: opts.pageNumber, cause: err });
+      throw new ParseError('page_timeout', `OCR exceeded the ${timeout}s page time limit`, {
+        pageNumber: opts.pageNumber,
+        cause: err,
+      });
     }
     // The tool's output stays on the cause (logged), never in the message (shown to callers).
-    throw new ParseError('ocr_failed', `text recognition failed${opts.pageNumber ? ` on page ${opts.pageNumber}` : ''}`, { pageNumber: opts.pageNumber, cause: err });
+    throw new ParseError(
+      'ocr_failed',
+      `text recognition failed${opts.pageNumber ? ` on page ${opts.pageNumber}` : ''}`,
+      { pageNumber: opts.pageNumber, cause: err },
+    );
   }
 }
 
@@ -87,7 +112,9 @@ export function startTesseractTsv(opts: OcrOptions): TesseractRun {
     return { recognize: () => Promise.reject(err), cancel: () => undefined };
   }
   let give!: (line: string) => void;
-  const input = new Promise<string>((resolve) => { give = resolve; });
+  const input = new Promise<string>((resolve) => {
+    give = resolve;
+  });
   const abort = new AbortController();
   const result = tesseract(args, opts, { input, signal: abort.signal });
   result.catch(() => undefined);
@@ -115,7 +142,10 @@ export function startTesseractTsv(opts: OcrOptions): TesseractRun {
  * Tesseract's orientation detection (--psm 0): how far the page must be turned clockwise to read
  * upright, and how sure it is. Undefined when it could not tell (too little text).
  */
-export async function detectOrientation(imagePath: string, opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'>): Promise<{ rotate: number; confidence: number } | undefined> {
+export async function detectOrientation(
+  imagePath: string,
+  opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'>,
+): Promise<{ rotate: number; confidence: number } | undefined> {
   assertSafePath(imagePath);
   let out: string;
   try {
@@ -123,11 +153,22 @@ export async function detectOrientation(imagePath: string, opts: Pick<OcrOptions
   } catch {
     return undefined; // OSD fails on pages with too few characters; the page is read as it is
   }
-  const rotate = /Rotate:\s*(\d+)/.exec(out), conf = /Orientation confidence:\s*([\d.]+)/.exec(out);
+  const rotate = /Rotate:\s*(\d+)/.exec(out),
+    conf = /Orientation confidence:\s*([\d.]+)/.exec(out);
   return rotate && conf ? { rotate: Number(rotate[1]), confidence: Number(conf[1]) } : undefined;
 }
 
-export interface TsvWord { block: number; par: number; line: number; left: number; top: number; width: number; height: number; conf: number; text: string }
+export interface TsvWord {
+  block: number;
+  par: number;
+  line: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  conf: number;
+  text: string;
+}
 
 export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, TsvWord> } {
   const words: TsvWord[] = [];
@@ -137,8 +178,15 @@ export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, Ts
     if (f.length < 12 || f[0] === 'level') continue;
     const level = Number(f[0]);
     const w: TsvWord = {
-      block: Number(f[2]), par: Number(f[3]), line: Number(f[4]),
-      left: Number(f[6]), top: Number(f[7]), width: Number(f[8]), height: Number(f[9]), conf: Number(f[10]), text: f.slice(11).join('\t'),
+      block: Number(f[2]),
+      par: Number(f[3]),
+      line: Number(f[4]),
+      left: Number(f[6]),
+      top: Number(f[7]),
+      width: Number(f[8]),
+      height: Number(f[9]),
+      conf: Number(f[10]),
+      text: f.slice(11).join('\t'),
     };
     if (level === 4) lines.set(`${w.block}.${w.par}.${w.line}`, w);
     else if (level === 5 && w.text.trim() && w.conf >= 0) words.push(w);
@@ -147,7 +195,12 @@ export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, Ts
 }
 
 /** TSV words → runs in points (raster pixels scaled by 72/dpi). */
-export function tsvToRuns(tsv: string, dpi: number, minConf = 0.2, offset: { x: number; y: number; key: string } = { x: 0, y: 0, key: '' }): TextRun[] {
+export function tsvToRuns(
+  tsv: string,
+  dpi: number,
+  minConf = 0.2,
+  offset: { x: number; y: number; key: string } = { x: 0, y: 0, key: '' },
+): TextRun[] {
   const { words, lines } = parseTsv(tsv);
   const k = 72 / dpi;
   const runs: TextRun[] = [];
@@ -158,14 +211,26 @@ export function tsvToRuns(tsv: string, dpi: number, minConf = 0.2, offset: { x: 
     const line = lines.get(`${w.block}.${w.par}.${w.line}`);
     const key = `${offset.key}${w.block}.${w.par}.${w.line}`;
     const lineH = (line?.height ?? w.height) * k;
-    const ox = offset.x, oy = offset.y;
+    const ox = offset.x,
+      oy = offset.y;
     // Tesseract line boxes span ascender to descender, a little less than the em size.
     const size = Math.max(4, lineH * 0.85);
-    const y0 = w.top * k + oy, y1 = (w.top + w.height) * k + oy;
+    const y0 = w.top * k + oy,
+      y1 = (w.top + w.height) * k + oy;
     const lineBottom = line ? (line.top + line.height) * k + oy : y1;
     runs.push({
-      text: w.text.trim(), x0: w.left * k + ox, x1: (w.left + w.width) * k + ox, y0, y1,
-      size, baseline: lineBottom - 0.2 * size, bold: false, italic: false, mono: false, conf, ocrLine: key,
+      text: w.text.trim(),
+      x0: w.left * k + ox,
+      x1: (w.left + w.width) * k + ox,
+      y0,
+      y1,
+      size,
+      baseline: lineBottom - 0.2 * size,
+      bold: false,
+      italic: false,
+      mono: false,
+      conf,
+      ocrLine: key,
     });
   }
   return runs;

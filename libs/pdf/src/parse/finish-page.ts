@@ -33,7 +33,10 @@ const CROPPED = new Set(['figure', 'table']);
 export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise<ParsedPage> {
   const n = page.pageNumber;
   const g: PageGeometry = {
-    pageNumber: n, widthPt: page.widthPt, heightPt: page.heightPt, dpi: ctx.dpi,
+    pageNumber: n,
+    widthPt: page.widthPt,
+    heightPt: page.heightPt,
+    dpi: ctx.dpi,
     // pdftoppm rounds page pixels up; match it when the page was not rendered.
     widthPx: ctx.rendered?.width ?? Math.ceil((page.widthPt * ctx.dpi) / 72 - 1e-6),
     heightPx: ctx.rendered?.height ?? Math.ceil((page.heightPt * ctx.dpi) / 72 - 1e-6),
@@ -46,13 +49,19 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
     names.set(el, cropName(n, el.type, counters[el.type]!));
   }
   const files: string[] = ctx.rendered ? [ctx.rendered.relPath] : [];
-  const source = names.size ? ctx.raster ?? ctx.rendered?.file ?? (await rasterFor(page, ctx)) : undefined;
+  const source = names.size ? (ctx.raster ?? ctx.rendered?.file ?? (await rasterFor(page, ctx))) : undefined;
   if (!source) names.clear();
   if (source && names.size) {
-    const [w, h] = typeof source === 'string' ? [g.widthPx, g.heightPx] : [Math.min(g.widthPx, source.width), Math.min(g.heightPx, source.height)];
+    const [w, h] =
+      typeof source === 'string'
+        ? [g.widthPx, g.heightPx]
+        : [Math.min(g.widthPx, source.width), Math.min(g.heightPx, source.height)];
     for (const [el, name] of names) {
       const box = pixelBoxWithin(pixelBox(el, g), w, h);
-      if (!box) { names.delete(el); continue; }
+      if (!box) {
+        names.delete(el);
+        continue;
+      }
       await writeCrop(source, box, path.join(ctx.outDir, 'imgs', name));
       files.push(`imgs/${name}`);
     }

@@ -9,9 +9,19 @@ import { elementMarkdown } from '../markdown/markdown-writer';
 import type { LayoutElement } from '../types';
 
 export const ELEMENT_LABELS: Record<ElementType, string> = {
-  title: 'Title', heading: 'Section header', text: 'Text', list_item: 'List item', table: 'Table', figure: 'Figure',
-  caption: 'Caption', page_header: 'Page header', page_footer: 'Page footer', footnote: 'Footnote', formula: 'Formula',
-  code: 'Code', key_value: 'Key-value',
+  title: 'Title',
+  heading: 'Section header',
+  text: 'Text',
+  list_item: 'List item',
+  table: 'Table',
+  figure: 'Figure',
+  caption: 'Caption',
+  page_header: 'Page header',
+  page_footer: 'Page footer',
+  footnote: 'Footnote',
+  formula: 'Formula',
+  code: 'Code',
+  key_value: 'Key-value',
 };
 
 export interface PageGeometry {
@@ -25,22 +35,30 @@ export interface PageGeometry {
   dpi: number;
 }
 
-export interface BuiltElement { element: GroundingElement; layout: LayoutElement }
+export interface BuiltElement {
+  element: GroundingElement;
+  layout: LayoutElement;
+}
 
 const round = (v: number, d = 5) => Math.round(v * 10 ** d) / 10 ** d;
 
 export function fractionBox(b: Box, g: PageGeometry): FractionBox {
   return {
-    x1: round(clamp(b.x0 / g.widthPt, 0, 1)), y1: round(clamp(b.y0 / g.heightPt, 0, 1)),
-    x2: round(clamp(b.x1 / g.widthPt, 0, 1)), y2: round(clamp(b.y1 / g.heightPt, 0, 1)),
+    x1: round(clamp(b.x0 / g.widthPt, 0, 1)),
+    y1: round(clamp(b.y0 / g.heightPt, 0, 1)),
+    x2: round(clamp(b.x1 / g.widthPt, 0, 1)),
+    y2: round(clamp(b.y1 / g.heightPt, 0, 1)),
   };
 }
 
 export function pixelBox(b: Box, g: PageGeometry): [number, number, number, number] {
-  const sx = g.widthPx / g.widthPt, sy = g.heightPx / g.heightPt;
+  const sx = g.widthPx / g.widthPt,
+    sy = g.heightPx / g.heightPt;
   return [
-    Math.round(clamp(b.x0 * sx, 0, g.widthPx)), Math.round(clamp(b.y0 * sy, 0, g.heightPx)),
-    Math.round(clamp(b.x1 * sx, 0, g.widthPx)), Math.round(clamp(b.y1 * sy, 0, g.heightPx)),
+    Math.round(clamp(b.x0 * sx, 0, g.widthPx)),
+    Math.round(clamp(b.y0 * sy, 0, g.heightPx)),
+    Math.round(clamp(b.x1 * sx, 0, g.widthPx)),
+    Math.round(clamp(b.y1 * sy, 0, g.heightPx)),
   ];
 }
 
@@ -55,10 +73,13 @@ export function elementId(pageNumber: number, el: LayoutElement, g: PageGeometry
 }
 
 /** Crop file name for a figure/table; deterministic per page so reused pages keep their files. */
-export const cropName = (pageNumber: number, type: string, index: number) => `p${String(pageNumber).padStart(4, '0')}_${type}_${index}.jpg`;
+export const cropName = (pageNumber: number, type: string, index: number) =>
+  `p${String(pageNumber).padStart(4, '0')}_${type}_${index}.jpg`;
 
 export function buildGroundingPage(
-  g: PageGeometry, elements: LayoutElement[], imageFor: (el: LayoutElement) => string | undefined,
+  g: PageGeometry,
+  elements: LayoutElement[],
+  imageFor: (el: LayoutElement) => string | undefined,
 ): { page: GroundingPage; markdown: string } {
   const used = new Set<string>();
   const out: GroundingElement[] = [];
@@ -69,7 +90,8 @@ export function buildGroundingPage(
     const ge: GroundingElement = {
       id: elementId(g.pageNumber, el, g, used),
       type: el.type,
-      label: el.type === 'heading' && el.level ? `${ELEMENT_LABELS.heading} (level ${el.level})` : ELEMENT_LABELS[el.type],
+      label:
+        el.type === 'heading' && el.level ? `${ELEMENT_LABELS.heading} (level ${el.level})` : ELEMENT_LABELS[el.type],
       bbox: fractionBox(el, g),
       pixel_bbox: pixelBox(el, g),
       content: el.text,
@@ -77,7 +99,13 @@ export function buildGroundingPage(
     };
     if (el.table) {
       ge.cells = el.table.cells.map((c): TableCell => ({
-        row: c.row, col: c.col, rowSpan: c.rowSpan, colSpan: c.colSpan, bbox: fractionBox(c, g), text: c.text, isHeader: c.isHeader,
+        row: c.row,
+        col: c.col,
+        rowSpan: c.rowSpan,
+        colSpan: c.colSpan,
+        bbox: fractionBox(c, g),
+        text: c.text,
+        isHeader: c.isHeader,
       }));
       ge.cellsSource = el.table.cellsSource;
       ge.cellGrid = el.table.cellGrid;

@@ -22,12 +22,22 @@ export interface OcrHeadStartOptions {
 export class OcrHeadStart {
   private disposed?: Promise<void>;
 
-  private constructor(readonly pdfPath: string, readonly settings: OcrSettings, readonly budget: PageBudget, readonly dir: string,
-    readonly prefetch: OcrRasterPrefetch) {}
+  private constructor(
+    readonly pdfPath: string,
+    readonly settings: OcrSettings,
+    readonly budget: PageBudget,
+    readonly dir: string,
+    readonly prefetch: OcrRasterPrefetch,
+  ) {}
 
   static start(pdfPath: string, opts: OcrHeadStartOptions = {}): OcrHeadStart {
     const budget = opts.budget ?? DEFAULT_PAGE_BUDGET;
-    const settings: OcrSettings = { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds: opts.timeoutSeconds ?? 120, rasterBudgetSeconds: budget.maxSeconds };
+    const settings: OcrSettings = {
+      dpi: opts.ocrDpi ?? 300,
+      lang: opts.ocrLang ?? 'eng',
+      timeoutSeconds: opts.timeoutSeconds ?? 120,
+      rasterBudgetSeconds: budget.maxSeconds,
+    };
     const dir = makeScratchDirSync('ocr');
     // The page's size decides its raster's resolution (a 200,000-pt page must not render at 300 dpi).
     const dpiOf = async (n: number) => {
@@ -42,9 +52,19 @@ export class OcrHeadStart {
 
   /** Whether parsePages with these inputs can use it. */
   matches(pdfPath: string, s: OcrSettings, budget: PageBudget = DEFAULT_PAGE_BUDGET): boolean {
-    const same = (a: PageBudget, b: PageBudget) => a.maxOperators === b.maxOperators && a.maxSeconds === b.maxSeconds && a.maxMegapixels === b.maxMegapixels && a.maxPixels === b.maxPixels;
-    return !this.disposed && pdfPath === this.pdfPath && s.dpi === this.settings.dpi && s.lang === this.settings.lang && s.timeoutSeconds === this.settings.timeoutSeconds
-      && same(budget, this.budget);
+    const same = (a: PageBudget, b: PageBudget) =>
+      a.maxOperators === b.maxOperators &&
+      a.maxSeconds === b.maxSeconds &&
+      a.maxMegapixels === b.maxMegapixels &&
+      a.maxPixels === b.maxPixels;
+    return (
+      !this.disposed &&
+      pdfPath === this.pdfPath &&
+      s.dpi === this.settings.dpi &&
+      s.lang === this.settings.lang &&
+      s.timeoutSeconds === this.settings.timeoutSeconds &&
+      same(budget, this.budget)
+    );
   }
 
   /** Kills whatever was not taken and removes its files; safe to call more than once. */

@@ -30,7 +30,14 @@ export interface OcrSettings {
 /** Resolution of page n's OCR raster (the nominal dpi capped by the pixel budget). */
 export type DpiOf = (pageNumber: number) => number | Promise<number>;
 
-export const emptyGraphics = (): PageGraphics => ({ images: [], drawings: [], hRules: [], vRules: [], fillRects: [], shapes: [] });
+export const emptyGraphics = (): PageGraphics => ({
+  images: [],
+  drawings: [],
+  hRules: [],
+  vRules: [],
+  fillRects: [],
+  shapes: [],
+});
 
 const memo = <T>(f: () => Promise<T>): (() => Promise<T>) => {
   let p: Promise<T> | undefined;
@@ -57,8 +64,12 @@ export class OcrRasterPrefetch {
   private readonly pending = new Map<number, OcrPageJob>();
   private readonly abort = new AbortController();
   private readonly mkdir = memo(() => fs.mkdir(this.dir, { recursive: true }));
-  constructor(private readonly pdfPath: string, private readonly dir: string, private readonly s: OcrSettings,
-    private readonly dpiOf: DpiOf = () => s.dpi) {}
+  constructor(
+    private readonly pdfPath: string,
+    private readonly dir: string,
+    private readonly s: OcrSettings,
+    private readonly dpiOf: DpiOf = () => s.dpi,
+  ) {}
 
   /** Page n's job (started now unless it was prefetched); the caller owns it from here. */
   get(n: number, next?: number): OcrPageJob {
@@ -110,12 +121,21 @@ export class OcrRasterPrefetch {
       if (abort.signal.aborted) throw new Error('OCR raster not needed');
       const budget = this.s.rasterBudgetSeconds;
       return rasterisePage(this.pdfPath, path.join(this.dir, `p${n}`), n, {
-        dpi: d, gray: true, timeoutMs: this.s.timeoutSeconds * 1000, budgetMs: budget === undefined ? undefined : budget * 1000, signal: abort.signal,
+        dpi: d,
+        gray: true,
+        timeoutMs: this.s.timeoutSeconds * 1000,
+        budgetMs: budget === undefined ? undefined : budget * 1000,
+        signal: abort.signal,
       });
     });
     raster.catch(() => undefined);
     void raster.finally(() => this.abort.signal.removeEventListener('abort', stopAll)).catch(() => undefined);
-    const tesseract = startTesseractTsv({ dpi: this.s.dpi, lang: this.s.lang, timeoutSeconds: this.s.timeoutSeconds, pageNumber: n });
+    const tesseract = startTesseractTsv({
+      dpi: this.s.dpi,
+      lang: this.s.lang,
+      timeoutSeconds: this.s.timeoutSeconds,
+      pageNumber: n,
+    });
     return {
       raster,
       dpi,
@@ -123,7 +143,10 @@ export class OcrRasterPrefetch {
       cancel: () => {
         abort.abort();
         tesseract.cancel();
-        raster.then((f) => fs.rm(f, { force: true }), () => undefined);
+        raster.then(
+          (f) => fs.rm(f, { force: true }),
+          () => undefined,
+        );
       },
     };
   }
@@ -134,13 +157,41 @@ export class OcrRasterPrefetch {
  * (memoised, so a caller that already read them shares the copy); only pages whose words line up
  * like a table need them, for the ruling scan and the structure pass.
  */
-export async function ocrRaster(file: string, pageNumber: number, widthPt: number, heightPt: number, s: OcrSettings,
-  raster: () => Promise<RawImage> = memo(() => readPnm(file)), tesseract?: TesseractRun): Promise<LayoutElement[]> {
-  const tsv = tesseract ? await tesseract.recognize(file) : await runTesseractTsv(file, { dpi: s.dpi, lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber });
-  const words = parseTsv(tsv).words.map((w) => ({
-    text: w.text.trim(), conf: w.conf, x0: w.left, y0: w.top, x1: w.left + w.width, y1: w.top + w.height, block: w.block, par: w.par, line: w.line,
-  })).filter((w) => w.text);
-  return layoutOcrWords(words, { k: 72 / s.dpi, widthPt, heightPt, raster, rasterDpi: s.dpi, tmpDir: path.dirname(file), pageNumber, s });
+export async function ocrRaster(
+  file: string,
+  pageNumber: number,
+  widthPt: number,
+  heightPt: number,
+  s: OcrSettings,
+  raster: () => Promise<RawImage> = memo(() => readPnm(file)),
+  tesseract?: TesseractRun,
+): Promise<LayoutElement[]> {
+  const tsv = tesseract
+    ? await tesseract.recognize(file)
+    : await runTesseractTsv(file, { dpi: s.dpi, lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber });
+  const words = parseTsv(tsv)
+    .words.map((w) => ({
+      text: w.text.trim(),
+      conf: w.conf,
+      x0: w.left,
+      y0: w.top,
+      x1: w.left + w.width,
+      y1: w.top + w.height,
+      block: w.block,
+      par: w.par,
+      line: w.line,
+    }))
+    .filter((w) => w.text);
+  return layoutOcrWords(words, {
+    k: 72 / s.dpi,
+    widthPt,
+    heightPt,
+    raster,
+    rasterDpi: s.dpi,
+    tmpDir: path.dirname(file),
+    pageNumber,
+    s,
+  });
 }
 
 interface OcrLayoutContext {
@@ -169,17 +220,34 @@ export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Pro
   if (plain.some((e) => e.table)) {
     const gray = toGray(await c.raster());
     const lines = detectRasterLines(gray, c.rasterDpi);
-    const graphics: PageGraphics = { ...emptyGraphics(), hRules: toRulings(lines.h, c.rasterDpi), vRules: toRulings(lines.v, c.rasterDpi) };
-    const ruled = (rs: TextRun[]) => layoutOcr(rs, graphics, c.widthPt, c.heightPt).filter((e) => e.table && hasRulingEvidence(e, graphics));
+    const graphics: PageGraphics = {
+      ...emptyGraphics(),
+      hRules: toRulings(lines.h, c.rasterDpi),
+      vRules: toRulings(lines.v, c.rasterDpi),
+    };
+    const ruled = (rs: TextRun[]) =>
+      layoutOcr(rs, graphics, c.widthPt, c.heightPt).filter((e) => e.table && hasRulingEvidence(e, graphics));
     // No rules around it: a table only where the page is a grid (its rules are no evidence).
-    const grid = (rs: TextRun[], els = layoutOcr(rs, emptyGraphics(), c.widthPt, c.heightPt)) => gridTables(els.filter((e) => e.table && keepsRows(e, rs)), rs);
+    const grid = (rs: TextRun[], els = layoutOcr(rs, emptyGraphics(), c.widthPt, c.heightPt)) =>
+      gridTables(
+        els.filter((e) => e.table && keepsRows(e, rs)),
+        rs,
+      );
     const hasLines = lines.h.length + lines.v.length > 0;
     const byRules = hasLines ? ruled(runs) : [];
     tables = byRules.length ? byRules : grid(runs, plain);
     if (tables.length && hasLines) {
       // Tables on a page with rules are read again with the rules erased (the structure pass).
       runs = await rereadTables({
-        raster: gray, dpi: c.rasterDpi, lines: [...lines.h, ...lines.v], tables, runs, tmpDir: c.tmpDir, pageNumber: c.pageNumber, lang: c.s.lang, timeoutSeconds: c.s.timeoutSeconds,
+        raster: gray,
+        dpi: c.rasterDpi,
+        lines: [...lines.h, ...lines.v],
+        tables,
+        runs,
+        tmpDir: c.tmpDir,
+        pageNumber: c.pageNumber,
+        lang: c.s.lang,
+        timeoutSeconds: c.s.timeoutSeconds,
       });
       tables = byRules.length ? ruled(runs) : grid(runs);
     }
@@ -193,7 +261,8 @@ export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Pro
  * totals, forms) and item lines between a receipt's header and its totals stay lines of text.
  */
 export function hasRulingEvidence(el: LayoutElement, g: PageGraphics): boolean {
-  const inside = (r: { x0: number; y0: number; x1: number; y1: number }) => r.x1 >= el.x0 - 3 && r.x0 <= el.x1 + 3 && r.y1 >= el.y0 - 3 && r.y0 <= el.y1 + 3;
+  const inside = (r: { x0: number; y0: number; x1: number; y1: number }) =>
+    r.x1 >= el.x0 - 3 && r.x0 <= el.x1 + 3 && r.y1 >= el.y0 - 3 && r.y0 <= el.y1 + 3;
   const h = g.hRules.filter((r) => inside(r) && r.x1 - r.x0 >= 0.5 * (el.x1 - el.x0)).length;
   const v = g.vRules.filter((r) => inside(r) && r.y1 - r.y0 >= 0.3 * (el.y1 - el.y0)).length;
   return h >= 2 && v >= 1;
@@ -211,7 +280,15 @@ export function gridTables(cands: LayoutElement[], runs: TextRun[]): LayoutEleme
     for (const cell of t.cells) if (cell.text.trim()) filled.set(cell.row, (filled.get(cell.row) ?? 0) + 1);
     return [...filled.values()].filter((n) => n >= 3).length >= 3;
   });
-  const inside = runs.filter((r) => grids.some((el) => (r.x0 + r.x1) / 2 >= el.x0 && (r.x0 + r.x1) / 2 <= el.x1 && (r.y0 + r.y1) / 2 >= el.y0 && (r.y0 + r.y1) / 2 <= el.y1)).length;
+  const inside = runs.filter((r) =>
+    grids.some(
+      (el) =>
+        (r.x0 + r.x1) / 2 >= el.x0 &&
+        (r.x0 + r.x1) / 2 <= el.x1 &&
+        (r.y0 + r.y1) / 2 >= el.y0 &&
+        (r.y0 + r.y1) / 2 <= el.y1,
+    ),
+  ).length;
   return inside >= 0.6 * runs.length ? grids : [];
 }
 
@@ -226,7 +303,8 @@ export function keepsRows(el: LayoutElement, runs: TextRun[]): boolean {
   for (const cells of byRow.values()) {
     const filled = new Map<string, Set<TableCellModel>>();
     for (const r of runs) {
-      const cx = (r.x0 + r.x1) / 2, cy = (r.y0 + r.y1) / 2;
+      const cx = (r.x0 + r.x1) / 2,
+        cy = (r.y0 + r.y1) / 2;
       const cell = cells.find((c) => cx >= c.x0 && cx <= c.x1 && cy >= c.y0 && cy <= c.y1);
       if (!cell) continue;
       const key = r.ocrLine ?? '';
@@ -238,8 +316,15 @@ export function keepsRows(el: LayoutElement, runs: TextRun[]): boolean {
 }
 
 /** ocrRaster, then the raster file is deleted. */
-export async function ocrRasterFile(file: string, pageNumber: number, widthPt: number, heightPt: number, s: OcrSettings,
-  raster?: () => Promise<RawImage>, tesseract?: TesseractRun): Promise<LayoutElement[]> {
+export async function ocrRasterFile(
+  file: string,
+  pageNumber: number,
+  widthPt: number,
+  heightPt: number,
+  s: OcrSettings,
+  raster?: () => Promise<RawImage>,
+  tesseract?: TesseractRun,
+): Promise<LayoutElement[]> {
   try {
     return await ocrRaster(file, pageNumber, widthPt, heightPt, s, raster, tesseract);
   } finally {
@@ -269,15 +354,27 @@ const CROPPED = new Set(['figure', 'table']);
  * the same pixels are read once into memory, downscaled to `image.dpi` and written as the page PNG
  * on the other core. At most this page's two rasters (OCR and page resolution) are in memory.
  */
-export async function ocrPdfRaster(file: string, pageNumber: number, widthPt: number, heightPt: number, s: OcrSettings,
-  image?: OcrPageImage, tesseract?: TesseractRun): Promise<OcrPageResult> {
+export async function ocrPdfRaster(
+  file: string,
+  pageNumber: number,
+  widthPt: number,
+  heightPt: number,
+  s: OcrSettings,
+  image?: OcrPageImage,
+  tesseract?: TesseractRun,
+): Promise<OcrPageResult> {
   const raster = memo(() => readPnm(file));
   const atPageDpi = memo(async () => {
     const r = await raster();
     const size = pageSizeAt(widthPt, heightPt, image!.dpi, r, s.dpi);
     return resizeRaster(r, size.width, size.height);
   });
-  const png = image?.pngFile ? atPageDpi().then(async (r) => { await writePagePng(r, image.pngFile!); return r; }) : undefined;
+  const png = image?.pngFile
+    ? atPageDpi().then(async (r) => {
+        await writePagePng(r, image.pngFile!);
+        return r;
+      })
+    : undefined;
   png?.catch(() => undefined);
   try {
     const elements = await ocrRaster(file, pageNumber, widthPt, heightPt, s, raster, tesseract);
@@ -287,7 +384,7 @@ export async function ocrPdfRaster(file: string, pageNumber: number, widthPt: nu
     return {
       elements,
       image: pageImage && { width: pageImage.width, height: pageImage.height },
-      pageRaster: crops ? pageImage ?? (await atPageDpi()) : undefined,
+      pageRaster: crops ? (pageImage ?? (await atPageDpi())) : undefined,
     };
   } finally {
     await png?.catch(() => undefined); // never leave a write running once the page has failed
@@ -299,17 +396,41 @@ export async function ocrPdfRaster(file: string, pageNumber: number, widthPt: nu
  * An image page: recognised with the preprocessing its own pixels call for (recognise.ts), laid
  * out from Tesseract's boxes. Boxes are in the image's pixels; points use the image's resolution.
  */
-export async function ocrImagePage(img: ImagePage, pageNumber: number, tmpDir: string, s: OcrSettings): Promise<{ elements: LayoutElement[]; report: OcrPageReport }> {
+export async function ocrImagePage(
+  img: ImagePage,
+  pageNumber: number,
+  tmpDir: string,
+  s: OcrSettings,
+): Promise<{ elements: LayoutElement[]; report: OcrPageReport }> {
   const statedDpi = img.densityStated && img.density >= 150 ? img.density : undefined;
   // Tesseract loads its model while the raster is prepared.
-  const tesseract = startTesseractTsv({ dpi: firstReadDpi(statedDpi), lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber });
+  const tesseract = startTesseractTsv({
+    dpi: firstReadDpi(statedDpi),
+    lang: s.lang,
+    timeoutSeconds: s.timeoutSeconds,
+    pageNumber,
+  });
   try {
-    const { words, report } = await recogniseImage(img, { lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber, tmpDir, statedDpi, tesseract });
+    const { words, report } = await recogniseImage(img, {
+      lang: s.lang,
+      timeoutSeconds: s.timeoutSeconds,
+      pageNumber,
+      tmpDir,
+      statedDpi,
+      tesseract,
+    });
     const k = 72 / img.density;
     // Tabular pages scan for rules and re-read tables on the pixels at the scale the page was read at.
     const scale = report.rotation ? 1 : report.scale;
     const elements = await layoutOcrWords(words, {
-      k, widthPt: img.width * k, heightPt: img.height * k, raster: async () => (scale === 1 ? img : resizeGray(toGray(img), scale)), rasterDpi: img.density * scale, tmpDir, pageNumber, s,
+      k,
+      widthPt: img.width * k,
+      heightPt: img.height * k,
+      raster: async () => (scale === 1 ? img : resizeGray(toGray(img), scale)),
+      rasterDpi: img.density * scale,
+      tmpDir,
+      pageNumber,
+      s,
     });
     return { elements, report };
   } finally {

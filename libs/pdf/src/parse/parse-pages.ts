@@ -38,11 +38,23 @@ export async function parsePages(opts: ParsePagesOptions): Promise<ParsePagesRes
 function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSettings; budget: PageBudget } {
   const timeoutSeconds = opts.timeoutSeconds ?? 120;
   const budget = pageBudget(opts.budget);
-  return { timeoutMs: timeoutSeconds * 1000, budget, ocr: { dpi: opts.ocrDpi ?? 300, lang: opts.ocrLang ?? 'eng', timeoutSeconds, rasterBudgetSeconds: budget.maxSeconds } };
+  return {
+    timeoutMs: timeoutSeconds * 1000,
+    budget,
+    ocr: {
+      dpi: opts.ocrDpi ?? 300,
+      lang: opts.ocrLang ?? 'eng',
+      timeoutSeconds,
+      rasterBudgetSeconds: budget.maxSeconds,
+    },
+  };
 }
 
 /** Every requested page's size in points (UserUnit included), read before anything is rendered. */
-async function pageSizes(doc: PDFDocumentProxy, pages: number[]): Promise<Map<number, { width: number; height: number }>> {
+async function pageSizes(
+  doc: PDFDocumentProxy,
+  pages: number[],
+): Promise<Map<number, { width: number; height: number }>> {
   const out = new Map<number, { width: number; height: number }>();
   for (const n of pages) {
     const page = await doc.getPage(n);
@@ -76,11 +88,15 @@ async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Prom
     return s ? cappedDpi(s.width, s.height, base, budget) : base;
   };
   let sizesKnown!: () => void;
-  const sizesReady = new Promise<void>((resolve) => { sizesKnown = resolve; });
-  const prefetch = head?.prefetch ?? new OcrRasterPrefetch(opts.path, path.join(tmp, 'ocr'), ocr, async (n) => {
-    await sizesReady;
-    return capped(n, ocr.dpi);
+  const sizesReady = new Promise<void>((resolve) => {
+    sizesKnown = resolve;
   });
+  const prefetch =
+    head?.prefetch ??
+    new OcrRasterPrefetch(opts.path, path.join(tmp, 'ocr'), ocr, async (n) => {
+      await sizesReady;
+      return capped(n, ocr.dpi);
+    });
   // The first OCR page starts now: pdftoppm renders, Tesseract loads and then reads the raster,
   // while pdf.js opens the file (nothing else is OCRing yet, so it need not wait its turn).
   const first = opts.pageNumbers?.length ? Math.min(...opts.pageNumbers) : 1;
@@ -99,18 +115,38 @@ async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Prom
     // OCR pages make their page image from their OCR raster when it is at least as fine as `dpi`.
     const ocrImages = dpi <= ocr.dpi;
     // Page images of text pages render in the background (pdftoppm + sharp) while this thread extracts text.
-    if (opts.renderPages !== false && !(opts.backend === 'ocr' && ocrImages)) renderer = new PageRenderer(opts.path, pages, pageDpi, tmp, opts.outDir, timeoutMs, budgetMs);
-    const ocrArtifacts: OcrArtifacts | undefined = ocrImages ? {
-      pdfPath: opts.path, dpi, outDir: opts.outDir, tmp, timeoutMs, renderPages: opts.renderPages !== false,
-      claim: (n) => !renderer || renderer.claim(n), dpiOf: pageDpi,
-    } : undefined;
+    if (opts.renderPages !== false && !(opts.backend === 'ocr' && ocrImages))
+      renderer = new PageRenderer(opts.path, pages, pageDpi, tmp, opts.outDir, timeoutMs, budgetMs);
+    const ocrArtifacts: OcrArtifacts | undefined = ocrImages
+      ? {
+          pdfPath: opts.path,
+          dpi,
+          outDir: opts.outDir,
+          tmp,
+          timeoutMs,
+          renderPages: opts.renderPages !== false,
+          claim: (n) => !renderer || renderer.claim(n),
+          dpiOf: pageDpi,
+        }
+      : undefined;
     const t0 = Date.now();
     const laid = await layoutPdfPages(doc, pages, {
-      path: opts.path, backend: opts.backend, fallbackOcr: opts.pageFallbackOcr ?? true, timeoutMs, ocr, tmp, prefetch, ocrArtifacts, budget,
-      onProgress: opts.onProgress, shouldCancel: opts.shouldCancel,
+      path: opts.path,
+      backend: opts.backend,
+      fallbackOcr: opts.pageFallbackOcr ?? true,
+      timeoutMs,
+      ocr,
+      tmp,
+      prefetch,
+      ocrArtifacts,
+      budget,
+      onProgress: opts.onProgress,
+      shouldCancel: opts.shouldCancel,
       onPage: (p) => {
-        if (p.failed) renderer?.claim(p.pageNumber); // a failed page is not rendered again
-        else if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table')) cropRasters.schedule(p.pageNumber);
+        if (p.failed)
+          renderer?.claim(p.pageNumber); // a failed page is not rendered again
+        else if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table'))
+          cropRasters.schedule(p.pageNumber);
       },
     });
     const t1 = Date.now();
@@ -120,19 +156,35 @@ async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Prom
       if (page.finished) {
         out.push(page.finished);
       } else if (page.failed) {
-        const finished = await finishPage(page, { pdfPath: opts.path, dpi: pageDpi(page.pageNumber), outDir: opts.outDir, tmp, timeoutMs });
+        const finished = await finishPage(page, {
+          pdfPath: opts.path,
+          dpi: pageDpi(page.pageNumber),
+          outDir: opts.outDir,
+          tmp,
+          timeoutMs,
+        });
         out.push({ ...finished, failed: page.failed });
       } else {
         let rendered: RenderedPage | undefined;
         let noImage: string | undefined;
         try {
-          rendered = renderer ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber) : undefined;
+          rendered = renderer
+            ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber)
+            : undefined;
         } catch (err) {
           // Its text was read (and is kept), but its image is over the budget: the page has none.
           if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
           noImage = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
         }
-        const finished = await finishPage(page, { pdfPath: opts.path, dpi: rendered?.dpi ?? page.dpi ?? pageDpi(page.pageNumber), outDir: opts.outDir, tmp, rendered, cropRasters: noImage ? undefined : cropRasters, timeoutMs });
+        const finished = await finishPage(page, {
+          pdfPath: opts.path,
+          dpi: rendered?.dpi ?? page.dpi ?? pageDpi(page.pageNumber),
+          outDir: opts.outDir,
+          tmp,
+          rendered,
+          cropRasters: noImage ? undefined : cropRasters,
+          timeoutMs,
+        });
         out.push(noImage ? { ...finished, noImage } : finished);
       }
       await opts.onProgress?.(i + 1, laid.length, 'figures');
@@ -158,20 +210,34 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
     // Decoded once (or not at all here, when inspectDocument kept its pixels): the same pixels
     // feed Tesseract, the page image and the crops.
     const kept = opts.decodedImage;
-    const img = kept && kept.path === opts.path && kept.pageIndex === n - 1 ? kept.image : await loadImagePage(opts.path, n - 1);
+    const img =
+      kept && kept.path === opts.path && kept.pageIndex === n - 1 ? kept.image : await loadImagePage(opts.path, n - 1);
     const k = 72 / img.density;
     // The page image of an image input is the image itself, normalised; pixel boxes use its grid.
     // It is encoded on the other core while Tesseract runs.
     const relPath = `pages/${pageImageName(n)}`;
     const png = opts.renderPages !== false ? writePagePng(img, path.join(opts.outDir, relPath)) : undefined;
     png?.catch(() => undefined);
-    const { elements, report } = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n)
-      .finally(() => png?.catch(() => undefined)); // no encode left running if the page failed
+    const { elements, report } = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n).finally(() =>
+      png?.catch(() => undefined),
+    ); // no encode left running if the page failed
     await png;
-    const rendered: RenderedPage | undefined = png ? { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height } : undefined;
-    const page = await finishPage({ pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr' }, {
-      imagePath: opts.path, imageDensity: img.density, dpi: img.density, outDir: opts.outDir, tmp, rendered, raster: img, timeoutMs,
-    });
+    const rendered: RenderedPage | undefined = png
+      ? { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height }
+      : undefined;
+    const page = await finishPage(
+      { pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr' },
+      {
+        imagePath: opts.path,
+        imageDensity: img.density,
+        dpi: img.density,
+        outDir: opts.outDir,
+        tmp,
+        rendered,
+        raster: img,
+        timeoutMs,
+      },
+    );
     out.push({ ...page, ocr: report });
     await opts.onProgress?.(i + 1, pages.length, 'text');
   }

@@ -9,10 +9,16 @@ export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
 
 /** A page that could not be read within the page budget, even by the bounded path. It is not charged. */
-export interface FailedPage { code: 'page_too_complex'; message: string }
+export interface FailedPage {
+  code: 'page_too_complex';
+  message: string;
+}
 
 /** With 'text' progress: the page just finished, and whether it failed (not charged). */
-export interface PageProgress { pageNumber: number; failed: boolean }
+export interface PageProgress {
+  pageNumber: number;
+  failed: boolean;
+}
 
 export interface ParsePagesOptions {
   path: string;

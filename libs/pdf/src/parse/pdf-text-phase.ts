@@ -52,32 +52,47 @@ export interface TextPhaseOptions {
   ocrArtifacts?: OcrArtifacts;
 }
 
-export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: TextPhaseOptions): Promise<LaidOutPage[]> {
+export async function layoutPdfPages(
+  doc: PDFDocumentProxy,
+  pages: number[],
+  o: TextPhaseOptions,
+): Promise<LaidOutPage[]> {
   const prefetch = o.prefetch ?? new OcrRasterPrefetch(o.path, path.join(o.tmp, 'ocr'), o.ocr);
   const budget = o.budget ?? DEFAULT_PAGE_BUDGET;
   const out: LaidOutPage[] = [];
   for (const [i, n] of pages.entries()) {
     await throwIfCancelled(o.shouldCancel);
     const next = o.backend === 'ocr' ? pages[i + 1] : undefined;
-    const page = await withPageTimeout(async () => {
-      try {
-        if (o.backend === 'ocr') return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o, next));
-        let loaded: LoadedPage;
+    const page = await withPageTimeout(
+      async () => {
         try {
-          loaded = await loadTextPage(doc, n, budget);
+          if (o.backend === 'ocr') return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o, next));
+          let loaded: LoadedPage;
+          try {
+            loaded = await loadTextPage(doc, n, budget);
+          } catch (err) {
+            if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
+            // Too much for pdf.js: the bounded path (a raster at a capped size, then OCR).
+            return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o), err);
+          }
+          if (o.fallbackOcr && !usableTextLayer(loaded))
+            return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o));
+          const laid: LaidOutPage = {
+            pageNumber: n,
+            widthPt: loaded.width,
+            heightPt: loaded.height,
+            elements: layoutPage(loaded),
+            source: 'text',
+          };
+          return laid;
         } catch (err) {
-          if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
-          // Too much for pdf.js: the bounded path (a raster at a capped size, then OCR).
-          return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o), err);
+          if (err instanceof ParseError) throw err;
+          throw toParseError(err, n);
         }
-        if (o.fallbackOcr && !usableTextLayer(loaded)) return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o));
-        const laid: LaidOutPage = { pageNumber: n, widthPt: loaded.width, heightPt: loaded.height, elements: layoutPage(loaded), source: 'text' };
-        return laid;
-      } catch (err) {
-        if (err instanceof ParseError) throw err;
-        throw toParseError(err, n);
-      }
-    }, o.timeoutMs, n);
+      },
+      o.timeoutMs,
+      n,
+    );
     out.push(page);
     o.onPage?.(page);
     await o.onProgress?.(i + 1, pages.length, 'text', { pageNumber: n, failed: !!page.failed });
@@ -86,7 +101,12 @@ export async function layoutPdfPages(doc: PDFDocumentProxy, pages: number[], o: 
 }
 
 /** Runs the page's bounded path; over the budget there too, the page comes back failed and empty. */
-async function overBudgetAsFailed(n: number, doc: PDFDocumentProxy, work: () => Promise<LaidOutPage>, first?: ParseError): Promise<LaidOutPage> {
+async function overBudgetAsFailed(
+  n: number,
+  doc: PDFDocumentProxy,
+  work: () => Promise<LaidOutPage>,
+  first?: ParseError,
+): Promise<LaidOutPage> {
   try {
     return await work();
   } catch (err) {
@@ -95,13 +115,26 @@ async function overBudgetAsFailed(n: number, doc: PDFDocumentProxy, work: () => 
     const vp = page.getViewport({ scale: 1 });
     page.cleanup();
     const why = [first?.message, err.message].filter(Boolean).join('; ');
-    return { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements: [], source: 'ocr', failed: { code: 'page_too_complex', message: sentence(why) } };
+    return {
+      pageNumber: n,
+      widthPt: vp.width,
+      heightPt: vp.height,
+      elements: [],
+      source: 'ocr',
+      failed: { code: 'page_too_complex', message: sentence(why) },
+    };
   }
 }
 
 const sentence = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
 
-async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterPrefetch, o: TextPhaseOptions, next?: number): Promise<LaidOutPage> {
+async function ocrPdfPage(
+  doc: PDFDocumentProxy,
+  n: number,
+  prefetch: OcrRasterPrefetch,
+  o: TextPhaseOptions,
+  next?: number,
+): Promise<LaidOutPage> {
   const page = await doc.getPage(n);
   const vp = page.getViewport({ scale: 1 });
   page.cleanup();
@@ -117,11 +150,26 @@ async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterP
     // The raster may be coarser than asked (pixel budget): boxes map back with its real resolution.
     const rasterDpi = await job.dpi;
     pageDpi = Math.min(pageDpi, rasterDpi);
-    r = await ocrPdfRaster(file, n, vp.width, vp.height, { ...o.ocr, dpi: rasterDpi }, own ? { dpi: pageDpi, pngFile: png } : undefined, job.tesseract);
+    r = await ocrPdfRaster(
+      file,
+      n,
+      vp.width,
+      vp.height,
+      { ...o.ocr, dpi: rasterDpi },
+      own ? { dpi: pageDpi, pngFile: png } : undefined,
+      job.tesseract,
+    );
   } finally {
     job.tesseract.cancel(); // no-op once it has finished
   }
-  const laid: LaidOutPage = { pageNumber: n, widthPt: vp.width, heightPt: vp.height, elements: r.elements, source: 'ocr', dpi: pageDpi };
+  const laid: LaidOutPage = {
+    pageNumber: n,
+    widthPt: vp.width,
+    heightPt: vp.height,
+    elements: r.elements,
+    source: 'ocr',
+    dpi: pageDpi,
+  };
   // A raster can come out blank where the file has text: poppler's rasteriser draws no glyphs on
   // pages of tens of thousands of points (measured: nothing at 100,000 pt, at any resolution). When
   // OCR read nothing, the page's own text layer (read within the budget) is used if it has text.
@@ -133,8 +181,17 @@ async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterP
     }
   }
   if (!own) return laid;
-  const rendered = png && r.image ? { file: png, relPath, width: r.image.width, height: r.image.height, dpi: pageDpi } : undefined;
-  laid.finished = await finishPage(laid, { pdfPath: a!.pdfPath, dpi: pageDpi, outDir: a!.outDir, tmp: a!.tmp, rendered, raster: r.pageRaster, timeoutMs: a!.timeoutMs });
+  const rendered =
+    png && r.image ? { file: png, relPath, width: r.image.width, height: r.image.height, dpi: pageDpi } : undefined;
+  laid.finished = await finishPage(laid, {
+    pdfPath: a!.pdfPath,
+    dpi: pageDpi,
+    outDir: a!.outDir,
+    tmp: a!.tmp,
+    rendered,
+    raster: r.pageRaster,
+    timeoutMs: a!.timeoutMs,
+  });
   return laid;
 }
 
@@ -144,12 +201,14 @@ async function ocrPdfPage(doc: PDFDocumentProxy, n: number, prefetch: OcrRasterP
  */
 export function usableTextLayer(p: LoadedPage): boolean {
   if (p.textChars < 10) return false;
-  let bad = 0, total = 0;
-  for (const r of p.runs) for (const ch of r.text) {
-    if (/\s/.test(ch)) continue;
-    total++;
-    if (/[\uE000-\uF8FF\uFFFD\u0000-\u001F]/.test(ch)) bad++;
-  }
+  let bad = 0,
+    total = 0;
+  for (const r of p.runs)
+    for (const ch of r.text) {
+      if (/\s/.test(ch)) continue;
+      total++;
+      if (/[\uE000-\uF8FF\uFFFD\u0000-\u001F]/.test(ch)) bad++;
+    }
   if (total > 0 && bad / total > 0.3) return false;
   const pageArea = p.width * p.height;
   const scanLike = p.graphics.images.some((b) => (b.x1 - b.x0) * (b.y1 - b.y0) > 0.8 * pageArea);

@@ -40,7 +40,10 @@ export async function removeDeadScratch(dir = os.tmpdir()): Promise<string[]> {
     const m = NAME.exec(name);
     if (!m || Number(m[2]) === process.pid || processAlive(Number(m[2]))) continue;
     const p = path.join(dir, name);
-    await fs.rm(p, { recursive: true, force: true }).then(() => removed.push(p), () => undefined);
+    await fs.rm(p, { recursive: true, force: true }).then(
+      () => removed.push(p),
+      () => undefined,
+    );
   }
   return removed;
 }

@@ -12,14 +12,26 @@ export class CropRasters {
   private readonly abort = new AbortController();
 
   /** `dpiOf`: each page's resolution (capped by the pixel budget); `budgetMs` bounds each render. */
-  constructor(private readonly pdfPath: string, private readonly dir: string, private readonly dpiOf: (n: number) => number, private readonly timeoutMs: number,
-    private readonly budgetMs?: number) {}
+  constructor(
+    private readonly pdfPath: string,
+    private readonly dir: string,
+    private readonly dpiOf: (n: number) => number,
+    private readonly timeoutMs: number,
+    private readonly budgetMs?: number,
+  ) {}
 
   schedule(n: number): void {
     if (this.files.has(n)) return;
     const job = this.chain.then(async () => {
       await fs.mkdir(this.dir, { recursive: true });
-      const out = await rasterisePdf(this.pdfPath, this.dir, { dpi: this.dpiOf(n), firstPage: n, lastPage: n, timeoutMs: this.timeoutMs, budgetMs: this.budgetMs, signal: this.abort.signal });
+      const out = await rasterisePdf(this.pdfPath, this.dir, {
+        dpi: this.dpiOf(n),
+        firstPage: n,
+        lastPage: n,
+        timeoutMs: this.timeoutMs,
+        budgetMs: this.budgetMs,
+        signal: this.abort.signal,
+      });
       const f = out.get(n);
       if (!f) throw new Error(`no raster for page ${n}`);
       return f;

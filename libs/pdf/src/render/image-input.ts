@@ -23,7 +23,11 @@ export interface DecodedImage {
 }
 
 function imageError(err: unknown): ParseError {
-  return new ParseError('unsupported_image', `The image could not be decoded: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+  return new ParseError(
+    'unsupported_image',
+    `The image could not be decoded: ${(err as Error)?.message ?? String(err)}`,
+    { cause: err },
+  );
 }
 
 export async function imagePageCount(path: string): Promise<number> {
@@ -49,7 +53,14 @@ export async function loadImagePage(path: string, index: number): Promise<ImageP
       .toBuffer({ resolveWithObject: true });
     const density = meta.density && meta.density >= 50 && meta.density <= 1200 ? meta.density : 300;
     const densityStated = density === meta.density && (meta.resolutionUnit !== undefined || meta.density !== 72);
-    return { width: info.width, height: info.height, channels: info.channels === 1 ? 1 : 3, data, density, densityStated };
+    return {
+      width: info.width,
+      height: info.height,
+      channels: info.channels === 1 ? 1 : 3,
+      data,
+      density,
+      densityStated,
+    };
   } catch (err) {
     throw imageError(err);
   }
@@ -58,7 +69,8 @@ export async function loadImagePage(path: string, index: number): Promise<ImageP
 /** Greyscale PGM bytes for Tesseract (uncompressed: no encode cost, Tesseract reads it directly). */
 export async function toPgm(img: RawImage, scale = 1): Promise<Buffer> {
   let pipeline = sharp(img.data, { raw: { width: img.width, height: img.height, channels: img.channels } }).greyscale();
-  const width = Math.round(img.width * scale), height = Math.round(img.height * scale);
+  const width = Math.round(img.width * scale),
+    height = Math.round(img.height * scale);
   if (scale !== 1) pipeline = pipeline.resize(width, height, { kernel: 'lanczos3' });
   const gray = await pipeline.raw().toBuffer();
   return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), gray.subarray(0, width * height)]);

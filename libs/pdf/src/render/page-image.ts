@@ -31,7 +31,13 @@ export async function resizeRaster(img: RawImage, width: number, height: number)
  * raster it is computed from the points; otherwise (a MediaBox larger than the CropBox) from the
  * raster, which is exact whenever rasterDpi / dpi is an integer (300 / 150).
  */
-export function pageSizeAt(widthPt: number, heightPt: number, dpi: number, raster: { width: number; height: number }, rasterDpi: number): { width: number; height: number } {
+export function pageSizeAt(
+  widthPt: number,
+  heightPt: number,
+  dpi: number,
+  raster: { width: number; height: number },
+  rasterDpi: number,
+): { width: number; height: number } {
   const px = (pt: number, res: number) => Math.ceil((pt * res) / 72 - 1e-6);
   if (px(widthPt, rasterDpi) === raster.width && px(heightPt, rasterDpi) === raster.height) {
     return { width: px(widthPt, dpi), height: px(heightPt, dpi) };
@@ -40,9 +46,19 @@ export function pageSizeAt(widthPt: number, heightPt: number, dpi: number, raste
   return { width: scaled(raster.width), height: scaled(raster.height) };
 }
 
-export interface PixelBox { left: number; top: number; width: number; height: number }
+export interface PixelBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
 
-export function pixelBoxWithin(box: [number, number, number, number], w: number, h: number, pad = 4): PixelBox | undefined {
+export function pixelBoxWithin(
+  box: [number, number, number, number],
+  w: number,
+  h: number,
+  pad = 4,
+): PixelBox | undefined {
   const left = Math.max(0, Math.floor(box[0] - pad));
   const top = Math.max(0, Math.floor(box[1] - pad));
   const right = Math.min(w, Math.ceil(box[2] + pad));

@@ -11,7 +11,10 @@ import { isParseError } from '../parse-error';
 import { rasterisePdf } from './rasterise';
 
 export interface RenderedPage {
-  file: string; relPath: string; width: number; height: number;
+  file: string;
+  relPath: string;
+  width: number;
+  height: number;
   /** Resolution it was rendered at (the requested dpi, or less for a page over the pixel budget). */
   dpi?: number;
 }
@@ -21,7 +24,10 @@ const BATCH = 6;
 export const pageImageName = (n: number) => `page_${String(n).padStart(4, '0')}.png`;
 
 export class PageRenderer {
-  private readonly waiting = new Map<number, { promise: Promise<RenderedPage>; resolve: (p: RenderedPage) => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { promise: Promise<RenderedPage>; resolve: (p: RenderedPage) => void; reject: (e: unknown) => void }
+  >();
   private readonly abort = new AbortController();
   private readonly done: Promise<void>;
   /** Pages not yet handed to pdftoppm, ascending. */
@@ -32,11 +38,21 @@ export class PageRenderer {
    * rendering: a batch over it is retried page by page, and a page over it alone fails with
    * ParseError('page_too_complex').
    */
-  constructor(private readonly pdfPath: string, pages: number[], private readonly dpiOf: (n: number) => number, private readonly tmpDir: string,
-    private readonly outDir: string, private readonly pageTimeoutMs: number, private readonly budgetMs?: number) {
+  constructor(
+    private readonly pdfPath: string,
+    pages: number[],
+    private readonly dpiOf: (n: number) => number,
+    private readonly tmpDir: string,
+    private readonly outDir: string,
+    private readonly pageTimeoutMs: number,
+    private readonly budgetMs?: number,
+  ) {
     for (const n of pages) {
       let resolve!: (p: RenderedPage) => void, reject!: (e: unknown) => void;
-      const promise = new Promise<RenderedPage>((res, rej) => { resolve = res; reject = rej; });
+      const promise = new Promise<RenderedPage>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
       promise.catch(() => undefined); // observed later by page(); avoid unhandled-rejection noise
       this.waiting.set(n, { promise, resolve, reject });
     }
@@ -93,11 +109,16 @@ export class PageRenderer {
   }
 
   private async render(dir: string, group: number[]): Promise<void> {
-    const first = group[0]!, last = group[group.length - 1]!;
+    const first = group[0]!,
+      last = group[group.length - 1]!;
     const dpi = this.dpiOf(first);
     const files = await rasterisePdf(this.pdfPath, dir, {
-      dpi, firstPage: first, lastPage: last, timeoutMs: this.pageTimeoutMs * group.length,
-      budgetMs: this.budgetMs, signal: this.abort.signal,
+      dpi,
+      firstPage: first,
+      lastPage: last,
+      timeoutMs: this.pageTimeoutMs * group.length,
+      budgetMs: this.budgetMs,
+      signal: this.abort.signal,
     });
     try {
       for (const n of group) {

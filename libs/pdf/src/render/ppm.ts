@@ -2,7 +2,12 @@
 // cheaper than PNG, and sharp's bundled libvips has no PPM loader, so we hand it raw pixels.
 import fs from 'node:fs/promises';
 
-export interface RawImage { width: number; height: number; channels: 1 | 3; data: Buffer }
+export interface RawImage {
+  width: number;
+  height: number;
+  channels: 1 | 3;
+  data: Buffer;
+}
 
 export function parsePnm(buf: Buffer): RawImage {
   const magic = buf.toString('latin1', 0, 2);
@@ -11,7 +16,10 @@ export function parsePnm(buf: Buffer): RawImage {
   const fields: number[] = [];
   while (fields.length < 3) {
     while (pos < buf.length && /\s/.test(String.fromCharCode(buf[pos]!))) pos++;
-    if (buf[pos] === 0x23) { while (pos < buf.length && buf[pos] !== 0x0a) pos++; continue; } // comment
+    if (buf[pos] === 0x23) {
+      while (pos < buf.length && buf[pos] !== 0x0a) pos++;
+      continue;
+    } // comment
     let start = pos;
     while (pos < buf.length && buf[pos]! >= 0x30 && buf[pos]! <= 0x39) pos++;
     if (start === pos) throw new Error('malformed PNM header');

@@ -21,21 +21,46 @@ export interface RasteriseOptions {
 
 async function pdftoppm(pdfPath: string, args: string[], opts: RasteriseOptions): Promise<void> {
   // An absolute input path, so a file name can't become an option.
-  const all = ['-r', String(opts.dpi), '-f', String(opts.firstPage), '-l', String(opts.lastPage), ...(opts.gray ? ['-gray'] : []), ...args];
+  const all = [
+    '-r',
+    String(opts.dpi),
+    '-f',
+    String(opts.firstPage),
+    '-l',
+    String(opts.lastPage),
+    ...(opts.gray ? ['-gray'] : []),
+    ...args,
+  ];
   all.splice(all.length - 1, 0, path.resolve(pdfPath));
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const byBudget = opts.budgetMs !== undefined && opts.budgetMs <= timeoutMs;
-  const pages = opts.firstPage === opts.lastPage ? `page ${opts.firstPage}` : `pages ${opts.firstPage}-${opts.lastPage}`;
+  const pages =
+    opts.firstPage === opts.lastPage ? `page ${opts.firstPage}` : `pages ${opts.firstPage}-${opts.lastPage}`;
   try {
-    await runTool('pdftoppm', all, { timeoutMs: byBudget ? opts.budgetMs : timeoutMs, signal: opts.signal, maxBuffer: 1 << 20 });
+    await runTool('pdftoppm', all, {
+      timeoutMs: byBudget ? opts.budgetMs : timeoutMs,
+      signal: opts.signal,
+      maxBuffer: 1 << 20,
+    });
   } catch (err) {
     if (opts.signal?.aborted) throw new Error('rendering aborted');
     if (err instanceof ToolError && err.details.timedOut) {
-      if (byBudget) throw new ParseError('page_too_complex', `rendering ${pages} took longer than the page time budget (${opts.budgetMs! / 1000}s)`, { pageNumber: opts.firstPage, cause: err });
-      throw new ParseError('page_timeout', `rendering ${pages} exceeded the time limit`, { pageNumber: opts.firstPage, cause: err });
+      if (byBudget)
+        throw new ParseError(
+          'page_too_complex',
+          `rendering ${pages} took longer than the page time budget (${opts.budgetMs! / 1000}s)`,
+          { pageNumber: opts.firstPage, cause: err },
+        );
+      throw new ParseError('page_timeout', `rendering ${pages} exceeded the time limit`, {
+        pageNumber: opts.firstPage,
+        cause: err,
+      });
     }
     // The tool's own output stays on the cause (logged), never in the message (shown to callers).
-    throw new ParseError('render_failed', `${pages} could not be rendered to an image`, { pageNumber: opts.firstPage, cause: err });
+    throw new ParseError('render_failed', `${pages} could not be rendered to an image`, {
+      pageNumber: opts.firstPage,
+      cause: err,
+    });
   }
 }
 
@@ -53,7 +78,12 @@ export async function rasterisePdf(pdfPath: string, dir: string, opts: Rasterise
 }
 
 /** Renders one page to `{prefix}.pgm` (gray) or `{prefix}.ppm` (-singlefile: no directory listing). */
-export async function rasterisePage(pdfPath: string, prefix: string, page: number, opts: Omit<RasteriseOptions, 'firstPage' | 'lastPage'>): Promise<string> {
+export async function rasterisePage(
+  pdfPath: string,
+  prefix: string,
+  page: number,
+  opts: Omit<RasteriseOptions, 'firstPage' | 'lastPage'>,
+): Promise<string> {
   await pdftoppm(pdfPath, ['-singlefile', prefix], { ...opts, firstPage: page, lastPage: page });
   return `${prefix}.${opts.gray ? 'pgm' : 'ppm'}`;
 }

@@ -37,14 +37,20 @@ export function segmentsFromGrounding(doc: GroundingDocument, ctx: SegmentContex
     };
     for (const el of page.elements) {
       // Text inside a figure stays out of the document markdown but is worth finding in search.
-      const md = el.type === 'figure' && el.content.trim() && el.markdown_anchor
-        ? `${el.markdown_anchor.trim()}\n\n${el.content.trim()}`
-        : el.markdown_anchor?.trim();
+      const md =
+        el.type === 'figure' && el.content.trim() && el.markdown_anchor
+          ? `${el.markdown_anchor.trim()}\n\n${el.content.trim()}`
+          : el.markdown_anchor?.trim();
       if (el.type === 'heading' || el.type === 'title') heading = el.content.trim();
       if (!md) continue;
       const coords = coordinates(el, page.page_number, ctx.sourceType);
       const mergeable = limit > 0 && MERGEABLE.has(el.type) && md.length <= SHORT;
-      if (open && mergeable && open.seg.title === (heading || ctx.docName) && open.seg.markdown.length + md.length <= limit) {
+      if (
+        open &&
+        mergeable &&
+        open.seg.title === (heading || ctx.docName) &&
+        open.seg.markdown.length + md.length <= limit
+      ) {
         open.parts.push(md);
         open.ids.push(el.id);
         open.seg.markdown += md; // running length only; rebuilt on close
@@ -61,7 +67,14 @@ export function segmentsFromGrounding(doc: GroundingDocument, ctx: SegmentContex
   return out;
 }
 
-function baseSegment(el: GroundingElement, md: string, coords: PageCoordinates, heading: string, pageNumber: number, ctx: SegmentContext): Segment {
+function baseSegment(
+  el: GroundingElement,
+  md: string,
+  coords: PageCoordinates,
+  heading: string,
+  pageNumber: number,
+  ctx: SegmentContext,
+): Segment {
   const seg: Segment = {
     id: el.id,
     docId: ctx.fileId,
@@ -90,7 +103,13 @@ function coordinates(el: GroundingElement, pageNumber: number, sourceType: strin
 }
 
 function unionCoords(a: PageCoordinates, b: PageCoordinates): PageCoordinates {
-  return { ...a, xmin: Math.min(a.xmin, b.xmin), ymin: Math.min(a.ymin, b.ymin), xmax: Math.max(a.xmax, b.xmax), ymax: Math.max(a.ymax, b.ymax) };
+  return {
+    ...a,
+    xmin: Math.min(a.xmin, b.xmin),
+    ymin: Math.min(a.ymin, b.ymin),
+    xmax: Math.max(a.xmax, b.xmax),
+    ymax: Math.max(a.ymax, b.ymax),
+  };
 }
 
 /**
@@ -100,6 +119,7 @@ function unionCoords(a: PageCoordinates, b: PageCoordinates): PageCoordinates {
  */
 function pdfUrl(ctx: SegmentContext, pageNumber: number): string {
   if (ctx.pdfUrl) return ctx.pdfUrl(pageNumber);
-  if (ctx.manifestId) return `/v1/artifacts/${encodeURIComponent(ctx.manifestId)}/pages?file=page_${String(pageNumber).padStart(4, '0')}.png`;
+  if (ctx.manifestId)
+    return `/v1/artifacts/${encodeURIComponent(ctx.manifestId)}/pages?file=page_${String(pageNumber).padStart(4, '0')}.png`;
   return `/v1/files/${encodeURIComponent(ctx.fileId)}#page=${pageNumber}`;
 }

@@ -5,7 +5,10 @@ import type { TableCell, TableMetadata } from '@docfleet/contracts';
 const NOTE_REF = /(?:^|[\s\d.%)])([*†‡§¶]+|\([a-z0-9]\)|[¹²³⁴⁵⁶⁷⁸⁹⁰ᵃᵇᶜᵈ]+)$/u;
 
 export function tableMetadata(cells: TableCell[]): TableMetadata {
-  const headers = cells.filter((c) => c.isHeader && c.text.trim()).sort((a, b) => a.row - b.row || a.col - b.col).map((c) => c.text.trim());
+  const headers = cells
+    .filter((c) => c.isHeader && c.text.trim())
+    .sort((a, b) => a.row - b.row || a.col - b.col)
+    .map((c) => c.text.trim());
   const firstBody = Math.min(...cells.filter((c) => !c.isHeader).map((c) => c.row));
   const rowLabels = cells
     .filter((c) => !c.isHeader && c.col === 0 && c.row >= firstBody && c.text.trim())

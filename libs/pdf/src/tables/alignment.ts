@@ -10,7 +10,9 @@ export function textRows(words: Word[]): Word[][] {
     const last = rows[rows.length - 1];
     const ov = last ? Math.min(last.y1, w.y1) - Math.max(last.y0, w.y0) : 0;
     if (last && ov > 0.4 * Math.min(last.y1 - last.y0, w.y1 - w.y0)) {
-      last.words.push(w); last.y0 = Math.min(last.y0, w.y0); last.y1 = Math.max(last.y1, w.y1);
+      last.words.push(w);
+      last.y0 = Math.min(last.y0, w.y0);
+      last.y1 = Math.max(last.y1, w.y1);
     } else rows.push({ words: [w], y0: w.y0, y1: w.y1 });
   }
   return rows.map((r) => r.words);
@@ -22,8 +24,11 @@ export function rowPhrases(row: Word[], gapEm = 0.6): Box[] {
   const out: Box[] = [];
   for (const w of ws) {
     const last = out[out.length - 1];
-    if (last && w.x0 - last.x1 < gapEm * w.size) { last.x1 = Math.max(last.x1, w.x1); last.y0 = Math.min(last.y0, w.y0); last.y1 = Math.max(last.y1, w.y1); }
-    else out.push({ x0: w.x0, y0: w.y0, x1: w.x1, y1: w.y1 });
+    if (last && w.x0 - last.x1 < gapEm * w.size) {
+      last.x1 = Math.max(last.x1, w.x1);
+      last.y0 = Math.min(last.y0, w.y0);
+      last.y1 = Math.max(last.y1, w.y1);
+    } else out.push({ x0: w.x0, y0: w.y0, x1: w.x1, y1: w.y1 });
   }
   return out;
 }
@@ -43,15 +48,20 @@ export function columnSeparators(words: Word[], x0: number, x1: number, minRowsF
     for (const p of rowPhrases(row)) {
       const a = Math.max(0, Math.floor((p.x0 - x0) / res));
       const b = Math.min(n - 1, Math.ceil((p.x1 - x0) / res));
-      for (let i = a; i <= b; i++) { count[i]!++; any[i] = 1; }
+      for (let i = a; i <= b; i++) {
+        count[i]!++;
+        any[i] = 1;
+      }
     }
   }
   const allowed = rows.length >= minRowsForTolerance ? Math.floor(rows.length * 0.12) : 0;
   const sizes = words.map((w) => w.size).sort((a, b) => a - b);
   const minGap = Math.max(2, 0.4 * (sizes[Math.floor(sizes.length / 2)] ?? 8)) / res;
   // Content extent: separators only between the first and last covered positions.
-  let first = 0; while (first < n && !any[first]) first++;
-  let last = n - 1; while (last >= 0 && !any[last]) last--;
+  let first = 0;
+  while (first < n && !any[first]) first++;
+  let last = n - 1;
+  while (last >= 0 && !any[last]) last--;
   const seps: number[] = [];
   let runStart = -1;
   for (let i = first; i <= last + 1; i++) {
@@ -60,8 +70,13 @@ export function columnSeparators(words: Word[], x0: number, x1: number, minRowsF
     if (!open && runStart >= 0) {
       if (i - runStart >= minGap) {
         // Prefer the zero-crossing middle of the run when there is one.
-        let z0 = -1, z1 = -1;
-        for (let k = runStart; k < i; k++) if (count[k] === 0) { if (z0 < 0) z0 = k; z1 = k; }
+        let z0 = -1,
+          z1 = -1;
+        for (let k = runStart; k < i; k++)
+          if (count[k] === 0) {
+            if (z0 < 0) z0 = k;
+            z1 = k;
+          }
         const mid = z0 >= 0 ? (z0 + z1) / 2 : (runStart + i - 1) / 2;
         seps.push(x0 + mid * res);
       }

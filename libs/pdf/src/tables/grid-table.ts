@@ -16,18 +16,26 @@ export interface GridInput {
   kind: 'lattice' | 'stack' | 'stream';
 }
 
-interface Boundary { pos: number; fromRule: boolean }
+interface Boundary {
+  pos: number;
+  fromRule: boolean;
+}
 
 export function buildGridTable(inp: GridInput): TableModel | undefined {
   const { region } = inp;
   const words = inp.words.filter((w) => {
-    const cx = (w.x0 + w.x1) / 2, cy = (w.y0 + w.y1) / 2;
+    const cx = (w.x0 + w.x1) / 2,
+      cy = (w.y0 + w.y1) / 2;
     return cx >= region.x0 - 1 && cx <= region.x1 + 1 && cy >= region.y0 - 1 && cy <= region.y1 + 1;
   });
   if (words.length < 2) return undefined;
 
   let estimatedCols = false;
-  let xs = boundaries(region.x0, region.x1, inp.vRules.map((r) => r.x0));
+  let xs = boundaries(
+    region.x0,
+    region.x1,
+    inp.vRules.map((r) => r.x0),
+  );
   const colsFromRules = inp.kind === 'lattice' && xs.length >= 3;
   if (!colsFromRules) {
     const seps = columnSeparators(words, region.x0, region.x1);
@@ -45,17 +53,24 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
     for (let c = 0; c + 1 < xs.length; c++) {
       // Only words boxed in by both of the column's rules: a header spanning into the next column
       // (no rule beside it in its row) says nothing about columns inside this one.
-      const ruled = (x: number, y: number) => inp.vRules.some((r) => Math.abs(r.x0 - x) <= 2.5 && r.y0 <= y + 1 && r.y1 >= y - 1);
+      const ruled = (x: number, y: number) =>
+        inp.vRules.some((r) => Math.abs(r.x0 - x) <= 2.5 && r.y0 <= y + 1 && r.y1 >= y - 1);
       const inCol = words.filter((w) => {
-        const cx = (w.x0 + w.x1) / 2, cy = (w.y0 + w.y1) / 2;
+        const cx = (w.x0 + w.x1) / 2,
+          cy = (w.y0 + w.y1) / 2;
         return cx > xs[c]!.pos && cx < xs[c + 1]!.pos && ruled(xs[c]!.pos, cy) && ruled(xs[c + 1]!.pos, cy);
       });
-      if (textRows(inCol).length >= 4) for (const pos of columnSeparators(inCol, xs[c]!.pos, xs[c + 1]!.pos, 99)) extra.push({ pos, fromRule: false });
+      if (textRows(inCol).length >= 4)
+        for (const pos of columnSeparators(inCol, xs[c]!.pos, xs[c + 1]!.pos, 99)) extra.push({ pos, fromRule: false });
     }
     if (extra.length) xs = mergeBoundaries([...xs, ...extra]);
   }
 
-  let ys = boundaries(region.y0, region.y1, inp.hRules.map((r) => r.y0));
+  let ys = boundaries(
+    region.y0,
+    region.y1,
+    inp.hRules.map((r) => r.y0),
+  );
   const bandRows = bandTextRows(ys, words);
   const nonEmpty = bandRows.filter((n) => n > 0);
   const singleShare = nonEmpty.length ? nonEmpty.filter((n) => n === 1).length / nonEmpty.length : 0;
@@ -76,20 +91,27 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
   // Slot → words.
   const slotWords: Word[][] = Array.from({ length: R * C }, () => []);
   for (const w of words) {
-    const r = indexOf(ys, (w.y0 + w.y1) / 2), c = indexOf(xs, (w.x0 + w.x1) / 2);
+    const r = indexOf(ys, (w.y0 + w.y1) / 2),
+      c = indexOf(xs, (w.x0 + w.x1) / 2);
     if (r >= 0 && c >= 0) slotWords[r * C + c]!.push(w);
   }
 
   // Union slots not separated by a boundary.
   const parent = Array.from({ length: R * C }, (_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  const join = (a: number, b: number) => { const ra = find(a), rb = find(b); if (ra !== rb) parent[rb] = ra; };
-  for (let r = 0; r < R; r++) for (let c = 1; c < C; c++) {
-    if (!vPresent(xs[c]!, ys[r]!.pos, ys[r + 1]!.pos, inp.vRules, words)) join(r * C + c - 1, r * C + c);
-  }
-  for (let r = 1; r < R; r++) for (let c = 0; c < C; c++) {
-    if (!hPresent(ys[r]!, xs[c]!.pos, xs[c + 1]!.pos, inp.hRules)) join((r - 1) * C + c, r * C + c);
-  }
+  const join = (a: number, b: number) => {
+    const ra = find(a),
+      rb = find(b);
+    if (ra !== rb) parent[rb] = ra;
+  };
+  for (let r = 0; r < R; r++)
+    for (let c = 1; c < C; c++) {
+      if (!vPresent(xs[c]!, ys[r]!.pos, ys[r + 1]!.pos, inp.vRules, words)) join(r * C + c - 1, r * C + c);
+    }
+  for (let r = 1; r < R; r++)
+    for (let c = 0; c < C; c++) {
+      if (!hPresent(ys[r]!, xs[c]!.pos, xs[c + 1]!.pos, inp.hRules)) join((r - 1) * C + c, r * C + c);
+    }
   const trimmed = trimBannerRows(collectCells(R, C, find, slotWords, xs, ys), R, C, words);
   if (!trimmed) return undefined;
   const { cells } = trimmed;
@@ -106,11 +128,19 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
   if (rowsWithTwo.size < needRows) return undefined;
   if (!colsFromRules && words.length && words.filter((w) => w.mono).length > 0.8 * words.length) return undefined;
 
-  const headerRows = detectHeaderRows(cells, R, inp.hRules, ys.map((b) => b.pos), inp.fills, inp.kind);
+  const headerRows = detectHeaderRows(
+    cells,
+    R,
+    inp.hRules,
+    ys.map((b) => b.pos),
+    inp.fills,
+    inp.kind,
+  );
   for (const c of cells) c.isHeader = c.row < headerRows;
   const cellsSource: CellsSource = estimatedCols ? 'grid-estimate' : 'projection';
   const cellGrid: CellGrid = { rows: 'detected', cols: estimatedCols ? 'estimated' : 'detected' };
-  const y0 = Math.min(...cells.map((c) => c.y0)), y1 = Math.max(...cells.map((c) => c.y1));
+  const y0 = Math.min(...cells.map((c) => c.y0)),
+    y1 = Math.max(...cells.map((c) => c.y1));
   return { x0: region.x0, y0, x1: region.x1, y1, cells, rows: R, cols: C, cellsSource, cellGrid };
 }
 
@@ -119,14 +149,25 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
  * the top or bottom are not table rows. Dropping them shrinks the table box, so their text
  * returns to the reading flow as ordinary paragraphs.
  */
-function trimBannerRows(cells: TableCellModel[], rows: number, cols: number, words: Word[]): { cells: TableCellModel[]; rows: number } | undefined {
+function trimBannerRows(
+  cells: TableCellModel[],
+  rows: number,
+  cols: number,
+  words: Word[],
+): { cells: TableCellModel[]; rows: number } | undefined {
   // Only centred titles and long note paragraphs count: a left-aligned short full-width row is
   // a section row that belongs to the table ("Improved operation scenario").
   const isBanner = (r: number, where: 'top' | 'bottom') => {
     const inRow = cells.filter((c) => c.row <= r && c.row + c.rowSpan > r);
     const cell = inRow[0];
     if (inRow.length !== 1 || !cell || cell.colSpan !== cols || cell.rowSpan !== 1) return false;
-    const ws = words.filter((w) => (w.x0 + w.x1) / 2 > cell.x0 && (w.x0 + w.x1) / 2 < cell.x1 && (w.y0 + w.y1) / 2 > cell.y0 && (w.y0 + w.y1) / 2 < cell.y1);
+    const ws = words.filter(
+      (w) =>
+        (w.x0 + w.x1) / 2 > cell.x0 &&
+        (w.x0 + w.x1) / 2 < cell.x1 &&
+        (w.y0 + w.y1) / 2 > cell.y0 &&
+        (w.y0 + w.y1) / 2 < cell.y1,
+    );
     if (!ws.length) return true;
     const mid = (Math.min(...ws.map((w) => w.x0)) + Math.max(...ws.map((w) => w.x1))) / 2;
     const centred = Math.abs(mid - (cell.x0 + cell.x1) / 2) < 0.08 * (cell.x1 - cell.x0);
@@ -137,7 +178,8 @@ function trimBannerRows(cells: TableCellModel[], rows: number, cols: number, wor
     const titleLike = Math.max(...ws.map((w) => w.size)) >= 1.1 * bodySize || lines >= 2;
     return where === 'top' ? centred && titleLike : (centred && titleLike) || cell.text.length > 80;
   };
-  let top = 0, bottom = rows - 1;
+  let top = 0,
+    bottom = rows - 1;
   while (top < bottom && isBanner(top, 'top')) top++;
   while (bottom > top && isBanner(bottom, 'bottom')) bottom--;
   if (bottom - top + 1 < 2) return undefined;
@@ -156,8 +198,9 @@ function mergeBoundaries(list: Boundary[]): Boundary[] {
   const out: Boundary[] = [];
   for (const b of sorted) {
     const last = out[out.length - 1];
-    if (last && b.pos - last.pos < 2.5) { if (b.fromRule && !last.fromRule) out[out.length - 1] = b; }
-    else out.push({ ...b });
+    if (last && b.pos - last.pos < 2.5) {
+      if (b.fromRule && !last.fromRule) out[out.length - 1] = b;
+    } else out.push({ ...b });
   }
   return out;
 }
@@ -166,8 +209,12 @@ function mergeBoundaries(list: Boundary[]): Boundary[] {
 function pruneEmpty(bs: Boundary[], words: Word[], axis: 'x' | 'y'): Boundary[] {
   const out = [...bs];
   for (let i = out.length - 2; i >= 0 && out.length > 2; i--) {
-    const a = out[i]!.pos, b = out[i + 1]!.pos;
-    const has = words.some((w) => { const c = axis === 'x' ? (w.x0 + w.x1) / 2 : (w.y0 + w.y1) / 2; return c > a && c < b; });
+    const a = out[i]!.pos,
+      b = out[i + 1]!.pos;
+    const has = words.some((w) => {
+      const c = axis === 'x' ? (w.x0 + w.x1) / 2 : (w.y0 + w.y1) / 2;
+      return c > a && c < b;
+    });
     if (has) continue;
     // Remove the inner boundary of the empty slice (never the outer edges).
     if (i + 1 < out.length - 1) out.splice(i + 1, 1);
@@ -195,12 +242,19 @@ function coverage(rules: Ruling[], horizontal: boolean, pos: number, a: number, 
   for (const r of rules) {
     const rp = horizontal ? r.y0 : r.x0;
     if (Math.abs(rp - pos) > 2.5) continue;
-    const s = Math.max(a, horizontal ? r.x0 : r.y0), e = Math.min(b, horizontal ? r.x1 : r.y1);
+    const s = Math.max(a, horizontal ? r.x0 : r.y0),
+      e = Math.min(b, horizontal ? r.x1 : r.y1);
     if (e > s) spans.push([s, e]);
   }
   spans.sort((p, q) => p[0] - q[0]);
-  let covered = 0, reach = a;
-  for (const [s, e] of spans) { if (e > reach) { covered += e - Math.max(s, reach); reach = e; } }
+  let covered = 0,
+    reach = a;
+  for (const [s, e] of spans) {
+    if (e > reach) {
+      covered += e - Math.max(s, reach);
+      reach = e;
+    }
+  }
   return b > a ? covered / (b - a) : 0;
 }
 
@@ -215,22 +269,44 @@ function hPresent(y: Boundary, x0: number, x1: number, hRules: Ruling[]): boolea
 }
 
 function collectCells(
-  R: number, C: number, find: (i: number) => number, slotWords: Word[][], xs: Boundary[], ys: Boundary[],
+  R: number,
+  C: number,
+  find: (i: number) => number,
+  slotWords: Word[][],
+  xs: Boundary[],
+  ys: Boundary[],
 ): TableCellModel[] {
   const groups = new Map<number, number[]>();
-  for (let i = 0; i < R * C; i++) { const g = groups.get(find(i)) ?? []; g.push(i); groups.set(find(i), g); }
+  for (let i = 0; i < R * C; i++) {
+    const g = groups.get(find(i)) ?? [];
+    g.push(i);
+    groups.set(find(i), g);
+  }
   const cells: TableCellModel[] = [];
   const emit = (slots: number[]) => {
-    const rs = slots.map((s) => Math.floor(s / C)), cs = slots.map((s) => s % C);
-    const r0 = Math.min(...rs), r1 = Math.max(...rs), c0 = Math.min(...cs), c1 = Math.max(...cs);
+    const rs = slots.map((s) => Math.floor(s / C)),
+      cs = slots.map((s) => s % C);
+    const r0 = Math.min(...rs),
+      r1 = Math.max(...rs),
+      c0 = Math.min(...cs),
+      c1 = Math.max(...cs);
     const ws = slots.flatMap((s) => slotWords[s]!);
     cells.push({
-      row: r0, col: c0, rowSpan: r1 - r0 + 1, colSpan: c1 - c0 + 1, text: wordsToText(ws), isHeader: false,
-      x0: xs[c0]!.pos, x1: xs[c1 + 1]!.pos, y0: ys[r0]!.pos, y1: ys[r1 + 1]!.pos,
+      row: r0,
+      col: c0,
+      rowSpan: r1 - r0 + 1,
+      colSpan: c1 - c0 + 1,
+      text: wordsToText(ws),
+      isHeader: false,
+      x0: xs[c0]!.pos,
+      x1: xs[c1 + 1]!.pos,
+      y0: ys[r0]!.pos,
+      y1: ys[r1 + 1]!.pos,
     });
   };
   for (const slots of groups.values()) {
-    const rs = slots.map((s) => Math.floor(s / C)), cs = slots.map((s) => s % C);
+    const rs = slots.map((s) => Math.floor(s / C)),
+      cs = slots.map((s) => s % C);
     const area = (Math.max(...rs) - Math.min(...rs) + 1) * (Math.max(...cs) - Math.min(...cs) + 1);
     if (area === slots.length) emit(slots);
     else for (const s of slots) emit([s]); // not a rectangle: keep the slots separate
@@ -246,7 +322,12 @@ function modalPhraseCount(words: Word[]): number {
     for (let i = 1; i < sorted.length; i++) if (sorted[i]!.x0 - sorted[i - 1]!.x1 > 1.2 * sorted[i]!.size) n++;
     counts.set(n, (counts.get(n) ?? 0) + 1);
   }
-  let best = 1, bestN = 0;
-  for (const [k, n] of counts) if (n > bestN || (n === bestN && k > best)) { best = k; bestN = n; }
+  let best = 1,
+    bestN = 0;
+  for (const [k, n] of counts)
+    if (n > bestN || (n === bestN && k > best)) {
+      best = k;
+      bestN = n;
+    }
   return best;
 }

@@ -6,7 +6,12 @@ import type { Ruling, TableCellModel } from '../types';
 const NUMERIC = /^[\s$€£¥%()+\-–—.,0-9△▲▼*/]+$/;
 
 export function detectHeaderRows(
-  cells: TableCellModel[], rows: number, hRules: Ruling[], rowYs: number[], fills: Box[], kind: string,
+  cells: TableCellModel[],
+  rows: number,
+  hRules: Ruling[],
+  rowYs: number[],
+  fills: Box[],
+  kind: string,
 ): number {
   if (rows < 2) return 0;
   const rowCells = (r: number) => cells.filter((c) => c.row === r && c.text);
@@ -18,11 +23,20 @@ export function detectHeaderRows(
     if (Math.abs(f.y0 - top) > 3 && !(f.y0 < top + 1 && f.y1 > rowYs[1]! - 1)) continue;
     let n = 0;
     while (n < rows && f.y1 >= rowYs[n + 1]! - 2) n++;
-    if (n >= 1 && n <= limit && f.x1 - f.x0 > 0.5 * (cells.reduce((m, c) => Math.max(m, c.x1), 0) - cells.reduce((m, c) => Math.min(m, c.x0), Infinity))) return n;
+    if (
+      n >= 1 &&
+      n <= limit &&
+      f.x1 - f.x0 >
+        0.5 * (cells.reduce((m, c) => Math.max(m, c.x1), 0) - cells.reduce((m, c) => Math.min(m, c.x0), Infinity))
+    )
+      return n;
   }
 
   if (kind === 'stack') {
-    const inner = hRules.map((r) => r.y0).filter((y) => y > top + 2).sort((a, b) => a - b);
+    const inner = hRules
+      .map((r) => r.y0)
+      .filter((y) => y > top + 2)
+      .sort((a, b) => a - b);
     if (inner.length >= 2) {
       const n = rowYs.findIndex((y) => y >= inner[0]! - 2.5);
       if (n >= 1 && n <= limit) return n;

@@ -19,21 +19,32 @@ export function streamTableRegions(lines: Line[], pageWidth: number): Box[] {
     if (multi.length >= 3 && !looksLikeProse(multi, pageWidth) && !notATable(multi, pageWidth)) {
       const all = run.flat();
       regions.push({
-        x0: Math.min(...all.map((l) => l.x0)), y0: Math.min(...all.map((l) => l.y0)),
-        x1: Math.max(...all.map((l) => l.x1)), y1: Math.max(...all.map((l) => l.y1)),
+        x0: Math.min(...all.map((l) => l.x0)),
+        y0: Math.min(...all.map((l) => l.y0)),
+        x1: Math.max(...all.map((l) => l.x1)),
+        y1: Math.max(...all.map((l) => l.y1)),
       });
     }
-    run = []; singles = 0;
+    run = [];
+    singles = 0;
   };
   let prevBottom = -Infinity;
   for (const row of rows) {
-    if (row.some((l) => CAPTION.test(l.text))) { flush(); prevBottom = Math.max(...row.map((l) => l.y1)); continue; }
+    if (row.some((l) => CAPTION.test(l.text))) {
+      flush();
+      prevBottom = Math.max(...row.map((l) => l.y1));
+      continue;
+    }
     const top = Math.min(...row.map((l) => l.y0));
     const h = Math.max(...row.map((l) => l.y1 - l.y0));
     if (run.length && top - prevBottom > 1.6 * h) flush();
-    if (row.length >= 2) { run.push(row); singles = 0; }
-    else if (run.length && singles < 1 && row[0]!.text.length < 60) { run.push(row); singles++; }
-    else flush();
+    if (row.length >= 2) {
+      run.push(row);
+      singles = 0;
+    } else if (run.length && singles < 1 && row[0]!.text.length < 60) {
+      run.push(row);
+      singles++;
+    } else flush();
     prevBottom = Math.max(...row.map((l) => l.y1));
   }
   flush();
@@ -60,7 +71,8 @@ const mathToken = (t: string) => /^\p{L}$/u.test(t) || MATH_SYMBOLS.test(t);
 /** Textual: more letters than digits (an index entry "Homöomorphismus, 9" is text). */
 const textual = (s: string) => (s.match(/\p{L}/gu)?.length ?? 0) > (s.match(/\p{N}/gu)?.length ?? 0);
 /** A fragment that is a piece of running text: several words and sentence length. */
-const proseFragment = (l: Line) => l.text.length >= 40 && l.text.split(/\s+/).filter((w) => /\p{Ll}{2}/u.test(w)).length >= 5;
+const proseFragment = (l: Line) =>
+  l.text.length >= 40 && l.text.split(/\s+/).filter((w) => /\p{Ll}{2}/u.test(w)).length >= 5;
 
 /** Share of math tokens among the whitespace-separated tokens of the texts. */
 export function mathShare(texts: string[]): number {
@@ -71,13 +83,17 @@ export function mathShare(texts: string[]): number {
 export function notATable(rows: Line[][], pageWidth: number): string | undefined {
   const frags = rows.flat();
   if (mathShare(frags.map((l) => l.text)) > 0.3) return 'math';
-  if (rows.filter((r) => EQUATION_NUMBER.test(r[r.length - 1]!.text.trim())).length >= 0.5 * rows.length) return 'equations';
+  if (rows.filter((r) => EQUATION_NUMBER.test(r[r.length - 1]!.text.trim())).length >= 0.5 * rows.length)
+    return 'equations';
   if (rows.filter((r) => r.some(proseFragment)).length >= 0.3 * rows.length) return 'prose';
   // Multi-column text: cluster fragments into columns by their left edge.
   const cols: Array<{ x0: number; x1: number; frags: Line[] }> = [];
   for (const l of [...frags].sort((a, b) => a.x0 - b.x0)) {
     const c = cols.find((k) => Math.abs(k.x0 - l.x0) < 1.5 * l.size);
-    if (c) { c.frags.push(l); c.x1 = Math.max(c.x1, l.x1); } else cols.push({ x0: l.x0, x1: l.x1, frags: [l] });
+    if (c) {
+      c.frags.push(l);
+      c.x1 = Math.max(c.x1, l.x1);
+    } else cols.push({ x0: l.x0, x1: l.x1, frags: [l] });
   }
   const major = cols.filter((c) => c.frags.length >= 0.4 * rows.length);
   // Multi-column text (an index, a glossary, a symbol list): every column textual, and either all
@@ -91,19 +107,25 @@ export function notATable(rows: Line[][], pageWidth: number): string | undefined
     for (let i = 1; i < major.length; i++) widest = Math.max(widest, major[i]!.x0 - major[i - 1]!.x0);
     const avgLen = major.map((c) => c.frags.reduce((n, l) => n + l.text.length, 0) / c.frags.length);
     const alike = Math.min(...avgLen) >= 6 && Math.max(...avgLen) <= 2 * Math.min(...avgLen);
-    if (allText && ((allWide && widest >= 0.25 * pageWidth) || (widest >= 0.3 * pageWidth && alike))) return 'multi-column text';
+    if (allText && ((allWide && widest >= 0.25 * pageWidth) || (widest >= 0.3 * pageWidth && alike)))
+      return 'multi-column text';
   }
   return undefined;
 }
 
 function groupLineRows(lines: Line[]): Line[][] {
-  const sorted = [...lines].filter((l) => !l.runs.some((r) => r.rotated)).sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
+  const sorted = [...lines]
+    .filter((l) => !l.runs.some((r) => r.rotated))
+    .sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Array<{ lines: Line[]; y0: number; y1: number }> = [];
   for (const l of sorted) {
     const last = rows[rows.length - 1];
     const ov = last ? Math.min(last.y1, l.y1) - Math.max(last.y0, l.y0) : 0;
-    if (last && ov > 0.5 * Math.min(last.y1 - last.y0, l.y1 - l.y0)) { last.lines.push(l); last.y0 = Math.min(last.y0, l.y0); last.y1 = Math.max(last.y1, l.y1); }
-    else rows.push({ lines: [l], y0: l.y0, y1: l.y1 });
+    if (last && ov > 0.5 * Math.min(last.y1 - last.y0, l.y1 - l.y0)) {
+      last.lines.push(l);
+      last.y0 = Math.min(last.y0, l.y0);
+      last.y1 = Math.max(last.y1, l.y1);
+    } else rows.push({ lines: [l], y0: l.y0, y1: l.y1 });
   }
   return rows.map((r) => r.lines.sort((a, b) => a.x0 - b.x0));
 }

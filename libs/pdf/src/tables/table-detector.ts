@@ -18,12 +18,23 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
   // of its grid empty, it is a figure.
   const drawn = detectFigures(g, input.width, input.height, textChars, []);
   for (const region of findRulingRegions(g.hRules, g.vRules, input.width, input.height)) {
-    const t = buildGridTable({ region, hRules: region.hRules, vRules: region.vRules, words, fills: g.fillRects, kind: region.kind });
+    const t = buildGridTable({
+      region,
+      hRules: region.hRules,
+      vRules: region.vRules,
+      words,
+      fills: g.fillRects,
+      kind: region.kind,
+    });
     if (t && !isChart(t, drawn)) tables.push(t);
   }
   // Labels and legends inside a drawn figure line up like cells but are not a table.
   const figures = detectFigures(g, input.width, input.height, textChars, tables);
-  const free = lines.filter((l) => !tables.some((t) => intersectionArea(l, t) > 0.5 * boxArea(l)) && !figures.some((f) => centerInside(l, f, 2 * l.size)));
+  const free = lines.filter(
+    (l) =>
+      !tables.some((t) => intersectionArea(l, t) > 0.5 * boxArea(l)) &&
+      !figures.some((f) => centerInside(l, f, 2 * l.size)),
+  );
   for (const region of streamTableRegions(free, input.width)) {
     const t = buildGridTable({ region, hRules: [], vRules: [], words, fills: g.fillRects, kind: 'stream' });
     if (t && !tables.some((o) => intersectionArea(o, t) > 0.2 * Math.min(boxArea(o), boxArea(t)))) tables.push(t);

@@ -4,7 +4,10 @@ import type { TextRun } from '../types';
 
 export interface Word {
   text: string;
-  x0: number; y0: number; x1: number; y1: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
   baseline: number;
   size: number;
   bold: boolean;
@@ -25,7 +28,15 @@ export function toWords(runs: TextRun[]): Word[] {
     while ((m = re.exec(text))) {
       const x0 = r.x0 + m.index * perChar;
       out.push({
-        text: m[0], x0, x1: x0 + m[0].length * perChar, y0: r.y0, y1: r.y1, baseline: r.baseline, size: r.size, bold: r.bold, mono: r.mono,
+        text: m[0],
+        x0,
+        x1: x0 + m[0].length * perChar,
+        y0: r.y0,
+        y1: r.y1,
+        baseline: r.baseline,
+        size: r.size,
+        bold: r.bold,
+        mono: r.mono,
         ...(r.conf === undefined ? {} : { conf: r.conf }),
       });
     }
@@ -61,11 +72,22 @@ export function wordsToText(words: Word[]): string {
     .join(' ')
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu, (_, acc: string, letter: string) => letter + (ACCENT_MARKS[acc] ?? ''))
+    .replace(
+      /([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu,
+      (_, acc: string, letter: string) => letter + (ACCENT_MARKS[acc] ?? ''),
+    )
     .normalize('NFC');
 }
 
 const ACCENT_MARKS: Record<string, string> = {
-  '\u00B4': '\u0301', '\u02DC': '\u0303', '\u00A8': '\u0308', '\u02C6': '\u0302', '\u02C7': '\u030C', '\u00AF': '\u0304',
-  '\u02D9': '\u0307', '\u02DA': '\u030A', '\u02D8': '\u0306', '\u02DD': '\u030B',
+  '\u00B4': '\u0301',
+  '\u02DC': '\u0303',
+  '\u00A8': '\u0308',
+  '\u02C6': '\u0302',
+  '\u02C7': '\u030C',
+  '\u00AF': '\u0304',
+  '\u02D9': '\u0307',
+  '\u02DA': '\u030A',
+  '\u02D8': '\u0306',
+  '\u02DD': '\u030B',
 };

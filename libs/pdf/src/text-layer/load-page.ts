@@ -14,17 +14,26 @@ export interface LoadedPage extends PageLayoutInput {
   textChars: number;
 }
 
-export async function loadTextPage(doc: PDFDocumentProxy, pageNumber: number, budget: PageBudget = DEFAULT_PAGE_BUDGET): Promise<LoadedPage> {
+export async function loadTextPage(
+  doc: PDFDocumentProxy,
+  pageNumber: number,
+  budget: PageBudget = DEFAULT_PAGE_BUDGET,
+): Promise<LoadedPage> {
   const page = await doc.getPage(pageNumber);
   try {
     const limits = { maxOperators: budget.maxOperators, deadline: Date.now() + budget.maxSeconds * 1000, pageNumber };
     const vp = page.getViewport({ scale: 1 });
     // The operator list first: it makes pdf.js load the fonts whose names give bold/mono flags.
     const scanner = new GraphicsScanner(vp.transform, vp.width, vp.height, maxGraphicsItems(budget));
-    await walkOperators(page, (chunk) => {
-      scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
-      if (scanner.overflowed) throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
-    }, limits);
+    await walkOperators(
+      page,
+      (chunk) => {
+        scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
+        if (scanner.overflowed)
+          throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
+      },
+      limits,
+    );
     const content = await readTextContent(page, limits);
     const runs = textRunsFromContent(content, vp.transform, pageFontLookup(page));
     let textChars = 0;

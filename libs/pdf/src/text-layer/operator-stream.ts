@@ -24,7 +24,12 @@ function cancelReason(message: string): Error {
 }
 import type { TextContentLike } from './text-runs';
 
-export interface OperatorChunk { fnArray: number[]; argsArray: unknown[]; length: number; lastChunk?: boolean }
+export interface OperatorChunk {
+  fnArray: number[];
+  argsArray: unknown[];
+  length: number;
+  lastChunk?: boolean;
+}
 
 export interface WalkLimits {
   /** Operators (and text items) one page may produce before it is over budget. */
@@ -40,8 +45,17 @@ export function overBudget(pageNumber: number, what: string): ParseError {
 }
 
 interface PdfjsTransport {
-  getRenderingIntent(intent: string, annotationMode?: number, printStorage?: unknown, isEditing?: boolean, isOpList?: boolean): {
-    renderingIntent: number; cacheKey: string; annotationStorageSerializable: { map: unknown; transfer?: unknown[] }; modifiedIds: unknown;
+  getRenderingIntent(
+    intent: string,
+    annotationMode?: number,
+    printStorage?: unknown,
+    isEditing?: boolean,
+    isOpList?: boolean,
+  ): {
+    renderingIntent: number;
+    cacheKey: string;
+    annotationStorageSerializable: { map: unknown; transfer?: unknown[] };
+    modifiedIds: unknown;
   };
   messageHandler: { sendWithStream(action: string, data: unknown, strategy?: unknown): ReadableStream<OperatorChunk> };
 }
@@ -50,18 +64,26 @@ interface PdfjsTransport {
 function operatorStream(page: PDFPageProxy): ReadableStream<OperatorChunk> {
   const p = page as unknown as { _transport?: PdfjsTransport; _pageIndex?: number };
   const transport = p._transport;
-  if (!transport?.messageHandler?.sendWithStream || typeof transport.getRenderingIntent !== 'function' || typeof p._pageIndex !== 'number') {
+  if (
+    !transport?.messageHandler?.sendWithStream ||
+    typeof transport.getRenderingIntent !== 'function' ||
+    typeof p._pageIndex !== 'number'
+  ) {
     throw new Error('pdf.js internals changed: cannot stream the operator list (see operator-stream.ts)');
   }
   // AnnotationMode.ENABLE (1), as getOperatorList() does by default; isOpList: no render optimiser.
   const intent = transport.getRenderingIntent('display', 1, null, false, true);
-  return transport.messageHandler.sendWithStream('GetOperatorList', {
-    pageIndex: p._pageIndex,
-    intent: intent.renderingIntent,
-    cacheKey: intent.cacheKey,
-    annotationStorage: intent.annotationStorageSerializable.map,
-    modifiedIds: intent.modifiedIds,
-  }, intent.annotationStorageSerializable.transfer);
+  return transport.messageHandler.sendWithStream(
+    'GetOperatorList',
+    {
+      pageIndex: p._pageIndex,
+      intent: intent.renderingIntent,
+      cacheKey: intent.cacheKey,
+      annotationStorage: intent.annotationStorageSerializable.map,
+      modifiedIds: intent.modifiedIds,
+    },
+    intent.annotationStorageSerializable.transfer,
+  );
 }
 
 /**
@@ -69,7 +91,11 @@ function operatorStream(page: PDFPageProxy): ReadableStream<OperatorChunk> {
  * ParseError('page_too_complex') once more than `maxOperators` arrived or the deadline passed, and
  * cancels pdf.js' walk. Returns the number of operators read.
  */
-export async function walkOperators(page: PDFPageProxy, visit: (chunk: OperatorChunk) => void, limits: WalkLimits): Promise<number> {
+export async function walkOperators(
+  page: PDFPageProxy,
+  visit: (chunk: OperatorChunk) => void,
+  limits: WalkLimits,
+): Promise<number> {
   const known = overBudgetPages.get(docKey(page))?.get(limits.pageNumber);
   if (known) throw known; // read once already on this document: not again
   const reader = operatorStream(page).getReader();
@@ -79,8 +105,13 @@ export async function walkOperators(page: PDFPageProxy, visit: (chunk: OperatorC
       const { value, done } = await reader.read();
       if (done) return count;
       count += value.length;
-      if (count > limits.maxOperators) throw overBudget(limits.pageNumber, `more than ${limits.maxOperators.toLocaleString('en-US')} drawing operators`);
-      if (Date.now() > limits.deadline) throw overBudget(limits.pageNumber, 'reading it took longer than the page time budget');
+      if (count > limits.maxOperators)
+        throw overBudget(
+          limits.pageNumber,
+          `more than ${limits.maxOperators.toLocaleString('en-US')} drawing operators`,
+        );
+      if (Date.now() > limits.deadline)
+        throw overBudget(limits.pageNumber, 'reading it took longer than the page time budget');
       visit(value);
       if (value.lastChunk) return count;
     }
@@ -128,8 +159,16 @@ function remember(page: PDFPageProxy, n: number, err: ParseError): void {
 
 /** The page's text layer, read in chunks under the same limits (text items count as operators). */
 export async function readTextContent(page: PDFPageProxy, limits: WalkLimits): Promise<TextContentLike> {
-  const reader = page.streamTextContent().getReader() as ReadableStreamDefaultReader<{ items: unknown[]; styles: Record<string, unknown>; lang?: string | null }>;
-  const content = { items: [] as unknown[], styles: Object.create(null) as Record<string, unknown>, lang: null as string | null };
+  const reader = page.streamTextContent().getReader() as ReadableStreamDefaultReader<{
+    items: unknown[];
+    styles: Record<string, unknown>;
+    lang?: string | null;
+  }>;
+  const content = {
+    items: [] as unknown[],
+    styles: Object.create(null) as Record<string, unknown>,
+    lang: null as string | null,
+  };
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -137,8 +176,10 @@ export async function readTextContent(page: PDFPageProxy, limits: WalkLimits): P
       content.lang ??= value.lang ?? null;
       Object.assign(content.styles, value.styles);
       for (const it of value.items) content.items.push(it);
-      if (content.items.length > limits.maxOperators) throw overBudget(limits.pageNumber, `more than ${limits.maxOperators.toLocaleString('en-US')} text items`);
-      if (Date.now() > limits.deadline) throw overBudget(limits.pageNumber, 'reading its text took longer than the page time budget');
+      if (content.items.length > limits.maxOperators)
+        throw overBudget(limits.pageNumber, `more than ${limits.maxOperators.toLocaleString('en-US')} text items`);
+      if (Date.now() > limits.deadline)
+        throw overBudget(limits.pageNumber, 'reading its text took longer than the page time budget');
     }
   } catch (err) {
     if (isParseError(err) && err.code === 'page_too_complex') {

@@ -48,9 +48,19 @@ export async function encryptedPdf(): Promise<Uint8Array> {
   const doc = await PDFDocument.load(await textPdf(['secret page '.repeat(20)]));
   const ctx = doc.context;
   const filled = (byte: number) => PDFHexString.of(Buffer.alloc(32, byte).toString('hex'));
-  const encrypt = ctx.obj({ Filter: PDFName.of('Standard'), V: PDFNumber.of(1), R: PDFNumber.of(2), O: filled(0x11), U: filled(0x22), P: PDFNumber.of(-44) });
+  const encrypt = ctx.obj({
+    Filter: PDFName.of('Standard'),
+    V: PDFNumber.of(1),
+    R: PDFNumber.of(2),
+    O: filled(0x11),
+    U: filled(0x22),
+    P: PDFNumber.of(-44),
+  });
   ctx.trailerInfo.Encrypt = ctx.register(encrypt);
-  ctx.trailerInfo.ID = ctx.obj([PDFHexString.of('00112233445566778899aabbccddeeff'), PDFHexString.of('00112233445566778899aabbccddeeff')]);
+  ctx.trailerInfo.ID = ctx.obj([
+    PDFHexString.of('00112233445566778899aabbccddeeff'),
+    PDFHexString.of('00112233445566778899aabbccddeeff'),
+  ]);
   return doc.save({ useObjectStreams: false });
 }
 

@@ -1,5 +1,14 @@
 // Billing, sign-in and API key management.
-import type { ApiKeyEnvelope, ApiKeyList, CreateApiKeyBody, CreateApiKeyResponse, Credits, LedgerPage, LoginBody, LoginResponse } from '../contract-types';
+import type {
+  ApiKeyEnvelope,
+  ApiKeyList,
+  CreateApiKeyBody,
+  CreateApiKeyResponse,
+  Credits,
+  LedgerPage,
+  LoginBody,
+  LoginResponse,
+} from '../contract-types';
 import { path, type RequestOptions } from '../http';
 import { Resource, requestOptions } from './resource';
 
@@ -19,7 +28,12 @@ export class Billing extends Resource {
 
   /** Newest first; follow `next_cursor`. */
   ledger(opts: LedgerOptions = {}): Promise<LedgerPage> {
-    return this.call({ method: 'GET', path: '/v1/billing/ledger', query: { limit: opts.limit, cursor: opts.cursor, group_by: opts.groupBy }, ...requestOptions(opts) });
+    return this.call({
+      method: 'GET',
+      path: '/v1/billing/ledger',
+      query: { limit: opts.limit, cursor: opts.cursor, group_by: opts.groupBy },
+      ...requestOptions(opts),
+    });
   }
 }
 

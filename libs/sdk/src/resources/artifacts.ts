@@ -18,10 +18,20 @@ export class Artifacts extends Resource {
   get(manifestId: string, key: 'grounding_json', opts?: ArtifactOptions): Promise<GroundingDocument>;
   get(manifestId: string, key: 'result_json', opts?: ArtifactOptions): Promise<ExtractionDocument>;
   get(manifestId: string, key: DirKey, opts: ArtifactOptions & { file: string }): Promise<Buffer>;
-  get(manifestId: string, key: DirKey, opts?: ArtifactOptions & { file?: undefined }): Promise<ArtifactDirectoryListing>;
+  get(
+    manifestId: string,
+    key: DirKey,
+    opts?: ArtifactOptions & { file?: undefined },
+  ): Promise<ArtifactDirectoryListing>;
   get(manifestId: string, key: ArtifactKey, opts?: ArtifactOptions): Promise<unknown>;
   get(manifestId: string, key: ArtifactKey, opts: ArtifactOptions = {}): Promise<unknown> {
-    return this.call({ method: 'GET', path: path`/v1/artifacts/${manifestId}/${key}`, query: { file: opts.file }, response: 'auto', ...requestOptions(opts) });
+    return this.call({
+      method: 'GET',
+      path: path`/v1/artifacts/${manifestId}/${key}`,
+      query: { file: opts.file },
+      response: 'auto',
+      ...requestOptions(opts),
+    });
   }
 
   /**
@@ -29,7 +39,8 @@ export class Artifacts extends Resource {
    * are paths on this API; anything else is refused so credentials never go to another host.
    */
   getLink(link: string, o?: RequestOptions): Promise<unknown> {
-    if (!link.startsWith('/v1/') || link.startsWith('//')) throw new TypeError(`artifacts.getLink: expected an API path starting with /v1/, got ${JSON.stringify(link)}`);
+    if (!link.startsWith('/v1/') || link.startsWith('//'))
+      throw new TypeError(`artifacts.getLink: expected an API path starting with /v1/, got ${JSON.stringify(link)}`);
     const [p, qs = ''] = link.split('?', 2);
     const query: Query = Object.fromEntries(new URLSearchParams(qs));
     return this.call({ method: 'GET', path: p, query, response: 'auto', ...requestOptions(o) });

@@ -1,8 +1,21 @@
 import type { FileEnvelope, FilePage, FileRecord, MoveFileBody, Segment } from '../contract-types';
 import { path, type RequestOptions } from '../http';
 import type {
-  ArtifactManifestList, ClearFailedJobsResponse, ExtractBulkBody, ExtractBulkResponse, FileExtractBody, FileExtractResponse,
-  FilePermanentDeleteReport, JobEnvelope, JobEvents, JobList, JsonObject, ParseBody, ParseBulkBody, ParseBulkResponse, ParseResponse,
+  ArtifactManifestList,
+  ClearFailedJobsResponse,
+  ExtractBulkBody,
+  ExtractBulkResponse,
+  FileExtractBody,
+  FileExtractResponse,
+  FilePermanentDeleteReport,
+  JobEnvelope,
+  JobEvents,
+  JobList,
+  JsonObject,
+  ParseBody,
+  ParseBulkBody,
+  ParseBulkResponse,
+  ParseResponse,
   UploadResponse,
 } from '../types';
 import { multipart, type UploadSource } from '../upload';
@@ -62,7 +75,13 @@ export class Files extends Resource {
     return this.call({
       method: 'GET',
       path: '/v1/files',
-      query: { knowledge_base_id: opts.knowledgeBaseId, folder_id: opts.folderId, include_deleted: flag(opts.includeDeleted), limit: opts.limit, cursor: opts.cursor },
+      query: {
+        knowledge_base_id: opts.knowledgeBaseId,
+        folder_id: opts.folderId,
+        include_deleted: flag(opts.includeDeleted),
+        limit: opts.limit,
+        cursor: opts.cursor,
+      },
       ...requestOptions(opts),
     });
   }
@@ -87,9 +106,22 @@ export class Files extends Resource {
   }
 
   /** New version; it has no parse artifacts until parsed again. */
-  async replaceContent(fileId: string, source: UploadSource, opts: ReplaceContentOptions = {}): Promise<UploadResponse> {
-    const { body, contentType } = await multipart({ auto_parse: flag(opts.autoParse) }, { source, filename: opts.filename, contentType: opts.contentType });
-    return this.call({ method: 'PUT', path: path`/v1/files/${fileId}/content`, body, contentType, ...requestOptions(opts) });
+  async replaceContent(
+    fileId: string,
+    source: UploadSource,
+    opts: ReplaceContentOptions = {},
+  ): Promise<UploadResponse> {
+    const { body, contentType } = await multipart(
+      { auto_parse: flag(opts.autoParse) },
+      { source, filename: opts.filename, contentType: opts.contentType },
+    );
+    return this.call({
+      method: 'PUT',
+      path: path`/v1/files/${fileId}/content`,
+      body,
+      contentType,
+      ...requestOptions(opts),
+    });
   }
 
   /** Soft delete (restorable); 409 file_has_active_job while a job is queued or running. */
@@ -102,7 +134,10 @@ export class Files extends Resource {
   }
 
   /** Irreversible. Without `confirmPermanent: true` the server answers 400 confirmation_required. */
-  permanentDelete(fileId: string, opts: { confirmPermanent?: boolean } & RequestOptions = {}): Promise<FilePermanentDeleteReport> {
+  permanentDelete(
+    fileId: string,
+    opts: { confirmPermanent?: boolean } & RequestOptions = {},
+  ): Promise<FilePermanentDeleteReport> {
     return this.call({
       method: 'DELETE',
       path: path`/v1/files/${fileId}/permanent`,

@@ -1,6 +1,12 @@
 import type {
-  CreateFolderBody, CreateKnowledgeBaseBody, FolderEnvelope, IndexEnvelope, KnowledgeBaseDeleteReport, KnowledgeBaseEnvelope,
-  KnowledgeBaseList, UpdateKnowledgeBaseBody,
+  CreateFolderBody,
+  CreateKnowledgeBaseBody,
+  FolderEnvelope,
+  IndexEnvelope,
+  KnowledgeBaseDeleteReport,
+  KnowledgeBaseEnvelope,
+  KnowledgeBaseList,
+  UpdateKnowledgeBaseBody,
 } from '../contract-types';
 import { path, type RequestOptions } from '../http';
 import type { SearchBody, SearchResponse } from '../types';
@@ -37,12 +43,22 @@ export class KnowledgeBases extends Resource {
 
   /** 201 `{ folder }`; 409 duplicate_folder_name for a sibling with the same name. */
   createFolder(kbId: string, body: CreateFolderBody, o?: RequestOptions): Promise<FolderEnvelope> {
-    return this.call({ method: 'POST', path: path`/v1/knowledge-bases/${kbId}/folders`, json: body, ...requestOptions(o) });
+    return this.call({
+      method: 'POST',
+      path: path`/v1/knowledge-bases/${kbId}/folders`,
+      json: body,
+      ...requestOptions(o),
+    });
   }
 
   /** Every live file with its newest jobs and artifact links, in one call; the way to watch bulk work. */
   index(kbId: string, opts: { folderId?: string } & RequestOptions = {}): Promise<IndexEnvelope> {
-    return this.call({ method: 'GET', path: path`/v1/knowledge-bases/${kbId}/index`, query: { folder_id: opts.folderId }, ...requestOptions(opts) });
+    return this.call({
+      method: 'GET',
+      path: path`/v1/knowledge-bases/${kbId}/index`,
+      query: { folder_id: opts.folderId },
+      ...requestOptions(opts),
+    });
   }
 
   /**
@@ -50,7 +66,11 @@ export class KnowledgeBases extends Resource {
    * the gateway serves as the ETag); `null` when unchanged. Unchanged polls cost the server a small
    * aggregate query instead of the whole index.
    */
-  async indexIfChanged(kbId: string, indexVersion: string, opts: { folderId?: string } & RequestOptions = {}): Promise<IndexEnvelope | null> {
+  async indexIfChanged(
+    kbId: string,
+    indexVersion: string,
+    opts: { folderId?: string } & RequestOptions = {},
+  ): Promise<IndexEnvelope | null> {
     const r = await this.http.request<IndexEnvelope | null>({
       method: 'GET',
       path: path`/v1/knowledge-bases/${kbId}/index`,
@@ -64,6 +84,11 @@ export class KnowledgeBases extends Resource {
 
   /** Lexical full-text search; no model, no credits. Malformed bodies give 400 invalid_request_body. */
   search(kbId: string, body: SearchBody, o?: RequestOptions): Promise<SearchResponse> {
-    return this.call({ method: 'POST', path: path`/v1/knowledge-bases/${kbId}/search`, json: body, ...requestOptions(o) });
+    return this.call({
+      method: 'POST',
+      path: path`/v1/knowledge-bases/${kbId}/search`,
+      json: body,
+      ...requestOptions(o),
+    });
   }
 }

@@ -1,10 +1,30 @@
 // Model workflows: extraction schemas and runs, queued operations, split, classify and edit.
 import { path, type RequestOptions } from '../http';
 import type {
-  ClassifyRunBody, ClassifyRunResponse, CreateSchemaBody, DeleteSchemaResponse, EditProposalEnvelope, EditRunBody, EditRunResponse,
-  ExtractRunBody, ExtractRunOutput, GenerateSchemaBody, Operation, QueuedResult, SavedSchema, SchemaEnvelope, SchemaGenerateOutput,
-  SchemaList, SplitDownloadBody, SplitRunBody, SplitSession, SuggestClassesBody, SuggestClassesResponse, SuggestRulesBody,
-  SuggestRulesOutput, UpdateSchemaBody,
+  ClassifyRunBody,
+  ClassifyRunResponse,
+  CreateSchemaBody,
+  DeleteSchemaResponse,
+  EditProposalEnvelope,
+  EditRunBody,
+  EditRunResponse,
+  ExtractRunBody,
+  ExtractRunOutput,
+  GenerateSchemaBody,
+  Operation,
+  QueuedResult,
+  SavedSchema,
+  SchemaEnvelope,
+  SchemaGenerateOutput,
+  SchemaList,
+  SplitDownloadBody,
+  SplitRunBody,
+  SplitSession,
+  SuggestClassesBody,
+  SuggestClassesResponse,
+  SuggestRulesBody,
+  SuggestRulesOutput,
+  UpdateSchemaBody,
 } from '../types';
 import { Resource, requestOptions } from './resource';
 
@@ -16,7 +36,11 @@ export class Extract extends Resource {
 
   /** `{ schemas }`; a bare array answer is accepted too (the spec only says "list of records"). */
   async listSchemas(o?: RequestOptions): Promise<SchemaList> {
-    const data = await this.call<SchemaList | SavedSchema[]>({ method: 'GET', path: '/v1/extract/schemas', ...requestOptions(o) });
+    const data = await this.call<SchemaList | SavedSchema[]>({
+      method: 'GET',
+      path: '/v1/extract/schemas',
+      ...requestOptions(o),
+    });
     return Array.isArray(data) ? { schemas: data } : data;
   }
 
@@ -26,7 +50,12 @@ export class Extract extends Resource {
 
   /** Any of title, description, schema, jsonSchema, metadata (metadata is merged). */
   updateSchema(schemaId: string, body: UpdateSchemaBody, o?: RequestOptions): Promise<SchemaEnvelope> {
-    return this.call({ method: 'PATCH', path: path`/v1/extract/schemas/${schemaId}`, json: body, ...requestOptions(o) });
+    return this.call({
+      method: 'PATCH',
+      path: path`/v1/extract/schemas/${schemaId}`,
+      json: body,
+      ...requestOptions(o),
+    });
   }
 
   /** Soft delete; afterwards the schema answers 404 schema_not_found. */
@@ -72,7 +101,13 @@ export class Split extends Resource {
 
   /** PDF bytes of a page range of a PDF source. No model, no credit. */
   download(body: SplitDownloadBody, o?: RequestOptions): Promise<Buffer> {
-    return this.call({ method: 'POST', path: '/v1/split/download', json: body, response: 'buffer', ...requestOptions(o) });
+    return this.call({
+      method: 'POST',
+      path: '/v1/split/download',
+      json: body,
+      response: 'buffer',
+      ...requestOptions(o),
+    });
   }
 }
 

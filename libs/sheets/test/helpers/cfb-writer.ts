@@ -65,7 +65,9 @@ export function compoundFileBuffer(streams: Array<{ name: string; data: Buffer }
     dir.writeUInt32LE(size, base + 120);
   };
   entry(0, 'Root Entry', 5, padded.length ? 1 : NOSTREAM, NOSTREAM, ENDOFCHAIN, 0);
-  padded.forEach((s, k) => entry(k + 1, s.name, 2, NOSTREAM, k + 1 < padded.length ? k + 2 : NOSTREAM, starts[k]!, s.size));
+  padded.forEach((s, k) =>
+    entry(k + 1, s.name, 2, NOSTREAM, k + 1 < padded.length ? k + 2 : NOSTREAM, starts[k]!, s.size),
+  );
   return Buffer.concat([header, fatSector, dir, ...padded.map((s) => s.data)]);
 }
 
@@ -78,9 +80,14 @@ export function writeCompoundFile(path: string, streams: Array<{ name: string; d
 export function encryptedWorkbookStreams(): Array<{ name: string; data: Buffer }> {
   const info = Buffer.concat([
     Buffer.from([4, 0, 4, 0, 0x40, 0, 0, 0]),
-    Buffer.from('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><encryption xmlns="http://schemas.microsoft.com/office/2006/encryption"><keyData saltSize="16" blockSize="16" keyBits="256" hashSize="64" cipherAlgorithm="AES" cipherChaining="ChainingModeCBC" hashAlgorithm="SHA512"/></encryption>'),
+    Buffer.from(
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><encryption xmlns="http://schemas.microsoft.com/office/2006/encryption"><keyData saltSize="16" blockSize="16" keyBits="256" hashSize="64" cipherAlgorithm="AES" cipherChaining="ChainingModeCBC" hashAlgorithm="SHA512"/></encryption>',
+    ),
   ]);
   const pkg = Buffer.alloc(8192);
   for (let k = 0; k < pkg.length; k++) pkg[k] = (k * 131 + 7) & 0xff;
-  return [{ name: 'EncryptionInfo', data: info }, { name: 'EncryptedPackage', data: pkg }];
+  return [
+    { name: 'EncryptionInfo', data: info },
+    { name: 'EncryptedPackage', data: pkg },
+  ];
 }

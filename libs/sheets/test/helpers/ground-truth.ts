@@ -10,7 +10,12 @@ export function markdownTables(path: string): string[][][] {
       continue;
     }
     if (/^\s*\|[\s|:-]+\|\s*$/.test(line) && line.includes('-')) continue;
-    const cells = line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+    const cells = line
+      .trim()
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split('|')
+      .map((c) => c.trim());
     if (!current) tables.push((current = []));
     current.push(cells);
   }
@@ -20,5 +25,7 @@ export function markdownTables(path: string): string[][][] {
 /** Rows of the first <table> of an HTML snippet. */
 export function htmlTableRows(path: string): string[][] {
   const html = readFileSync(path, 'utf8');
-  return [...html.matchAll(/<tr>(.*?)<\/tr>/gs)].map((m) => [...m[1]!.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/gs)].map((c) => c[1]!.trim()));
+  return [...html.matchAll(/<tr>(.*?)<\/tr>/gs)].map((m) =>
+    [...m[1]!.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/gs)].map((c) => c[1]!.trim()),
+  );
 }

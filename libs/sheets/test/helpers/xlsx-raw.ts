@@ -15,7 +15,10 @@ export interface RawSheetInput {
   after?: string;
 }
 
-export function rawXlsxEntries(sheets: RawSheetInput[], opts: { sharedStrings?: string[]; styles?: string } = {}): ZipInput[] {
+export function rawXlsxEntries(
+  sheets: RawSheetInput[],
+  opts: { sharedStrings?: string[]; styles?: string } = {},
+): ZipInput[] {
   const entries: ZipInput[] = [
     {
       name: '[Content_Types].xml',
@@ -36,17 +39,26 @@ export function rawXlsxEntries(sheets: RawSheetInput[], opts: { sharedStrings?: 
   ];
   if (opts.sharedStrings) {
     const items = opts.sharedStrings.map((s) => `<si><t xml:space="preserve">${escapeXml(s)}</t></si>`).join('');
-    entries.push({ name: 'xl/sharedStrings.xml', data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><sst xmlns="${NS}" count="${opts.sharedStrings.length}" uniqueCount="${opts.sharedStrings.length}">${items}</sst>` });
+    entries.push({
+      name: 'xl/sharedStrings.xml',
+      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><sst xmlns="${NS}" count="${opts.sharedStrings.length}" uniqueCount="${opts.sharedStrings.length}">${items}</sst>`,
+    });
   }
   if (opts.styles) entries.push({ name: 'xl/styles.xml', data: opts.styles });
   sheets.forEach((s, k) => {
-    const data = s.part ?? `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="${NS}" xmlns:r="${RNS}"><sheetData>${s.sheetData ?? ''}</sheetData>${s.after ?? ''}</worksheet>`;
+    const data =
+      s.part ??
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="${NS}" xmlns:r="${RNS}"><sheetData>${s.sheetData ?? ''}</sheetData>${s.after ?? ''}</worksheet>`;
     entries.push({ name: `xl/worksheets/sheet${k + 1}.xml`, data, ...(s.entry ?? {}) });
   });
   return entries;
 }
 
-export function writeRawXlsx(path: string, sheets: RawSheetInput[], opts: { sharedStrings?: string[]; styles?: string } = {}): string {
+export function writeRawXlsx(
+  path: string,
+  sheets: RawSheetInput[],
+  opts: { sharedStrings?: string[]; styles?: string } = {},
+): string {
   return writeZip(path, rawXlsxEntries(sheets, opts));
 }
 

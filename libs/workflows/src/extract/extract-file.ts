@@ -6,8 +6,16 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { api, GroundingDocument, Segment } from '@docfleet/contracts';
 import {
-  buildEvidence, buildExtractRequest, DEFAULT_CONTEXT_CHARS, renderSegments, segmentPage,
-  type Citation, type ExtractOutput, type ModelWarning, type ReasoningLevel, type ResolvedModel,
+  buildEvidence,
+  buildExtractRequest,
+  DEFAULT_CONTEXT_CHARS,
+  renderSegments,
+  segmentPage,
+  type Citation,
+  type ExtractOutput,
+  type ModelWarning,
+  type ReasoningLevel,
+  type ResolvedModel,
 } from '@docfleet/models';
 import { buildResultTree } from './result-tree';
 import { GroundingIndex, scalarPaths, type GroundedCitation } from './grounding-citations';
@@ -49,12 +57,17 @@ export function jsonSchemaProblem(schema: Record<string, unknown>): string | nul
   } catch (err) {
     return `not a valid JSON Schema: ${(err as Error).message}`;
   }
-  return jsonSchemaToFields(schema).length ? null : 'the schema has no properties to extract (give it type object and properties)';
+  return jsonSchemaToFields(schema).length
+    ? null
+    : 'the schema has no properties to extract (give it type object and properties)';
 }
 
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-function validate(schema: Record<string, unknown>, data: unknown): { errors: api.ValidationError[]; compileError?: string } {
+function validate(
+  schema: Record<string, unknown>,
+  data: unknown,
+): { errors: api.ValidationError[]; compileError?: string } {
   let fn;
   try {
     fn = compileJsonSchema(schema);
@@ -65,7 +78,9 @@ function validate(schema: Record<string, unknown>, data: unknown): { errors: api
   return {
     errors: (fn.errors ?? []).map((e) => {
       const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
-      const path = missing ? `${e.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}` : e.instancePath || '/';
+      const path = missing
+        ? `${e.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`
+        : e.instancePath || '/';
       return { path, message: `${e.instancePath || '/'} ${e.message ?? 'is invalid'}` };
     }),
   };
@@ -78,11 +93,18 @@ function missingRequired(fields: MappedField[], value: Record<string, unknown>, 
     const v = value?.[f.original];
     const path = `${base}/${f.original}`;
     if (f.required && isEmpty(v)) {
-      out.push({ code: 'required_value_missing', message: `Required field '${f.original}' has no value in the evidence.`, path });
+      out.push({
+        code: 'required_value_missing',
+        message: `Required field '${f.original}' has no value in the evidence.`,
+        path,
+      });
       continue;
     }
     if (f.children?.length && v && typeof v === 'object') {
-      if (Array.isArray(v)) v.forEach((row, i) => out.push(...missingRequired(f.children!, row as Record<string, unknown>, `${path}/${i}`)));
+      if (Array.isArray(v))
+        v.forEach((row, i) =>
+          out.push(...missingRequired(f.children!, row as Record<string, unknown>, `${path}/${i}`)),
+        );
       else out.push(...missingRequired(f.children, v as Record<string, unknown>, path));
     }
   }
@@ -100,8 +122,18 @@ export async function runExtractFile(input: ExtractFileInput): Promise<api.Extra
   const fields = jsonSchemaToFields(input.jsonSchema);
   const evidence = buildEvidence(input.segments, input.grounding);
   const title = typeof input.jsonSchema.title === 'string' ? input.jsonSchema.title : input.schemaName;
-  const fieldList = { version: 1, title, description: typeof input.jsonSchema.description === 'string' ? input.jsonSchema.description : '', fields };
-  const req = buildExtractRequest({ evidence, schema: fieldList, reasoningLevel: input.reasoningLevel ?? 'medium', ...(input.signal ? { signal: input.signal } : {}) });
+  const fieldList = {
+    version: 1,
+    title,
+    description: typeof input.jsonSchema.description === 'string' ? input.jsonSchema.description : '',
+    fields,
+  };
+  const req = buildExtractRequest({
+    evidence,
+    schema: fieldList,
+    reasoningLevel: input.reasoningLevel ?? 'medium',
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
 
   await input.stage?.('extract');
   const res = await input.model.generateJson<ExtractOutput>(req);
@@ -115,7 +147,16 @@ export async function runExtractFile(input: ExtractFileInput): Promise<api.Extra
   for (const c of (res.output.citations ?? []) as Citation[]) {
     if (!c || typeof c.path !== 'string') continue;
     const path = toSchemaPath(fields, c.path);
-    const value = path.split('/').filter(Boolean).reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), data);
+    const value = path
+      .split('/')
+      .filter(Boolean)
+      .reduce<unknown>(
+        (v, k) =>
+          v && typeof v === 'object'
+            ? (v as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')]
+            : undefined,
+        data,
+      );
     citations.push(index.resolve({ ...c, path }, value));
     cited.add(path);
   }
@@ -127,8 +168,14 @@ export async function runExtractFile(input: ExtractFileInput): Promise<api.Extra
 
   const { errors: validationErrors, compileError } = validate(input.jsonSchema, data);
   const warnings: api.Warning[] = [
-    ...((res.output.warnings ?? []) as ModelWarning[]).map((w) => ({ code: w.code, message: w.message, ...(w.path ? { path: toSchemaPath(fields, w.path) } : {}) })),
-    ...(compileError ? [{ code: 'schema_validation_error', message: `The schema could not be compiled: ${compileError}` }] : []),
+    ...((res.output.warnings ?? []) as ModelWarning[]).map((w) => ({
+      code: w.code,
+      message: w.message,
+      ...(w.path ? { path: toSchemaPath(fields, w.path) } : {}),
+    })),
+    ...(compileError
+      ? [{ code: 'schema_validation_error', message: `The schema could not be compiled: ${compileError}` }]
+      : []),
     ...validationErrors.map((e) => ({ code: 'schema_validation_error', message: e.message, path: e.path })),
     ...missingRequired(fields, data),
   ];
@@ -140,7 +187,13 @@ export async function runExtractFile(input: ExtractFileInput): Promise<api.Extra
     jsonResult: data,
     resultTree,
     citations,
-    evidence: input.segments.map((s) => ({ segmentId: s.id, pageNumber: segmentPage(s), title: s.title, elementIds: s.elementIds ?? [s.id], coordinates: s.coordinates })),
+    evidence: input.segments.map((s) => ({
+      segmentId: s.id,
+      pageNumber: segmentPage(s),
+      title: s.title,
+      elementIds: s.elementIds ?? [s.id],
+      coordinates: s.coordinates,
+    })),
     warnings,
     metrics: {
       segmentCount: input.allSegments.length,

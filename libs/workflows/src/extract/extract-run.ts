@@ -1,7 +1,16 @@
 // The operation path of extraction (spec: "Extraction output (operation path)"): one model call
 // over the selected segments, the output passed through as the model returned it, plus the
 // result tree and metrics. Cancel is checked exactly once, immediately before the model call.
-import { buildExtractRequest, DEFAULT_CONTEXT_CHARS, normalizeFieldSchema, renderSegments, type ExtractOutput, type FieldListSchema, type ReasoningLevel, type ResolvedModel } from '@docfleet/models';
+import {
+  buildExtractRequest,
+  DEFAULT_CONTEXT_CHARS,
+  normalizeFieldSchema,
+  renderSegments,
+  type ExtractOutput,
+  type FieldListSchema,
+  type ReasoningLevel,
+  type ResolvedModel,
+} from '@docfleet/models';
 import type { api, GroundingDocument, Segment } from '@docfleet/contracts';
 import { buildEvidence } from '@docfleet/models';
 import { buildResultTree } from './result-tree';
@@ -25,7 +34,12 @@ export interface ExtractRunInput {
 export async function runExtract(input: ExtractRunInput): Promise<api.ExtractRunOutput> {
   const normalizedSchema: FieldListSchema = normalizeFieldSchema(input.schema);
   const evidence = buildEvidence(input.segments, input.grounding);
-  const req = buildExtractRequest({ evidence, schema: normalizedSchema, reasoningLevel: input.reasoningLevel, ...(input.signal ? { signal: input.signal } : {}) });
+  const req = buildExtractRequest({
+    evidence,
+    schema: normalizedSchema,
+    reasoningLevel: input.reasoningLevel,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
   await input.checkpoint();
   const res = await input.model.generateJson<ExtractOutput>(req);
   const jsonResult = res.output.jsonResult ?? {};
@@ -35,7 +49,10 @@ export async function runExtract(input: ExtractRunInput): Promise<api.ExtractRun
     schema: input.schema,
     normalizedSchema,
     jsonResult,
-    resultTree: buildResultTree(normalizedSchema.fields, jsonResult, citations, { confidence: 'first', markMissing: false }),
+    resultTree: buildResultTree(normalizedSchema.fields, jsonResult, citations, {
+      confidence: 'first',
+      markMissing: false,
+    }),
     citations,
     modelId: res.modelId,
     warnings: res.output.warnings ?? [],

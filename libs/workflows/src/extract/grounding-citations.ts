@@ -13,7 +13,12 @@ export interface GroundedCitation extends Citation {
   source: 'model' | 'grounding';
 }
 
-interface Located { elementId: string; bbox: FractionBox; content: string; pageNumber: number }
+interface Located {
+  elementId: string;
+  bbox: FractionBox;
+  content: string;
+  pageNumber: number;
+}
 
 /** Text compared loosely: lowercase, runs of whitespace as one space. */
 const flat = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -27,13 +32,16 @@ export class GroundingIndex {
 
   constructor(segments: Segment[], grounding?: GroundingDocument) {
     for (const p of grounding?.pages ?? []) {
-      for (const e of p.elements) this.elements.set(e.id, { elementId: e.id, bbox: e.bbox, content: e.content, pageNumber: p.page_number });
+      for (const e of p.elements)
+        this.elements.set(e.id, { elementId: e.id, bbox: e.bbox, content: e.content, pageNumber: p.page_number });
     }
     for (const s of segments) this.segments.set(s.id, s);
   }
 
   private elementsOf(seg: Segment): Located[] {
-    return (seg.elementIds?.length ? seg.elementIds : [seg.id]).map((id) => this.elements.get(id)).filter((x): x is Located => !!x);
+    return (seg.elementIds?.length ? seg.elementIds : [seg.id])
+      .map((id) => this.elements.get(id))
+      .filter((x): x is Located => !!x);
   }
 
   /** The element of a cited segment that holds the quote (else the value, else the segment's first). */
@@ -42,7 +50,10 @@ export class GroundingIndex {
     const els = seg ? this.elementsOf(seg) : [];
     const q = c.quote ? flat(c.quote) : '';
     const v = typeof value === 'string' || typeof value === 'number' ? flat(String(value)) : '';
-    const hit = (q && els.find((e) => flat(e.content).includes(q))) || (v && els.find((e) => flat(e.content).includes(v))) || els[0];
+    const hit =
+      (q && els.find((e) => flat(e.content).includes(q))) ||
+      (v && els.find((e) => flat(e.content).includes(v))) ||
+      els[0];
     return { ...c, elementId: hit?.elementId ?? null, bbox: hit?.bbox ?? null, source: 'model' };
   }
 
@@ -55,8 +66,14 @@ export class GroundingIndex {
       for (const e of this.elementsOf(seg)) {
         if (!flat(e.content).includes(v)) continue;
         return {
-          path, segmentId: seg.id, pageNumber: segmentPage(seg), quote: e.content.trim().slice(0, 500), confidence: GROUNDING_MATCH_CONFIDENCE,
-          elementId: e.elementId, bbox: e.bbox, source: 'grounding',
+          path,
+          segmentId: seg.id,
+          pageNumber: segmentPage(seg),
+          quote: e.content.trim().slice(0, 500),
+          confidence: GROUNDING_MATCH_CONFIDENCE,
+          elementId: e.elementId,
+          bbox: e.bbox,
+          source: 'grounding',
         };
       }
     }
@@ -68,6 +85,7 @@ export class GroundingIndex {
 export function scalarPaths(value: unknown, base = ''): Array<{ path: string; value: unknown }> {
   if (value === null || value === undefined) return [];
   if (Array.isArray(value)) return value.flatMap((v, i) => scalarPaths(v, `${base}/${i}`));
-  if (typeof value === 'object') return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => scalarPaths(v, `${base}/${k}`));
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => scalarPaths(v, `${base}/${k}`));
   return [{ path: base, value }];
 }

@@ -17,7 +17,10 @@ function deref(root: Json, s: unknown, depth = 0): Json {
   if (!isObj(s)) return {};
   const ref = s.$ref;
   if (typeof ref === 'string' && ref.startsWith('#/') && depth < 16) {
-    const target = ref.slice(2).split('/').reduce<unknown>((v, k) => (isObj(v) ? v[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), root);
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((v, k) => (isObj(v) ? v[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), root);
     return deref(root, target, depth + 1);
   }
   // A nullable union (anyOf / oneOf with null) reads as its non-null branch.
@@ -42,7 +45,9 @@ function typeOf(s: Json): string | undefined {
 
 function fieldsOf(root: Json, obj: Json, parentPath: string, depth: number): MappedField[] {
   const props = isObj(obj.properties) ? obj.properties : {};
-  const required = new Set(Array.isArray(obj.required) ? obj.required.filter((x): x is string => typeof x === 'string') : []);
+  const required = new Set(
+    Array.isArray(obj.required) ? obj.required.filter((x): x is string => typeof x === 'string') : [],
+  );
   const seen = new Set<string>();
   const out: MappedField[] = [];
   for (const [original, raw] of Object.entries(props)) {
@@ -68,8 +73,21 @@ function fieldsOf(root: Json, obj: Json, parentPath: string, depth: number): Map
         type = children.length ? 'table' : 'array';
       } else type = 'array';
     }
-    const description = [typeof s.title === 'string' ? s.title : '', typeof s.description === 'string' ? s.description : ''].filter(Boolean).join(': ');
-    out.push({ id: `field-${path}`, name, original, type, description, required: required.has(original), ...(children.length ? { children } : {}) });
+    const description = [
+      typeof s.title === 'string' ? s.title : '',
+      typeof s.description === 'string' ? s.description : '',
+    ]
+      .filter(Boolean)
+      .join(': ');
+    out.push({
+      id: `field-${path}`,
+      name,
+      original,
+      type,
+      description,
+      required: required.has(original),
+      ...(children.length ? { children } : {}),
+    });
   }
   return out;
 }
@@ -92,7 +110,8 @@ export function toSchemaKeys(fields: MappedField[], value: Record<string, unknow
     const v = value[f.name];
     if (isEmpty(v)) continue;
     if (f.type === 'object' && f.children?.length && isObj(v)) out[f.original] = toSchemaKeys(f.children, v);
-    else if (f.type === 'table' && f.children?.length && Array.isArray(v)) out[f.original] = v.map((row) => (isObj(row) ? toSchemaKeys(f.children!, row) : row));
+    else if (f.type === 'table' && f.children?.length && Array.isArray(v))
+      out[f.original] = v.map((row) => (isObj(row) ? toSchemaKeys(f.children!, row) : row));
     else out[f.original] = v;
   }
   return out;

@@ -17,9 +17,18 @@ export interface TreeOptions {
 
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 
-const label = (name: string) => name.replace(/_+/g, ' ').trim().replace(/^./, (c) => c.toUpperCase());
+const label = (name: string) =>
+  name
+    .replace(/_+/g, ' ')
+    .trim()
+    .replace(/^./, (c) => c.toUpperCase());
 
-export function buildResultTree(fields: SchemaField[], jsonResult: Record<string, unknown>, citations: Citation[], opts: TreeOptions): api.ResultNode[] {
+export function buildResultTree(
+  fields: SchemaField[],
+  jsonResult: Record<string, unknown>,
+  citations: Citation[],
+  opts: TreeOptions,
+): api.ResultNode[] {
   const byPath = new Map<string, Citation[]>();
   for (const c of citations) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
   // A node owns the citations at its path and, for scalars, nothing else; a container's
@@ -30,19 +39,31 @@ export function buildResultTree(fields: SchemaField[], jsonResult: Record<string
     const confidence = confs.length ? (opts.confidence === 'min' ? Math.min(...confs) : confs[0]!) : UNATTRIBUTED;
     const children: api.ResultNode[] = [];
     if (f.type === 'object' && f.children?.length && value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const c of f.children) children.push(node(c, (value as Record<string, unknown>)[c.name], `${path}/${c.name}`, `${fieldPath}.${c.name}`));
+      for (const c of f.children)
+        children.push(
+          node(c, (value as Record<string, unknown>)[c.name], `${path}/${c.name}`, `${fieldPath}.${c.name}`),
+        );
     } else if ((f.type === 'table' || f.type === 'array') && Array.isArray(value)) {
       value.forEach((row, i) => {
         const rowPath = `${path}/${i}`;
-        const rowChildren = f.children?.length && row && typeof row === 'object'
-          ? f.children.map((c) => node(c, (row as Record<string, unknown>)[c.name], `${rowPath}/${c.name}`, `${fieldPath}.${c.name}`))
-          : [];
+        const rowChildren =
+          f.children?.length && row && typeof row === 'object'
+            ? f.children.map((c) =>
+                node(c, (row as Record<string, unknown>)[c.name], `${rowPath}/${c.name}`, `${fieldPath}.${c.name}`),
+              )
+            : [];
         const rowCites = byPath.get(rowPath) ?? [];
         // A JSON value's typeof (string, number, boolean, object) is always a field type name.
         children.push({
-          id: `node-${fieldPath}-${i}`, fieldId: f.id ?? `field-${fieldPath}`, path: rowPath, label: `${label(f.name)} ${i + 1}`,
-          type: isEmpty(row) ? null : f.children?.length ? 'object' : (typeof row as api.FieldType), value: row,
-          confidence: rowCites.length ? rowCites[0]!.confidence : UNATTRIBUTED, citations: rowCites, children: rowChildren,
+          id: `node-${fieldPath}-${i}`,
+          fieldId: f.id ?? `field-${fieldPath}`,
+          path: rowPath,
+          label: `${label(f.name)} ${i + 1}`,
+          type: isEmpty(row) ? null : f.children?.length ? 'object' : (typeof row as api.FieldType),
+          value: row,
+          confidence: rowCites.length ? rowCites[0]!.confidence : UNATTRIBUTED,
+          citations: rowCites,
+          children: rowChildren,
         });
       });
     }

@@ -23,7 +23,10 @@ export function serializeSchema(s: ExtractionSchema): api.SavedSchema {
 }
 
 /** The stored form of a field list: normalised names, coerced types, stable ids, version 1. */
-export function normalizedForStorage(raw: Record<string, unknown>, overrides: { title?: string; description?: string | null } = {}): FieldListSchema {
+export function normalizedForStorage(
+  raw: Record<string, unknown>,
+  overrides: { title?: string; description?: string | null } = {},
+): FieldListSchema {
   const n = normalizeFieldSchema(raw);
   if (overrides.title !== undefined) n.title = overrides.title;
   if (overrides.description !== undefined) n.description = overrides.description ?? '';
@@ -36,5 +39,8 @@ export function normalizedForStorage(raw: Record<string, unknown>, overrides: { 
  */
 export function isDerivedJsonSchema(fieldList: unknown, jsonSchema: unknown): boolean {
   if (!fieldList || typeof fieldList !== 'object') return false;
-  return canonicalJson(fieldListToJsonSchema(normalizeFieldSchema(fieldList as Record<string, unknown>))) === canonicalJson(jsonSchema);
+  return (
+    canonicalJson(fieldListToJsonSchema(normalizeFieldSchema(fieldList as Record<string, unknown>))) ===
+    canonicalJson(jsonSchema)
+  );
 }

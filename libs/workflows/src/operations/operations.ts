@@ -7,8 +7,17 @@ import type { api } from '@docfleet/contracts';
 import type { Db, Operation, Tx } from '@docfleet/db';
 import { Prisma } from '@docfleet/db';
 
-export const QUEUED_OPERATION_TYPES = ['split_run', 'extract_run', 'split_rules_suggest', 'schema_generate'] as const satisfies readonly api.OperationType[];
-export const SYNC_OPERATION_TYPES = ['classify_run', 'classify_suggest', 'edit_run'] as const satisfies readonly api.OperationType[];
+export const QUEUED_OPERATION_TYPES = [
+  'split_run',
+  'extract_run',
+  'split_rules_suggest',
+  'schema_generate',
+] as const satisfies readonly api.OperationType[];
+export const SYNC_OPERATION_TYPES = [
+  'classify_run',
+  'classify_suggest',
+  'edit_run',
+] as const satisfies readonly api.OperationType[];
 export type QueuedOperationType = (typeof QUEUED_OPERATION_TYPES)[number];
 export type OperationType = api.OperationType;
 export type OperationStatus = api.OperationStatus;
@@ -52,7 +61,12 @@ export type Ending =
  * status, so a stale worker or a racing cancel cannot end an attempt twice. Returns the row when
  * this call ended it, null when something else already had.
  */
-export async function endAttempt(db: Db | Tx, op: Pick<Operation, 'id' | 'org_id' | 'file_id' | 'operation_type' | 'idempotency_key' | 'attempt'>, ending: Ending, opts: { refund: boolean }): Promise<Operation | null> {
+export async function endAttempt(
+  db: Db | Tx,
+  op: Pick<Operation, 'id' | 'org_id' | 'file_id' | 'operation_type' | 'idempotency_key' | 'attempt'>,
+  ending: Ending,
+  opts: { refund: boolean },
+): Promise<Operation | null> {
   const run = async (tx: Tx) => {
     const now = new Date();
     const n = await tx.operation.updateMany({
@@ -81,7 +95,10 @@ export async function endAttempt(db: Db | Tx, op: Pick<Operation, 'id' | 'org_id
 
 /** Advisory progress; never moves a terminal row. */
 export async function reportProgress(db: Db, opId: string, attempt: number, progress: Progress): Promise<void> {
-  await db.operation.updateMany({ where: { id: opId, attempt, status: 'in_progress' }, data: { progress: progress as unknown as Prisma.InputJsonValue } });
+  await db.operation.updateMany({
+    where: { id: opId, attempt, status: 'in_progress' },
+    data: { progress: progress as unknown as Prisma.InputJsonValue },
+  });
 }
 
 /** The running attempt's worker is alive: heartbeat_at = now (updated_at, the row's change time, stays). */
@@ -94,7 +111,11 @@ export async function beatOperation(db: Db, opId: string, attempt: number): Prom
  * never beat counts from when it started). Queued attempts are never "lost" here: whether their
  * queue entry still exists is the reaper's question.
  */
-export function attemptLost(op: Pick<Operation, 'status' | 'heartbeat_at' | 'started_at' | 'updated_at'>, lostMs: number, now = new Date()): boolean {
+export function attemptLost(
+  op: Pick<Operation, 'status' | 'heartbeat_at' | 'started_at' | 'updated_at'>,
+  lostMs: number,
+  now = new Date(),
+): boolean {
   if (op.status !== 'in_progress') return false;
   const last = op.heartbeat_at ?? op.started_at ?? op.updated_at;
   return now.getTime() - last.getTime() > lostMs;

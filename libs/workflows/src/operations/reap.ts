@@ -30,7 +30,11 @@ export async function reapOperations(db: Db, opts: ReapOperationsOptions): Promi
       OR: [
         { status: 'queued', updated_at: { lt: before } },
         { status: 'in_progress', heartbeat_at: { lt: before } },
-        { status: 'in_progress', heartbeat_at: null, OR: [{ started_at: { lt: before } }, { started_at: null, updated_at: { lt: before } }] },
+        {
+          status: 'in_progress',
+          heartbeat_at: null,
+          OR: [{ started_at: { lt: before } }, { started_at: null, updated_at: { lt: before } }],
+        },
       ],
     },
     take: 500,
@@ -40,10 +44,15 @@ export async function reapOperations(db: Db, opts: ReapOperationsOptions): Promi
     if (await opts.hasLiveJob(op.id, op.attempt)) continue;
     const since = op.status === 'queued' ? op.updated_at : (op.heartbeat_at ?? op.started_at ?? op.updated_at);
     const ago = ageText(now.getTime() - since.getTime());
-    const ended = await endAttempt(db, op, {
-      status: 'failed',
-      error: `abandoned: the ${op.status === 'queued' ? 'queue entry was lost' : 'worker stopped'} ${ago} ago and no worker holds the attempt; send the request again`,
-    }, { refund: (QUEUED_OPERATION_TYPES as readonly string[]).includes(op.operation_type) });
+    const ended = await endAttempt(
+      db,
+      op,
+      {
+        status: 'failed',
+        error: `abandoned: the ${op.status === 'queued' ? 'queue entry was lost' : 'worker stopped'} ${ago} ago and no worker holds the attempt; send the request again`,
+      },
+      { refund: (QUEUED_OPERATION_TYPES as readonly string[]).includes(op.operation_type) },
+    );
     if (ended) reaped.push(op.id);
   }
   return reaped;

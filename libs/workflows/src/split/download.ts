@@ -8,11 +8,17 @@ export async function pdfPageRange(source: Uint8Array, startPage: number, endPag
   try {
     doc = await PDFDocument.load(source, { ignoreEncryption: true, updateMetadata: false });
   } catch (err) {
-    throw new ApiError('unsupported_file_type', `The source file could not be read as a PDF: ${(err as Error).message}`);
+    throw new ApiError(
+      'unsupported_file_type',
+      `The source file could not be read as a PDF: ${(err as Error).message}`,
+    );
   }
   const pages = doc.getPageCount();
   if (startPage < 1 || endPage < startPage || endPage > pages) {
-    throw new ApiError('invalid_page_range', `startPage and endPage must satisfy 1 ≤ startPage ≤ endPage ≤ ${pages} (the file has ${pages} page${pages === 1 ? '' : 's'}); got ${startPage}-${endPage}.`);
+    throw new ApiError(
+      'invalid_page_range',
+      `startPage and endPage must satisfy 1 ≤ startPage ≤ endPage ≤ ${pages} (the file has ${pages} page${pages === 1 ? '' : 's'}); got ${startPage}-${endPage}.`,
+    );
   }
   const out = await PDFDocument.create();
   const indices = Array.from({ length: endPage - startPage + 1 }, (_, i) => startPage - 1 + i);
@@ -20,8 +26,15 @@ export async function pdfPageRange(source: Uint8Array, startPage: number, endPag
   return out.save();
 }
 
-const asciiName = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/_+/g, '_')
-  .replace(/^[._-]+|[._-]+$/g, '').slice(0, 100).replace(/\.pdf$/i, '');
+const asciiName = (s: string) =>
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^[._-]+|[._-]+$/g, '')
+    .slice(0, 100)
+    .replace(/\.pdf$/i, '');
 
 /** ASCII file name from a title: letters, digits, dot, dash and underscore; `.pdf` appended. */
 export function safePdfFilename(title: string, fallback = 'document'): string {
@@ -31,7 +44,9 @@ export function safePdfFilename(title: string, fallback = 'document'): string {
 /** Content-Disposition with the ASCII name plus the UTF-8 title (RFC 6266 / 5987). */
 export function pdfContentDisposition(title: string, fallback?: string): string {
   const ascii = safePdfFilename(title, fallback);
-  const utf8 = title.trim() ? `; filename*=UTF-8''${encodeURIComponent(`${title.trim().slice(0, 100)}.pdf`).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)}` : '';
+  const utf8 = title.trim()
+    ? `; filename*=UTF-8''${encodeURIComponent(`${title.trim().slice(0, 100)}.pdf`).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)}`
+    : '';
   return `attachment; filename="${ascii}"${utf8}`;
 }
 

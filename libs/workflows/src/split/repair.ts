@@ -16,7 +16,6 @@ export type WindowAnswer =
   | { window: SplitWindow; ok: true; records: SplitRecordOutput[]; warnings: ModelWarning[] }
   | { window: SplitWindow; ok: false; error: string };
 
-
 export interface RepairedRecord {
   title: string;
   documentType: string;
@@ -38,7 +37,10 @@ export interface RepairResult {
   failedWindows: number[];
 }
 
-interface PageCall { startsHere: boolean; record: SplitRecordOutput }
+interface PageCall {
+  startsHere: boolean;
+  record: SplitRecordOutput;
+}
 
 const isPage = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 1;
 const str = (v: unknown, fallback: string) => (typeof v === 'string' && v.trim() ? v.trim() : fallback);
@@ -50,9 +52,30 @@ function repairWindow(a: Extract<WindowAnswer, { ok: true }>, out: RepairResult)
   const valid: SplitRecordOutput[] = [];
   for (const r of a.records ?? []) {
     const rec = r as Partial<SplitRecordOutput>;
-    if (!isPage(rec.startPage) || !isPage(rec.endPage)) { out.invalidRecords.push({ window: w.index, record: r, reason: 'startPage and endPage must be page numbers (integers ≥ 1)' }); continue; }
-    if (rec.startPage > rec.endPage) { out.invalidRecords.push({ window: w.index, record: r, reason: `startPage ${rec.startPage} is after endPage ${rec.endPage}` }); continue; }
-    if (rec.endPage < w.first || rec.startPage > w.last) { out.invalidRecords.push({ window: w.index, record: r, reason: `pages ${rec.startPage}-${rec.endPage} lie outside the window's pages ${w.first}-${w.last}` }); continue; }
+    if (!isPage(rec.startPage) || !isPage(rec.endPage)) {
+      out.invalidRecords.push({
+        window: w.index,
+        record: r,
+        reason: 'startPage and endPage must be page numbers (integers ≥ 1)',
+      });
+      continue;
+    }
+    if (rec.startPage > rec.endPage) {
+      out.invalidRecords.push({
+        window: w.index,
+        record: r,
+        reason: `startPage ${rec.startPage} is after endPage ${rec.endPage}`,
+      });
+      continue;
+    }
+    if (rec.endPage < w.first || rec.startPage > w.last) {
+      out.invalidRecords.push({
+        window: w.index,
+        record: r,
+        reason: `pages ${rec.startPage}-${rec.endPage} lie outside the window's pages ${w.first}-${w.last}`,
+      });
+      continue;
+    }
     valid.push({
       title: str(rec.title, `Pages from ${Math.max(rec.startPage, w.first)}`),
       documentType: str(rec.documentType, 'document'),
@@ -76,7 +99,10 @@ function repairWindow(a: Extract<WindowAnswer, { ok: true }>, out: RepairResult)
   const firstClaimed = valid.length ? calls.get(Math.min(...calls.keys())) : undefined;
   for (let p = w.first; p <= w.last; p++) {
     const c = calls.get(p);
-    if (c) { prev = c; continue; }
+    if (c) {
+      prev = c;
+      continue;
+    }
     if (!valid.length) continue; // an empty answer says nothing: pages continue the record before the window
     out.repairedGapPages.push(p);
     const owner = prev ?? firstClaimed!;
@@ -87,8 +113,20 @@ function repairWindow(a: Extract<WindowAnswer, { ok: true }>, out: RepairResult)
   return calls;
 }
 
-export async function repairWindows(answers: WindowAnswer[], pageCount: number, checkpoint: () => Promise<void>, progress?: (done: number, total: number) => Promise<void>): Promise<RepairResult> {
-  const out: RepairResult = { records: [], warnings: [], invalidRecords: [], repairedGapPages: [], repairedOverlapPages: [], failedWindows: [] };
+export async function repairWindows(
+  answers: WindowAnswer[],
+  pageCount: number,
+  checkpoint: () => Promise<void>,
+  progress?: (done: number, total: number) => Promise<void>,
+): Promise<RepairResult> {
+  const out: RepairResult = {
+    records: [],
+    warnings: [],
+    invalidRecords: [],
+    repairedGapPages: [],
+    repairedOverlapPages: [],
+    failedWindows: [],
+  };
   const total = answers.length + 1;
   const perWindow = new Map<number, Map<number, PageCall>>();
   for (const [i, a] of answers.entries()) {
@@ -110,35 +148,86 @@ export async function repairWindows(answers: WindowAnswer[], pageCount: number, 
     return best;
   };
   const failedReason = (p: number) => {
-    const a = answers.find((x) => !x.ok && p >= x.window.first && p <= x.window.last) as Extract<WindowAnswer, { ok: false }> | undefined;
-    return a ? `window ${a.window.index + 1} (pages ${a.window.first}-${a.window.last}) failed: ${a.error}` : 'no window answered for this page';
+    const a = answers.find((x) => !x.ok && p >= x.window.first && p <= x.window.last) as
+      Extract<WindowAnswer, { ok: false }> | undefined;
+    return a
+      ? `window ${a.window.index + 1} (pages ${a.window.first}-${a.window.last}) failed: ${a.error}`
+      : 'no window answered for this page';
   };
 
   // `kind` of the open record: from a model answer, a window that failed, or a window that answered with no records.
   let open: RepairedRecord | undefined;
   let kind = 'model' as 'model' | 'failed' | 'empty';
-  const close = () => { if (open) out.records.push(open); open = undefined; };
-  const begin = (r: RepairedRecord, k: typeof kind) => { close(); open = r; kind = k; };
+  const close = () => {
+    if (open) out.records.push(open);
+    open = undefined;
+  };
+  const begin = (r: RepairedRecord, k: typeof kind) => {
+    close();
+    open = r;
+    kind = k;
+  };
   for (let p = 1; p <= pageCount; p++) {
     const w = owner(p);
     if (!w) {
-      if (open && kind === 'failed') { open.endPage = p; continue; }
+      if (open && kind === 'failed') {
+        open.endPage = p;
+        continue;
+      }
       const reason = failedReason(p);
-      begin({ title: `Pages from ${p}`, documentType: 'unknown', startPage: p, endPage: p, confidence: 0, boundaryReason: `no model answer: ${reason}`, windows: [], warnings: [{ code: 'window_failed', message: `No model answer for these pages: ${reason}` }] }, 'failed');
+      begin(
+        {
+          title: `Pages from ${p}`,
+          documentType: 'unknown',
+          startPage: p,
+          endPage: p,
+          confidence: 0,
+          boundaryReason: `no model answer: ${reason}`,
+          windows: [],
+          warnings: [{ code: 'window_failed', message: `No model answer for these pages: ${reason}` }],
+        },
+        'failed',
+      );
       continue;
     }
     const call = perWindow.get(w.index)!.get(p);
     if (!call) {
       // The owner window answered with no records: its pages continue the record before them.
-      if (open && kind !== 'failed') { open.endPage = p; if (!open.windows.includes(w.index)) open.windows.push(w.index); continue; }
-      begin({ title: `Pages from ${p}`, documentType: 'document', startPage: p, endPage: p, confidence: 0.3, boundaryReason: 'the model returned no records for these pages', windows: [w.index], warnings: [{ code: 'no_records', message: 'The model returned no records for these pages.' }] }, 'empty');
+      if (open && kind !== 'failed') {
+        open.endPage = p;
+        if (!open.windows.includes(w.index)) open.windows.push(w.index);
+        continue;
+      }
+      begin(
+        {
+          title: `Pages from ${p}`,
+          documentType: 'document',
+          startPage: p,
+          endPage: p,
+          confidence: 0.3,
+          boundaryReason: 'the model returned no records for these pages',
+          windows: [w.index],
+          warnings: [{ code: 'no_records', message: 'The model returned no records for these pages.' }],
+        },
+        'empty',
+      );
       continue;
     }
     if (!open || kind === 'failed' || p === 1 || (call.startsHere && p !== w.first)) {
-      begin({
-        title: call.record.title, documentType: call.record.documentType, startPage: p, endPage: p, confidence: call.record.confidence,
-        boundaryReason: call.record.boundaryReason || (p === 1 ? 'first page of the file' : 'boundary found by the model'), windows: [w.index], warnings: [],
-      }, 'model');
+      begin(
+        {
+          title: call.record.title,
+          documentType: call.record.documentType,
+          startPage: p,
+          endPage: p,
+          confidence: call.record.confidence,
+          boundaryReason:
+            call.record.boundaryReason || (p === 1 ? 'first page of the file' : 'boundary found by the model'),
+          windows: [w.index],
+          warnings: [],
+        },
+        'model',
+      );
       continue;
     }
     open.endPage = p;
@@ -153,27 +242,51 @@ export async function repairWindows(answers: WindowAnswer[], pageCount: number, 
 
   for (const i of out.failedWindows) {
     const a = answers[i] as Extract<WindowAnswer, { ok: false }>;
-    out.warnings.push({ code: 'window_failed', window: i, message: `Window ${i + 1} (pages ${a.window.first}-${a.window.last}) failed: ${a.error}` });
+    out.warnings.push({
+      code: 'window_failed',
+      window: i,
+      message: `Window ${i + 1} (pages ${a.window.first}-${a.window.last}) failed: ${a.error}`,
+    });
   }
   if (out.repairedGapPages.length) {
     const pages = [...new Set(out.repairedGapPages)].sort((x, y) => x - y);
     out.repairedGapPages = pages;
-    out.warnings.push({ code: 'gaps_repaired', pages, message: `The model left pages ${pages.join(', ')} out of every record; each joined the record before it.` });
+    out.warnings.push({
+      code: 'gaps_repaired',
+      pages,
+      message: `The model left pages ${pages.join(', ')} out of every record; each joined the record before it.`,
+    });
   }
   if (out.repairedOverlapPages.length) {
     const pages = [...new Set(out.repairedOverlapPages)].sort((x, y) => x - y);
     out.repairedOverlapPages = pages;
-    out.warnings.push({ code: 'overlaps_repaired', pages, message: `The model put pages ${pages.join(', ')} in more than one record; each went to the later record.` });
+    out.warnings.push({
+      code: 'overlaps_repaired',
+      pages,
+      message: `The model put pages ${pages.join(', ')} in more than one record; each went to the later record.`,
+    });
   }
-  if (out.invalidRecords.length) out.warnings.push({ code: 'invalid_records', message: `${out.invalidRecords.length} record(s) from the model were invalid and dropped (see quality.invalidRecords).` });
-  for (const a of ok) for (const m of a.warnings ?? []) out.warnings.push({ code: str(m.code, 'model_warning'), message: str(m.message, ''), window: a.window.index });
+  if (out.invalidRecords.length)
+    out.warnings.push({
+      code: 'invalid_records',
+      message: `${out.invalidRecords.length} record(s) from the model were invalid and dropped (see quality.invalidRecords).`,
+    });
+  for (const a of ok)
+    for (const m of a.warnings ?? [])
+      out.warnings.push({ code: str(m.code, 'model_warning'), message: str(m.message, ''), window: a.window.index });
   return out;
 }
 
 /** Quality of the final records (it verifies what the repair promises rather than assuming it). */
-export function measureQuality(records: Array<{ id: string; startPage: number; endPage: number; confidence: number }>, pageCount: number, repair: Pick<RepairResult, 'invalidRecords' | 'repairedGapPages' | 'repairedOverlapPages' | 'failedWindows'>): api.SplitQuality {
+export function measureQuality(
+  records: Array<{ id: string; startPage: number; endPage: number; confidence: number }>,
+  pageCount: number,
+  repair: Pick<RepairResult, 'invalidRecords' | 'repairedGapPages' | 'repairedOverlapPages' | 'failedWindows'>,
+): api.SplitQuality {
   const hits = new Map<number, number>();
-  for (const r of records) for (let p = Math.max(1, r.startPage); p <= Math.min(pageCount, r.endPage); p++) hits.set(p, (hits.get(p) ?? 0) + 1);
+  for (const r of records)
+    for (let p = Math.max(1, r.startPage); p <= Math.min(pageCount, r.endPage); p++)
+      hits.set(p, (hits.get(p) ?? 0) + 1);
   const gapPages: number[] = [];
   const overlapPages: number[] = [];
   for (let p = 1; p <= pageCount; p++) {
@@ -182,13 +295,25 @@ export function measureQuality(records: Array<{ id: string; startPage: number; e
     if (n > 1) overlapPages.push(p);
   }
   const seen = new Set<string>();
-  const duplicateRecordIds = [...new Set(records.filter((r) => (seen.has(r.id) ? true : (seen.add(r.id), false))).map((r) => r.id))];
+  const duplicateRecordIds = [
+    ...new Set(records.filter((r) => (seen.has(r.id) ? true : (seen.add(r.id), false))).map((r) => r.id)),
+  ];
   const coverage = pageCount ? Math.round(((pageCount - gapPages.length) / pageCount) * 10_000) / 10_000 : 0;
   const broken = !records.length || gapPages.length > 0 || overlapPages.length > 0 || duplicateRecordIds.length > 0;
-  const doubtful = repair.invalidRecords.length > 0 || repair.repairedGapPages.length > 0 || repair.repairedOverlapPages.length > 0
-    || repair.failedWindows.length > 0 || records.some((r) => r.confidence < 0.6);
+  const doubtful =
+    repair.invalidRecords.length > 0 ||
+    repair.repairedGapPages.length > 0 ||
+    repair.repairedOverlapPages.length > 0 ||
+    repair.failedWindows.length > 0 ||
+    records.some((r) => r.confidence < 0.6);
   return {
-    coverage, recordCount: records.length, pageCount, gapPages, overlapPages, duplicateRecordIds, invalidRecords: repair.invalidRecords,
+    coverage,
+    recordCount: records.length,
+    pageCount,
+    gapPages,
+    overlapPages,
+    duplicateRecordIds,
+    invalidRecords: repair.invalidRecords,
     status: broken ? 'fail' : doubtful ? 'review' : 'pass',
   };
 }

@@ -3,8 +3,16 @@
 // cancel checkpoints between windows and inside the repair. The session is the spec's "Split
 // session"; ids and timestamps come from the caller so the worker can store the row under them.
 import {
-  buildSplitRequest, buildSplitRulesRequest, isModelError, segmentPage, type Evidence, type ReasoningLevel, type ResolvedModel,
-  type SplitOutput, type SplitRule, type SplitRulesOutput,
+  buildSplitRequest,
+  buildSplitRulesRequest,
+  isModelError,
+  segmentPage,
+  type Evidence,
+  type ReasoningLevel,
+  type ResolvedModel,
+  type SplitOutput,
+  type SplitRule,
+  type SplitRulesOutput,
 } from '@docfleet/models';
 import type { api } from '@docfleet/contracts';
 import { isApiError } from '@docfleet/errors';
@@ -33,14 +41,19 @@ export interface SplitRunInput {
   signal?: AbortSignal;
 }
 
-const reasonOf = (err: unknown) => (isModelError(err) || isApiError(err) ? `${err.code}: ${err.message}` : (err as Error)?.message ?? String(err));
+const reasonOf = (err: unknown) =>
+  isModelError(err) || isApiError(err) ? `${err.code}: ${err.message}` : ((err as Error)?.message ?? String(err));
 const noop = async () => undefined;
 
 /** Windows then repair; returns the records (without ids) and what the repair found. */
 export async function splitPages(c: SplitRunInput) {
   const checkpoint = c.checkpoint ?? noop;
   const progress = c.progress ?? noop;
-  const windows = planWindows(c.pageCount, c.windowPages ?? DEFAULT_WINDOW_PAGES, c.windowOverlap ?? DEFAULT_WINDOW_OVERLAP);
+  const windows = planWindows(
+    c.pageCount,
+    c.windowPages ?? DEFAULT_WINDOW_PAGES,
+    c.windowOverlap ?? DEFAULT_WINDOW_OVERLAP,
+  );
   const answers: WindowAnswer[] = [];
   let modelCalls = 0;
   await progress(0, windows.length, 'windows');
@@ -48,9 +61,14 @@ export async function splitPages(c: SplitRunInput) {
     await checkpoint();
     try {
       modelCalls++;
-      const { output } = await c.model.generateJson<SplitOutput>(buildSplitRequest({
-        evidence: windowEvidence(c.evidence, w), rules: c.rules, reasoningLevel: c.reasoningLevel ?? 'medium', ...(c.signal ? { signal: c.signal } : {}),
-      }));
+      const { output } = await c.model.generateJson<SplitOutput>(
+        buildSplitRequest({
+          evidence: windowEvidence(c.evidence, w),
+          rules: c.rules,
+          reasoningLevel: c.reasoningLevel ?? 'medium',
+          ...(c.signal ? { signal: c.signal } : {}),
+        }),
+      );
       answers.push({ window: w, ok: true, records: output.records ?? [], warnings: output.warnings ?? [] });
     } catch (err) {
       if (c.signal?.aborted) throw err;
@@ -60,12 +78,16 @@ export async function splitPages(c: SplitRunInput) {
   }
   const firstFailure = answers.find((a): a is Extract<WindowAnswer, { ok: false }> => !a.ok);
   if (windows.length && !answers.some((a) => a.ok)) throw new SplitModelUnavailable(firstFailure!.error);
-  const repair = await repairWindows(answers, c.pageCount, checkpoint, (done, total) => progress(done, total, 'repair'));
+  const repair = await repairWindows(answers, c.pageCount, checkpoint, (done, total) =>
+    progress(done, total, 'repair'),
+  );
   return { ...repair, windows: windows.length, modelCalls };
 }
 
 /** The whole split session from the repaired records. */
-export async function runSplit(c: SplitRunInput & { sessionId: string; operationId: string; sourceDocId: string; sourceDocName: string; now?: Date }): Promise<api.SplitSession> {
+export async function runSplit(
+  c: SplitRunInput & { sessionId: string; operationId: string; sourceDocId: string; sourceDocName: string; now?: Date },
+): Promise<api.SplitSession> {
   const r = await splitPages(c);
   const records: api.SplitRecord[] = r.records.map((x, i) => ({
     id: `record-${i + 1}`,
@@ -73,7 +95,12 @@ export async function runSplit(c: SplitRunInput & { sessionId: string; operation
     documentType: x.documentType,
     startPage: x.startPage,
     endPage: x.endPage,
-    segmentIds: c.evidence.segments.filter((s) => { const p = segmentPage(s); return p >= x.startPage && p <= x.endPage; }).map((s) => s.id),
+    segmentIds: c.evidence.segments
+      .filter((s) => {
+        const p = segmentPage(s);
+        return p >= x.startPage && p <= x.endPage;
+      })
+      .map((s) => s.id),
     metadata: { pageCount: x.endPage - x.startPage + 1, windows: x.windows.map((w) => w + 1) },
     confidence: Math.round(x.confidence * 100) / 100,
     boundaryReason: x.boundaryReason,
@@ -97,10 +124,19 @@ export async function runSplit(c: SplitRunInput & { sessionId: string; operation
 }
 
 /** split_rules_suggest: one model call over the whole file's pages; output `{ rules, modelId }`. */
-export async function suggestSplitRules(c: { evidence: Evidence; model: ResolvedModel; reasoningLevel?: ReasoningLevel; signal?: AbortSignal }) {
-  const { output, modelId } = await c.model.generateJson<SplitRulesOutput>(buildSplitRulesRequest({
-    evidence: c.evidence, reasoningLevel: c.reasoningLevel ?? 'medium', ...(c.signal ? { signal: c.signal } : {}),
-  }));
+export async function suggestSplitRules(c: {
+  evidence: Evidence;
+  model: ResolvedModel;
+  reasoningLevel?: ReasoningLevel;
+  signal?: AbortSignal;
+}) {
+  const { output, modelId } = await c.model.generateJson<SplitRulesOutput>(
+    buildSplitRulesRequest({
+      evidence: c.evidence,
+      reasoningLevel: c.reasoningLevel ?? 'medium',
+      ...(c.signal ? { signal: c.signal } : {}),
+    }),
+  );
   const rules = (output.rules ?? [])
     .filter((x) => x && typeof x.name === 'string' && x.name.trim() && typeof x.description === 'string')
     .map((x) => ({ name: x.name.trim(), description: x.description.trim() }));

@@ -4,13 +4,21 @@
 // edge, which removes the false "first page of the window" boundaries.
 import { evidencePages, segmentPage, type Evidence } from '@docfleet/models';
 
-export interface SplitWindow { index: number; first: number; last: number }
+export interface SplitWindow {
+  index: number;
+  first: number;
+  last: number;
+}
 
 export const DEFAULT_WINDOW_PAGES = 10;
 export const DEFAULT_WINDOW_OVERLAP = 2;
 
 /** Windows over pages 1..pageCount of `size` pages, consecutive ones sharing `overlap` pages (≥ 1). */
-export function planWindows(pageCount: number, size = DEFAULT_WINDOW_PAGES, overlap = DEFAULT_WINDOW_OVERLAP): SplitWindow[] {
+export function planWindows(
+  pageCount: number,
+  size = DEFAULT_WINDOW_PAGES,
+  overlap = DEFAULT_WINDOW_OVERLAP,
+): SplitWindow[] {
   const width = Math.max(2, Math.floor(size));
   const shared = Math.min(width - 1, Math.max(1, Math.floor(overlap)));
   const windows: SplitWindow[] = [];
@@ -28,9 +36,12 @@ export function windowEvidence(ev: Evidence, w: Pick<SplitWindow, 'first' | 'las
   const inside = (n: number) => n >= w.first && n <= w.last;
   const pages = evidencePages(ev).filter((p) => inside(p.pageNumber));
   const segments = ev.segments.filter((s) => inside(segmentPage(s)));
-  const grounding = ev.grounding ? { ...ev.grounding, pages: ev.grounding.pages.filter((p) => inside(p.page_number)) } : undefined;
+  const grounding = ev.grounding
+    ? { ...ev.grounding, pages: ev.grounding.pages.filter((p) => inside(p.page_number)) }
+    : undefined;
   return { segments, pages, ...(grounding ? { grounding } : {}) };
 }
 
 /** How far a page sits from the nearer edge of a window (0 on the first or last page). */
-export const edgeDistance = (w: Pick<SplitWindow, 'first' | 'last'>, page: number) => Math.min(page - w.first, w.last - page);
+export const edgeDistance = (w: Pick<SplitWindow, 'first' | 'last'>, page: number) =>
+  Math.min(page - w.first, w.last - page);

@@ -17,9 +17,13 @@ export interface CliEnv {
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): CliEnv {
   const apiKey = env.SERVICE_API_KEY?.trim();
-  if (!apiKey) throw new UsageError('SERVICE_API_KEY is not set: export an organisation API key (pnpm docfleet admin create-key --org ID)');
+  if (!apiKey)
+    throw new UsageError(
+      'SERVICE_API_KEY is not set: export an organisation API key (pnpm docfleet admin create-key --org ID)',
+    );
   const baseUrl = (env.SERVICE_BASE_URL?.trim() || DEFAULT_BASE_URL).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]/i.test(baseUrl) || !URL.canParse(baseUrl)) throw new UsageError(`SERVICE_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+  if (!/^https?:\/\/[^/]/i.test(baseUrl) || !URL.canParse(baseUrl))
+    throw new UsageError(`SERVICE_BASE_URL must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   return { apiKey, baseUrl };
 }
 

@@ -8,7 +8,10 @@ export async function creditsCommand({ client, io }: CommandContext, args: strin
   const c = r.credits;
   const available = c.balance_credits - c.reserved_credits;
   if (io.json) return io.result({ ...r, available_credits: available });
-  const quota = c.monthly_quota_credits === null ? 'no monthly quota' : `${c.monthly_used_credits} of ${c.monthly_quota_credits} used this month`;
+  const quota =
+    c.monthly_quota_credits === null
+      ? 'no monthly quota'
+      : `${c.monthly_used_credits} of ${c.monthly_quota_credits} used this month`;
   return io.out(
     [
       `balance     ${c.balance_credits} credits`,

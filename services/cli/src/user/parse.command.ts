@@ -26,8 +26,18 @@ export interface ParseState {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function dispatch(client: DocfleetClient, fileIds: string[]): Promise<ParseState[]> {
-  const jobs: Job[] = fileIds.length === 1 ? [(await client.files.parse(fileIds[0])).job] : (await client.files.parseBulk({ file_ids: fileIds })).jobs.map((j) => j.job);
-  return jobs.map((job, i) => ({ file_id: fileIds[i], job_id: job.job_id, status: job.status, stage: job.stage, percent: job.percent, error: job.error }));
+  const jobs: Job[] =
+    fileIds.length === 1
+      ? [(await client.files.parse(fileIds[0])).job]
+      : (await client.files.parseBulk({ file_ids: fileIds })).jobs.map((j) => j.job);
+  return jobs.map((job, i) => ({
+    file_id: fileIds[i],
+    job_id: job.job_id,
+    status: job.status,
+    stage: job.stage,
+    percent: job.percent,
+    error: job.error,
+  }));
 }
 
 function label(s: ParseState): string {
@@ -41,8 +51,20 @@ async function watch(client: DocfleetClient, io: Io, states: ParseState[]): Prom
     s.knowledge_base_id = file.knowledge_base_id;
   }
   const width = Math.max(...states.map((s) => label(s).length));
-  const multi = io.tty ? new cliProgress.MultiBar({ format: '{name} [{bar}] {percentage}% {stage}', hideCursor: true, stream: process.stderr, clearOnComplete: false }, cliProgress.Presets.shades_classic) : undefined;
-  const bars = new Map(states.map((s) => [s.file_id, multi?.create(100, s.percent, { name: label(s).padEnd(width), stage: s.status })]));
+  const multi = io.tty
+    ? new cliProgress.MultiBar(
+        {
+          format: '{name} [{bar}] {percentage}% {stage}',
+          hideCursor: true,
+          stream: process.stderr,
+          clearOnComplete: false,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : undefined;
+  const bars = new Map(
+    states.map((s) => [s.file_id, multi?.create(100, s.percent, { name: label(s).padEnd(width), stage: s.status })]),
+  );
   const shown = new Map<string, string>();
 
   const apply = (index: IndexEnvelope) => {
@@ -50,7 +72,13 @@ async function watch(client: DocfleetClient, io: Io, states: ParseState[]): Prom
       const s = states.find((x) => x.file_id === entry.file_id);
       const j = entry.latest_parse_job;
       if (!s || !j || j.job_id !== s.job_id) continue;
-      Object.assign(s, { status: j.status, stage: j.stage, percent: j.percent, error: j.error, page_count: entry.page_count });
+      Object.assign(s, {
+        status: j.status,
+        stage: j.stage,
+        percent: j.percent,
+        error: j.error,
+        page_count: entry.page_count,
+      });
       const text = j.status === 'running' ? `${j.stage ?? 'running'}` : j.status;
       bars.get(s.file_id)?.update(j.percent, { stage: text });
       const line = `${label(s)}  ${j.status}  ${j.stage ?? ''}  ${j.percent}%${j.error ? `  ${j.error}` : ''}`;
@@ -81,9 +109,20 @@ export async function parseCommand({ client, io }: CommandContext, args: string[
 
   if (io.json) await io.result({ jobs: states });
   else {
-    await io.out(table(['FILE ID', 'JOB ID', 'STATUS', 'STAGE', 'PCT', values.watch ? 'FILE / ERROR' : ''], states.map((s) => [s.file_id, s.job_id, s.status, s.stage ?? '', `${s.percent}%`, s.error ?? s.filename ?? ''])));
-    if (!values.watch) await io.out('parses queued; follow them with: docfleet parse FILE_ID… --watch (an unchanged file returns its existing job)');
+    await io.out(
+      table(
+        ['FILE ID', 'JOB ID', 'STATUS', 'STAGE', 'PCT', values.watch ? 'FILE / ERROR' : ''],
+        states.map((s) => [s.file_id, s.job_id, s.status, s.stage ?? '', `${s.percent}%`, s.error ?? s.filename ?? '']),
+      ),
+    );
+    if (!values.watch)
+      await io.out(
+        'parses queued; follow them with: docfleet parse FILE_ID… --watch (an unchanged file returns its existing job)',
+      );
   }
   const failed = states.filter((s) => s.status === 'failed' || s.status === 'cancelled');
-  if (failed.length) throw new PartialFailure(`${failed.length} of ${states.length} parses did not complete: ${failed.map((s) => `${label(s)}: ${s.error ?? s.status}`).join('; ')}`);
+  if (failed.length)
+    throw new PartialFailure(
+      `${failed.length} of ${states.length} parses did not complete: ${failed.map((s) => `${label(s)}: ${s.error ?? s.status}`).join('; ')}`,
+    );
 }

@@ -7,7 +7,9 @@ export async function readJsonFile(file: string, flag: string): Promise<unknown>
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    usage(`--${flag} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    usage(
+      `--${flag} ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    );
   }
   try {
     return JSON.parse(text);

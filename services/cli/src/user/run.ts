@@ -19,7 +19,10 @@ type Runner = (ctx: CommandContext, positionals: string[], values: Values) => Pr
 const json = { json: { type: 'boolean' } } as const;
 const COMMANDS: Record<string, { options: Options; run: Runner }> = {
   kb: { options: { ...json, description: { type: 'string' } }, run: kbCommand },
-  upload: { options: { ...json, kb: { type: 'string' }, folder: { type: 'string' }, parse: { type: 'boolean' } }, run: uploadCommand },
+  upload: {
+    options: { ...json, kb: { type: 'string' }, folder: { type: 'string' }, parse: { type: 'boolean' } },
+    run: uploadCommand,
+  },
   parse: { options: { ...json, watch: { type: 'boolean' } }, run: parseCommand },
   search: { options: { ...json, limit: { type: 'string' }, 'table-only': { type: 'boolean' } }, run: searchCommand },
   extract: { options: { ...json, schema: { type: 'string' } }, run: extractCommand },
@@ -52,7 +55,11 @@ export async function runUserCommand(argv: string[]): Promise<number> {
       process.stderr.write(`docfleet: ${scrub(err.message, secret)}\n`);
       return 1;
     }
-    const known = err instanceof UsageError || err instanceof DocfleetApiError || err instanceof DocfleetRequestError || err instanceof DocfleetTimeoutError;
+    const known =
+      err instanceof UsageError ||
+      err instanceof DocfleetApiError ||
+      err instanceof DocfleetRequestError ||
+      err instanceof DocfleetTimeoutError;
     const msg = known ? (err as Error).message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
     process.stderr.write(`docfleet: ${scrub(msg, secret)}\n`);
     return err instanceof UsageError ? 2 : 1;

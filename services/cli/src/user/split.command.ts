@@ -12,12 +12,21 @@ import { table } from './table';
 import { settleOperation } from './wait';
 
 function slug(title: string): string {
-  return title.normalize('NFKC').replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^[-._]+|[-._]+$/g, '').slice(0, 80) || 'record';
+  return (
+    title
+      .normalize('NFKC')
+      .replace(/[^\p{L}\p{N}._-]+/gu, '-')
+      .replace(/^[-._]+|[-._]+$/g, '')
+      .slice(0, 80) || 'record'
+  );
 }
 
 function asRules(v: unknown, file: string): SplitRule[] {
   const list = Array.isArray(v) ? v : (v as { rules?: unknown })?.rules;
-  const ok = Array.isArray(list) && list.length > 0 && list.every((r) => r && typeof r.name === 'string' && typeof r.description === 'string');
+  const ok =
+    Array.isArray(list) &&
+    list.length > 0 &&
+    list.every((r) => r && typeof r.name === 'string' && typeof r.description === 'string');
   if (!ok) usage(`--rules ${file}: expected [{ "name": …, "description": … }, …] (or { "rules": [...] })`);
   return list as SplitRule[];
 }
@@ -44,20 +53,59 @@ export async function splitCommand({ client, io }: CommandContext, args: string[
   if (values.rules) rules = asRules(await readJsonFile(values.rules as string, 'rules'), values.rules as string);
   else {
     io.err('no --rules given: asking the model to suggest rules (1 credit)');
-    rules = (await settleOperation<SuggestRulesOutput>(client, io, await client.split.suggestRules({ file_id: fileId }), 'rule suggestion')).output.rules;
+    rules = (
+      await settleOperation<SuggestRulesOutput>(
+        client,
+        io,
+        await client.split.suggestRules({ file_id: fileId }),
+        'rule suggestion',
+      )
+    ).output.rules;
   }
-  const { operationId, output: session } = await settleOperation<SplitSession>(client, io, await client.split.run({ file_id: fileId, rules, idempotency_key: randomUUID() }), 'split');
+  const { operationId, output: session } = await settleOperation<SplitSession>(
+    client,
+    io,
+    await client.split.run({ file_id: fileId, rules, idempotency_key: randomUUID() }),
+    'split',
+  );
 
   await mkdir(path.resolve(outDir), { recursive: true });
   const records = [...session.records].sort((a, b) => a.startPage - b.startPage);
   const saved = [];
   for (const [i, r] of records.entries()) {
-    const bytes = await client.split.download({ file_id: fileId, startPage: r.startPage, endPage: r.endPage, title: r.title });
+    const bytes = await client.split.download({
+      file_id: fileId,
+      startPage: r.startPage,
+      endPage: r.endPage,
+      title: r.title,
+    });
     const base = `${String(i + 1).padStart(2, '0')}-${slug(r.title || r.documentType)}-p${r.startPage}-${r.endPage}`;
     saved.push({ ...r, path: await writeNew(path.resolve(outDir), base, bytes), bytes: bytes.length });
   }
 
-  if (io.json) return io.result({ file_id: fileId, operation_id: operationId ?? session.operation_id, session_id: session.sessionId, rules, quality: session.quality, records: saved });
-  await io.out(table(['#', 'TYPE', 'PAGES', 'CONF', 'TITLE', 'SAVED AS'], saved.map((r, i) => [i + 1, r.documentType, `${r.startPage}-${r.endPage}`, r.confidence?.toFixed(2), r.title, r.path])));
-  return io.out(`${saved.length} records from ${session.sourcePageCount} pages; quality ${session.quality?.status}${session.quality?.status === 'review' ? ' (a person should look)' : ''}`);
+  if (io.json)
+    return io.result({
+      file_id: fileId,
+      operation_id: operationId ?? session.operation_id,
+      session_id: session.sessionId,
+      rules,
+      quality: session.quality,
+      records: saved,
+    });
+  await io.out(
+    table(
+      ['#', 'TYPE', 'PAGES', 'CONF', 'TITLE', 'SAVED AS'],
+      saved.map((r, i) => [
+        i + 1,
+        r.documentType,
+        `${r.startPage}-${r.endPage}`,
+        r.confidence?.toFixed(2),
+        r.title,
+        r.path,
+      ]),
+    ),
+  );
+  return io.out(
+    `${saved.length} records from ${session.sourcePageCount} pages; quality ${session.quality?.status}${session.quality?.status === 'review' ? ' (a person should look)' : ''}`,
+  );
 }

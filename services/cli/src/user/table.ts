@@ -17,13 +17,25 @@ export function truncateStart(text: string, max: number): string {
 }
 
 /** `keepEnd`: cut the last column at its beginning instead of its end (paths). */
-export function table(headers: string[], rows: Array<Array<string | number | null | undefined>>, width = process.stdout.columns || 100, opts: { keepEnd?: boolean } = {}): string {
+export function table(
+  headers: string[],
+  rows: Array<Array<string | number | null | undefined>>,
+  width = process.stdout.columns || 100,
+  opts: { keepEnd?: boolean } = {},
+): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : oneLine(String(c)))));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (i < headers.length - 1 ? r[i].length : 0))));
+  const widths = headers.map((h, i) =>
+    Math.max(h.length, ...cells.map((r) => (i < headers.length - 1 ? r[i].length : 0))),
+  );
   const lead = widths.slice(0, -1).reduce((a, w) => a + w + 2, 0);
   const lastWidth = Math.max(20, width - lead);
   const line = (r: string[]) =>
-    r.map((c, i) => (i === r.length - 1 ? (opts.keepEnd ? truncateStart : truncate)(c, lastWidth) : c.padEnd(widths[i]))).join('  ').trimEnd();
+    r
+      .map((c, i) =>
+        i === r.length - 1 ? (opts.keepEnd ? truncateStart : truncate)(c, lastWidth) : c.padEnd(widths[i]),
+      )
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...cells.map(line)].join('\n');
 }
 

@@ -38,7 +38,12 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
 
   const bar = io.tty
     ? new cliProgress.SingleBar(
-        { format: 'uploading [{bar}] {percentage}% | {sent} of {total_h} | file {file} of {files} | {name}', hideCursor: true, stream: process.stderr, clearOnComplete: true },
+        {
+          format: 'uploading [{bar}] {percentage}% | {sent} of {total_h} | file {file} of {files} | {name}',
+          hideCursor: true,
+          stream: process.stderr,
+          clearOnComplete: true,
+        },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -57,7 +62,12 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
           sent += n;
           bar?.update(sent, { sent: bytes(sent), file: i + 1, name: filename });
         }),
-        { knowledgeBaseId: kbId, folderId: values.folder as string | undefined, filename, autoParse: Boolean(values.parse) },
+        {
+          knowledgeBaseId: kbId,
+          folderId: values.folder as string | undefined,
+          filename,
+          autoParse: Boolean(values.parse),
+        },
       );
       o.file_id = r.file.id;
       if (r.parse_job) o.parse_job_id = r.parse_job.job_id;
@@ -71,22 +81,39 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
     sent = before + f.size;
     bar?.update(sent, { sent: bytes(sent) });
     outcomes.push(o);
-    if (!io.tty && !io.json) io.err(o.error ? `failed   ${f.path}: ${o.error.code}: ${o.error.message}` : `uploaded ${f.path} -> ${o.file_id}`);
+    if (!io.tty && !io.json)
+      io.err(
+        o.error ? `failed   ${f.path}: ${o.error.code}: ${o.error.message}` : `uploaded ${f.path} -> ${o.file_id}`,
+      );
   }
   bar?.stop();
 
   const failed = outcomes.filter((o) => o.error);
-  if (io.json) await io.result({ knowledge_base_id: kbId, uploaded: outcomes.length - failed.length, failed: failed.length, bytes: totalBytes, files: outcomes });
+  if (io.json)
+    await io.result({
+      knowledge_base_id: kbId,
+      uploaded: outcomes.length - failed.length,
+      failed: failed.length,
+      bytes: totalBytes,
+      files: outcomes,
+    });
   else {
     await io.out(
       table(
         ['FILE ID', 'SIZE', values.parse ? 'PARSE JOB' : 'STATUS', 'PATH'],
-        outcomes.map((o) => [o.file_id ?? '-', bytes(o.bytes), o.error ? `failed: ${o.error.code}` : (o.parse_job_id ?? 'uploaded'), o.path]),
+        outcomes.map((o) => [
+          o.file_id ?? '-',
+          bytes(o.bytes),
+          o.error ? `failed: ${o.error.code}` : (o.parse_job_id ?? 'uploaded'),
+          o.path,
+        ]),
         undefined,
         { keepEnd: true }, // a long path shows its file name, not its first folders
       ),
     );
-    await io.out(`${outcomes.length - failed.length} of ${outcomes.length} files uploaded (${bytes(totalBytes)})${values.parse ? '; parses queued (docfleet parse FILE_ID… --watch to follow)' : ''}`);
+    await io.out(
+      `${outcomes.length - failed.length} of ${outcomes.length} files uploaded (${bytes(totalBytes)})${values.parse ? '; parses queued (docfleet parse FILE_ID… --watch to follow)' : ''}`,
+    );
   }
   if (failed.length) throw new PartialFailure(`${failed.length} of ${outcomes.length} uploads failed`);
 }

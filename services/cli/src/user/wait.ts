@@ -2,7 +2,12 @@
 import type { DocfleetClient, Job, Operation, QueuedResult } from '@docfleet/sdk';
 import { PartialFailure, type Io } from './context';
 
-export async function settleOperation<T>(client: DocfleetClient, io: Io, r: QueuedResult<T>, what: string): Promise<{ operationId?: string; output: T }> {
+export async function settleOperation<T>(
+  client: DocfleetClient,
+  io: Io,
+  r: QueuedResult<T>,
+  what: string,
+): Promise<{ operationId?: string; output: T }> {
   if (r.status === 200) return { output: r.body };
   const id = r.body.operation_id;
   let last = '';
@@ -12,11 +17,18 @@ export async function settleOperation<T>(client: DocfleetClient, io: Io, r: Queu
       if (line !== last) io.err((last = line));
     },
   });
-  if (op.status !== 'completed' || op.output === null) throw new PartialFailure(`${what} ${op.status} (operation ${id})${op.error ? `: ${op.error}` : ''}`);
+  if (op.status !== 'completed' || op.output === null)
+    throw new PartialFailure(`${what} ${op.status} (operation ${id})${op.error ? `: ${op.error}` : ''}`);
   return { operationId: id, output: op.output };
 }
 
-export async function settleJob(client: DocfleetClient, io: Io, fileId: string, jobId: string, what: string): Promise<Job> {
+export async function settleJob(
+  client: DocfleetClient,
+  io: Io,
+  fileId: string,
+  jobId: string,
+  what: string,
+): Promise<Job> {
   let last = '';
   const job = await client.waitForJob(fileId, jobId, {
     onProgress: (j) => {
@@ -24,6 +36,7 @@ export async function settleJob(client: DocfleetClient, io: Io, fileId: string, 
       if (line !== last) io.err((last = line));
     },
   });
-  if (job.status !== 'completed') throw new PartialFailure(`${what} ${job.status} (job ${jobId})${job.error ? `: ${job.error}` : ''}`);
+  if (job.status !== 'completed')
+    throw new PartialFailure(`${what} ${job.status} (job ${jobId})${job.error ? `: ${job.error}` : ''}`);
   return job;
 }

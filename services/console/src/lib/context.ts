@@ -2,7 +2,11 @@ import { createContext, useContext } from 'react';
 import type { DocfleetClient } from '@docfleet/sdk';
 import type { Session } from './session';
 
-export interface ConsoleContext { client: DocfleetClient; session: Session; signOut: () => void }
+export interface ConsoleContext {
+  client: DocfleetClient;
+  session: Session;
+  signOut: () => void;
+}
 
 export const Ctx = createContext<ConsoleContext | null>(null);
 

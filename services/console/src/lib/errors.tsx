@@ -1,7 +1,14 @@
 import { DocfleetApiError, DocfleetRequestError, DocfleetTimeoutError } from '@docfleet/sdk';
 
 /** What the console tells a person for each failure: the API's sentence and code, never swallowed. */
-export interface Problem { code: string; status?: number; title: string; detail?: string; retryAfter?: number; requestId?: string }
+export interface Problem {
+  code: string;
+  status?: number;
+  title: string;
+  detail?: string;
+  retryAfter?: number;
+  requestId?: string;
+}
 
 const HINTS: Record<string, string> = {
   insufficient_credits: 'The organisation does not have enough credits for this. Ask an admin to grant credits.',
@@ -18,8 +25,12 @@ const HINTS: Record<string, string> = {
 export function toProblem(err: unknown): Problem {
   if (err instanceof DocfleetApiError) {
     return {
-      code: err.code, status: err.status, title: err.error, detail: err.serverMessage ?? HINTS[err.code],
-      retryAfter: err.retryAfter, requestId: err.requestId,
+      code: err.code,
+      status: err.status,
+      title: err.error,
+      detail: err.serverMessage ?? HINTS[err.code],
+      retryAfter: err.retryAfter,
+      requestId: err.requestId,
     };
   }
   if (err instanceof DocfleetRequestError) return { code: err.code, title: err.message, detail: HINTS[err.code] };
@@ -33,16 +44,23 @@ export function ErrorBanner({ error, onClose }: { error: unknown; onClose?: () =
   return (
     <div className="error-banner" role="alert" data-code={p.code}>
       <div>
-        <strong>{p.status ? `${p.status} ` : ''}<code className="error-code">{p.code}</code></strong>: {p.title}
+        <strong>
+          {p.status ? `${p.status} ` : ''}
+          <code className="error-code">{p.code}</code>
+        </strong>
+        : {p.title}
         {p.retryAfter !== undefined && <span className="retry"> Retry in {p.retryAfter} s.</span>}
       </div>
       {p.detail && <div className="detail">{p.detail}</div>}
       {p.requestId && <div className="request-id">request id {p.requestId}</div>}
-      {onClose && <button type="button" className="link" onClick={onClose} aria-label="Dismiss error">Dismiss</button>}
+      {onClose && (
+        <button type="button" className="link" onClick={onClose} aria-label="Dismiss error">
+          Dismiss
+        </button>
+      )}
     </div>
   );
 }
 
 /** Session-ending codes: the console returns to the sign-in screen. */
-export const isAuthFailure = (err: unknown) =>
-  err instanceof DocfleetApiError && err.status === 401;
+export const isAuthFailure = (err: unknown) => err instanceof DocfleetApiError && err.status === 401;

@@ -17,12 +17,19 @@ function blocks(text: string, image?: (src: string, alt: string) => ReactNode): 
   let key = 0;
   while (i < lines.length) {
     const line = lines[i]!;
-    if (!line.trim()) { i++; continue; }
+    if (!line.trim()) {
+      i++;
+      continue;
+    }
     if (line.startsWith('```')) {
       const body: string[] = [];
       for (i++; i < lines.length && !lines[i]!.startsWith('```'); i++) body.push(lines[i]!);
       i++;
-      out.push(<pre key={key++}><code>{body.join('\n')}</code></pre>);
+      out.push(
+        <pre key={key++}>
+          <code>{body.join('\n')}</code>
+        </pre>,
+      );
       continue;
     }
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
@@ -42,8 +49,24 @@ function blocks(text: string, image?: (src: string, alt: string) => ReactNode): 
       const [head, ...body] = rows;
       out.push(
         <table key={key++} className="md-table">
-          {head && <thead><tr>{head.map((c, k) => <th key={k}>{inline(c, image)}</th>)}</tr></thead>}
-          <tbody>{body.map((r, n) => <tr key={n}>{r.map((c, k) => <td key={k}>{inline(c, image)}</td>)}</tr>)}</tbody>
+          {head && (
+            <thead>
+              <tr>
+                {head.map((c, k) => (
+                  <th key={k}>{inline(c, image)}</th>
+                ))}
+              </tr>
+            </thead>
+          )}
+          <tbody>
+            {body.map((r, n) => (
+              <tr key={n}>
+                {r.map((c, k) => (
+                  <td key={k}>{inline(c, image)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
         </table>,
       );
       continue;
@@ -51,14 +74,24 @@ function blocks(text: string, image?: (src: string, alt: string) => ReactNode): 
     if (/^\s*([-*+]|\d{1,3}[.)])\s+/.test(line)) {
       const ordered = /^\s*\d/.test(line);
       const items: string[] = [];
-      for (; i < lines.length && /^\s*([-*+]|\d{1,3}[.)])\s+/.test(lines[i]!); i++) items.push(lines[i]!.replace(/^\s*([-*+]|\d{1,3}[.)])\s+/, ''));
+      for (; i < lines.length && /^\s*([-*+]|\d{1,3}[.)])\s+/.test(lines[i]!); i++)
+        items.push(lines[i]!.replace(/^\s*([-*+]|\d{1,3}[.)])\s+/, ''));
       const List = ordered ? 'ol' : 'ul';
-      out.push(<List key={key++}>{items.map((t, k) => <li key={k}>{inline(t, image)}</li>)}</List>);
+      out.push(
+        <List key={key++}>
+          {items.map((t, k) => (
+            <li key={k}>{inline(t, image)}</li>
+          ))}
+        </List>,
+      );
       continue;
     }
     const para: string[] = [];
     for (; i < lines.length && lines[i]!.trim() && !/^(#{1,6}\s|```|\s*\|)/.test(lines[i]!); i++) para.push(lines[i]!);
-    if (para.length === 0) { para.push(line); i++; }
+    if (para.length === 0) {
+      para.push(line);
+      i++;
+    }
     out.push(<p key={key++}>{inline(para.join(' '), image)}</p>);
   }
   return out;
@@ -70,8 +103,16 @@ function splitRow(line: string): string[] {
   let cur = '';
   for (let k = 0; k < inner.length; k++) {
     const ch = inner[k]!;
-    if (ch === '\\' && inner[k + 1] === '|') { cur += '|'; k++; continue; }
-    if (ch === '|') { cells.push(cur.trim()); cur = ''; continue; }
+    if (ch === '\\' && inner[k + 1] === '|') {
+      cur += '|';
+      k++;
+      continue;
+    }
+    if (ch === '|') {
+      cells.push(cur.trim());
+      cur = '';
+      continue;
+    }
     cur += ch;
   }
   cells.push(cur.trim());
@@ -86,11 +127,17 @@ function inline(text: string, image?: (src: string, alt: string) => ReactNode): 
   let k = 0;
   for (const m of text.matchAll(INLINE)) {
     if (m.index! > last) parts.push(text.slice(last, m.index));
-    if (m[2] !== undefined) parts.push(<Fragment key={k++}>{image ? image(m[2], m[1] ?? '') : `[${m[1] || 'image'}]`}</Fragment>);
+    if (m[2] !== undefined)
+      parts.push(<Fragment key={k++}>{image ? image(m[2], m[1] ?? '') : `[${m[1] || 'image'}]`}</Fragment>);
     else if (m[3] !== undefined) parts.push(<strong key={k++}>{m[3]}</strong>);
     else if (m[4] !== undefined) parts.push(<code key={k++}>{m[4]}</code>);
     else if (m[5] !== undefined) parts.push(m[5]);
-    else parts.push(<span key={k++} className="muted">[image]</span>);
+    else
+      parts.push(
+        <span key={k++} className="muted">
+          [image]
+        </span>,
+      );
     last = m.index! + m[0].length;
   }
   if (last < text.length) parts.push(text.slice(last));

@@ -4,7 +4,10 @@ import { useEffect, useState } from 'react';
  * Hash routes (`#/kb/<id>`): the gateway serves one index.html at `/`, and ids (never credentials)
  * are all a route carries.
  */
-export interface Route { path: string[]; query: URLSearchParams }
+export interface Route {
+  path: string[];
+  query: URLSearchParams;
+}
 
 export function parseHash(hash: string): Route {
   const raw = hash.replace(/^#\/?/, '');
@@ -19,7 +22,11 @@ export function href(path: Array<string | number>, query?: Record<string, string
   return `#/${path.map((x) => encodeURIComponent(String(x))).join('/')}${s ? `?${s}` : ''}`;
 }
 
-export function navigate(path: Array<string | number>, query?: Record<string, string | number | undefined>, replace = false) {
+export function navigate(
+  path: Array<string | number>,
+  query?: Record<string, string | number | undefined>,
+  replace = false,
+) {
   const h = href(path, query);
   if (replace) history.replaceState(null, '', h);
   else location.hash = h;

@@ -1,6 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-export interface AsyncState<T> { data: T | undefined; error: unknown; loading: boolean; reload: () => void; set: (v: T) => void }
+export interface AsyncState<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+  set: (v: T) => void;
+}
 
 /** Runs `load` when `deps` change (aborting the previous call) and on reload(). */
 export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): AsyncState<T> {
@@ -14,8 +20,19 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unk
     const ac = new AbortController();
     setLoading(true);
     loadRef.current(ac.signal).then(
-      (v) => { if (!ac.signal.aborted) { setData(v); setError(undefined); setLoading(false); } },
-      (e) => { if (!ac.signal.aborted) { setError(e); setLoading(false); } },
+      (v) => {
+        if (!ac.signal.aborted) {
+          setData(v);
+          setError(undefined);
+          setLoading(false);
+        }
+      },
+      (e) => {
+        if (!ac.signal.aborted) {
+          setError(e);
+          setLoading(false);
+        }
+      },
     );
     return () => ac.abort();
     // eslint-disable-next-line react-hooks/exhaustive-deps

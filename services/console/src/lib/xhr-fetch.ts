@@ -16,12 +16,21 @@ export function xhrFetch(onUpload: (loaded: number, total: number) => void): Fet
       xhr.upload.onprogress = (e) => onUpload(e.loaded, e.lengthComputable ? e.total : 0);
       xhr.onload = () => {
         const headers = new Headers();
-        for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
+        for (const line of xhr
+          .getAllResponseHeaders()
+          .trim()
+          .split(/[\r\n]+/)) {
           const i = line.indexOf(':');
           if (i > 0) headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
         }
         const empty = xhr.status === 204 || xhr.status === 304;
-        resolve(new Response(empty ? null : (xhr.response as Blob), { status: xhr.status, statusText: xhr.statusText, headers }));
+        resolve(
+          new Response(empty ? null : (xhr.response as Blob), {
+            status: xhr.status,
+            statusText: xhr.statusText,
+            headers,
+          }),
+        );
       };
       xhr.onerror = () => reject(new TypeError('network error during upload'));
       xhr.ontimeout = () => reject(new TypeError('upload timed out'));

@@ -29,7 +29,9 @@ function useIndex(kbId: string) {
         last.current = fresh;
         setIndex(fresh);
         setError(undefined);
-        const busy = fresh.files.some((f) => ACTIVE.has(f.latest_parse_job?.status ?? '') || ACTIVE.has(f.latest_extract_job?.status ?? ''));
+        const busy = fresh.files.some(
+          (f) => ACTIVE.has(f.latest_parse_job?.status ?? '') || ACTIVE.has(f.latest_extract_job?.status ?? ''),
+        );
         timer = setTimeout(poll, busy ? 1000 : 5000);
       } catch (err) {
         if (ac.signal.aborted) return;
@@ -38,7 +40,10 @@ function useIndex(kbId: string) {
       }
     };
     void poll();
-    return () => { ac.abort(); clearTimeout(timer); };
+    return () => {
+      ac.abort();
+      clearTimeout(timer);
+    };
   }, [client, kbId, tick]);
   return { index, error, refresh: () => setTick((t) => t + 1) };
 }
@@ -51,12 +56,16 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
   const [extraFolders, setExtraFolders] = useState<Array<{ id: string; name: string }>>([]);
   const [newFolder, setNewFolder] = useState('');
   const [showTrash, setShowTrash] = useState(false);
-  const trash = useAsync(async (signal) => {
-    if (!showTrash) return [] as FileRecord[];
-    const out: FileRecord[] = [];
-    for await (const f of client.files.iterate({ knowledgeBaseId: kbId, includeDeleted: true, signal })) if (f.deleted_at) out.push(f);
-    return out;
-  }, [client, kbId, showTrash, index?.index_version]);
+  const trash = useAsync(
+    async (signal) => {
+      if (!showTrash) return [] as FileRecord[];
+      const out: FileRecord[] = [];
+      for await (const f of client.files.iterate({ knowledgeBaseId: kbId, includeDeleted: true, signal }))
+        if (f.deleted_at) out.push(f);
+      return out;
+    },
+    [client, kbId, showTrash, index?.index_version],
+  );
 
   const folders = useMemo(() => {
     const m = new Map<string, string>();
@@ -65,7 +74,9 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
     return [...m].map(([id, name]) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name));
   }, [index, extraFolders]);
 
-  const files = (index?.files ?? []).filter((f) => folder === 'all' || (folder === 'root' ? !f.folder_id : f.folder_id === folder));
+  const files = (index?.files ?? []).filter(
+    (f) => folder === 'all' || (folder === 'root' ? !f.folder_id : f.folder_id === folder),
+  );
 
   const act = (fn: () => Promise<unknown>) => async () => {
     setError(undefined);
@@ -80,7 +91,10 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
   async function createFolder() {
     setError(undefined);
     try {
-      const { folder: f } = await client.knowledgeBases.createFolder(kbId, { name: newFolder.trim(), parent_folder_id: null });
+      const { folder: f } = await client.knowledgeBases.createFolder(kbId, {
+        name: newFolder.trim(),
+        parent_folder_id: null,
+      });
       setExtraFolders((xs) => [...xs, { id: f.id, name: f.name }]);
       setNewFolder('');
     } catch (err) {
@@ -90,13 +104,21 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
 
   return (
     <section aria-labelledby="kb-title">
-      <p className="crumbs"><a href="#/">Knowledge bases</a> ›</p>
+      <p className="crumbs">
+        <a href="#/">Knowledge bases</a> ›
+      </p>
       <h1 id="kb-title">{index?.knowledge_base.name ?? 'Knowledge base'}</h1>
       <div className="actions">
-        <a className="button" href={href(['kb', kbId, 'search'])}>Search this knowledge base</a>
+        <a className="button" href={href(['kb', kbId, 'search'])}>
+          Search this knowledge base
+        </a>
       </div>
       <ErrorBanner error={error ?? indexError} onClose={error ? () => setError(undefined) : undefined} />
-      <Uploader kbId={kbId} folderId={folder !== 'all' && folder !== 'root' ? folder : undefined} onUploaded={refresh} />
+      <Uploader
+        kbId={kbId}
+        folderId={folder !== 'all' && folder !== 'root' ? folder : undefined}
+        onUploaded={refresh}
+      />
 
       <div className="toolbar">
         <label>
@@ -104,12 +126,22 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
           <select name="folder" value={folder} onChange={(e) => setFolder(e.target.value)}>
             <option value="all">All files</option>
             <option value="root">Top level</option>
-            {folders.map((f) => <option key={f.id} value={f.id}>{f.name}</option>)}
+            {folders.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.name}
+              </option>
+            ))}
           </select>
         </label>
-        <label>New folder <input name="new-folder" value={newFolder} onChange={(e) => setNewFolder(e.target.value)} /></label>
-        <button type="button" disabled={!newFolder.trim()} onClick={createFolder}>Create folder</button>
-        <label className="check"><input type="checkbox" checked={showTrash} onChange={(e) => setShowTrash(e.target.checked)} /> Show trash</label>
+        <label>
+          New folder <input name="new-folder" value={newFolder} onChange={(e) => setNewFolder(e.target.value)} />
+        </label>
+        <button type="button" disabled={!newFolder.trim()} onClick={createFolder}>
+          Create folder
+        </button>
+        <label className="check">
+          <input type="checkbox" checked={showTrash} onChange={(e) => setShowTrash(e.target.checked)} /> Show trash
+        </label>
       </div>
 
       {index && files.length === 0 && <p className="muted">No files here yet. Drop files above to upload them.</p>}
@@ -117,7 +149,15 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
         <div className="table-wrap">
           <table className="files" aria-label="Files">
             <thead>
-              <tr><th>File</th><th>Folder</th><th>Version</th><th>Size</th><th>Pages</th><th>Parse</th><th>Actions</th></tr>
+              <tr>
+                <th>File</th>
+                <th>Folder</th>
+                <th>Version</th>
+                <th>Size</th>
+                <th>Pages</th>
+                <th>Parse</th>
+                <th>Actions</th>
+              </tr>
             </thead>
             <tbody>
               {files.map((f) => (
@@ -137,8 +177,16 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
             {trash.data?.map((f) => (
               <li key={f.id} data-file-id={f.id}>
                 {f.filename} <span className="muted small">deleted {formatTime(f.deleted_at)}</span>{' '}
-                <button type="button" onClick={act(() => client.files.restore(f.id))}>Restore</button>{' '}
-                <button type="button" className="danger" onClick={act(() => client.files.permanentDelete(f.id, { confirmPermanent: true }))}>Delete permanently</button>
+                <button type="button" onClick={act(() => client.files.restore(f.id))}>
+                  Restore
+                </button>{' '}
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={act(() => client.files.permanentDelete(f.id, { confirmPermanent: true }))}
+                >
+                  Delete permanently
+                </button>
               </li>
             ))}
           </ul>
@@ -148,8 +196,15 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
   );
 }
 
-function FileRow({ kbId, f, folders, act }: {
-  kbId: string; f: IndexEntry; folders: Array<{ id: string; name: string }>;
+function FileRow({
+  kbId,
+  f,
+  folders,
+  act,
+}: {
+  kbId: string;
+  f: IndexEntry;
+  folders: Array<{ id: string; name: string }>;
   act: (fn: () => Promise<unknown>) => () => Promise<void>;
 }) {
   const { client } = useConsole();
@@ -160,17 +215,29 @@ function FileRow({ kbId, f, folders, act }: {
   const active = job && ACTIVE.has(job.status);
   const parsed = Boolean(f.parse_artifacts);
   // A re-parse is new work: a fresh key, or the API returns the completed job of the same version and options.
-  const parse = act(() => client.files.parse(f.file_id, { options: { backend, dpi }, ...(job ? { idempotency_key: newKey() } : {}) }));
+  const parse = act(() =>
+    client.files.parse(f.file_id, { options: { backend, dpi }, ...(job ? { idempotency_key: newKey() } : {}) }),
+  );
   return (
     <tr data-file-id={f.file_id} data-parse-status={job?.status ?? 'none'}>
       <td>
         {parsed ? <a href={href(['kb', kbId, 'file', f.file_id])}>{f.filename}</a> : f.filename}
-        <div className="muted small clip-line" title={f.content_type}>{f.content_type}</div>
+        <div className="muted small clip-line" title={f.content_type}>
+          {f.content_type}
+        </div>
       </td>
       <td>
-        <select aria-label={`Move ${f.filename} to folder`} value={f.folder_id ?? ''} onChange={(e) => void act(() => client.files.move(f.file_id, { folder_id: e.target.value || null }))()}>
+        <select
+          aria-label={`Move ${f.filename} to folder`}
+          value={f.folder_id ?? ''}
+          onChange={(e) => void act(() => client.files.move(f.file_id, { folder_id: e.target.value || null }))()}
+        >
           <option value="">Top level</option>
-          {folders.map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+          {folders.map((x) => (
+            <option key={x.id} value={x.id}>
+              {x.name}
+            </option>
+          ))}
         </select>
       </td>
       <td>v{f.version_number}</td>
@@ -182,25 +249,64 @@ function FileRow({ kbId, f, folders, act }: {
           <>
             <span className={`status status-${job.status}`}>{job.status}</span>
             {job.stage && job.stage !== job.status && <span className="muted small"> {job.stage}</span>}
-            {active && <progress max={100} value={job.percent} aria-label={`Parse progress of ${f.filename}`}>{job.percent}%</progress>}
+            {active && (
+              <progress max={100} value={job.percent} aria-label={`Parse progress of ${f.filename}`}>
+                {job.percent}%
+              </progress>
+            )}
             {active && <span className="percent"> {job.percent}%</span>}
             {job.status === 'queued' && <div className="muted small">waiting for a parse worker</div>}
-            {job.status === 'failed' && <div className="job-error" role="status">{job.error ?? 'failed'}</div>}
+            {job.status === 'failed' && (
+              <div className="job-error" role="status">
+                {job.error ?? 'failed'}
+              </div>
+            )}
           </>
         )}
       </td>
       <td className="actions">
-        {parsed && <a className="button" href={href(['kb', kbId, 'file', f.file_id])}>View</a>}
-        {!active && <button type="button" onClick={parse}>{job ? 'Re-parse' : 'Parse'}</button>}
-        {!active && <button type="button" aria-expanded={options} onClick={() => setOptions((o) => !o)}>Options</button>}
-        {active && job && <button type="button" onClick={act(() => client.files.cancelJob(f.file_id, job.job_id))}>Cancel</button>}
-        {!active && <button type="button" className="danger" onClick={act(() => client.files.delete(f.file_id))}>Trash</button>}
+        {parsed && (
+          <a className="button" href={href(['kb', kbId, 'file', f.file_id])}>
+            View
+          </a>
+        )}
+        {!active && (
+          <button type="button" onClick={parse}>
+            {job ? 'Re-parse' : 'Parse'}
+          </button>
+        )}
+        {!active && (
+          <button type="button" aria-expanded={options} onClick={() => setOptions((o) => !o)}>
+            Options
+          </button>
+        )}
+        {active && job && (
+          <button type="button" onClick={act(() => client.files.cancelJob(f.file_id, job.job_id))}>
+            Cancel
+          </button>
+        )}
+        {!active && (
+          <button type="button" className="danger" onClick={act(() => client.files.delete(f.file_id))}>
+            Trash
+          </button>
+        )}
         {options && (
           <div className="options">
-            <label>Backend <select value={backend} onChange={(e) => setBackend(e.target.value as NonNullable<ParseOptions['backend']>)}>
-              <option value="auto">auto</option><option value="text">text layer</option><option value="ocr">OCR</option>
-            </select></label>
-            <label>DPI <input type="number" min={72} max={300} value={dpi} onChange={(e) => setDpi(Number(e.target.value))} /></label>
+            <label>
+              Backend{' '}
+              <select
+                value={backend}
+                onChange={(e) => setBackend(e.target.value as NonNullable<ParseOptions['backend']>)}
+              >
+                <option value="auto">auto</option>
+                <option value="text">text layer</option>
+                <option value="ocr">OCR</option>
+              </select>
+            </label>
+            <label>
+              DPI{' '}
+              <input type="number" min={72} max={300} value={dpi} onChange={(e) => setDpi(Number(e.target.value))} />
+            </label>
           </div>
         )}
       </td>

@@ -16,7 +16,10 @@ export default function KnowledgeBases() {
     e.preventDefault();
     setError(undefined);
     try {
-      await client.knowledgeBases.create({ name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) });
+      await client.knowledgeBases.create({
+        name: name.trim(),
+        ...(description.trim() ? { description: description.trim() } : {}),
+      });
       setName('');
       setDescription('');
       list.reload();
@@ -30,21 +33,40 @@ export default function KnowledgeBases() {
     <section aria-labelledby="kbs-title">
       <h1 id="kbs-title">Knowledge bases</h1>
       <form className="inline-form" onSubmit={create} aria-label="Create a knowledge base">
-        <label>Name <input name="kb-name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} /></label>
-        <label>Description <input name="kb-description" value={description} onChange={(e) => setDescription(e.target.value)} /></label>
-        <button type="submit" className="primary">Create</button>
+        <label>
+          Name <input name="kb-name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Description{' '}
+          <input name="kb-description" value={description} onChange={(e) => setDescription(e.target.value)} />
+        </label>
+        <button type="submit" className="primary">
+          Create
+        </button>
       </form>
       <ErrorBanner error={error ?? list.error} onClose={() => setError(undefined)} />
       {list.loading && !list.data && <p className="muted">Loading…</p>}
-      {list.data && kbs.length === 0 && <p className="muted">No knowledge bases yet: create one above, then upload files into it.</p>}
+      {list.data && kbs.length === 0 && (
+        <p className="muted">No knowledge bases yet: create one above, then upload files into it.</p>
+      )}
       <ul className="cards" aria-label="Knowledge bases">
-        {kbs.map((kb) => <KbCard key={kb.id} kb={kb} onChanged={list.reload} onError={setError} />)}
+        {kbs.map((kb) => (
+          <KbCard key={kb.id} kb={kb} onChanged={list.reload} onError={setError} />
+        ))}
       </ul>
     </section>
   );
 }
 
-function KbCard({ kb, onChanged, onError }: { kb: KnowledgeBase; onChanged: () => void; onError: (e: unknown) => void }) {
+function KbCard({
+  kb,
+  onChanged,
+  onError,
+}: {
+  kb: KnowledgeBase;
+  onChanged: () => void;
+  onError: (e: unknown) => void;
+}) {
   const { client } = useConsole();
   const [renaming, setRenaming] = useState(false);
   const [newName, setNewName] = useState(kb.name);
@@ -74,20 +96,43 @@ function KbCard({ kb, onChanged, onError }: { kb: KnowledgeBase; onChanged: () =
     <li className="card" data-kb-id={kb.id}>
       {renaming ? (
         <form onSubmit={rename} className="inline-form" aria-label={`Rename ${kb.name}`}>
-          <label>New name <input name="kb-new-name" required autoFocus value={newName} onChange={(e) => setNewName(e.target.value)} /></label>
-          <button type="submit" className="primary">Save</button>
-          <button type="button" onClick={() => setRenaming(false)}>Cancel</button>
+          <label>
+            New name{' '}
+            <input name="kb-new-name" required autoFocus value={newName} onChange={(e) => setNewName(e.target.value)} />
+          </label>
+          <button type="submit" className="primary">
+            Save
+          </button>
+          <button type="button" onClick={() => setRenaming(false)}>
+            Cancel
+          </button>
         </form>
       ) : (
-        <h2><a href={href(['kb', kb.id])}>{kb.name}</a></h2>
+        <h2>
+          <a href={href(['kb', kb.id])}>{kb.name}</a>
+        </h2>
       )}
       {kb.description && <p>{kb.description}</p>}
       <p className="muted small">Created {formatTime(kb.created_at)}</p>
       <div className="actions">
-        <a className="button" href={href(['kb', kb.id])}>Open</a>
-        <a className="button" href={href(['kb', kb.id, 'search'])}>Search</a>
-        <button type="button" onClick={() => { setNewName(kb.name); setRenaming(true); }}>Rename</button>
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>Delete…</button>
+        <a className="button" href={href(['kb', kb.id])}>
+          Open
+        </a>
+        <a className="button" href={href(['kb', kb.id, 'search'])}>
+          Search
+        </a>
+        <button
+          type="button"
+          onClick={() => {
+            setNewName(kb.name);
+            setRenaming(true);
+          }}
+        >
+          Rename
+        </button>
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>
+          Delete…
+        </button>
       </div>
       {confirming && (
         <div className="confirm" role="alertdialog" aria-label={`Delete ${kb.name} permanently`}>
@@ -95,9 +140,21 @@ function KbCard({ kb, onChanged, onError }: { kb: KnowledgeBase; onChanged: () =
             Deleting <strong>{kb.name}</strong> is permanent: every file (live and trashed), its artifacts and jobs are
             removed. Type the name to confirm.
           </p>
-          <label>Name <input name="confirm-name" value={typed} onChange={(e) => setTyped(e.target.value)} /></label>
-          <button type="button" className="danger" disabled={typed !== kb.name} onClick={remove}>Delete permanently</button>
-          <button type="button" onClick={() => { setConfirming(false); setTyped(''); }}>Keep it</button>
+          <label>
+            Name <input name="confirm-name" value={typed} onChange={(e) => setTyped(e.target.value)} />
+          </label>
+          <button type="button" className="danger" disabled={typed !== kb.name} onClick={remove}>
+            Delete permanently
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setConfirming(false);
+              setTyped('');
+            }}
+          >
+            Keep it
+          </button>
         </div>
       )}
     </li>

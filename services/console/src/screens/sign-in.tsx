@@ -23,7 +23,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         const r = await clientFor(null).auth.login({ email: email.trim(), password });
         const m = r.user.memberships[0];
         if (!m) throw new Error('This account belongs to no organisation.');
-        onSignedIn({ kind: 'user', token: r.token, orgId: m.org_id, email: r.user.email, role: m.role, expiresAt: r.expires_at });
+        onSignedIn({
+          kind: 'user',
+          token: r.token,
+          orgId: m.org_id,
+          email: r.user.email,
+          role: m.role,
+          expiresAt: r.expires_at,
+        });
       }
     } catch (err) {
       setError(err);
@@ -36,31 +43,60 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     <main className="sign-in">
       <h1>docfleet console</h1>
       <div className="tabs" role="tablist" aria-label="Sign-in method">
-        <button type="button" role="tab" aria-selected={mode === 'key'} onClick={() => setMode('key')}>API key</button>
-        <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>Email and password</button>
+        <button type="button" role="tab" aria-selected={mode === 'key'} onClick={() => setMode('key')}>
+          API key
+        </button>
+        <button type="button" role="tab" aria-selected={mode === 'password'} onClick={() => setMode('password')}>
+          Email and password
+        </button>
       </div>
       <form onSubmit={submit} aria-label="Sign in">
         {mode === 'key' ? (
           <label>
             API key
-            <input name="api-key" type="password" autoComplete="off" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+            <input
+              name="api-key"
+              type="password"
+              autoComplete="off"
+              required
+              value={apiKey}
+              onChange={(e) => setApiKey(e.target.value)}
+            />
           </label>
         ) : (
           <>
             <label>
               Email
-              <input name="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+              <input
+                name="email"
+                type="email"
+                autoComplete="username"
+                required
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+              />
             </label>
             <label>
               Password
-              <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+              <input
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
             </label>
           </>
         )}
-        <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
       <ErrorBanner error={error} />
-      <p className="muted small">The key stays in this tab only (session storage) and is sent as a header, never in a URL.</p>
+      <p className="muted small">
+        The key stays in this tab only (session storage) and is sent as a header, never in a URL.
+      </p>
     </main>
   );
 }

@@ -20,17 +20,36 @@ export default function Workflows({ kbId, fileId, tool }: { kbId: string; fileId
   const name = file.data?.file.filename ?? 'Document';
   return (
     <section aria-labelledby="wf-title">
-      <p className="crumbs"><a href="#/">Knowledge bases</a> › <a href={href(['kb', kbId])}>Knowledge base</a> › <a href={href(['kb', kbId, 'file', fileId])}>{name}</a> ›</p>
-      <h1 id="wf-title">{TOOLS.find((t) => t.id === tool)?.label ?? tool}: {name}</h1>
+      <p className="crumbs">
+        <a href="#/">Knowledge bases</a> › <a href={href(['kb', kbId])}>Knowledge base</a> ›{' '}
+        <a href={href(['kb', kbId, 'file', fileId])}>{name}</a> ›
+      </p>
+      <h1 id="wf-title">
+        {TOOLS.find((t) => t.id === tool)?.label ?? tool}: {name}
+      </h1>
       <nav className="tabs" aria-label="Workflows">
-        {TOOLS.map((t) => <a key={t.id} className="button" role="tab" aria-selected={t.id === tool} href={href(['kb', kbId, 'file', fileId, t.id])}>{t.label}</a>)}
+        {TOOLS.map((t) => (
+          <a
+            key={t.id}
+            className="button"
+            role="tab"
+            aria-selected={t.id === tool}
+            href={href(['kb', kbId, 'file', fileId, t.id])}
+          >
+            {t.label}
+          </a>
+        ))}
       </nav>
       <ErrorBanner error={file.error} />
       {tool === 'extract' && <ExtractTool kbId={kbId} fileId={fileId} />}
       {tool === 'split' && <SplitTool kbId={kbId} fileId={fileId} filename={name} />}
       {tool === 'classify' && <ClassifyTool kbId={kbId} fileId={fileId} />}
       {tool === 'edit' && <EditTool fileId={fileId} />}
-      {!TOOLS.some((t) => t.id === tool) && <p role="alert">No such workflow. <a href={href(['kb', kbId, 'file', fileId])}>Back to the document</a></p>}
+      {!TOOLS.some((t) => t.id === tool) && (
+        <p role="alert">
+          No such workflow. <a href={href(['kb', kbId, 'file', fileId])}>Back to the document</a>
+        </p>
+      )}
     </section>
   );
 }

@@ -5,7 +5,12 @@ import type { DocfleetClient } from '@docfleet/sdk';
  * Page images come through the SDK with the same credentials as every call (never a key in a
  * URL) and are shown from a blob: URL, revoked as soon as the page is left so memory stays bounded.
  */
-export function useArtifactImage(client: DocfleetClient, manifestId: string | undefined, dir: 'pages' | 'imgs', name: string | undefined) {
+export function useArtifactImage(
+  client: DocfleetClient,
+  manifestId: string | undefined,
+  dir: 'pages' | 'imgs',
+  name: string | undefined,
+) {
   // The URL is kept with the artifact it shows, so a render after `name` changed never offers the
   // previous page's image as this one's.
   const want = manifestId && name ? `${manifestId}/${dir}/${name}` : undefined;
@@ -23,7 +28,9 @@ export function useArtifactImage(client: DocfleetClient, manifestId: string | un
         objectUrl = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mimeOf(name) }));
         setState({ key, url: objectUrl });
       },
-      (err) => { if (!ac.signal.aborted) setError(err); },
+      (err) => {
+        if (!ac.signal.aborted) setError(err);
+      },
     );
     return () => {
       ac.abort();
@@ -33,4 +40,11 @@ export function useArtifactImage(client: DocfleetClient, manifestId: string | un
   return { url: state && state.key === want ? state.url : undefined, error };
 }
 
-const mimeOf = (name: string) => (/\.png$/i.test(name) ? 'image/png' : /\.jpe?g$/i.test(name) ? 'image/jpeg' : /\.webp$/i.test(name) ? 'image/webp' : 'application/octet-stream');
+const mimeOf = (name: string) =>
+  /\.png$/i.test(name)
+    ? 'image/png'
+    : /\.jpe?g$/i.test(name)
+      ? 'image/jpeg'
+      : /\.webp$/i.test(name)
+        ? 'image/webp'
+        : 'application/octet-stream';

@@ -18,7 +18,10 @@ export function Downloads({ manifest, filename }: { manifest: ArtifactManifest; 
     setError(undefined);
     try {
       const body = await client.artifacts.get(manifest.id, f.key);
-      saveBlob(new Blob([typeof body === 'string' ? body : JSON.stringify(body, null, 2)], { type: f.type }), `${filename.replace(/\.[^.]+$/, '')}.${f.ext}`);
+      saveBlob(
+        new Blob([typeof body === 'string' ? body : JSON.stringify(body, null, 2)], { type: f.type }),
+        `${filename.replace(/\.[^.]+$/, '')}.${f.ext}`,
+      );
     } catch (err) {
       setError(err);
     }
@@ -26,7 +29,9 @@ export function Downloads({ manifest, filename }: { manifest: ArtifactManifest; 
   return (
     <span className="downloads">
       {FILES.filter((f) => manifest.links[f.key]).map((f) => (
-        <button key={f.key} type="button" onClick={() => void download(f)}>Download {f.label}</button>
+        <button key={f.key} type="button" onClick={() => void download(f)}>
+          Download {f.label}
+        </button>
       ))}
       <ErrorBanner error={error} />
     </span>

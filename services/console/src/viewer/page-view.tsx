@@ -2,7 +2,12 @@ import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState } from 
 import type { GroundingElement, GroundingPage, TableCell } from '@docfleet/sdk';
 import { layerOf, type LayerId } from './layers';
 
-export interface Region { x1: number; y1: number; x2: number; y2: number }
+export interface Region {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
 
 interface Props {
   page: GroundingPage;
@@ -26,7 +31,10 @@ export function PageView({ page, imageUrl, visible, selectedId, region, onSelect
   const stage = useRef<HTMLDivElement>(null);
   const loaded = Boolean(imageUrl) && loadedUrl === imageUrl;
   // Stable, so moving the pointer re-renders the tooltip and not the 500 boxes under it.
-  const onHover = useCallback((el: GroundingElement | undefined, x: number, y: number) => setHover(el ? { el, x, y } : undefined), []);
+  const onHover = useCallback(
+    (el: GroundingElement | undefined, x: number, y: number) => setHover(el ? { el, x, y } : undefined),
+    [],
+  );
 
   useLayoutEffect(() => {
     if (!loaded) return;
@@ -34,31 +42,72 @@ export function PageView({ page, imageUrl, visible, selectedId, region, onSelect
     // the one after the next frame adds the wait for the frame and its paint.
     void stage.current?.querySelector('.page-overlay')?.getBoundingClientRect();
     performance.mark('docfleet:page-boxes-laid-out');
-    performance.measure('docfleet:page-layout', { start: 'docfleet:page-image-loaded', end: 'docfleet:page-boxes-laid-out', detail: { page: page.page_number, boxes: page.elements.length } });
+    performance.measure('docfleet:page-layout', {
+      start: 'docfleet:page-image-loaded',
+      end: 'docfleet:page-boxes-laid-out',
+      detail: { page: page.page_number, boxes: page.elements.length },
+    });
     const raf = requestAnimationFrame(() => {
-      performance.mark('docfleet:page-boxes-drawn', { detail: { page: page.page_number, boxes: page.elements.length } });
-      performance.measure('docfleet:page-draw', { start: 'docfleet:page-image-loaded', end: 'docfleet:page-boxes-drawn', detail: { page: page.page_number, boxes: page.elements.length } });
+      performance.mark('docfleet:page-boxes-drawn', {
+        detail: { page: page.page_number, boxes: page.elements.length },
+      });
+      performance.measure('docfleet:page-draw', {
+        start: 'docfleet:page-image-loaded',
+        end: 'docfleet:page-boxes-drawn',
+        detail: { page: page.page_number, boxes: page.elements.length },
+      });
     });
     return () => cancelAnimationFrame(raf);
   }, [loaded, page]);
 
   useEffect(() => {
     if (!selectedId || !loaded) return;
-    stage.current?.querySelector(`[data-element-id="${CSS.escape(selectedId)}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    stage.current
+      ?.querySelector(`[data-element-id="${CSS.escape(selectedId)}"]`)
+      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }, [selectedId, loaded]);
 
   return (
     <div className="page-stage" ref={stage} style={{ aspectRatio: `${page.width} / ${page.height}` }}>
       {imageUrl && (
         <img
-          className="page-image" src={imageUrl} alt={`Page ${page.page_number}`} draggable={false}
-          onLoad={() => { performance.mark('docfleet:page-image-loaded', { detail: { page: page.page_number } }); setLoadedUrl(imageUrl); }}
+          className="page-image"
+          src={imageUrl}
+          alt={`Page ${page.page_number}`}
+          draggable={false}
+          onLoad={() => {
+            performance.mark('docfleet:page-image-loaded', { detail: { page: page.page_number } });
+            setLoadedUrl(imageUrl);
+          }}
         />
       )}
       {loaded && (
-        <div className="page-overlay" data-page={page.page_number} data-testid="page-overlay" onMouseLeave={() => setHover(undefined)}>
-          <Boxes elements={page.elements} visible={visible} selectedId={selectedId} onSelect={onSelect} onHover={onHover} stage={stage} />
-          {region && <div className="hit-region" data-testid="hit-region" style={{ left: pct(region.x1), top: pct(region.y1), width: pct(region.x2 - region.x1), height: pct(region.y2 - region.y1) }} />}
+        <div
+          className="page-overlay"
+          data-page={page.page_number}
+          data-testid="page-overlay"
+          onMouseLeave={() => setHover(undefined)}
+        >
+          <Boxes
+            elements={page.elements}
+            visible={visible}
+            selectedId={selectedId}
+            onSelect={onSelect}
+            onHover={onHover}
+            stage={stage}
+          />
+          {region && (
+            <div
+              className="hit-region"
+              data-testid="hit-region"
+              style={{
+                left: pct(region.x1),
+                top: pct(region.y1),
+                width: pct(region.x2 - region.x1),
+                height: pct(region.y2 - region.y1),
+              }}
+            />
+          )}
         </div>
       )}
       {hover && (
@@ -71,9 +120,20 @@ export function PageView({ page, imageUrl, visible, selectedId, region, onSelect
   );
 }
 
-const Boxes = memo(function Boxes({ elements, visible, selectedId, onSelect, onHover, stage }: {
-  elements: GroundingElement[]; visible: Set<LayerId>; selectedId: string | undefined; onSelect: (id: string) => void;
-  onHover: (el: GroundingElement | undefined, x: number, y: number) => void; stage: React.RefObject<HTMLDivElement | null>;
+const Boxes = memo(function Boxes({
+  elements,
+  visible,
+  selectedId,
+  onSelect,
+  onHover,
+  stage,
+}: {
+  elements: GroundingElement[];
+  visible: Set<LayerId>;
+  selectedId: string | undefined;
+  onSelect: (id: string) => void;
+  onHover: (el: GroundingElement | undefined, x: number, y: number) => void;
+  stage: React.RefObject<HTMLDivElement | null>;
 }) {
   const hoverAt = (el: GroundingElement) => (e: React.MouseEvent) => {
     const r = stage.current!.getBoundingClientRect();
@@ -95,14 +155,27 @@ const Boxes = memo(function Boxes({ elements, visible, selectedId, onSelect, onH
             tabIndex={0}
             aria-label={`${el.label}: ${el.content.slice(0, 80)}`}
             aria-pressed={el.id === selectedId}
-            style={{ left: pct(b.x1), top: pct(b.y1), width: pct(b.x2 - b.x1), height: pct(b.y2 - b.y1), borderColor: layer.color, ['--box' as string]: layer.color }}
+            style={{
+              left: pct(b.x1),
+              top: pct(b.y1),
+              width: pct(b.x2 - b.x1),
+              height: pct(b.y2 - b.y1),
+              borderColor: layer.color,
+              ['--box' as string]: layer.color,
+            }}
             onClick={() => onSelect(el.id)}
-            onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); onSelect(el.id); } }}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' || e.key === ' ') {
+                e.preventDefault();
+                onSelect(el.id);
+              }
+            }}
             onMouseMove={hoverAt(el)}
           />
         );
       })}
-      {visible.has('cells') && elements.map((el) => (el.cells && visible.has(layerOf(el).id) ? <Cells key={`c-${el.id}`} el={el} /> : null))}
+      {visible.has('cells') &&
+        elements.map((el) => (el.cells && visible.has(layerOf(el).id) ? <Cells key={`c-${el.id}`} el={el} /> : null))}
     </>
   );
 });
@@ -117,15 +190,22 @@ function Cells({ el }: { el: GroundingElement }) {
     <>
       {(el.cells ?? []).map((c: TableCell, k: number) => {
         const b = {
-          x1: cols === 'detected' ? c.bbox.x1 : t.x1, x2: cols === 'detected' ? c.bbox.x2 : t.x2,
-          y1: rows === 'detected' ? c.bbox.y1 : t.y1, y2: rows === 'detected' ? c.bbox.y2 : t.y2,
+          x1: cols === 'detected' ? c.bbox.x1 : t.x1,
+          x2: cols === 'detected' ? c.bbox.x2 : t.x2,
+          y1: rows === 'detected' ? c.bbox.y1 : t.y1,
+          y2: rows === 'detected' ? c.bbox.y2 : t.y2,
         };
         const id = `${b.x1}:${b.y1}:${b.x2}:${b.y2}`;
         if (seen.has(id)) return null; // a band is drawn once, not once per cell in it
         seen.add(id);
         return (
-          <div key={k} className={`cell${c.isHeader ? ' header' : ''}`} data-cell={`${c.row},${c.col}`} title={c.text}
-            style={{ left: pct(b.x1), top: pct(b.y1), width: pct(b.x2 - b.x1), height: pct(b.y2 - b.y1) }} />
+          <div
+            key={k}
+            className={`cell${c.isHeader ? ' header' : ''}`}
+            data-cell={`${c.row},${c.col}`}
+            title={c.text}
+            style={{ left: pct(b.x1), top: pct(b.y1), width: pct(b.x2 - b.x1), height: pct(b.y2 - b.y1) }}
+          />
         );
       })}
     </>

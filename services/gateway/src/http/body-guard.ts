@@ -5,7 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 /** Content encodings the JSON body parser decodes; other bodies (multipart uploads) are taken only as sent. */
 const JSON_ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
 
-const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+const hasBody = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 function knownCharset(label: string): boolean {
   try {
@@ -29,13 +30,23 @@ export function bodyGuard() {
     if (encoding !== 'identity') {
       const json = Boolean(req.is('application/json'));
       if (!JSON_ENCODINGS.has(encoding)) {
-        return next(new ApiError('unsupported_media_type', `Content-Encoding '${encoding.slice(0, 40)}' is not supported; send identity, gzip, deflate or br.`));
+        return next(
+          new ApiError(
+            'unsupported_media_type',
+            `Content-Encoding '${encoding.slice(0, 40)}' is not supported; send identity, gzip, deflate or br.`,
+          ),
+        );
       }
-      if (!json) return next(new ApiError('unsupported_media_type', 'Only JSON bodies may be compressed; send uploads uncompressed.'));
+      if (!json)
+        return next(
+          new ApiError('unsupported_media_type', 'Only JSON bodies may be compressed; send uploads uncompressed.'),
+        );
     }
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
     if (charset !== undefined && !knownCharset(charset)) {
-      return next(new ApiError('unsupported_media_type', `Charset '${charset.slice(0, 40)}' is not supported; send UTF-8.`));
+      return next(
+        new ApiError('unsupported_media_type', `Charset '${charset.slice(0, 40)}' is not supported; send UTF-8.`),
+      );
     }
     next();
   };
@@ -50,8 +61,14 @@ export function jsonDepthLimit() {
     const at = tooDeepPath(req.body, MAX_JSON_DEPTH);
     if (!at) return next();
     const where = formatJsonPath(at);
-    next(new ApiError('invalid_request_body', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels at ${where}.`, {
-      details: [{ path: where, message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
-    }));
+    next(
+      new ApiError(
+        'invalid_request_body',
+        `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels at ${where}.`,
+        {
+          details: [{ path: where, message: `nested deeper than ${MAX_JSON_DEPTH} levels` }],
+        },
+      ),
+    );
   };
 }

@@ -43,7 +43,10 @@ export function consoleRouter(dir: string, logger: Logger): Router | null {
   const root = path.resolve(dir || DEFAULT_CONSOLE_DIR);
   const index = path.join(root, 'index.html');
   if (!existsSync(index)) {
-    logger.warn({ dir: root }, 'web console not served: no build found (run `pnpm --filter @docfleet/console build`, which scripts/setup.sh does)');
+    logger.warn(
+      { dir: root },
+      'web console not served: no build found (run `pnpm --filter @docfleet/console build`, which scripts/setup.sh does)',
+    );
     return null;
   }
   const router = Router();
@@ -55,18 +58,31 @@ export function consoleRouter(dir: string, logger: Logger): Router | null {
   };
   router.get(['/', '/index.html'], sendIndex);
   // Hashed file names change with their content: cached for a year, never revalidated.
-  router.use('/assets', express.static(path.join(root, 'assets'), {
-    index: false, immutable: true, maxAge: '365d', fallthrough: true, redirect: false,
-    setHeaders: (res) => securityHeaders(res),
-  }));
+  router.use(
+    '/assets',
+    express.static(path.join(root, 'assets'), {
+      index: false,
+      immutable: true,
+      maxAge: '365d',
+      fallthrough: true,
+      redirect: false,
+      setHeaders: (res) => securityHeaders(res),
+    }),
+  );
   // Unhashed files at the top of the build (favicon): cached briefly.
-  router.use(express.static(root, {
-    index: false, maxAge: '1h', fallthrough: true, redirect: false, dotfiles: 'ignore',
-    setHeaders: (res, file) => {
-      if (path.basename(file) === 'index.html') res.setHeader('cache-control', 'no-cache');
-      securityHeaders(res);
-    },
-  }));
+  router.use(
+    express.static(root, {
+      index: false,
+      maxAge: '1h',
+      fallthrough: true,
+      redirect: false,
+      dotfiles: 'ignore',
+      setHeaders: (res, file) => {
+        if (path.basename(file) === 'index.html') res.setHeader('cache-control', 'no-cache');
+        securityHeaders(res);
+      },
+    }),
+  );
   logger.info({ dir: root }, 'web console served at /');
   return router;
 }

@@ -8,7 +8,10 @@ import { Gauge, Histogram, type Registry } from 'prom-client';
  * path, which would explode cardinality with ids), and queue depth by queue and state, read from
  * Redis when scraped.
  */
-export function createGatewayMetrics(queues: QueueClient): { registry: Registry; middleware: (req: Request, res: Response, next: NextFunction) => void } {
+export function createGatewayMetrics(queues: QueueClient): {
+  registry: Registry;
+  middleware: (req: Request, res: Response, next: NextFunction) => void;
+} {
   const registry = createMetricsRegistry('gateway');
   const latency = new Histogram({
     name: 'docfleet_http_request_duration_seconds',
@@ -35,7 +38,9 @@ export function createGatewayMetrics(queues: QueueClient): { registry: Registry;
   const middleware = (req: Request, res: Response, next: NextFunction) => {
     const end = latency.startTimer();
     res.on('finish', () => {
-      const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/'));
+      const route =
+        (req.route?.path as string | undefined) ??
+        (res.statusCode === 404 ? 'unmatched' : req.path.split('/').slice(0, 3).join('/'));
       end({ method: req.method, route, status: String(res.statusCode) });
     });
     next();

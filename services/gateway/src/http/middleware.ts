@@ -19,7 +19,16 @@ export function requestContext(logger: Logger) {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      req.log.info({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10, org_id: req.principal?.orgId }, 'request');
+      req.log.info(
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          org_id: req.principal?.orgId,
+        },
+        'request',
+      );
     });
     next();
   };
@@ -32,7 +41,8 @@ export function requestContext(logger: Logger) {
  */
 /** `cacheTtlSeconds`: API_KEY_CACHE_TTL_SECONDS (gatewayEnv). */
 export function authMiddleware(db: Db, opts: { keyCache?: ApiKeyCache; cacheTtlSeconds?: number } = {}) {
-  const keyCache = opts.keyCache ?? apiKeyCacheFor(db, opts.cacheTtlSeconds === undefined ? undefined : opts.cacheTtlSeconds * 1000);
+  const keyCache =
+    opts.keyCache ?? apiKeyCacheFor(db, opts.cacheTtlSeconds === undefined ? undefined : opts.cacheTtlSeconds * 1000);
   return async (req: Request, _res: Response, next: NextFunction) => {
     try {
       const auth = req.header('authorization');
@@ -136,7 +146,16 @@ export class LocalRateLimiter {
     const bucket: Bucket = this.buckets.get(caller) ?? { tokens: 0, windowEnd: 0, deniedUntil: 0, redisRemaining: 0 };
     this.buckets.set(caller, bucket);
     const sentAt = this.now();
-    const p = (this.redis.eval(RESERVE_LUA, 1, `${this.keyPrefix}:${caller}`, this.points, want, this.windowSeconds * 1000) as Promise<[number, number, number]>)
+    const p = (
+      this.redis.eval(
+        RESERVE_LUA,
+        1,
+        `${this.keyPrefix}:${caller}`,
+        this.points,
+        want,
+        this.windowSeconds * 1000,
+      ) as Promise<[number, number, number]>
+    )
       .then(([taken, used, ttl]) => {
         const end = sentAt + Math.max(0, Number(ttl));
         if (Number(taken) > 0) {
@@ -158,12 +177,19 @@ export class LocalRateLimiter {
 
   /** Drops buckets whose window is over, so callers seen once do not stay in memory. */
   private sweep(now: number) {
-    for (const [k, b] of this.buckets) if (!b.pending && b.windowEnd <= now && b.deniedUntil <= now) this.buckets.delete(k);
+    for (const [k, b] of this.buckets)
+      if (!b.pending && b.windowEnd <= now && b.deniedUntil <= now) this.buckets.delete(k);
   }
 }
 
 /** Per-caller rate limit in Redis shared by every gateway replica, with a local token bucket in front (LocalRateLimiter). */
-export function rateLimit(redis: Redis, points: number, windowSeconds: number, prefix: string, opts: { batch?: number } = {}) {
+export function rateLimit(
+  redis: Redis,
+  points: number,
+  windowSeconds: number,
+  prefix: string,
+  opts: { batch?: number } = {},
+) {
   const limiter = new LocalRateLimiter(redis, points, windowSeconds, `${prefix}:ratelimit`, opts.batch ?? 10);
   return async (req: Request, res: Response, next: NextFunction) => {
     const p = req.principal;
@@ -178,7 +204,12 @@ export function rateLimit(redis: Redis, points: number, windowSeconds: number, p
     }
     if (!r.ok) {
       const retry = Math.max(1, Math.ceil(r.retryMs / 1000));
-      return next(new ApiError('rate_limited', 'Too many requests.', { headers: { 'Retry-After': String(retry) }, message: `Retry after ${retry} s.` }));
+      return next(
+        new ApiError('rate_limited', 'Too many requests.', {
+          headers: { 'Retry-After': String(retry) },
+          message: `Retry after ${retry} s.`,
+        }),
+      );
     }
     res.setHeader('x-ratelimit-limit', String(points));
     res.setHeader('x-ratelimit-remaining', String(r.remaining));
@@ -196,21 +227,28 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   const e = err as { type?: string; status?: number; code?: string; expose?: boolean };
   if (isApiError(err)) apiErr = err;
   else if (e?.type === 'entity.too.large') apiErr = new ApiError('request_too_large', 'The request body is too large.');
-  else if (e?.type === 'entity.parse.failed') apiErr = new ApiError('invalid_request_body', 'The request body is not valid JSON.');
+  else if (e?.type === 'entity.parse.failed')
+    apiErr = new ApiError('invalid_request_body', 'The request body is not valid JSON.');
   else if (e?.type === 'charset.unsupported' || e?.type === 'encoding.unsupported') {
-    apiErr = new ApiError('unsupported_media_type', 'The body is in a charset or encoding the API does not read; send UTF-8 JSON (optionally gzip, deflate or br).');
+    apiErr = new ApiError(
+      'unsupported_media_type',
+      'The body is in a charset or encoding the API does not read; send UTF-8 JSON (optionally gzip, deflate or br).',
+    );
   } else if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     // Any other client error a body parser reports (http-errors) is the request's fault, never a 500.
     // A 400 without a type on a compressed body is the decompressor failing: the body is not what
     // its Content-Encoding says.
     const encoded = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() !== 'identity';
     if (e.status === 413) apiErr = new ApiError('request_too_large', 'The request body is too large.');
-    else if (e.status === 415 || (encoded && e.status === 400 && !e.type)) apiErr = new ApiError('unsupported_media_type', 'The body is not encoded as its Content-Encoding says.');
+    else if (e.status === 415 || (encoded && e.status === 400 && !e.type))
+      apiErr = new ApiError('unsupported_media_type', 'The body is not encoded as its Content-Encoding says.');
     else apiErr = new ApiError('invalid_request_body', 'The request body could not be read.');
   } else if (isDatabaseUnavailable(err)) {
     // A busy, restarting or unreachable database: the client's retry can succeed, so 503 (spec), never 500.
     (req.log ?? console).warn({ err }, 'database unavailable');
-    apiErr = new ApiError('service_unavailable', 'The database is busy or unavailable; try again shortly.', { headers: { 'retry-after': '2' } });
+    apiErr = new ApiError('service_unavailable', 'The database is busy or unavailable; try again shortly.', {
+      headers: { 'retry-after': '2' },
+    });
   } else {
     (req.log ?? console).error({ err }, 'unhandled error');
     apiErr = new ApiError('internal_error', 'Internal server error.');

@@ -8,7 +8,11 @@ import './types';
 
 type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
-export interface RouteDef<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined> {
+export interface RouteDef<
+  B extends z.ZodType | undefined,
+  Q extends z.ZodObject | undefined,
+  P extends z.ZodObject | undefined,
+> {
   method: Method;
   /** Express-style path (`/v1/files/:fileId`); turned into `{fileId}` for OpenAPI. */
   path: string;
@@ -36,7 +40,8 @@ function checkRequired(required: Partial<Record<string, ErrorCode>> | undefined,
   if (!required || !body || typeof body !== 'object' || Array.isArray(body)) return;
   for (const [field, code] of Object.entries(required)) {
     const v = (body as Record<string, unknown>)[field];
-    if (code && (v === undefined || v === null || v === '')) throw new ApiError(code, `Send ${field}: this request needs it.`);
+    if (code && (v === undefined || v === null || v === ''))
+      throw new ApiError(code, `Send ${field}: this request needs it.`);
   }
 }
 
@@ -53,12 +58,19 @@ export interface RouteCtx<B, Q, P> {
 
 export type RouteResult = { status?: number; body: unknown; headers?: Record<string, string> } | void;
 
-function parseOr<T extends z.ZodType>(schema: T, value: unknown, code: 'invalid_request_body' | 'invalid_request', what: string): z.output<T> {
+function parseOr<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  code: 'invalid_request_body' | 'invalid_request',
+  what: string,
+): z.output<T> {
   const r = schema.safeParse(value);
   if (!r.success) {
     const first = r.error.issues[0];
     const where = first?.path.length ? `${first.path.join('.')}: ` : '';
-    throw new ApiError(code, `Invalid ${what}: ${where}${first?.message ?? 'malformed'}`, { details: r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+    throw new ApiError(code, `Invalid ${what}: ${where}${first?.message ?? 'malformed'}`, {
+      details: r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
   }
   return r.data;
 }
@@ -75,18 +87,25 @@ export class ApiRoutes {
     this.registry.registerComponent('securitySchemes', 'session', { type: 'http', scheme: 'bearer' });
   }
 
-  add<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
-    def: RouteDef<B, Q, P>,
-    handler: (ctx: RouteCtx<Infer<B>, Infer<Q>, Infer<P>>) => Promise<RouteResult>,
-  ): void {
+  add<
+    B extends z.ZodType | undefined = undefined,
+    Q extends z.ZodObject | undefined = undefined,
+    P extends z.ZodObject | undefined = undefined,
+  >(def: RouteDef<B, Q, P>, handler: (ctx: RouteCtx<Infer<B>, Infer<Q>, Infer<P>>) => Promise<RouteResult>): void {
     this.document(def);
     this.router[def.method](def.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         if (def.auth !== false && !req.principal) throw new ApiError('invalid_api_key', 'No credentials were sent.');
-        const params = (def.params ? parseOr(def.params, req.params, 'invalid_request', 'path parameter') : undefined) as Infer<P>;
-        const query = (def.query ? parseOr(def.query, req.query, 'invalid_request', 'query parameter') : undefined) as Infer<Q>;
+        const params = (
+          def.params ? parseOr(def.params, req.params, 'invalid_request', 'path parameter') : undefined
+        ) as Infer<P>;
+        const query = (
+          def.query ? parseOr(def.query, req.query, 'invalid_request', 'query parameter') : undefined
+        ) as Infer<Q>;
         if (def.body) checkRequired(def.required, req.body ?? {});
-        const body = (def.body ? parseOr(def.body, req.body ?? {}, 'invalid_request_body', 'request body') : undefined) as Infer<B>;
+        const body = (
+          def.body ? parseOr(def.body, req.body ?? {}, 'invalid_request_body', 'request body') : undefined
+        ) as Infer<B>;
         const out = await handler({ req, res, body, query, params, principal: req.principal as Principal });
         if (out && !res.headersSent) {
           for (const [k, v] of Object.entries(out.headers ?? {})) res.setHeader(k, v);
@@ -113,14 +132,24 @@ export class ApiRoutes {
     const body = def.body
       ? { content: { 'application/json': { schema: def.body } }, required: true }
       : def.multipart
-        ? { content: { 'multipart/form-data': { schema: def.multipart.extend({ file: z.string().describe('binary file content') }) } }, required: true }
+        ? {
+            content: {
+              'multipart/form-data': {
+                schema: def.multipart.extend({ file: z.string().describe('binary file content') }),
+              },
+            },
+            required: true,
+          }
         : undefined;
     this.registry.registerPath({
       method: def.method,
       path: def.path.replace(/:(\w+)/g, '{$1}'),
       summary: def.summary,
       tags: def.tags,
-      operationId: `${def.method}_${def.path.replace(/^\/v1\//, '').replace(/[/:{}-]+/g, '_').replace(/_+$/, '')}`,
+      operationId: `${def.method}_${def.path
+        .replace(/^\/v1\//, '')
+        .replace(/[/:{}-]+/g, '_')
+        .replace(/_+$/, '')}`,
       security: def.auth === false ? [] : [{ apiKey: [] }, { session: [] }],
       request: { params: def.params, query: def.query, body },
       responses,
@@ -133,7 +162,8 @@ export class ApiRoutes {
       info: {
         title: 'docfleet API',
         version,
-        description: 'Self-hosted document processing: knowledge bases, files, parsing, search, extraction and workflows. Every error is { error, code, message?, request_id }; branch on code.',
+        description:
+          'Self-hosted document processing: knowledge bases, files, parsing, search, extraction and workflows. Every error is { error, code, message?, request_id }; branch on code.',
       },
       servers: [{ url: '/' }],
     });

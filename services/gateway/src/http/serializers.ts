@@ -40,7 +40,12 @@ export function serializeFile(f: FileWithVersion): api.FileRecord {
     content_type: f.content_type,
     metadata: (f.metadata ?? {}) as Record<string, unknown>,
     deleted_at: iso(f.deleted_at),
-    current_version: { id: v.id, version_number: v.version_number, byte_size: Number(v.byte_size), page_count: v.page_count },
+    current_version: {
+      id: v.id,
+      version_number: v.version_number,
+      byte_size: Number(v.byte_size),
+      page_count: v.page_count,
+    },
     created_at: f.created_at.toISOString(),
     updated_at: f.updated_at.toISOString(),
   };

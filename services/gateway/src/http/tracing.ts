@@ -11,10 +11,14 @@ import type { NextFunction, Request, Response } from 'express';
 export function tracingMiddleware() {
   return (req: Request, res: Response, next: NextFunction) => {
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer('docfleet-gateway').startSpan(`${req.method}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol },
-    }, parent);
+    const span = tracer('docfleet-gateway').startSpan(
+      `${req.method}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol },
+      },
+      parent,
+    );
     const ctx = trace.setSpan(parent, span);
     // Body parsers (multer/busboy, express.json) resume the chain from stream events whose async
     // context is the socket's; binding the request and response emitters keeps this span active.

@@ -6,31 +6,77 @@ import { classifyRun, suggestClasses } from '../domain/classify/classify';
 import { editRun, loadProposal, serializeProposal } from '../domain/edit/edit';
 
 // Synchronous workflows: the request is held while the workflow worker runs the model.
-const SYNC_ERRORS = ['file_not_found', 'permission_required', 'knowledge_base_access_denied', 'file_must_be_parsed', 'unsupported_model', 'model_provider_unavailable',
-  'insufficient_credits', 'monthly_quota_exceeded', 'idempotency_conflict', 'invalid_request_body', 'model_call_failed', 'service_unavailable'];
+const SYNC_ERRORS = [
+  'file_not_found',
+  'permission_required',
+  'knowledge_base_access_denied',
+  'file_must_be_parsed',
+  'unsupported_model',
+  'model_provider_unavailable',
+  'insufficient_credits',
+  'monthly_quota_exceeded',
+  'idempotency_conflict',
+  'invalid_request_body',
+  'model_call_failed',
+  'service_unavailable',
+];
 /** Spec: a workflow request without file_id is 400 file_id_is_required. */
 export const WORKFLOW_REQUIRED = { file_id: 'file_id_is_required' } as const;
-const SYNC_NOTE = '1 credit per idempotency_key (a retry with the same key is not charged again; a completed run replays its stored output)';
+const SYNC_NOTE =
+  '1 credit per idempotency_key (a retry with the same key is not charged again; a completed run replays its stored output)';
 
 export function classifyEditRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
-    { method: 'post', path: '/v1/classify/classes/suggest', summary: `Suggest document classes for a file (synchronous; ${SYNC_NOTE})`, tags: ['Classify'], body: api.ClassifySuggestBody,
-      responses: { 200: { description: 'suggested classes', schema: api.ClassifySuggestResponse } }, errors: SYNC_ERRORS, required: WORKFLOW_REQUIRED },
+    {
+      method: 'post',
+      path: '/v1/classify/classes/suggest',
+      summary: `Suggest document classes for a file (synchronous; ${SYNC_NOTE})`,
+      tags: ['Classify'],
+      body: api.ClassifySuggestBody,
+      responses: { 200: { description: 'suggested classes', schema: api.ClassifySuggestResponse } },
+      errors: SYNC_ERRORS,
+      required: WORKFLOW_REQUIRED,
+    },
     async ({ body, principal }) => ({ body: await suggestClasses(deps, principal, body) }),
   );
   r.add(
-    { method: 'post', path: '/v1/classify/runs', summary: `Classify a file and each of its pages (synchronous; ${SYNC_NOTE})`, tags: ['Classify'], body: api.ClassifyRunBody,
-      responses: { 200: { description: 'document and per-page classes', schema: api.ClassifyRunResponse } }, errors: ['classes_required', ...SYNC_ERRORS], required: WORKFLOW_REQUIRED },
+    {
+      method: 'post',
+      path: '/v1/classify/runs',
+      summary: `Classify a file and each of its pages (synchronous; ${SYNC_NOTE})`,
+      tags: ['Classify'],
+      body: api.ClassifyRunBody,
+      responses: { 200: { description: 'document and per-page classes', schema: api.ClassifyRunResponse } },
+      errors: ['classes_required', ...SYNC_ERRORS],
+      required: WORKFLOW_REQUIRED,
+    },
     async ({ body, principal }) => ({ body: await classifyRun(deps, principal, body) }),
   );
   r.add(
-    { method: 'post', path: '/v1/edit/runs', summary: `Propose edits to a parsed file; never applies them (synchronous; ${SYNC_NOTE})`, tags: ['Edit'], body: api.EditRunBody,
-      responses: { 200: { description: 'the stored proposal', schema: api.EditRunResponse } }, errors: SYNC_ERRORS, required: WORKFLOW_REQUIRED },
+    {
+      method: 'post',
+      path: '/v1/edit/runs',
+      summary: `Propose edits to a parsed file; never applies them (synchronous; ${SYNC_NOTE})`,
+      tags: ['Edit'],
+      body: api.EditRunBody,
+      responses: { 200: { description: 'the stored proposal', schema: api.EditRunResponse } },
+      errors: SYNC_ERRORS,
+      required: WORKFLOW_REQUIRED,
+    },
     async ({ body, principal }) => ({ body: await editRun(deps, principal, body) }),
   );
   r.add(
-    { method: 'get', path: '/v1/edit/proposals/:proposalId', summary: 'An edit proposal (viewer access to its file)', tags: ['Edit'], params: z.object({ proposalId: api.Uuid }),
-      responses: { 200: { description: 'the proposal', schema: api.EditProposalEnvelope } }, errors: ['proposal_not_found', 'knowledge_base_access_denied'] },
-    async ({ params, principal }) => ({ body: { proposal: serializeProposal(await loadProposal(deps, principal, params.proposalId)) } }),
+    {
+      method: 'get',
+      path: '/v1/edit/proposals/:proposalId',
+      summary: 'An edit proposal (viewer access to its file)',
+      tags: ['Edit'],
+      params: z.object({ proposalId: api.Uuid }),
+      responses: { 200: { description: 'the proposal', schema: api.EditProposalEnvelope } },
+      errors: ['proposal_not_found', 'knowledge_base_access_denied'],
+    },
+    async ({ params, principal }) => ({
+      body: { proposal: serializeProposal(await loadProposal(deps, principal, params.proposalId)) },
+    }),
   );
 }

@@ -4,13 +4,35 @@ import type { ApiRoutes } from '../http/route';
 import { dispatchExtractRun } from '../domain/extract/extract-run';
 import { WORKFLOW_REQUIRED } from './classify-edit.routes';
 
-export const QUEUED_ERRORS = ['file_not_found', 'permission_required', 'knowledge_base_access_denied', 'file_must_be_parsed', 'unsupported_model', 'model_provider_unavailable', 'insufficient_credits', 'monthly_quota_exceeded', 'idempotency_conflict', 'invalid_request_body', 'service_unavailable'];
+export const QUEUED_ERRORS = [
+  'file_not_found',
+  'permission_required',
+  'knowledge_base_access_denied',
+  'file_must_be_parsed',
+  'unsupported_model',
+  'model_provider_unavailable',
+  'insufficient_credits',
+  'monthly_quota_exceeded',
+  'idempotency_conflict',
+  'invalid_request_body',
+  'service_unavailable',
+];
 
 export function extractRunRoutes(r: ApiRoutes, deps: Deps) {
   r.add(
-    { method: 'post', path: '/v1/extract/runs', summary: 'Queue an extraction run (1 credit). 202 acknowledgement, or 200 with the output on a completed replay', tags: ['Extraction'], body: api.ExtractRunBody,
-      responses: { 202: { description: 'queued, re-attached or a fresh attempt', schema: api.QueuedAck }, 200: { description: 'completed replay: the output itself', schema: api.ExtractRunOutput } },
-      errors: [...QUEUED_ERRORS, 'invalid_schema', 'schema_not_found'], required: WORKFLOW_REQUIRED },
+    {
+      method: 'post',
+      path: '/v1/extract/runs',
+      summary: 'Queue an extraction run (1 credit). 202 acknowledgement, or 200 with the output on a completed replay',
+      tags: ['Extraction'],
+      body: api.ExtractRunBody,
+      responses: {
+        202: { description: 'queued, re-attached or a fresh attempt', schema: api.QueuedAck },
+        200: { description: 'completed replay: the output itself', schema: api.ExtractRunOutput },
+      },
+      errors: [...QUEUED_ERRORS, 'invalid_schema', 'schema_not_found'],
+      required: WORKFLOW_REQUIRED,
+    },
     async ({ body, principal }) => dispatchExtractRun(deps, principal, body),
   );
 }

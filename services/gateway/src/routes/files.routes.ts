@@ -7,7 +7,16 @@ import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { serializeFile } from '../http/serializers';
 import { uploadReceiver } from '../upload/receive-upload';
-import { listFiles, loadFile, moveFile, permanentDeleteFile, replaceContent, restoreFile, softDeleteFile, uploadFile } from '../domain/files/files';
+import {
+  listFiles,
+  loadFile,
+  moveFile,
+  permanentDeleteFile,
+  replaceContent,
+  restoreFile,
+  softDeleteFile,
+  uploadFile,
+} from '../domain/files/files';
 import { reindexFile, unindexFile } from '../domain/search/index-sync';
 
 const FileParams = z.object({ fileId: api.Uuid });
@@ -25,10 +34,29 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
     hooks.afterUpload ? hooks.afterUpload({ req, fileId, autoParse }) : {};
 
   r.add(
-    { method: 'post', path: '/v1/files', summary: 'Upload a document (multipart)', tags, multipart: api.UploadFields,
+    {
+      method: 'post',
+      path: '/v1/files',
+      summary: 'Upload a document (multipart)',
+      tags,
+      multipart: api.UploadFields,
       responses: { 201: { description: 'created', schema: api.UploadResponse } },
-      errors: ['permission_required', 'invalid_request_body', 'duplicate_filename', 'file_too_large', 'request_too_large', 'unsupported_file_type', 'unsupported_media_type', 'empty_file', 'invalid_metadata',
-        'knowledge_base_not_found', 'folder_not_found', 'insufficient_storage', 'storage_unavailable'] },
+      errors: [
+        'permission_required',
+        'invalid_request_body',
+        'duplicate_filename',
+        'file_too_large',
+        'request_too_large',
+        'unsupported_file_type',
+        'unsupported_media_type',
+        'empty_file',
+        'invalid_metadata',
+        'knowledge_base_not_found',
+        'folder_not_found',
+        'insufficient_storage',
+        'storage_unavailable',
+      ],
+    },
     async ({ req, res, principal }) => {
       // Before the body: a caller who may not upload never gets to send one.
       requirePermission(principal, 'files.write');
@@ -45,26 +73,68 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
     },
   );
   r.add(
-    { method: 'get', path: '/v1/files', summary: 'List files', tags, query: api.ListFilesQuery,
-      responses: { 200: { description: 'page of files', schema: api.FilePage } } },
+    {
+      method: 'get',
+      path: '/v1/files',
+      summary: 'List files',
+      tags,
+      query: api.ListFilesQuery,
+      responses: { 200: { description: 'page of files', schema: api.FilePage } },
+    },
     async ({ query, principal }) => {
       const out = await listFiles(deps, principal, query);
       return { body: { files: out.files.map((f) => serializeFile(f)), next_cursor: out.next_cursor } };
     },
   );
   r.add(
-    { method: 'get', path: '/v1/files/:fileId', summary: 'Get a file', tags, params: FileParams, responses: { 200: { description: 'file', schema: api.FileEnvelope } }, errors: ['file_not_found'] },
-    async ({ params, principal }) => ({ body: { file: serializeFile(await loadFile(deps.db, principal, params.fileId)) } }),
+    {
+      method: 'get',
+      path: '/v1/files/:fileId',
+      summary: 'Get a file',
+      tags,
+      params: FileParams,
+      responses: { 200: { description: 'file', schema: api.FileEnvelope } },
+      errors: ['file_not_found'],
+    },
+    async ({ params, principal }) => ({
+      body: { file: serializeFile(await loadFile(deps.db, principal, params.fileId)) },
+    }),
   );
   r.add(
-    { method: 'patch', path: '/v1/files/:fileId/move', summary: 'Move a file to another folder (or the top level)', tags, params: FileParams, body: api.MoveFileBody,
-      responses: { 200: { description: 'moved', schema: api.FileEnvelope } }, errors: ['duplicate_filename', 'folder_not_found'] },
-    async ({ params, body, principal }) => ({ body: { file: serializeFile(await moveFile(deps, principal, params.fileId, body.folder_id)) } }),
+    {
+      method: 'patch',
+      path: '/v1/files/:fileId/move',
+      summary: 'Move a file to another folder (or the top level)',
+      tags,
+      params: FileParams,
+      body: api.MoveFileBody,
+      responses: { 200: { description: 'moved', schema: api.FileEnvelope } },
+      errors: ['duplicate_filename', 'folder_not_found'],
+    },
+    async ({ params, body, principal }) => ({
+      body: { file: serializeFile(await moveFile(deps, principal, params.fileId, body.folder_id)) },
+    }),
   );
   r.add(
-    { method: 'put', path: '/v1/files/:fileId/content', summary: 'Replace the content (creates a new version)', tags, params: FileParams,
+    {
+      method: 'put',
+      path: '/v1/files/:fileId/content',
+      summary: 'Replace the content (creates a new version)',
+      tags,
+      params: FileParams,
       multipart: z.object({ auto_parse: z.enum(['true', 'false']).optional() }),
-      responses: { 200: { description: 'new version', schema: api.UploadResponse } }, errors: ['permission_required', 'file_not_found', 'invalid_request_body', 'file_has_active_job', 'unsupported_file_type', 'file_too_large', 'insufficient_storage', 'storage_unavailable'] },
+      responses: { 200: { description: 'new version', schema: api.UploadResponse } },
+      errors: [
+        'permission_required',
+        'file_not_found',
+        'invalid_request_body',
+        'file_has_active_job',
+        'unsupported_file_type',
+        'file_too_large',
+        'insufficient_storage',
+        'storage_unavailable',
+      ],
+    },
     async ({ req, res, params, principal }) => {
       requirePermission(principal, 'files.write');
       await loadFile(deps.db, principal, params.fileId);
@@ -76,8 +146,15 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
     },
   );
   r.add(
-    { method: 'delete', path: '/v1/files/:fileId', summary: 'Move a file to the trash (restorable)', tags, params: FileParams,
-      responses: { 200: { description: 'trashed', schema: api.FileEnvelope } }, errors: ['file_has_active_job'] },
+    {
+      method: 'delete',
+      path: '/v1/files/:fileId',
+      summary: 'Move a file to the trash (restorable)',
+      tags,
+      params: FileParams,
+      responses: { 200: { description: 'trashed', schema: api.FileEnvelope } },
+      errors: ['file_has_active_job'],
+    },
     async ({ params, principal }) => {
       const file = await softDeleteFile(deps, principal, params.fileId);
       await unindexFile(deps, file);
@@ -85,8 +162,15 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
     },
   );
   r.add(
-    { method: 'post', path: '/v1/files/:fileId/restore', summary: 'Restore a trashed file', tags, params: FileParams,
-      responses: { 200: { description: 'restored', schema: api.FileEnvelope } }, errors: ['duplicate_filename'] },
+    {
+      method: 'post',
+      path: '/v1/files/:fileId/restore',
+      summary: 'Restore a trashed file',
+      tags,
+      params: FileParams,
+      responses: { 200: { description: 'restored', schema: api.FileEnvelope } },
+      errors: ['duplicate_filename'],
+    },
     async ({ params, principal }) => {
       const file = await restoreFile(deps, principal, params.fileId);
       await reindexFile(deps, file);
@@ -94,9 +178,16 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
     },
   );
   r.add(
-    { method: 'delete', path: '/v1/files/:fileId/permanent', summary: 'Permanently delete a file, its versions and artifacts', tags, params: FileParams, query: api.PermanentDeleteQuery,
+    {
+      method: 'delete',
+      path: '/v1/files/:fileId/permanent',
+      summary: 'Permanently delete a file, its versions and artifacts',
+      tags,
+      params: FileParams,
+      query: api.PermanentDeleteQuery,
       responses: { 200: { description: 'deletion report', schema: api.FilePermanentDeleteReport } },
-      errors: ['confirmation_required', 'file_has_active_job'] },
+      errors: ['confirmation_required', 'file_has_active_job'],
+    },
     async ({ params, query, principal }) => {
       const out = await permanentDeleteFile(deps, principal, params.fileId, query.confirm_permanent === 'true');
       await unindexFile(deps, { org_id: principal.orgId, id: out.file_id });

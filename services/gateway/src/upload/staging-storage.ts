@@ -32,9 +32,16 @@ export class StagingError extends Error {
  * the route can answer 400 for the first and 5xx for the second (upload-errors.ts).
  */
 export class StagingStorage implements StorageEngine {
-  constructor(private readonly storage: StorageDriver, private readonly maxBytes: number) {}
+  constructor(
+    private readonly storage: StorageDriver,
+    private readonly maxBytes: number,
+  ) {}
 
-  _handleFile(_req: Request, file: Express.Multer.File, cb: (error?: unknown, info?: Partial<Express.Multer.File> & { staged?: StagedFile }) => void): void {
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    cb: (error?: unknown, info?: Partial<Express.Multer.File> & { staged?: StagedFile }) => void,
+  ): void {
     const key = `staging/uploads/${randomUUID()}`;
     const chunks: Buffer[] = [];
     let kept = 0;
@@ -58,12 +65,30 @@ export class StagingStorage implements StorageEngine {
     file.stream.pipe(peek);
     this.storage
       .putStream(key, peek, { maxBytes: this.maxBytes })
-      .then((r) => cb(null, { size: r.byteSize, staged: { key, sha256: r.sha256, byteSize: r.byteSize, head: Buffer.concat(chunks), originalname: file.originalname } }))
+      .then((r) =>
+        cb(null, {
+          size: r.byteSize,
+          staged: {
+            key,
+            sha256: r.sha256,
+            byteSize: r.byteSize,
+            head: Buffer.concat(chunks),
+            originalname: file.originalname,
+          },
+        }),
+      )
       .catch((err) => cb(bodyError ?? new StagingError(err)));
   }
 
-  _removeFile(_req: Request, file: Express.Multer.File & { staged?: StagedFile }, cb: (error: Error | null) => void): void {
+  _removeFile(
+    _req: Request,
+    file: Express.Multer.File & { staged?: StagedFile },
+    cb: (error: Error | null) => void,
+  ): void {
     if (!file.staged) return cb(null);
-    this.storage.removePrefix(file.staged.key).then(() => cb(null), (err) => cb(err));
+    this.storage.removePrefix(file.staged.key).then(
+      () => cb(null),
+      (err) => cb(err),
+    );
   }
 }

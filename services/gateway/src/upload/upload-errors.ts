@@ -12,7 +12,8 @@ import { StagingError } from './staging-storage';
 export function uploadError(err: unknown, req: Request): ApiError {
   if (isApiError(err)) return err;
   if (err instanceof MulterError) {
-    if (err.code === 'LIMIT_FILE_SIZE') return new ApiError('file_too_large', 'The uploaded file is larger than the upload limit.');
+    if (err.code === 'LIMIT_FILE_SIZE')
+      return new ApiError('file_too_large', 'The uploaded file is larger than the upload limit.');
     if (err.code === 'LIMIT_FIELD_VALUE' || err.code === 'LIMIT_FIELD_COUNT' || err.code === 'LIMIT_PART_COUNT') {
       return new ApiError('request_too_large', `The multipart body is too large: ${err.message}.`);
     }
@@ -20,7 +21,8 @@ export function uploadError(err: unknown, req: Request): ApiError {
   }
   if (err instanceof StagingError) {
     const cause = err.cause;
-    if (cause instanceof StorageLimitError) return new ApiError('file_too_large', 'The uploaded file is larger than the upload limit.');
+    if (cause instanceof StorageLimitError)
+      return new ApiError('file_too_large', 'The uploaded file is larger than the upload limit.');
     const errno = (cause as NodeJS.ErrnoException)?.code;
     req.log.error({ err: cause }, 'staging an upload failed');
     if (errno === 'ENOSPC' || errno === 'EDQUOT') {

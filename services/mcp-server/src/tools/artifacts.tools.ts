@@ -51,13 +51,15 @@ export const artifactTools = [
     name: 'service_read_artifact',
     title: 'Read a parse artifact',
     description:
-      'Reads one artifact of the file\'s newest parse (the manifest with the latest created_at). Keys: result_md (readable markdown; ' +
+      "Reads one artifact of the file's newest parse (the manifest with the latest created_at). Keys: result_md (readable markdown; " +
       'start here), grounding_json (every element with page, box, label, content), pages (listing of page images), imgs (listing of cropped ' +
       'figures), workbook_json and tables_json (spreadsheets only), result_json (the newest extraction result, from service_extract). ' +
       'Fails with a message naming the file when it was never parsed.',
     input: z.strictObject({
       file_id: fileId(),
-      key: z.enum(ARTIFACT_KEYS, { error: `key must be one of ${ARTIFACT_KEYS.join(', ')}` }).describe('which artifact to read'),
+      key: z
+        .enum(ARTIFACT_KEYS, { error: `key must be one of ${ARTIFACT_KEYS.join(', ')}` })
+        .describe('which artifact to read'),
     }),
     annotations: READ_ONLY,
     run: async ({ file_id, key }, { client }) => {
@@ -73,7 +75,8 @@ export const artifactTools = [
       const body = await client.artifacts.get(manifest.id, key);
       let text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('base64') : jsonText(body);
       const truncated = text.length > MAX_TEXT_CHARS;
-      if (truncated) text = `${text.slice(0, MAX_TEXT_CHARS)}\n… [truncated at ${MAX_TEXT_CHARS} characters; use service_get_segments or service_search for the rest]`;
+      if (truncated)
+        text = `${text.slice(0, MAX_TEXT_CHARS)}\n… [truncated at ${MAX_TEXT_CHARS} characters; use service_get_segments or service_search for the rest]`;
       const about = {
         file_id,
         key,
@@ -84,7 +87,12 @@ export const artifactTools = [
         manifest: manifest.manifest,
         truncated,
       };
-      return { content: [{ type: 'text', text: jsonText(about) }, { type: 'text', text }] };
+      return {
+        content: [
+          { type: 'text', text: jsonText(about) },
+          { type: 'text', text },
+        ],
+      };
     },
   }),
 
@@ -92,7 +100,7 @@ export const artifactTools = [
     name: 'service_get_segments',
     title: 'Segments with coordinates',
     description:
-      'The segments of the file\'s newest parse: id (the citation anchor used by search and extraction), title, markdown, and ' +
+      "The segments of the file's newest parse: id (the citation anchor used by search and extraction), title, markdown, and " +
       'coordinates (pageNumber, xmin/ymin/xmax/ymax on a 0-1000 scale, top-left origin). Table segments may carry cells. ' +
       'Fails with file_must_be_parsed when the file has no parse.',
     input: z.strictObject({ file_id: fileId() }),

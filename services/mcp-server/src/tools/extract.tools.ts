@@ -38,14 +38,19 @@ export const extractTools = [
         file_id: fileId('the parsed file to extract from'),
         schema_id: schemaId('a saved schema from service_list_schemas or service_generate_schema').optional(),
         schema: FieldList.optional(),
-        segment_ids: z.array(z.string().min(1), { error: 'segment_ids must be an array of segment ids' }).min(1, 'segment_ids, when given, needs at least one id').optional().describe('only use these segments (ids from service_get_segments or service_search)'),
+        segment_ids: z
+          .array(z.string().min(1), { error: 'segment_ids must be an array of segment ids' })
+          .min(1, 'segment_ids, when given, needs at least one id')
+          .optional()
+          .describe('only use these segments (ids from service_get_segments or service_search)'),
       })
       .refine((a) => (a.schema_id === undefined) !== (a.schema === undefined), {
         message: 'pass exactly one of schema_id (a saved schema) or schema (an inline field list)',
         path: ['schema_id'],
       }),
     annotations: ADDITIVE,
-    run: async ({ file_id, schema_id, schema, segment_ids }, { client }) => queuedAnswer(await client.extract.run({ file_id, schema_id, schema, segment_ids }), 'the extraction'),
+    run: async ({ file_id, schema_id, schema, segment_ids }, { client }) =>
+      queuedAnswer(await client.extract.run({ file_id, schema_id, schema, segment_ids }), 'the extraction'),
   }),
 
   defineTool({
@@ -60,13 +65,22 @@ export const extractTools = [
         file_ids: fileIds('the files to extract from (at least one)'),
         schema_id: schemaId('the saved schema to extract with').optional(),
       })
-      .refine((a) => a.schema_id !== undefined, { message: 'schema_id is required: bulk extraction uses a saved schema (service_list_schemas, or create one with service_generate_schema)', path: ['schema_id'] }),
+      .refine((a) => a.schema_id !== undefined, {
+        message:
+          'schema_id is required: bulk extraction uses a saved schema (service_list_schemas, or create one with service_generate_schema)',
+        path: ['schema_id'],
+      }),
     annotations: IDEMPOTENT,
     run: async ({ file_ids, schema_id }, { client }) => {
       const { schema } = await client.extract.getSchema(schema_id!);
-      if (!schema.jsonSchema || typeof schema.jsonSchema !== 'object') throw new ToolInputError(`saved schema ${schema_id} has no JSON Schema to extract with`);
+      if (!schema.jsonSchema || typeof schema.jsonSchema !== 'object')
+        throw new ToolInputError(`saved schema ${schema_id} has no JSON Schema to extract with`);
       const r = await client.files.extractBulk({ file_ids, schema: schema.jsonSchema });
-      return { ...r, schema_id, next: 'poll each job with service_job_status (file_id, job_id), or service_kb_index for all' };
+      return {
+        ...r,
+        schema_id,
+        next: 'poll each job with service_job_status (file_id, job_id), or service_kb_index for all',
+      };
     },
   }),
 
@@ -78,16 +92,23 @@ export const extractTools = [
       'Returns an operation_id; poll service_operation_status; the output carries schema_id, the field list and its JSON Schema.',
     input: z.strictObject({
       file_id: fileId('the parsed file to derive the schema from'),
-      title: z.string({ error: 'title must be a string' }).min(1, 'title must not be empty').max(200).optional().describe('title for the saved schema'),
+      title: z
+        .string({ error: 'title must be a string' })
+        .min(1, 'title must not be empty')
+        .max(200)
+        .optional()
+        .describe('title for the saved schema'),
     }),
     annotations: ADDITIVE,
-    run: async ({ file_id, title }, { client }) => queuedAnswer(await client.extract.generateSchema({ file_id, title }), 'schema generation'),
+    run: async ({ file_id, title }, { client }) =>
+      queuedAnswer(await client.extract.generateSchema({ file_id, title }), 'schema generation'),
   }),
 
   defineTool({
     name: 'service_list_schemas',
     title: 'List saved extraction schemas',
-    description: 'Lists the saved extraction schemas (id, title, description, field list, JSON Schema, attached file or knowledge base).',
+    description:
+      'Lists the saved extraction schemas (id, title, description, field list, JSON Schema, attached file or knowledge base).',
     input: z.strictObject({}),
     annotations: READ_ONLY,
     run: (_a, { client }) => client.extract.listSchemas(),

@@ -48,7 +48,11 @@ export const fileTools = [
     run: async ({ path, kb_id, folder_id }, { client, maxUploadBytes }) => {
       const local = await openLocalFile(path, maxUploadBytes);
       try {
-        const r = await client.files.upload(local.stream, { knowledgeBaseId: kb_id, folderId: folder_id, filename: local.name });
+        const r = await client.files.upload(local.stream, {
+          knowledgeBaseId: kb_id,
+          folderId: folder_id,
+          filename: local.name,
+        });
         return { ...r, uploaded_bytes: local.size, next: 'service_parse_file with this file id' };
       } finally {
         await local.close();

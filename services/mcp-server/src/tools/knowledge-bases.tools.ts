@@ -7,7 +7,8 @@ export const knowledgeBaseTools = [
   defineTool({
     name: 'service_list_knowledge_bases',
     title: 'List knowledge bases',
-    description: 'Lists the knowledge bases of the organisation, newest first, with id, name and description. Start here to find the kb_id other tools need.',
+    description:
+      'Lists the knowledge bases of the organisation, newest first, with id, name and description. Start here to find the kb_id other tools need.',
     input: z.strictObject({}),
     annotations: READ_ONLY,
     run: (_a, { client }) => client.knowledgeBases.list(),
@@ -20,8 +21,17 @@ export const knowledgeBaseTools = [
       'Creates a knowledge base (a group of files that are indexed and searched together) and returns it with its id. ' +
       'Names are unique per organisation, compared case-insensitively; a clash fails with duplicate_knowledge_base_name.',
     input: z.strictObject({
-      name: z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(200, 'name takes at most 200 characters').describe('display name, unique in the organisation'),
-      description: z.string({ error: 'description must be a string' }).max(2000, 'description takes at most 2000 characters').optional().describe('what the knowledge base holds'),
+      name: z
+        .string({ error: 'name must be a string' })
+        .trim()
+        .min(1, 'name must not be empty')
+        .max(200, 'name takes at most 200 characters')
+        .describe('display name, unique in the organisation'),
+      description: z
+        .string({ error: 'description must be a string' })
+        .max(2000, 'description takes at most 2000 characters')
+        .optional()
+        .describe('what the knowledge base holds'),
     }),
     annotations: ADDITIVE,
     run: ({ name, description }, { client }) => client.knowledgeBases.create({ name, description }),

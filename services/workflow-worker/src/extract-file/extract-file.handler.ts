@@ -11,10 +11,29 @@ import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isModelError } from '@docfleet/models';
 import { DelayedError, type Job, type JobPayload } from '@docfleet/queue';
 import { artifactPrefix } from '@docfleet/storage';
-import { applyScope, describeScope, loadParseBundle, pageCountOf, runExtractFile, type ExtractScope, type ParseBundle } from '@docfleet/workflows';
+import {
+  applyScope,
+  describeScope,
+  loadParseBundle,
+  pageCountOf,
+  runExtractFile,
+  type ExtractScope,
+  type ParseBundle,
+} from '@docfleet/workflows';
 import type { WorkerDeps } from '../runners/types';
 import {
-  STAGES, TERMINAL, addEvent, cancelRequested, cancelTx, claimJob, extractManifestIdFor, finishCancelled, finishFailed, lockActive, setStage, type Stage,
+  STAGES,
+  TERMINAL,
+  addEvent,
+  cancelRequested,
+  cancelTx,
+  claimJob,
+  extractManifestIdFor,
+  finishCancelled,
+  finishFailed,
+  lockActive,
+  setStage,
+  type Stage,
 } from './extract-job-state';
 
 /** How long a job waiting for its parse sleeps before it looks again. */
@@ -23,13 +42,22 @@ export const PARSE_WAIT_MS = 500;
 class CancelSignal extends Error {}
 /** A failure no retry can fix: the job fails at once with this message. */
 class PermanentFailure extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
   }
 }
 
 /** job.options as the gateway writes them (services/gateway/src/domain/extract/extract-jobs.ts). */
-interface Options { schema_json: string; schema_name: string; model_id: string; scope?: ExtractScope; after_parse_job_id?: string }
+interface Options {
+  schema_json: string;
+  schema_name: string;
+  model_id: string;
+  scope?: ExtractScope;
+  after_parse_job_id?: string;
+}
 
 function readOptions(raw: unknown): Options & { schema: Record<string, unknown> } {
   const o = (raw ?? {}) as Partial<Options>;
@@ -40,7 +68,10 @@ function readOptions(raw: unknown): Options & { schema: Record<string, unknown> 
     schema = undefined;
   }
   if (!schema || typeof schema !== 'object' || typeof o.schema_name !== 'string' || typeof o.model_id !== 'string') {
-    throw new PermanentFailure('The job carries no usable extraction request (schema_json, schema_name, model_id); dispatch it again.', 'invalid_job_options');
+    throw new PermanentFailure(
+      'The job carries no usable extraction request (schema_json, schema_name, model_id); dispatch it again.',
+      'invalid_job_options',
+    );
   }
   return { ...(o as Options), schema: schema as Record<string, unknown> };
 }
@@ -56,28 +87,58 @@ function traceback(err: unknown): string {
  */
 async function awaitParse(deps: WorkerDeps, job: JobRow, parseJobId: string, queueJob: Job): Promise<'ready'> {
   const parse = await deps.db.job.findFirst({ where: { id: parseJobId, org_id: job.org_id, kind: 'parse' } });
-  if (!parse) throw new PermanentFailure(`The parse job ${parseJobId} this extraction waited for no longer exists.`, 'parse_missing');
+  if (!parse)
+    throw new PermanentFailure(
+      `The parse job ${parseJobId} this extraction waited for no longer exists.`,
+      'parse_missing',
+    );
   if (parse.status === 'completed') return 'ready';
   if (TERMINAL.includes(parse.status)) {
-    throw new PermanentFailure(`The parse this extraction waited for (job ${parse.id}) ended ${parse.status}${parse.error ? `: ${parse.error}` : ''}; there is nothing to extract from.`, 'parse_failed');
+    throw new PermanentFailure(
+      `The parse this extraction waited for (job ${parse.id}) ended ${parse.status}${parse.error ? `: ${parse.error}` : ''}; there is nothing to extract from.`,
+      'parse_failed',
+    );
   }
-  const waiting = await deps.db.jobEvent.findFirst({ where: { job_id: job.id, event_type: 'extract.waiting_for_parse' }, select: { id: true } });
-  if (!waiting) await addEvent(deps.db, job.id, 'extract.waiting_for_parse', null, `Waiting for parse job ${parse.id} to complete.`, { parse_job_id: parse.id });
+  const waiting = await deps.db.jobEvent.findFirst({
+    where: { job_id: job.id, event_type: 'extract.waiting_for_parse' },
+    select: { id: true },
+  });
+  if (!waiting)
+    await addEvent(
+      deps.db,
+      job.id,
+      'extract.waiting_for_parse',
+      null,
+      `Waiting for parse job ${parse.id} to complete.`,
+      { parse_job_id: parse.id },
+    );
   await queueJob.moveToDelayed(Date.now() + PARSE_WAIT_MS, queueJob.token);
   throw new DelayedError();
 }
 
 async function loadBundle(deps: WorkerDeps, job: JobRow): Promise<ParseBundle> {
   try {
-    return await loadParseBundle(deps.db, deps.storage, { orgId: job.org_id, fileVersionId: job.file_version_id, withGrounding: true, missingCode: 'file_must_be_parsed_before_extraction' });
+    return await loadParseBundle(deps.db, deps.storage, {
+      orgId: job.org_id,
+      fileVersionId: job.file_version_id,
+      withGrounding: true,
+      missingCode: 'file_must_be_parsed_before_extraction',
+    });
   } catch (err) {
     if (isApiError(err)) throw new PermanentFailure(`${err.code}: ${err.message}`, err.code);
     // grounding.json that does not parse, a directory where a file should be, …
-    throw new PermanentFailure(`The parse artifacts of this file version are unreadable (${(err as Error).message}); parse the file again.`, 'artifact_unreadable');
+    throw new PermanentFailure(
+      `The parse artifacts of this file version are unreadable (${(err as Error).message}); parse the file again.`,
+      'artifact_unreadable',
+    );
   }
 }
 
-export async function extractFileHandler(deps: WorkerDeps, payload: JobPayload<'extract.file'>, queueJob: Job): Promise<string> {
+export async function extractFileHandler(
+  deps: WorkerDeps,
+  payload: JobPayload<'extract.file'>,
+  queueJob: Job,
+): Promise<string> {
   const { db } = deps;
   const log = deps.logger.child({ job_id: payload.jobId });
   const job = await db.job.findUnique({ where: { id: payload.jobId } });
@@ -99,24 +160,33 @@ export async function extractFileHandler(deps: WorkerDeps, payload: JobPayload<'
   const started = Date.now();
   try {
     const options = readOptions(job.options);
-    if (options.after_parse_job_id && job.status === 'queued') await awaitParse(deps, job, options.after_parse_job_id, queueJob);
+    if (options.after_parse_job_id && job.status === 'queued')
+      await awaitParse(deps, job, options.after_parse_job_id, queueJob);
     if (!(await claimJob(db, job.id))) return 'skipped';
-    await addEvent(db, job.id, 'job.started', job.stage, attempt > 1 ? `Resumed (attempt ${attempt}).` : 'Started.', { attempt });
+    await addEvent(db, job.id, 'job.started', job.stage, attempt > 1 ? `Resumed (attempt ${attempt}).` : 'Started.', {
+      attempt,
+    });
 
     await enter('load-parse');
     const bundle = await loadBundle(deps, job);
     const selected = applyScope(bundle.segments, options.scope);
     if (!selected.length) {
       // Name what the caller sent: a scope that selects nothing, or no scope and a parse with no text.
-      throw new PermanentFailure(!bundle.segments.length
-        ? 'The newest parse of this file holds no text to extract from (no segments; an image with no readable text?). See the parse job\'s warnings.'
-        : `options.scope (${describeScope(options.scope)}) selects no part of the newest parse of this file.`, 'empty_scope');
+      throw new PermanentFailure(
+        !bundle.segments.length
+          ? "The newest parse of this file holds no text to extract from (no segments; an image with no readable text?). See the parse job's warnings."
+          : `options.scope (${describeScope(options.scope)}) selects no part of the newest parse of this file.`,
+        'empty_scope',
+      );
     }
     let model;
     try {
       model = deps.models.resolve(options.model_id);
     } catch (err) {
-      throw new PermanentFailure(isModelError(err) ? `${err.code}: ${err.message}` : (err as Error).message, 'model_unavailable');
+      throw new PermanentFailure(
+        isModelError(err) ? `${err.code}: ${err.message}` : (err as Error).message,
+        'model_unavailable',
+      );
     }
 
     const doc = await runExtractFile({
@@ -145,27 +215,71 @@ export async function extractFileHandler(deps: WorkerDeps, payload: JobPayload<'
       }
       await tx.artifactManifest.create({
         data: {
-          id: manifestId, org_id: job.org_id, file_id: job.file_id, file_version_id: job.file_version_id, job_id: job.id, artifact_type: 'extract', storage_prefix: prefix,
-          manifest: { schema_name: doc.schema_name, model_id: doc.modelId, parse_manifest_id: bundle.manifest.id, validation_error_count: doc.validationErrors.length, extracted_field_count: doc.metrics.extractedFieldCount, citation_count: doc.metrics.citationCount },
-          links: { result_json: BUNDLE.result_json, result_md: null, grounding_json: null, workbook_json: null, tables_json: null, pages: null, imgs: null },
+          id: manifestId,
+          org_id: job.org_id,
+          file_id: job.file_id,
+          file_version_id: job.file_version_id,
+          job_id: job.id,
+          artifact_type: 'extract',
+          storage_prefix: prefix,
+          manifest: {
+            schema_name: doc.schema_name,
+            model_id: doc.modelId,
+            parse_manifest_id: bundle.manifest.id,
+            validation_error_count: doc.validationErrors.length,
+            extracted_field_count: doc.metrics.extractedFieldCount,
+            citation_count: doc.metrics.citationCount,
+          },
+          links: {
+            result_json: BUNDLE.result_json,
+            result_md: null,
+            grounding_json: null,
+            workbook_json: null,
+            tables_json: null,
+            pages: null,
+            imgs: null,
+          },
         },
       });
       const result = await tx.extractionResult.create({
         data: {
-          org_id: job.org_id, file_id: job.file_id, file_version_id: job.file_version_id, job_id: job.id, artifact_manifest_id: manifestId,
-          result: doc as unknown as Prisma.InputJsonValue, validation_errors: doc.validationErrors as unknown as Prisma.InputJsonValue, model_id: doc.modelId,
+          org_id: job.org_id,
+          file_id: job.file_id,
+          file_version_id: job.file_version_id,
+          job_id: job.id,
+          artifact_manifest_id: manifestId,
+          result: doc as unknown as Prisma.InputJsonValue,
+          validation_errors: doc.validationErrors as unknown as Prisma.InputJsonValue,
+          model_id: doc.modelId,
         },
       });
       await tx.job.update({
         where: { id: job.id },
         data: {
-          status: 'completed', percent: 100, error: null, completed_at: new Date(),
-          result: { extraction_result_id: result.id, artifact_manifest_id: manifestId, validation_errors: doc.validationErrors } as unknown as Prisma.InputJsonValue,
+          status: 'completed',
+          percent: 100,
+          error: null,
+          completed_at: new Date(),
+          result: {
+            extraction_result_id: result.id,
+            artifact_manifest_id: manifestId,
+            validation_errors: doc.validationErrors,
+          } as unknown as Prisma.InputJsonValue,
         },
       });
-      await addEvent(tx, job.id, 'job.completed', 'write-artifacts', `Extracted ${doc.metrics.extractedFieldCount} field(s) with ${doc.metrics.citationCount} citation(s); ${doc.validationErrors.length} validation error(s).`, {
-        artifact_manifest_id: manifestId, extraction_result_id: result.id, duration_ms: doc.metrics.durationMs, model_id: doc.modelId,
-      });
+      await addEvent(
+        tx,
+        job.id,
+        'job.completed',
+        'write-artifacts',
+        `Extracted ${doc.metrics.extractedFieldCount} field(s) with ${doc.metrics.citationCount} citation(s); ${doc.validationErrors.length} validation error(s).`,
+        {
+          artifact_manifest_id: manifestId,
+          extraction_result_id: result.id,
+          duration_ms: doc.metrics.durationMs,
+          model_id: doc.modelId,
+        },
+      );
       return 'completed' as const;
     });
     if (outcome !== 'completed') await deps.storage.removePrefix(prefix).catch(() => undefined);
@@ -178,16 +292,26 @@ export async function extractFileHandler(deps: WorkerDeps, payload: JobPayload<'
     const last = attempt >= (queueJob.opts.attempts ?? 1);
     // What the job's error and events say: no paths, tool output or stack frames (docs/errors.md);
     // the log has the whole error.
-    const message = redactDetail(err instanceof PermanentFailure ? err.message
-      : isModelError(err) || isApiError(err) ? `${err.code}: ${err.message}`
-      : `Extraction failed: ${(err as Error)?.message ?? String(err)}`);
+    const message = redactDetail(
+      err instanceof PermanentFailure
+        ? err.message
+        : isModelError(err) || isApiError(err)
+          ? `${err.code}: ${err.message}`
+          : `Extraction failed: ${(err as Error)?.message ?? String(err)}`,
+    );
     if (permanent || last) {
-      const outcome = await finishFailed(db, job.id, message, { traceback: traceback(err), code: (err as { code?: string }).code ?? 'internal_error' });
+      const outcome = await finishFailed(db, job.id, message, {
+        traceback: traceback(err),
+        code: (err as { code?: string }).code ?? 'internal_error',
+      });
       log.info({ outcome, stage, err }, 'extraction failed');
       return outcome;
     }
     log.warn({ err, attempt }, 'extraction attempt failed; it will be retried');
-    await addEvent(db, job.id, 'extract.attempt_failed', stage, `Attempt ${attempt} failed (${message}); retrying.`, { attempt, traceback: traceback(err).slice(-4000) }).catch(() => undefined);
+    await addEvent(db, job.id, 'extract.attempt_failed', stage, `Attempt ${attempt} failed (${message}); retrying.`, {
+      attempt,
+      traceback: traceback(err).slice(-4000),
+    }).catch(() => undefined);
     throw err;
   }
 }

@@ -9,7 +9,13 @@ export const TERMINAL = ['completed', 'failed', 'cancelled'];
 export const STAGES = ['load-parse', 'build-evidence', 'extract', 'validate', 'write-artifacts'] as const;
 export type Stage = (typeof STAGES)[number];
 /** Percent reached when each stage starts (the model call dominates: extract spans 30 → 80). */
-export const STAGE_PERCENT: Record<Stage, number> = { 'load-parse': 5, 'build-evidence': 20, extract: 30, validate: 80, 'write-artifacts': 90 };
+export const STAGE_PERCENT: Record<Stage, number> = {
+  'load-parse': 5,
+  'build-evidence': 20,
+  extract: 30,
+  validate: 80,
+  'write-artifacts': 90,
+};
 
 /** A name-based UUID (version 5 layout, sha256) for the extract manifest of a job: a re-run rewrites the same bundle. */
 export function extractManifestIdFor(jobId: string): string {
@@ -18,13 +24,23 @@ export function extractManifestIdFor(jobId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export async function addEvent(db: Db | Tx, jobId: string, eventType: string, stage: string | null, message: string, payload: Record<string, unknown> = {}) {
-  await db.jobEvent.create({ data: { job_id: jobId, event_type: eventType, stage, message, payload: payload as Prisma.InputJsonValue } });
+export async function addEvent(
+  db: Db | Tx,
+  jobId: string,
+  eventType: string,
+  stage: string | null,
+  message: string,
+  payload: Record<string, unknown> = {},
+) {
+  await db.jobEvent.create({
+    data: { job_id: jobId, event_type: eventType, stage, message, payload: payload as Prisma.InputJsonValue },
+  });
 }
 
 /** Takes the job (also on redelivery). False when it is terminal already. */
 export async function claimJob(db: Db, jobId: string): Promise<boolean> {
-  const n = await db.$executeRaw`UPDATE jobs SET status = 'running', started_at = COALESCE(started_at, now()), heartbeat_at = now(), updated_at = now()
+  const n =
+    await db.$executeRaw`UPDATE jobs SET status = 'running', started_at = COALESCE(started_at, now()), heartbeat_at = now(), updated_at = now()
     WHERE id = ${jobId}::uuid AND status IN ('queued', 'running')`;
   return n > 0;
 }
@@ -47,7 +63,10 @@ export async function lockActive(tx: Tx, jobId: string) {
 }
 
 export async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
-  await tx.job.update({ where: { id: jobId }, data: { status: 'cancelled', completed_at: new Date(), error: 'Cancelled on request.' } });
+  await tx.job.update({
+    where: { id: jobId },
+    data: { status: 'cancelled', completed_at: new Date(), error: 'Cancelled on request.' },
+  });
   await addEvent(tx, jobId, 'job.cancelled', stage, 'Cancelled on request; nothing was written.');
 }
 
@@ -60,12 +79,23 @@ export async function finishCancelled(db: Db, jobId: string): Promise<'cancelled
   });
 }
 
-export async function finishFailed(db: Db, jobId: string, error: string, detail: { traceback: string; code?: string }): Promise<'failed' | 'skipped'> {
+export async function finishFailed(
+  db: Db,
+  jobId: string,
+  error: string,
+  detail: { traceback: string; code?: string },
+): Promise<'failed' | 'skipped'> {
   return db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    await tx.job.update({ where: { id: jobId }, data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() } });
-    await addEvent(tx, jobId, 'job.failed', job.stage, error, { traceback: tail(detail.traceback, 4000), ...(detail.code ? { code: detail.code } : {}) });
+    await tx.job.update({
+      where: { id: jobId },
+      data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() },
+    });
+    await addEvent(tx, jobId, 'job.failed', job.stage, error, {
+      traceback: tail(detail.traceback, 4000),
+      ...(detail.code ? { code: detail.code } : {}),
+    });
     return 'failed';
   });
 }

@@ -6,16 +6,28 @@ import type { RunContext } from './types';
 
 /** extract_run: the file version the gateway validated, the resolved field list, one model call. */
 export async function extractRunRunner(ctx: RunContext) {
-  const r = ctx.request as { file_version_id: string; schema: api.FieldListSchema; segment_ids?: string[]; reasoning_level: ReasoningLevel };
+  const r = ctx.request as {
+    file_version_id: string;
+    schema: api.FieldListSchema;
+    segment_ids?: string[];
+    reasoning_level: ReasoningLevel;
+  };
   await ctx.progress(0, 1, 'extract');
-  const all = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });
+  const all = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+    orgId: ctx.op.org_id,
+    fileVersionId: r.file_version_id,
+    withGrounding: true,
+  });
   const wanted = r.segment_ids?.length ? new Set(r.segment_ids) : undefined;
   const selected = wanted ? all.segments.filter((s) => wanted.has(s.id)) : all.segments;
   if (!selected.length) {
     // Name what the caller sent: segment ids that are not in the parse, or no ids and a parse with no text.
-    throw new ApiError('file_must_be_parsed', wanted
-      ? 'None of the given segment_ids belong to the newest parse of this file.'
-      : 'The newest parse of this file holds no text to extract from (no segments; an image with no readable text?). Parse it again or check the parse job\'s warnings.');
+    throw new ApiError(
+      'file_must_be_parsed',
+      wanted
+        ? 'None of the given segment_ids belong to the newest parse of this file.'
+        : "The newest parse of this file holds no text to extract from (no segments; an image with no readable text?). Parse it again or check the parse job's warnings.",
+    );
   }
   const output = await runExtract({
     operationId: ctx.op.id,

@@ -2,8 +2,13 @@ import { createHash } from 'node:crypto';
 import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, type Prisma } from '@docfleet/db';
 import {
-  buildEvidence, buildSchemaGenerateRequest, DEFAULT_CONTEXT_CHARS, fieldListToJsonSchema, renderSegments,
-  type ReasoningLevel, type SchemaGenerateOutput,
+  buildEvidence,
+  buildSchemaGenerateRequest,
+  DEFAULT_CONTEXT_CHARS,
+  fieldListToJsonSchema,
+  renderSegments,
+  type ReasoningLevel,
+  type SchemaGenerateOutput,
 } from '@docfleet/models';
 import { loadParseBundle, normalizedForStorage, pageCountOf } from '@docfleet/workflows';
 import type { RunContext } from './types';
@@ -21,39 +26,73 @@ export function generatedSchemaId(operationId: string): string {
  * saves it attached to the file (spec: "Saves the schema").
  */
 export async function schemaGenerateRunner(ctx: RunContext): Promise<api.SchemaGenerateOutput> {
-  const r = ctx.request as { file_version_id: string; title?: string; segment_ids?: string[]; reasoning_level: ReasoningLevel; created_by_user_id?: string | null };
+  const r = ctx.request as {
+    file_version_id: string;
+    title?: string;
+    segment_ids?: string[];
+    reasoning_level: ReasoningLevel;
+    created_by_user_id?: string | null;
+  };
   const { db, storage } = ctx.deps;
   await ctx.progress(0, 1, 'generate');
   const bundle = await loadParseBundle(db, storage, {
-    orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true, ...(r.segment_ids?.length ? { segmentIds: r.segment_ids } : {}),
+    orgId: ctx.op.org_id,
+    fileVersionId: r.file_version_id,
+    withGrounding: true,
+    ...(r.segment_ids?.length ? { segmentIds: r.segment_ids } : {}),
   });
   // With segment_ids the page texts of the grounding would bring back what was left out.
   const evidence = buildEvidence(bundle.segments, r.segment_ids?.length ? undefined : bundle.grounding);
-  const req = buildSchemaGenerateRequest({ evidence, reasoningLevel: r.reasoning_level, signal: ctx.signal, ...(r.title ? { title: r.title } : {}) });
+  const req = buildSchemaGenerateRequest({
+    evidence,
+    reasoningLevel: r.reasoning_level,
+    signal: ctx.signal,
+    ...(r.title ? { title: r.title } : {}),
+  });
   await ctx.checkpoint();
   const res = await ctx.model().generateJson<SchemaGenerateOutput>(req);
 
   const documentType = typeof res.output.documentType === 'string' ? res.output.documentType : '';
   const proposed = (res.output.schema ?? { fields: [] }) as unknown as Record<string, unknown>;
   const schema = normalizedForStorage(proposed, {
-    title: r.title || (typeof proposed.title === 'string' && proposed.title.trim()) || (documentType ? `${documentType} schema` : 'Generated schema'),
+    title:
+      r.title ||
+      (typeof proposed.title === 'string' && proposed.title.trim()) ||
+      (documentType ? `${documentType} schema` : 'Generated schema'),
   });
-  if (!schema.fields.length) throw new Error('schema_generation_empty: the model proposed no usable fields for this document.');
+  if (!schema.fields.length)
+    throw new Error('schema_generation_empty: the model proposed no usable fields for this document.');
   const jsonSchema = fieldListToJsonSchema(schema);
-  const file = await db.file.findUniqueOrThrow({ where: { id: ctx.op.file_id! }, select: { id: true, knowledge_base_id: true } });
+  const file = await db.file.findUniqueOrThrow({
+    where: { id: ctx.op.file_id! },
+    select: { id: true, knowledge_base_id: true },
+  });
   const id = generatedSchemaId(ctx.op.id);
   const content = {
     title: schema.title || 'Generated schema',
     description: schema.description || null,
     schema: schema as unknown as Prisma.InputJsonValue,
     json_schema: jsonSchema as Prisma.InputJsonValue,
-    metadata: { source: 'schema_generate', operation_id: ctx.op.id, document_type: documentType, model_id: res.modelId } as Prisma.InputJsonValue,
+    metadata: {
+      source: 'schema_generate',
+      operation_id: ctx.op.id,
+      document_type: documentType,
+      model_id: res.modelId,
+    } as Prisma.InputJsonValue,
   };
-  const save = () => db.extractionSchema.upsert({
-    where: { id },
-    create: { id, org_id: ctx.op.org_id, file_id: file.id, knowledge_base_id: file.knowledge_base_id, created_by_user_id: r.created_by_user_id ?? null, ...content },
-    update: content,
-  });
+  const save = () =>
+    db.extractionSchema.upsert({
+      where: { id },
+      create: {
+        id,
+        org_id: ctx.op.org_id,
+        file_id: file.id,
+        knowledge_base_id: file.knowledge_base_id,
+        created_by_user_id: r.created_by_user_id ?? null,
+        ...content,
+      },
+      update: content,
+    });
   try {
     await save();
   } catch (err) {

@@ -5,7 +5,12 @@ import type { ReasoningLevel, SplitRule } from '@docfleet/models';
 import { evidenceOf, loadParseBundle, pageCountOf, runSplit, suggestSplitRules } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
-interface SplitRequest { file_version_id: string; file_name: string; rules?: SplitRule[]; reasoning_level: ReasoningLevel }
+interface SplitRequest {
+  file_version_id: string;
+  file_name: string;
+  rules?: SplitRule[];
+  reasoning_level: ReasoningLevel;
+}
 
 /**
  * split_run: windows of pages through the model, then the repair pass; cancel is checked before
@@ -14,8 +19,15 @@ interface SplitRequest { file_version_id: string; file_name: string; rules?: Spl
  */
 export async function splitRunRunner(ctx: RunContext) {
   const r = ctx.request as unknown as SplitRequest;
-  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });
-  const existing = await ctx.deps.db.splitSession.findUnique({ where: { operation_id: ctx.op.id }, select: { id: true } });
+  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+    orgId: ctx.op.org_id,
+    fileVersionId: r.file_version_id,
+    withGrounding: true,
+  });
+  const existing = await ctx.deps.db.splitSession.findUnique({
+    where: { operation_id: ctx.op.id },
+    select: { id: true },
+  });
   const session = await runSplit({
     evidence: evidenceOf(bundle),
     pageCount: pageCountOf(bundle),
@@ -34,7 +46,13 @@ export async function splitRunRunner(ctx: RunContext) {
   const json = session as unknown as Prisma.InputJsonValue;
   await ctx.deps.db.splitSession.upsert({
     where: { operation_id: ctx.op.id },
-    create: { id: session.sessionId, org_id: ctx.op.org_id, operation_id: ctx.op.id, file_id: ctx.op.file_id!, session: json },
+    create: {
+      id: session.sessionId,
+      org_id: ctx.op.org_id,
+      operation_id: ctx.op.id,
+      file_id: ctx.op.file_id!,
+      session: json,
+    },
     update: { session: json },
   });
   return session;
@@ -44,8 +62,17 @@ export async function splitRunRunner(ctx: RunContext) {
 export async function splitRulesSuggestRunner(ctx: RunContext): Promise<api.SplitRulesOutput> {
   const r = ctx.request as unknown as SplitRequest;
   await ctx.progress(0, 1, 'rules');
-  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id, withGrounding: true });
-  const out = await suggestSplitRules({ evidence: evidenceOf(bundle), model: ctx.model(), reasoningLevel: r.reasoning_level, signal: ctx.signal });
+  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+    orgId: ctx.op.org_id,
+    fileVersionId: r.file_version_id,
+    withGrounding: true,
+  });
+  const out = await suggestSplitRules({
+    evidence: evidenceOf(bundle),
+    model: ctx.model(),
+    reasoningLevel: r.reasoning_level,
+    signal: ctx.signal,
+  });
   await ctx.progress(1, 1, 'rules');
   return out;
 }

@@ -6,12 +6,18 @@ import type { Evidence } from '../../types';
 import { findAmounts } from '../text/amounts';
 import { fold } from '../text/normalize';
 
-export interface TextProfile { text: string; features: Set<string>; chars: number }
+export interface TextProfile {
+  text: string;
+  features: Set<string>;
+  chars: number;
+}
 
 export function profileOf(segments: Segment[], pageText: string, ev?: Evidence): TextProfile {
   const text = ` ${clean(pageText)} `;
   const features = new Set<string>();
-  const tables = segments.filter((s) => s.cells?.length || s.tableMetadata?.isTable || s.markdown.trim().startsWith('|'));
+  const tables = segments.filter(
+    (s) => s.cells?.length || s.tableMetadata?.isTable || s.markdown.trim().startsWith('|'),
+  );
   const tableChars = tables.reduce((n, s) => n + s.markdown.length, 0);
   const allChars = segments.reduce((n, s) => n + s.markdown.length, 0) || pageText.length;
   if (tables.length) features.add('__table');
@@ -20,7 +26,8 @@ export function profileOf(segments: Segment[], pageText: string, ev?: Evidence):
   if (digits > 0.15 * pageText.replace(/\s/g, '').length) features.add('__numeric');
   if (findAmounts(pageText).some((a) => a.currency)) features.add('__money');
   if (pageText.length < 1500) features.add('__short');
-  if (segments.some((s) => s.sourceType === 'spreadsheet' || 'sheetName' in (s.coordinates as object))) features.add('__spreadsheet');
+  if (segments.some((s) => s.sourceType === 'spreadsheet' || 'sheetName' in (s.coordinates as object)))
+    features.add('__spreadsheet');
   if (ev?.grounding && ev.grounding.document.file_type === 'image') features.add('__image');
   // Numbered references ("[9]", "[22]") are the mark of scholarly writing.
   if ((pageText.match(/\[\d{1,3}(?:[,–-]\s?\d{1,3})*\]/g) ?? []).length >= 2) features.add('__citations');

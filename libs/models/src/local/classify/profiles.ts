@@ -7,7 +7,12 @@ import type { ClassDefinition } from '../../tasks/outputs';
 import { builtinFor } from './vocabulary';
 import { termCount, type TextProfile } from './features';
 
-export interface ClassProfile { name: string; terms: Record<string, number>; builtin?: string; requires?: string[] }
+export interface ClassProfile {
+  name: string;
+  terms: Record<string, number>;
+  builtin?: string;
+  requires?: string[];
+}
 
 export function classProfile(def: ClassDefinition): ClassProfile {
   const terms: Record<string, number> = {};
@@ -18,26 +23,32 @@ export function classProfile(def: ClassDefinition): ClassProfile {
   return { name: def.name, terms, builtin: builtin?.key, requires: builtin?.requires };
 }
 
-export interface Scored { name: string; score: number; hits: string[] }
+export interface Scored {
+  name: string;
+  score: number;
+  hits: string[];
+}
 
 export function scoreProfiles(profiles: ClassProfile[], p: TextProfile): Scored[] {
-  return profiles.map((cp) => {
-    let score = 0;
-    let weight = 0;
-    const hits: Array<[string, number]> = [];
-    for (const [term, w] of Object.entries(cp.terms)) {
-      weight += w;
-      const n = termCount(p, term);
-      if (n > 0) {
-        const s = w * (1 + Math.log2(n));
-        score += s;
-        hits.push([term, s]);
+  return profiles
+    .map((cp) => {
+      let score = 0;
+      let weight = 0;
+      const hits: Array<[string, number]> = [];
+      for (const [term, w] of Object.entries(cp.terms)) {
+        weight += w;
+        const n = termCount(p, term);
+        if (n > 0) {
+          const s = w * (1 + Math.log2(n));
+          score += s;
+          hits.push([term, s]);
+        }
       }
-    }
-    let norm = weight > 0 ? score / Math.sqrt(weight) : 0;
-    if (cp.requires?.some((f) => !p.features.has(f))) norm *= 0.25;
-    return { name: cp.name, score: norm, hits: hits.sort((a, b) => b[1] - a[1]).map(([h]) => h.replace(/^__/, '')) };
-  }).sort((a, b) => b.score - a.score);
+      let norm = weight > 0 ? score / Math.sqrt(weight) : 0;
+      if (cp.requires?.some((f) => !p.features.has(f))) norm *= 0.25;
+      return { name: cp.name, score: norm, hits: hits.sort((a, b) => b[1] - a[1]).map(([h]) => h.replace(/^__/, '')) };
+    })
+    .sort((a, b) => b.score - a.score);
 }
 
 /** Softmax-like confidence from the top score's margin over the runner-up. */

@@ -19,7 +19,9 @@ export function localSuggestClasses(ev: Evidence, guidelines = ''): ClassifySugg
   };
   // Classes the guidelines ask for come first, in their order.
   for (const w of contentWords(guidelines)) add(w);
-  const doc = scoreProfiles(profiles, profileOf(ev.segments, pages.map((p) => p.text).join('\n'), ev)).filter((s) => s.score > 0);
+  const doc = scoreProfiles(profiles, profileOf(ev.segments, pages.map((p) => p.text).join('\n'), ev)).filter(
+    (s) => s.score > 0,
+  );
   doc.slice(0, 2).forEach((s) => add(s.name));
   for (const p of pages) {
     const segs = ev.segments.filter((s) => segmentPage(s) === p.pageNumber);

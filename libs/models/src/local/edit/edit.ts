@@ -19,14 +19,24 @@ export function localEdit(ev: Evidence, prompt: string, rules: string[] = []): E
       const reasons: string[] = [];
       for (const op of ops) {
         const next = op.apply(after);
-        if (next !== after) { reasons.push(op.reason); after = next; }
+        if (next !== after) {
+          reasons.push(op.reason);
+          after = next;
+        }
       }
       if (after === line) return;
-      changes.push({ segmentId: seg.id, pageNumber: segmentPage(seg), before: line, after, reason: reasons.join('; ') });
+      changes.push({
+        segmentId: seg.id,
+        pageNumber: segmentPage(seg),
+        before: line,
+        after,
+        reason: reasons.join('; '),
+      });
       minus.push(`-${line}`);
       plus.push(`+${after}`);
     });
-    if (minus.length) hunks.push(`@@ segment ${seg.id} page ${segmentPage(seg)} @@\n${minus.join('\n')}\n${plus.join('\n')}`);
+    if (minus.length)
+      hunks.push(`@@ segment ${seg.id} page ${segmentPage(seg)} @@\n${minus.join('\n')}\n${plus.join('\n')}`);
   }
   const summary = !ops.length
     ? `No change proposed: the instruction was not understood by docfleet-local (it handles replace X with Y, dates to ISO, currency normalisation, redaction of emails and phone numbers).${ignored.length ? ` Not understood: ${ignored.join(' | ')}` : ''}`

@@ -8,8 +8,14 @@ import { normalizeFieldSchema, type FieldListSchema, type SchemaField } from '..
 import { segmentLines, type SegLine } from '../text/lines';
 import { conceptOf, type Concept } from './concepts';
 import {
-  currencyCandidates, effectiveDateCandidates, firstDateCandidates, issuerCandidates, jurisdictionCandidates,
-  partyCandidates, patternCandidates, termCandidates,
+  currencyCandidates,
+  effectiveDateCandidates,
+  firstDateCandidates,
+  issuerCandidates,
+  jurisdictionCandidates,
+  partyCandidates,
+  patternCandidates,
+  termCandidates,
 } from './document-finders';
 import { best, findLabelled, type Candidate } from './labelled-values';
 import { extractTableField } from './table-fields';
@@ -24,7 +30,14 @@ const EXCLUDE: Partial<Record<Concept['id'], RegExp>> = {
   invoice_number: /\border\b|ordernummer/,
 };
 
-interface Ctx { lines: SegLine[]; ev: Evidence; citations: Citation[]; warnings: ModelWarning[]; totalPick?: Candidate; companyPick?: Candidate }
+interface Ctx {
+  lines: SegLine[];
+  ev: Evidence;
+  citations: Citation[];
+  warnings: ModelWarning[];
+  totalPick?: Candidate;
+  companyPick?: Candidate;
+}
 
 export function localExtract(ev: Evidence, rawSchema: FieldListSchema | Record<string, unknown>): ExtractOutput {
   const lines = segmentLines(ev.segments);
@@ -32,7 +45,11 @@ export function localExtract(ev: Evidence, rawSchema: FieldListSchema | Record<s
   return withDateOrder(dateOrderOf(lines.map((l) => l.text).join('\n')), () => extractAll(ev, lines, rawSchema));
 }
 
-function extractAll(ev: Evidence, lines: SegLine[], rawSchema: FieldListSchema | Record<string, unknown>): ExtractOutput {
+function extractAll(
+  ev: Evidence,
+  lines: SegLine[],
+  rawSchema: FieldListSchema | Record<string, unknown>,
+): ExtractOutput {
   const schema = normalizeFieldSchema(rawSchema as Record<string, unknown>);
   const ctx: Ctx = { lines, ev, citations: [], warnings: [] };
   // Totals first: the currency field reads the currency printed beside the total.
@@ -40,7 +57,8 @@ function extractAll(ev: Evidence, lines: SegLine[], rawSchema: FieldListSchema |
   const jsonResult: Record<string, unknown> = {};
   for (const f of order) jsonResult[f.name] = extractField(f, `/${f.name}`, ctx);
   const ordered = Object.fromEntries(schema.fields.map((f) => [f.name, jsonResult[f.name] ?? null]));
-  if (!ev.segments.length) ctx.warnings.push({ code: 'no_evidence', message: 'No segments were given; every field is null.' });
+  if (!ev.segments.length)
+    ctx.warnings.push({ code: 'no_evidence', message: 'No segments were given; every field is null.' });
   return { jsonResult: ordered, citations: ctx.citations, warnings: ctx.warnings };
 }
 
@@ -70,7 +88,11 @@ function extractField(f: SchemaField, path: string, ctx: Ctx): unknown {
   if (value === undefined) {
     // What the evidence holds is not of the field's type (an invoice "number" like INV-12 for a
     // number field): an honest null with a warning, not output that fails the schema.
-    ctx.warnings.push({ code: 'type_mismatch', path, message: `Found ${JSON.stringify(c.value)} for ${f.name}, which is not a ${f.type}; left null.` });
+    ctx.warnings.push({
+      code: 'type_mismatch',
+      path,
+      message: `Found ${JSON.stringify(c.value)} for ${f.name}, which is not a ${f.type}; left null.`,
+    });
     return null;
   }
   ctx.citations.push(cite(path, c));
@@ -84,7 +106,11 @@ export function conform(f: SchemaField, v: unknown): unknown {
     if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
     if (typeof v !== 'string') return undefined;
     // A currency code or symbol may stand beside the amount; anything else makes it not a number.
-    const t = v.trim().replace(/^[A-Z]{3}\s+|\s+[A-Z]{3}$/g, '').replace(/[$€£¥₹]/g, '').replace(/[\s\u00a0]/g, '');
+    const t = v
+      .trim()
+      .replace(/^[A-Z]{3}\s+|\s+[A-Z]{3}$/g, '')
+      .replace(/[$€£¥₹]/g, '')
+      .replace(/[\s\u00a0]/g, '');
     if (!/^[+-]?[\d.,']+$/.test(t)) return undefined;
     // The last separator followed by 1-2 digits is the decimal mark; the others group thousands.
     const m = /[.,](\d{1,2})$/.exec(t);
@@ -94,9 +120,14 @@ export function conform(f: SchemaField, v: unknown): unknown {
   if (f.type === 'boolean') {
     if (typeof v === 'boolean') return v;
     const t = String(v).trim().toLowerCase();
-    return ['yes', 'true', 'y', 'x', '1'].includes(t) ? true : ['no', 'false', 'n', '0'].includes(t) ? false : undefined;
+    return ['yes', 'true', 'y', 'x', '1'].includes(t)
+      ? true
+      : ['no', 'false', 'n', '0'].includes(t)
+        ? false
+        : undefined;
   }
-  if (f.type === 'string' || f.type === 'date') return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+  if (f.type === 'string' || f.type === 'date')
+    return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
   return v;
 }
 
@@ -118,10 +149,14 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
   const kind = kindOf(f, concept);
   const { lines } = ctx;
   switch (concept?.id) {
-    case 'effective_date': return best(effectiveDateCandidates(lines));
-    case 'jurisdiction': return best(jurisdictionCandidates(lines));
-    case 'term': return best(termCandidates(lines).filter((c) => c.score >= 0.5));
-    case 'parties': return partyCandidates(lines, 1)[0];
+    case 'effective_date':
+      return best(effectiveDateCandidates(lines));
+    case 'jurisdiction':
+      return best(jurisdictionCandidates(lines));
+    case 'term':
+      return best(termCandidates(lines).filter((c) => c.score >= 0.5));
+    case 'parties':
+      return partyCandidates(lines, 1)[0];
     case 'issuer': {
       // A name after a specific label ("Vendor:", "Sold by"), not after the field's own name
       // ("Company No: 742016-W" is a registration number); else the letterhead's name.
@@ -131,7 +166,11 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
       return pick;
     }
     case 'address': {
-      const labelled = best(findLabelled(lines, labelsFor(f, concept), 'text').filter((c) => /\d/.test(String(c.value)) && /\p{L}{3,}/u.test(String(c.value))));
+      const labelled = best(
+        findLabelled(lines, labelsFor(f, concept), 'text').filter(
+          (c) => /\d/.test(String(c.value)) && /\p{L}{3,}/u.test(String(c.value)),
+        ),
+      );
       return labelled ?? best(addressCandidates(lines, ctx.companyPick ?? best(companyCandidates(lines))));
     }
     case 'total_amount': {
@@ -143,12 +182,16 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
-  const labelled = findLabelled(lines, labelsFor(f, concept), kind, { exclude: concept ? EXCLUDE[concept.id] : undefined });
+  const labelled = findLabelled(lines, labelsFor(f, concept), kind, {
+    exclude: concept ? EXCLUDE[concept.id] : undefined,
+  });
   // Among equally good total labels the largest amount is the grand total (tax lines, partial sums
   // and instalments are smaller).
-  const tie = concept?.id === 'total_amount' ? (a: Candidate, b: Candidate) => Number(b.value) - Number(a.value) : undefined;
+  const tie =
+    concept?.id === 'total_amount' ? (a: Candidate, b: Candidate) => Number(b.value) - Number(a.value) : undefined;
   let pick = best(labelled, tie);
   if (concept?.id === 'total_amount' && pick) ctx.totalPick = pick;
   if (pick) return pick;
@@ -158,10 +201,15 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
       const fromTotal = t && currencyNear(t, lines);
       return fromTotal ?? best(currencyCandidates(lines));
     }
-    case 'invoice_date': case 'date': return best(firstDateCandidates(lines));
-    case 'email': return best(patternCandidates(lines, /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/, 'email'));
-    case 'phone': return best(patternCandidates(lines, /\+?\(?\d[\d\s().\-/]{7,}\d/, 'phone'));
-    default: return pick;
+    case 'invoice_date':
+    case 'date':
+      return best(firstDateCandidates(lines));
+    case 'email':
+      return best(patternCandidates(lines, /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/, 'email'));
+    case 'phone':
+      return best(patternCandidates(lines, /\+?\(?\d[\d\s().\-/]{7,}\d/, 'phone'));
+    default:
+      return pick;
   }
 }
 
@@ -173,7 +221,9 @@ function isName(v: string): boolean {
 
 /** The currency printed with (or on the line of) the chosen total. */
 function currencyNear(total: Candidate, lines: SegLine[]): Candidate | undefined {
-  const line = lines.find((l) => l.seg.id === total.seg.id && l.text.includes(total.quote)) ?? lines.find((l) => l.seg.id === total.seg.id);
+  const line =
+    lines.find((l) => l.seg.id === total.seg.id && l.text.includes(total.quote)) ??
+    lines.find((l) => l.seg.id === total.seg.id);
   const own = currencyCandidates([{ ...(line ?? { seg: total.seg, page: total.page, index: 0 }), text: total.quote }]);
   return own[0] ? { ...own[0], order: total.order, score: 0.8 } : undefined;
 }
@@ -183,10 +233,12 @@ function listCandidates(f: SchemaField, ctx: Ctx): Candidate[] {
   if (concept?.id === 'parties') return partyCandidates(ctx.lines, 2);
   const kind = kindOf({ ...f, type: 'string' }, concept);
   const seen = new Set<string>();
-  return findLabelled(ctx.lines, labelsFor(f, concept), kind).filter((c) => {
-    const k = String(c.value).toLowerCase();
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  }).slice(0, 20);
+  return findLabelled(ctx.lines, labelsFor(f, concept), kind)
+    .filter((c) => {
+      const k = String(c.value).toLowerCase();
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .slice(0, 20);
 }

@@ -37,7 +37,12 @@ function isLabelOnly(text: string): boolean {
   return t.length <= 40 && /:$/.test(t) && !/\d{2}/.test(t);
 }
 
-export function findLabelled(lines: SegLine[], labels: string[], kind: ValueKind, opts: { exclude?: RegExp } = {}): Candidate[] {
+export function findLabelled(
+  lines: SegLine[],
+  labels: string[],
+  kind: ValueKind,
+  opts: { exclude?: RegExp } = {},
+): Candidate[] {
   const out: Candidate[] = [];
   lines.forEach((line, li) => {
     const folded = sameLengthFoldSafe(line.text);
@@ -51,7 +56,15 @@ export function findLabelled(lines: SegLine[], labels: string[], kind: ValueKind
         const rest = line.text.slice(me);
         const v = readValue(kind, rest);
         if (v) {
-          out.push({ value: v.value, seg: line.seg, page: line.page, quote: quoteAround(line.text, ms, me + v.end), score: base, order: li, label });
+          out.push({
+            value: v.value,
+            seg: line.seg,
+            page: line.page,
+            quote: quoteAround(line.text, ms, me + v.end),
+            score: base,
+            order: li,
+            label,
+          });
           continue;
         }
         // Nothing after the label on its line (or only a unit such as "EUR"): look below.
@@ -64,7 +77,11 @@ export function findLabelled(lines: SegLine[], labels: string[], kind: ValueKind
   return out;
 }
 
-function valueBelow(lines: SegLine[], li: number, kind: ValueKind): Omit<Candidate, 'score' | 'order' | 'label'> | undefined {
+function valueBelow(
+  lines: SegLine[],
+  li: number,
+  kind: ValueKind,
+): Omit<Candidate, 'score' | 'order' | 'label'> | undefined {
   const here = lines[li]!;
   let start = li;
   while (start > 0 && isLabelOnly(lines[start - 1]!.text) && lines[start - 1]!.page === here.page) start--;

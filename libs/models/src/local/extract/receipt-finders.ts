@@ -11,12 +11,28 @@ import type { Candidate } from './labelled-values';
 /** How far down a document its letterhead (company name and address) can be. */
 const HEAD_LINES = 10;
 
-const cand = (line: SegLine, order: number, value: Candidate['value'], start: number, end: number, score: number, label: string): Candidate =>
-  ({ value, seg: line.seg, page: line.page, quote: quoteAround(line.text, start, end), score, order, label });
+const cand = (
+  line: SegLine,
+  order: number,
+  value: Candidate['value'],
+  start: number,
+  end: number,
+  score: number,
+  label: string,
+): Candidate => ({
+  value,
+  seg: line.seg,
+  page: line.page,
+  quote: quoteAround(line.text, start, end),
+  score,
+  order,
+  label,
+});
 
 // Lines of the letterhead that are not the name: document titles, registration and tax numbers,
 // contacts, dates and times.
-const NOT_A_NAME = /\b(tax\s+invoice|invoice|receipt|resit|bill|factuur|facture|factura|fattura|rechnung|quittung|recibo|ricevuta|nota|welcome|selamat|cash\s*sale|official|simplified|tel|telephone|phone|fax|h\/?p|e-?mail|www|https?|gst|sst|vat|tax|reg(istration)?\.?\s*(no|number)?|co\.?\s*no|company\s+no|roc|business|cashier|date|time|table|order|member|counter|terminal|pos)\b|@|\d{1,2}[:.]\d{2}\s*(am|pm)?\b/i;
+const NOT_A_NAME =
+  /\b(tax\s+invoice|invoice|receipt|resit|bill|factuur|facture|factura|fattura|rechnung|quittung|recibo|ricevuta|nota|welcome|selamat|cash\s*sale|official|simplified|tel|telephone|phone|fax|h\/?p|e-?mail|www|https?|gst|sst|vat|tax|reg(istration)?\.?\s*(no|number)?|co\.?\s*no|company\s+no|roc|business|cashier|date|time|table|order|member|counter|terminal|pos)\b|@|\d{1,2}[:.]\d{2}\s*(am|pm)?\b/i;
 
 /** The issuer at the top of the document: a name with a legal form first, else the first name-like line. */
 export function companyCandidates(lines: SegLine[]): Candidate[] {
@@ -24,7 +40,9 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
   const out: Candidate[] = [];
   head.forEach((line, i) => {
     // A registration number printed after the name is not part of it: "(82256-V)".
-    const text = plain(line.text).replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s-]{0,6}[)}\]]?\s*$/, '').trim();
+    const text = plain(line.text)
+      .replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s-]{0,6}[)}\]]?\s*$/, '')
+      .trim();
     for (const o of findOrganisations(text)) {
       // The whole line when the name fills it ("MR. D.I.Y. (M) SDN BHD", "99 SPEED MART S/B").
       const rest = text.slice(0, o.start) + text.slice(o.end);
@@ -64,7 +82,8 @@ const SUFFIX_ONLY = /\b(S[DO0]N\.?\s*B[HN][DO0]\)?\.?|BHD\.?|S\/B|LTD\.?|INC\.?|
 
 function isNameLine(text: string): boolean {
   const letters = (text.match(/\p{L}/gu) ?? []).length;
-  if (letters < 4 || letters < 0.6 * text.replace(/\s/g, '').length || NOT_A_NAME.test(text) || findDates(text).length) return false;
+  if (letters < 4 || letters < 0.6 * text.replace(/\s/g, '').length || NOT_A_NAME.test(text) || findDates(text).length)
+    return false;
   return /\p{L}{2,}.*\s.*\p{L}{2,}|\p{L}{5,}/u.test(text);
 }
 
@@ -74,12 +93,17 @@ function quoted(first: SegLine, last: SegLine, value: string, order: number, sco
     const at = first.text.indexOf(value);
     return cand(first, order, value, Math.max(0, at), Math.max(0, at) + value.length, score, label);
   }
-  const quote = first.seg.markdown.split('\n').slice(first.index, last.index + 1).join('\n').trim();
+  const quote = first.seg.markdown
+    .split('\n')
+    .slice(first.index, last.index + 1)
+    .join('\n')
+    .trim();
   return { value, seg: first.seg, page: first.page, quote, score, order, label };
 }
 
 // Street words of many countries, postcodes (4–6 digits, UK, Canada, NL), unit and floor numbers.
-const STREET = /\b(no\.?|lot|unit|suite|ste|floor|flr|fl|level|lvl|block|blk|bldg|building|jalan|jln|lorong|lrg|taman|tmn|kawasan|bandar|seksyen|section|street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|place|pl|square|sq|highway|hwy|strasse|straße|str|weg|platz|gasse|rue|avenue|chemin|place|via|viale|piazza|calle|avenida|plaza|carrer|rua|straat|laan|plein|gracht|industrial|park|centre|center|mall|plaza|complex|tower|court)\b/i;
+const STREET =
+  /\b(no\.?|lot|unit|suite|ste|floor|flr|fl|level|lvl|block|blk|bldg|building|jalan|jln|lorong|lrg|taman|tmn|kawasan|bandar|seksyen|section|street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|place|pl|square|sq|highway|hwy|strasse|straße|str|weg|platz|gasse|rue|avenue|chemin|place|via|viale|piazza|calle|avenida|plaza|carrer|rua|straat|laan|plein|gracht|industrial|park|centre|center|mall|plaza|complex|tower|court)\b/i;
 const POSTCODE = /\b\d{4,6}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b|\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b\d{4}\s?[A-Z]{2}\b/;
 
 export function looksLikeAddress(text: string): boolean {
@@ -93,7 +117,9 @@ export function looksLikeAddress(text: string): boolean {
  */
 export function addressCandidates(lines: SegLine[], company?: Candidate): Candidate[] {
   const head = lines.filter((l) => l.page === (lines[0]?.page ?? 1)).slice(0, HEAD_LINES + 6);
-  let start = company ? head.findIndex((l) => l.seg.id === company.seg.id && l.text.includes(company.quote.slice(0, 20))) + 1 : 0;
+  let start = company
+    ? head.findIndex((l) => l.seg.id === company.seg.id && l.text.includes(company.quote.slice(0, 20))) + 1
+    : 0;
   if (start < 0) start = 0;
   // Registration numbers and qualifiers printed under the name: "(742016-W)", "Co. Reg. 12345-X".
   while (start < head.length && isRegistration(plain(head[start]!.text))) start++;
@@ -112,14 +138,25 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
     }
     block.push(line);
     // A line ending with the postcode and town, or a state/country line after it, closes the block.
-    if (/\b\d{4,6}\b\s+\p{L}[\p{L} .,'-]*[.,]?$/u.test(text) && i + 1 < head.length && !looksLikeStateLine(plain(head[i + 1]!.text))) break;
+    if (
+      /\b\d{4,6}\b\s+\p{L}[\p{L} .,'-]*[.,]?$/u.test(text) &&
+      i + 1 < head.length &&
+      !looksLikeStateLine(plain(head[i + 1]!.text))
+    )
+      break;
   }
   if (!block.length || !block.some((l) => /\d/.test(l.text))) return [];
   const segLines = block[0]!.seg.markdown.split('\n');
-  const first = block[0]!, last = block[block.length - 1]!;
-  const quote = segLines.slice(first.index, last.index + 1).join('\n').trim();
+  const first = block[0]!,
+    last = block[block.length - 1]!;
+  const quote = segLines
+    .slice(first.index, last.index + 1)
+    .join('\n')
+    .trim();
   const value = block.map((l) => plain(l.text).trim()).join(' ');
-  return [{ value, seg: first.seg, page: first.page, quote, score: 0.7, order: lines.indexOf(first), label: 'address block' }];
+  return [
+    { value, seg: first.seg, page: first.page, quote, score: 0.7, order: lines.indexOf(first), label: 'address block' },
+  ];
 }
 
 function isRegistration(text: string): boolean {
@@ -131,9 +168,11 @@ function looksLikeStateLine(text: string): boolean {
   return t.length > 0 && t.length <= 30 && /^\p{L}[\p{L} .,'-]*$/u.test(t) && !NOT_A_NAME.test(t);
 }
 
-const TOTAL_LABEL = /\b(grand\s*total|total|jumlah|amount\s+due|balance\s+due|amount\s+payable|nett?|to\s+pay|montant|gesamt|totaal|importe)\b/i;
+const TOTAL_LABEL =
+  /\b(grand\s*total|total|jumlah|amount\s+due|balance\s+due|amount\s+payable|nett?|to\s+pay|montant|gesamt|totaal|importe)\b/i;
 // Not the amount paid: sums before tax, counts, tax lines, savings.
-const NOT_PAID = /sub\s*-?\s*total|excl|excluding|before|w\/o|qty|quantity|items?\b|savings?|discount|disc\b|\btax\b(?!\s*incl)|\bgst\b(?!\s*\)?\s*$)|\bvat\b|\bsst\b|service\s+charge|points?|deposit|tendered/i;
+const NOT_PAID =
+  /sub\s*-?\s*total|excl|excluding|before|w\/o|qty|quantity|items?\b|savings?|discount|disc\b|\btax\b(?!\s*incl)|\bgst\b(?!\s*\)?\s*$)|\bvat\b|\bsst\b|service\s+charge|points?|deposit|tendered/i;
 const INCLUDED = /incl|inclusive|after|rounded|nett?\b|grand|payable|due|to\s+pay/i;
 const PAYMENT = /\b(cash|change|tender(ed)?|paid|payment|visa|master\s*card|card|debit|credit|e-?wallet|balance)\b/i;
 
@@ -142,7 +181,14 @@ export function isReceiptLike(lines: SegLine[]): boolean {
   return lines.some((l) => /\b(cash|change|tunai|baki|tendered)\b/i.test(l.text));
 }
 
-interface Amt { line: SegLine; i: number; value: number; start: number; end: number; labelled: 'total' | 'cash' | 'change' | 'round' | 'none' }
+interface Amt {
+  line: SegLine;
+  i: number;
+  value: number;
+  start: number;
+  end: number;
+  labelled: 'total' | 'cash' | 'change' | 'round' | 'none';
+}
 
 /**
  * The amount paid on a receipt: candidates on total lines (value on the line or the next), the
@@ -155,20 +201,37 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
   lines.forEach((line, i) => {
     const text = plain(line.text);
     const found = findAmounts(text);
-    const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b/i.test(text) ? 'change'
-      : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card)\b/i.test(text) ? 'cash'
-      : /round(ing)?\s*(adj|adjustment)/i.test(text) ? 'round'
-      : TOTAL_LABEL.test(text) && (!NOT_PAID.test(text) || INCLUDED.test(text)) ? 'total' : 'none';
+    const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b/i.test(text)
+      ? 'change'
+      : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card)\b/i.test(text)
+        ? 'cash'
+        : /round(ing)?\s*(adj|adjustment)/i.test(text)
+          ? 'round'
+          : TOTAL_LABEL.test(text) && (!NOT_PAID.test(text) || INCLUDED.test(text))
+            ? 'total'
+            : 'none';
     for (const a of found) {
       const at = line.text.indexOf(a.raw);
       amts.push({ line, i, value: a.value, start: Math.max(0, at), end: Math.max(0, at) + a.raw.length, labelled });
     }
     // A total label alone on its line: its amount is on the next line.
-    if (labelled === 'total' && !found.length && i + 1 < lines.length && !/\p{L}{3,}/u.test(plain(lines[i + 1]!.text).replace(/\b(RM|MYR|USD|EUR|SGD|GBP)\b/g, ''))) {
+    if (
+      labelled === 'total' &&
+      !found.length &&
+      i + 1 < lines.length &&
+      !/\p{L}{3,}/u.test(plain(lines[i + 1]!.text).replace(/\b(RM|MYR|USD|EUR|SGD|GBP)\b/g, ''))
+    ) {
       const next = lines[i + 1]!;
       for (const a of findAmounts(plain(next.text)).slice(0, 1)) {
         const at = next.text.indexOf(a.raw);
-        amts.push({ line: next, i: i + 1, value: a.value, start: Math.max(0, at), end: Math.max(0, at) + a.raw.length, labelled: 'total' });
+        amts.push({
+          line: next,
+          i: i + 1,
+          value: a.value,
+          start: Math.max(0, at),
+          end: Math.max(0, at) + a.raw.length,
+          labelled: 'total',
+        });
       }
     }
   });
@@ -178,7 +241,8 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
   const cash = amts.find((a) => a.labelled === 'cash');
   const change = amts.find((a) => a.labelled === 'change' && (!cash || a.i >= cash.i));
   const out: Candidate[] = [];
-  const push = (a: Amt, score: number, label: string) => out.push(cand(a.line, a.i, a.value, a.start, a.end, score, label));
+  const push = (a: Amt, score: number, label: string) =>
+    out.push(cand(a.line, a.i, a.value, a.start, a.end, score, label));
   if (cash && change && cash.value >= change.value) {
     const paid = Math.round((cash.value - change.value) * 100) / 100;
     const match = totals.filter((t) => Math.abs(t.value - paid) < 0.005);

@@ -11,7 +11,11 @@ import { rowCells } from '../text/lines';
 import { contentWords, fold } from '../text/normalize';
 import { conceptOf } from './concepts';
 
-interface Table { seg: Segment; header: string[]; rows: Array<{ cells: string[]; line: string }> }
+interface Table {
+  seg: Segment;
+  header: string[];
+  rows: Array<{ cells: string[]; line: string }>;
+}
 
 export function markdownTables(segments: Segment[]): Table[] {
   const out: Table[] = [];
@@ -19,7 +23,11 @@ export function markdownTables(segments: Segment[]): Table[] {
     const lines = seg.markdown.split('\n').filter((l) => l.trim().startsWith('|') && !/^\|?\s*:?-{3,}/.test(l.trim()));
     if (lines.length < 2) continue;
     const [head, ...body] = lines;
-    out.push({ seg, header: rowCells(head!)!, rows: body.map((line) => ({ cells: rowCells(line)!, line: line.trim() })) });
+    out.push({
+      seg,
+      header: rowCells(head!)!,
+      rows: body.map((line) => ({ cells: rowCells(line)!, line: line.trim() })),
+    });
   }
   return out;
 }
@@ -27,13 +35,37 @@ export function markdownTables(segments: Segment[]): Table[] {
 /** Words a column header may use for a child field. */
 function childLabels(child: SchemaField): string[][] {
   const c = conceptOf(child);
-  const own = [child.name.replace(/_/g, ' '), ...(child.description && child.description.split(/\s+/).length <= 4 ? [child.description] : [])];
+  const own = [
+    child.name.replace(/_/g, ' '),
+    ...(child.description && child.description.split(/\s+/).length <= 4 ? [child.description] : []),
+  ];
   return [...own, ...(c?.labels ?? [])].map((l) => contentWords(l)).filter((w) => w.length);
 }
 
 const SYNONYMS: Record<string, string[]> = {
-  name: ['description', 'item', 'product', 'article', 'artikel', 'beschreibung', 'designation', 'omschrijving', 'service', 'title'],
-  description: ['name', 'item', 'product', 'artikel', 'beschreibung', 'designation', 'omschrijving', 'service', 'title'],
+  name: [
+    'description',
+    'item',
+    'product',
+    'article',
+    'artikel',
+    'beschreibung',
+    'designation',
+    'omschrijving',
+    'service',
+    'title',
+  ],
+  description: [
+    'name',
+    'item',
+    'product',
+    'artikel',
+    'beschreibung',
+    'designation',
+    'omschrijving',
+    'service',
+    'title',
+  ],
   qty: ['quantity', 'menge', 'aantal', 'nombre', 'qte', 'units'],
   quantity: ['qty', 'menge', 'aantal', 'nombre', 'qte', 'units'],
   price: ['unit', 'rate', 'preis', 'prijs', 'prix', 'pu', 'vk'],
@@ -49,7 +81,12 @@ function headerScore(header: string, labels: string[][]): number {
   if (!h.size) return 0;
   let best = 0;
   for (const words of labels) {
-    const hit = words.filter((w) => h.has(w) || (SYNONYMS[w] ?? []).some((s) => h.has(s)) || [...h].some((x) => x.length > 4 && (x.startsWith(w) || w.startsWith(x)))).length;
+    const hit = words.filter(
+      (w) =>
+        h.has(w) ||
+        (SYNONYMS[w] ?? []).some((s) => h.has(s)) ||
+        [...h].some((x) => x.length > 4 && (x.startsWith(w) || w.startsWith(x))),
+    ).length;
     best = Math.max(best, hit / words.length);
   }
   return best;
@@ -64,23 +101,32 @@ function readCell(child: SchemaField, text: string): unknown {
   return t;
 }
 
-export function extractTableField(field: SchemaField, path: string, segments: Segment[]): { value: Record<string, unknown>[] | null; citations: Citation[] } {
+export function extractTableField(
+  field: SchemaField,
+  path: string,
+  segments: Segment[],
+): { value: Record<string, unknown>[] | null; citations: Citation[] } {
   const children = field.children ?? [];
   const labels = children.map(childLabels);
-  const scored = markdownTables(segments).map((t) => {
-    const mapping = children.map((_, ci) => {
-      let bestCol = -1;
-      let bestScore = 0;
-      t.header.forEach((h, col) => {
-        const s = headerScore(h, labels[ci]!);
-        if (s > bestScore) { bestScore = s; bestCol = col; }
+  const scored = markdownTables(segments)
+    .map((t) => {
+      const mapping = children.map((_, ci) => {
+        let bestCol = -1;
+        let bestScore = 0;
+        t.header.forEach((h, col) => {
+          const s = headerScore(h, labels[ci]!);
+          if (s > bestScore) {
+            bestScore = s;
+            bestCol = col;
+          }
+        });
+        return bestScore >= 0.5 ? bestCol : -1;
       });
-      return bestScore >= 0.5 ? bestCol : -1;
-    });
-    // The field's own name in a heading or caption counts a little ("Line items").
-    const bonus = fold(t.seg.title ?? '').includes(fold(field.name.replace(/_/g, ' '))) ? 0.5 : 0;
-    return { t, mapping, score: mapping.filter((c) => c >= 0).length + bonus };
-  }).filter((x) => x.mapping.filter((c) => c >= 0).length >= Math.min(2, children.length));
+      // The field's own name in a heading or caption counts a little ("Line items").
+      const bonus = fold(t.seg.title ?? '').includes(fold(field.name.replace(/_/g, ' '))) ? 0.5 : 0;
+      return { t, mapping, score: mapping.filter((c) => c >= 0).length + bonus };
+    })
+    .filter((x) => x.mapping.filter((c) => c >= 0).length >= Math.min(2, children.length));
   if (!scored.length) return { value: null, citations: [] };
   const top = Math.max(...scored.map((s) => s.score));
   const chosen = scored.filter((s) => s.score >= top * 0.8 && s.score > 0);
@@ -95,7 +141,13 @@ export function extractTableField(field: SchemaField, path: string, segments: Se
       children.forEach((c, ci) => {
         const cell = mapping[ci]! >= 0 ? (row.cells[mapping[ci]!] ?? '').trim() : '';
         if (!cell || values[ci] === null) return;
-        citations.push({ path: `${path}/${idx}/${c.name}`, segmentId: t.seg.id, pageNumber: segmentPage(t.seg), quote: t.seg.markdown.includes(cell) ? cell : row.line, confidence: 0.7 });
+        citations.push({
+          path: `${path}/${idx}/${c.name}`,
+          segmentId: t.seg.id,
+          pageNumber: segmentPage(t.seg),
+          quote: t.seg.markdown.includes(cell) ? cell : row.line,
+          confidence: 0.7,
+        });
       });
     }
   }

@@ -7,24 +7,50 @@ import { findOrganisations } from '../text/entities';
 import type { SchemaField } from '../../tasks/field-schema';
 import type { Concept } from './concepts';
 
-export type ValueKind = 'date' | 'amount' | 'number' | 'identifier' | 'text' | 'org' | 'currency' | 'boolean' | 'email' | 'phone';
+export type ValueKind =
+  'date' | 'amount' | 'number' | 'identifier' | 'text' | 'org' | 'currency' | 'boolean' | 'email' | 'phone';
 
-export interface ReadValue { value: string | number | boolean; start: number; end: number }
+export interface ReadValue {
+  value: string | number | boolean;
+  start: number;
+  end: number;
+}
 
 export function kindOf(field: SchemaField, concept: Concept | undefined): ValueKind {
   if (field.type === 'date') return 'date';
   if (field.type === 'boolean') return 'boolean';
   switch (concept?.id) {
-    case 'invoice_number': case 'order_number': case 'customer_number': case 'vat_id': case 'iban': return 'identifier';
-    case 'total_amount': case 'subtotal': case 'tax_amount': return field.type === 'string' ? 'identifier' : 'amount';
-    case 'currency': return 'currency';
-    case 'issuer': case 'customer': return 'org';
-    case 'email': return 'email';
-    case 'phone': return 'phone';
-    case 'invoice_date': case 'due_date': case 'effective_date': case 'date': return 'date';
-    default: break;
+    case 'invoice_number':
+    case 'order_number':
+    case 'customer_number':
+    case 'vat_id':
+    case 'iban':
+      return 'identifier';
+    case 'total_amount':
+    case 'subtotal':
+    case 'tax_amount':
+      return field.type === 'string' ? 'identifier' : 'amount';
+    case 'currency':
+      return 'currency';
+    case 'issuer':
+    case 'customer':
+      return 'org';
+    case 'email':
+      return 'email';
+    case 'phone':
+      return 'phone';
+    case 'invoice_date':
+    case 'due_date':
+    case 'effective_date':
+    case 'date':
+      return 'date';
+    default:
+      break;
   }
-  if (field.type === 'number') return /amount|price|total|cost|fee|sum|tax|betrag|montant/.test(`${field.name} ${field.description}`) ? 'amount' : 'number';
+  if (field.type === 'number')
+    return /amount|price|total|cost|fee|sum|tax|betrag|montant/.test(`${field.name} ${field.description}`)
+      ? 'amount'
+      : 'number';
   return 'text';
 }
 
@@ -40,7 +66,8 @@ export function readValue(kind: ValueKind, text: string, maxLead = 30): ReadValu
       const d = findDates(text)[0];
       return d && within(d.start) ? { value: d.iso, start: d.start, end: d.end } : undefined;
     }
-    case 'amount': case 'number': {
+    case 'amount':
+    case 'number': {
       const a = findAmounts(text, { requireMoneyShape: kind === 'amount' })[0];
       return a && within(a.start) ? { value: a.value, start: a.start, end: a.end } : undefined;
     }
@@ -50,7 +77,11 @@ export function readValue(kind: ValueKind, text: string, maxLead = 30): ReadValu
       for (const t of tokens) {
         const tok = t[0].replace(/[.:)]+$/, '');
         if (/\d/.test(tok) && tok.length >= 3 && !findDates(tok).some((d) => d.raw === tok)) {
-          return { value: tok.replace(/^[#(]+/, ''), start: lead + t.index! + (tok.length - tok.replace(/^[#(]+/, '').length), end: lead + t.index! + tok.length };
+          return {
+            value: tok.replace(/^[#(]+/, ''),
+            start: lead + t.index! + (tok.length - tok.replace(/^[#(]+/, '').length),
+            end: lead + t.index! + tok.length,
+          };
         }
       }
       return undefined;
@@ -77,7 +108,8 @@ export function readValue(kind: ValueKind, text: string, maxLead = 30): ReadValu
       if (o && o.start <= maxLead) return { value: o.name, start: lead + o.start, end: lead + o.end };
       return readText(rest, lead);
     }
-    case 'text': return readText(rest, lead);
+    case 'text':
+      return readText(rest, lead);
   }
 }
 
@@ -85,7 +117,11 @@ export function readValue(kind: ValueKind, text: string, maxLead = 30): ReadValu
 function readText(rest: string, lead: number): ReadValue | undefined {
   let end = rest.search(/\s\|\s|\s{3,}|\s[A-ZÀ-Ý][\wÀ-ÿ.]*(?:\s[\wÀ-ÿ.]+){0,2}\s?:\s/);
   if (end < 0) end = rest.length;
-  const value = rest.slice(0, Math.min(end, 120)).replace(/[\s|,;:]+$/, '').replace(/^\((.*)\)$/, '$1').trim();
+  const value = rest
+    .slice(0, Math.min(end, 120))
+    .replace(/[\s|,;:]+$/, '')
+    .replace(/^\((.*)\)$/, '$1')
+    .trim();
   // A parenthetical remark or a bare symbol is not a value.
   if (!/[\p{L}\p{N}]{2,}/u.test(value) || /^\(.*\)$/.test(rest.slice(0, end).trim())) return undefined;
   return { value, start: lead, end: lead + value.length };

@@ -11,7 +11,12 @@ import { profileOf } from '../classify/features';
 import { classProfile, scoreProfiles } from '../classify/profiles';
 import { BUILTIN_PROFILES } from '../classify/vocabulary';
 import { CONCEPTS } from '../extract/concepts';
-import { effectiveDateCandidates, jurisdictionCandidates, partyCandidates, termCandidates } from '../extract/document-finders';
+import {
+  effectiveDateCandidates,
+  jurisdictionCandidates,
+  partyCandidates,
+  termCandidates,
+} from '../extract/document-finders';
 import { labelRegex } from '../extract/labelled-values';
 import { sameLengthFoldSafe } from '../extract/fold-index';
 import { markdownTables } from '../extract/table-fields';
@@ -25,13 +30,24 @@ const KV = /(?:^|\|\s*|\s{2,})([A-Za-zÀ-ÿ][\wÀ-ÿ .'’/#°()-]{1,40}?)\s*:\s
 function typeOfValue(v: string): SchemaField['type'] {
   const t = v.trim();
   if (findDates(t).some((d) => d.start <= 2 && d.end >= t.length - 2)) return 'date';
-  if (/^[-+]?[$€£₹¥]?\s?[\d.,\s]+\s?[$€£%]?$/.test(t) && findAmounts(t, { requireMoneyShape: false }).length) return 'number';
+  if (/^[-+]?[$€£₹¥]?\s?[\d.,\s]+\s?[$€£%]?$/.test(t) && findAmounts(t, { requireMoneyShape: false }).length)
+    return 'number';
   if (/^(yes|no|true|false)$/i.test(t)) return 'boolean';
   return 'string';
 }
 
 // Invoice concepts only name fields of invoice-like documents; elsewhere "Date:" is just a date.
-const INVOICE_ONLY = new Set(['invoice_number', 'invoice_date', 'due_date', 'subtotal', 'tax_amount', 'total_amount', 'currency', 'issuer', 'customer']);
+const INVOICE_ONLY = new Set([
+  'invoice_number',
+  'invoice_date',
+  'due_date',
+  'subtotal',
+  'tax_amount',
+  'total_amount',
+  'currency',
+  'issuer',
+  'customer',
+]);
 const SKIP_LABELS = /^(page|seite|pagina|by|no|nr|re|cc|to|from|subject)$/i;
 const LABEL_CELL = /^[A-Za-zÀ-ÿ][\wÀ-ÿ .'’/#°()*-]{0,40}:?$/;
 
@@ -41,18 +57,30 @@ function conceptName(label: string, invoiceLike: boolean): string | undefined {
   let best: { id: string; len: number } | undefined;
   for (const c of CONCEPTS) {
     if (!invoiceLike && INVOICE_ONLY.has(c.id)) continue;
-    for (const l of c.labels) if (labelRegex(l).test(folded) && (!best || l.length > best.len)) best = { id: c.id, len: l.length };
+    for (const l of c.labels)
+      if (labelRegex(l).test(folded) && (!best || l.length > best.len)) best = { id: c.id, len: l.length };
   }
   return best?.id;
 }
 
 export function localGenerateSchema(ev: Evidence, title = ''): SchemaGenerateOutput {
   const pages = evidencePages(ev);
-  const docType = scoreProfiles(BUILTIN_PROFILES.map((b) => classProfile({ name: b.key, description: '' })), profileOf(ev.segments, pages.map((p) => p.text).join('\n'), ev))[0];
+  const docType = scoreProfiles(
+    BUILTIN_PROFILES.map((b) => classProfile({ name: b.key, description: '' })),
+    profileOf(ev.segments, pages.map((p) => p.text).join('\n'), ev),
+  )[0];
   const documentType = docType && docType.score > 0 ? docType.name : 'document';
   const fields = new Map<string, SchemaField>();
   const invoiceLike = documentType === 'invoice' || documentType === 'receipt';
-  const CONCEPT_TYPES: Record<string, SchemaField['type']> = { invoice_date: 'date', due_date: 'date', effective_date: 'date', date: 'date', total_amount: 'number', subtotal: 'number', tax_amount: 'number' };
+  const CONCEPT_TYPES: Record<string, SchemaField['type']> = {
+    invoice_date: 'date',
+    due_date: 'date',
+    effective_date: 'date',
+    date: 'date',
+    total_amount: 'number',
+    subtotal: 'number',
+    tax_amount: 'number',
+  };
   const add = (f: SchemaField) => {
     if (CONCEPT_TYPES[f.name] && f.type !== 'table') f = { ...f, type: CONCEPT_TYPES[f.name]! };
     if (!fields.has(f.name) && fields.size < MAX_FIELDS && f.name.replace(/_/g, '').length >= 3) fields.set(f.name, f);
@@ -62,10 +90,24 @@ export function localGenerateSchema(ev: Evidence, title = ''): SchemaGenerateOut
 
   // Contracts state their key terms in sentences, not label/value pairs.
   if (/contract|nda/.test(documentType)) {
-    if (partyCandidates(lines).length) add({ name: 'parties', type: 'array', description: 'Organisations that are party to the agreement', required: true });
-    if (effectiveDateCandidates(lines).some((c) => c.score >= 0.7)) add({ name: 'effective_date', type: 'date', description: 'Date the agreement takes effect', required: true });
-    if (jurisdictionCandidates(lines).length) add({ name: 'governing_law', type: 'string', description: 'State or country whose law governs the agreement', required: false });
-    if (termCandidates(lines).some((c) => c.score >= 0.5)) add({ name: 'term', type: 'string', description: 'Duration of the agreement', required: false });
+    if (partyCandidates(lines).length)
+      add({
+        name: 'parties',
+        type: 'array',
+        description: 'Organisations that are party to the agreement',
+        required: true,
+      });
+    if (effectiveDateCandidates(lines).some((c) => c.score >= 0.7))
+      add({ name: 'effective_date', type: 'date', description: 'Date the agreement takes effect', required: true });
+    if (jurisdictionCandidates(lines).length)
+      add({
+        name: 'governing_law',
+        type: 'string',
+        description: 'State or country whose law governs the agreement',
+        required: false,
+      });
+    if (termCandidates(lines).some((c) => c.score >= 0.5))
+      add({ name: 'term', type: 'string', description: 'Duration of the agreement', required: false });
     reasons.push('contract clauses (parties, effective date, governing law, term)');
   }
 
@@ -75,7 +117,10 @@ export function localGenerateSchema(ev: Evidence, title = ''): SchemaGenerateOut
     const text = plain(l.text);
     KV.lastIndex = 0;
     for (let m = KV.exec(text); m; m = KV.exec(text)) {
-      const label = m[1]!.trim().replace(/[#°.]+$/, '').trim();
+      const label = m[1]!
+        .trim()
+        .replace(/[#°.]+$/, '')
+        .trim();
       if (label.split(/\s+/).length > 5 || /^(https?|www|mailto)$/i.test(label) || SKIP_LABELS.test(label)) continue;
       const name = conceptName(label, invoiceLike) ?? normalizeFieldName(label).replace(/^_+|_+$/g, '');
       add({ name, type: typeOfValue(m[2]!), description: `Value printed as "${label}"`, required: false });
@@ -92,7 +137,12 @@ export function localGenerateSchema(ev: Evidence, title = ''): SchemaGenerateOut
         if (!/:$/.test(label) && !/\d/.test(value)) continue;
         const clean = label.replace(/[:*#]+$/, '').trim();
         if (SKIP_LABELS.test(clean)) continue;
-        add({ name: conceptName(clean, invoiceLike) ?? normalizeFieldName(clean).replace(/^_+|_+$/g, ''), type: typeOfValue(value), description: `Value printed as "${clean}"`, required: false });
+        add({
+          name: conceptName(clean, invoiceLike) ?? normalizeFieldName(clean).replace(/^_+|_+$/g, ''),
+          type: typeOfValue(value),
+          description: `Value printed as "${clean}"`,
+          required: false,
+        });
         kvCount++;
       }
     }
@@ -108,22 +158,41 @@ export function localGenerateSchema(ev: Evidence, title = ''): SchemaGenerateOut
       if (!name || children.some((c) => c.name === name)) return;
       const values = t.rows.map((r) => r.cells[col] ?? '').filter((v) => v.trim());
       const types = values.map(typeOfValue);
-      const majority = (['number', 'date', 'boolean'] as const).find((ty) => types.filter((x) => x === ty).length > values.length / 2) ?? 'string';
+      const majority =
+        (['number', 'date', 'boolean'] as const).find(
+          (ty) => types.filter((x) => x === ty).length > values.length / 2,
+        ) ?? 'string';
       children.push({ name, type: majority, description: `Column "${h}"`, required: false });
     });
     if (children.length < 2) continue;
-    const heading = t.seg.title && t.seg.title !== t.seg.docName && !/:$/.test(t.seg.title.trim()) ? t.seg.title : undefined;
-    const base = normalizeFieldName(heading ?? (invoiceLike ? 'line_items' : 'table')).replace(/^_+|_+$/g, '').slice(0, 40) || 'table';
+    const heading =
+      t.seg.title && t.seg.title !== t.seg.docName && !/:$/.test(t.seg.title.trim()) ? t.seg.title : undefined;
+    const base =
+      normalizeFieldName(heading ?? (invoiceLike ? 'line_items' : 'table'))
+        .replace(/^_+|_+$/g, '')
+        .slice(0, 40) || 'table';
     let name = base;
     for (let i = 2; fields.has(name); i++) name = `${base}_${i}`;
-    add({ name, type: 'table', description: `Rows of the table with columns ${t.header.filter(Boolean).join(', ')}`, required: false, children });
+    add({
+      name,
+      type: 'table',
+      description: `Rows of the table with columns ${t.header.filter(Boolean).join(', ')}`,
+      required: false,
+      children,
+    });
     tableCount++;
   }
   if (tableCount) reasons.push(`${tableCount} table(s)`);
-  if (!fields.size) add({ name: 'summary', type: 'string', description: 'A one-sentence summary of the document', required: false });
+  if (!fields.size)
+    add({ name: 'summary', type: 'string', description: 'A one-sentence summary of the document', required: false });
 
   return {
-    schema: { version: 1, title: title || `${documentType.replace(/_/g, ' ')} schema`, description: `Fields found in a sample ${documentType.replace(/_/g, ' ')}`, fields: [...fields.values()] },
+    schema: {
+      version: 1,
+      title: title || `${documentType.replace(/_/g, ' ')} schema`,
+      description: `Fields found in a sample ${documentType.replace(/_/g, ' ')}`,
+      fields: [...fields.values()],
+    },
     documentType,
     schemaRationale: reasons.length
       ? `Derived from ${reasons.join(', ')} in the sample; types come from the printed values (dates, amounts, text).`

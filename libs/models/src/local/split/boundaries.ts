@@ -6,11 +6,21 @@
 // by reasoning about each signal's reliability, then checked on the corpus (README, measured).
 import type { PageFeatures } from './page-features';
 
-export interface BoundaryScore { pageNumber: number; score: number; reasons: string[] }
+export interface BoundaryScore {
+  pageNumber: number;
+  score: number;
+  reasons: string[];
+}
 
-const TITLE_WORDS = /\b(invoice|factuur|facture|rechnung|bill|agreement|contract|nda|non-?disclosure|confidentiality|statement|report|exhibit|front cover|memorandum|letter|receipt|certificate|proposal|purchase order|minutes)\b/i;
-const FAMILY: Record<string, string> = { contract: 'contract', contract_nda: 'contract', invoice: 'invoice', receipt: 'invoice' };
-const family = (t?: string) => (t ? FAMILY[t] ?? t : undefined);
+const TITLE_WORDS =
+  /\b(invoice|factuur|facture|rechnung|bill|agreement|contract|nda|non-?disclosure|confidentiality|statement|report|exhibit|front cover|memorandum|letter|receipt|certificate|proposal|purchase order|minutes)\b/i;
+const FAMILY: Record<string, string> = {
+  contract: 'contract',
+  contract_nda: 'contract',
+  invoice: 'invoice',
+  receipt: 'invoice',
+};
+const family = (t?: string) => (t ? (FAMILY[t] ?? t) : undefined);
 
 export const BOUNDARY_THRESHOLD = 2;
 
@@ -35,9 +45,17 @@ export function tfidf(pages: PageFeatures[]): Array<Map<string, number>> {
 }
 
 export function cosine(a: Map<string, number>, b: Map<string, number>): number {
-  let dot = 0; let na = 0; let nb = 0;
-  a.forEach((x, k) => { na += x * x; const y = b.get(k); if (y) dot += x * y; });
-  b.forEach((y) => { nb += y * y; });
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  a.forEach((x, k) => {
+    na += x * x;
+    const y = b.get(k);
+    if (y) dot += x * y;
+  });
+  b.forEach((y) => {
+    nb += y * y;
+  });
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
@@ -49,14 +67,18 @@ export function addInto(acc: Map<string, number>, v: Map<string, number>): void 
 export function boundaryScore(prev: PageFeatures, cur: PageFeatures, similarity: number): BoundaryScore {
   const reasons: string[] = [];
   let score = 0;
-  const add = (w: number, why: string) => { score += w; reasons.push(why); };
+  const add = (w: number, why: string) => {
+    score += w;
+    reasons.push(why);
+  };
   if (cur.empty) return { pageNumber: cur.pageNumber, score: -3, reasons: ['blank page continues the document'] };
   const pm = prev.marker;
   const cm = cur.marker;
   if (cm && cm.n === 1 && !cm.bare) add(4, `page numbering restarts (${cm.total ? `1 of ${cm.total}` : 'page 1'})`);
   else if (cm && cm.n === 1 && cm.bare) add(1.5, 'page number 1');
   if (cm && cm.n > 1) {
-    if (pm && pm.n === cm.n - 1 && (pm.total === cm.total || pm.bare === cm.bare)) add(cm.bare ? -2.5 : -4, `page numbering continues (${pm.n} → ${cm.n})`);
+    if (pm && pm.n === cm.n - 1 && (pm.total === cm.total || pm.bare === cm.bare))
+      add(cm.bare ? -2.5 : -4, `page numbering continues (${pm.n} → ${cm.n})`);
     else if (!cm.bare) add(-3, `page ${cm.n}${cm.total ? ` of ${cm.total}` : ''} continues a document`);
     else add(-1, `page number ${cm.n}`);
   }
@@ -65,10 +87,19 @@ export function boundaryScore(prev: PageFeatures, cur: PageFeatures, similarity:
   const runningHead = cur.headKeys.some((k) => prev.headKeys.includes(k));
   const runningFoot = cur.footKeys.some((k) => prev.footKeys.includes(k) && !/^#$/.test(k));
   if (runningHead || runningFoot) add(-2, `shared running ${runningHead ? 'header' : 'footer'}`);
-  const freshTitle = cur.lines.slice(0, 4).find((l) => titleLike(l) && TITLE_WORDS.test(l) && !prev.lines.slice(0, 4).includes(l));
+  const freshTitle = cur.lines
+    .slice(0, 4)
+    .find((l) => titleLike(l) && TITLE_WORDS.test(l) && !prev.lines.slice(0, 4).includes(l));
   if (freshTitle && !runningHead) add(1.5, `title line "${freshTitle.slice(0, 60)}"`);
   // Letters open with a salutation; nothing in the middle of a document does.
-  if (cur.lines.slice(0, 5).some((l) => /^(dear\b|ladies and gentlemen|to whom it may concern|sehr geehrte|madame, monsieur|geachte)/i.test(l))) add(1.5, 'salutation opens the page');
+  if (
+    cur.lines
+      .slice(0, 5)
+      .some((l) =>
+        /^(dear\b|ladies and gentlemen|to whom it may concern|sehr geehrte|madame, monsieur|geachte)/i.test(l),
+      )
+  )
+    add(1.5, 'salutation opens the page');
   const pt = family(prev.docType);
   const ct = family(cur.docType);
   if (pt && ct && pt !== ct) add(2, `document type changes (${prev.docType} → ${cur.docType})`);
@@ -81,7 +112,13 @@ export function boundaryScore(prev: PageFeatures, cur: PageFeatures, similarity:
   if (/[a-z,;]$/.test(lastLine) && /^[a-z]/.test(firstLine)) add(-3, 'sentence runs over the page break');
   if (similarity < 0.08) add(1.5, `topic changes (similarity ${similarity.toFixed(2)})`);
   else if (similarity > 0.25) add(-1.5, `topic continues (similarity ${similarity.toFixed(2)})`);
-  if (prev.width && cur.width && prev.height && cur.height && (Math.abs(prev.width - cur.width) > 0.05 * prev.width || Math.abs(prev.height - cur.height) > 0.05 * prev.height)) {
+  if (
+    prev.width &&
+    cur.width &&
+    prev.height &&
+    cur.height &&
+    (Math.abs(prev.width - cur.width) > 0.05 * prev.width || Math.abs(prev.height - cur.height) > 0.05 * prev.height)
+  ) {
     add(1, 'page size changes');
   }
   return { pageNumber: cur.pageNumber, score, reasons };

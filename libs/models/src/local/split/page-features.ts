@@ -11,7 +11,11 @@ import { CONCEPTS } from '../extract/concepts';
 import { segmentLines } from '../text/lines';
 import { contentWords, fold } from '../text/normalize';
 
-export interface PageMarker { n: number; total?: number; bare: boolean }
+export interface PageMarker {
+  n: number;
+  total?: number;
+  bare: boolean;
+}
 
 export interface PageFeatures {
   pageNumber: number;
@@ -32,9 +36,23 @@ export interface PageFeatures {
 }
 
 /** Types a page can be (a subset of the built-in vocabulary: document kinds, not media). */
-export const PAGE_TYPES = ['invoice', 'receipt', 'contract_nda', 'contract', 'scientific_paper', 'technical_manual', 'bank_statement',
-  'financial_statement', 'tabular_report', 'government_report_with_tables', 'form', 'report'];
-const TYPE_PROFILES = BUILTIN_PROFILES.filter((b) => PAGE_TYPES.includes(b.key)).map((b) => classProfile({ name: b.key, description: '' }));
+export const PAGE_TYPES = [
+  'invoice',
+  'receipt',
+  'contract_nda',
+  'contract',
+  'scientific_paper',
+  'technical_manual',
+  'bank_statement',
+  'financial_statement',
+  'tabular_report',
+  'government_report_with_tables',
+  'form',
+  'report',
+];
+const TYPE_PROFILES = BUILTIN_PROFILES.filter((b) => PAGE_TYPES.includes(b.key)).map((b) =>
+  classProfile({ name: b.key, description: '' }),
+);
 const INVOICE_LABELS = CONCEPTS.find((c) => c.id === 'invoice_number')!.labels.filter((l) => l !== 'invoice');
 
 const MARKERS: Array<{ re: RegExp; bare: boolean }> = [
@@ -69,7 +87,10 @@ export function pageFeatures(ev: Evidence): PageFeatures[] {
   const pages: PageText[] = evidencePages(ev);
   const sizes = new Map(ev.grounding?.pages.map((p) => [p.page_number, { w: p.width, h: p.height }]) ?? []);
   return pages.map((p) => {
-    const lines = p.text.split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = p.text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     const segs = ev.segments.filter((s) => segmentPage(s) === p.pageNumber);
     const scores = scoreProfiles(TYPE_PROFILES, profileOf(segs, p.text, ev));
     const conf = confidenceOf(scores);
@@ -83,8 +104,14 @@ export function pageFeatures(ev: Evidence): PageFeatures[] {
       text: p.text,
       lines,
       marker: pageMarker(lines),
-      headKeys: lines.slice(0, 2).map(mask).filter((k) => k.length > 3),
-      footKeys: lines.slice(-2).map(mask).filter((k) => k.length > 3),
+      headKeys: lines
+        .slice(0, 2)
+        .map(mask)
+        .filter((k) => k.length > 3),
+      footKeys: lines
+        .slice(-2)
+        .map(mask)
+        .filter((k) => k.length > 3),
       titleLine: lines.slice(0, 4).find((l) => /[A-Za-z]{3}/.test(l)),
       docType: known ? scores[0]!.name : undefined,
       docTypeConfidence: known ? conf : 0,

@@ -12,7 +12,9 @@ import { addInto, BOUNDARY_THRESHOLD, boundaryScore, cosine, tfidf, type Boundar
 import { PAGE_TYPES, pageFeatures, type PageFeatures } from './page-features';
 import { ruleAdjustments } from './rules';
 
-const TYPE_PROFILES = BUILTIN_PROFILES.filter((b) => PAGE_TYPES.includes(b.key)).map((b) => classProfile({ name: b.key, description: '' }));
+const TYPE_PROFILES = BUILTIN_PROFILES.filter((b) => PAGE_TYPES.includes(b.key)).map((b) =>
+  classProfile({ name: b.key, description: '' }),
+);
 
 export function localSplit(ev: Evidence, rules: SplitRule[] = []): SplitOutput {
   const pages = pageFeatures(ev);
@@ -52,16 +54,27 @@ export function localSplit(ev: Evidence, rules: SplitRule[] = []): SplitOutput {
       startPage: span[0]!.pageNumber,
       endPage: span[span.length - 1]!.pageNumber,
       confidence: Math.round(Math.max(0.05, Math.min(startConf, contConf)) * 100) / 100,
-      boundaryReason: s.b ? s.b.reasons.filter((r) => !/continues|shared/.test(r)).join('; ') || s.b.reasons.join('; ') : 'first page of the file',
+      boundaryReason: s.b
+        ? s.b.reasons.filter((r) => !/continues|shared/.test(r)).join('; ') || s.b.reasons.join('; ')
+        : 'first page of the file',
     };
   });
-  const warnings = records.filter((r) => r.confidence < 0.6).map((r) => ({ code: 'low_confidence_boundary', message: `Record pages ${r.startPage}-${r.endPage} has weak boundary evidence (${r.confidence}).` }));
+  const warnings = records
+    .filter((r) => r.confidence < 0.6)
+    .map((r) => ({
+      code: 'low_confidence_boundary',
+      message: `Record pages ${r.startPage}-${r.endPage} has weak boundary evidence (${r.confidence}).`,
+    }));
   return { records, warnings };
 }
 
 function titleOf(page: PageFeatures, ev: Evidence): string {
-  const heading = ev.segments.find((s) => segmentPage(s) === page.pageNumber && /^#{1,3}\s/.test(s.markdown) && /[A-Za-z]{3}/.test(s.markdown));
-  const text = heading ? heading.markdown.replace(/^#+\s*/, '').split('\n')[0]! : page.titleLine ?? `Pages from ${page.pageNumber}`;
+  const heading = ev.segments.find(
+    (s) => segmentPage(s) === page.pageNumber && /^#{1,3}\s/.test(s.markdown) && /[A-Za-z]{3}/.test(s.markdown),
+  );
+  const text = heading
+    ? heading.markdown.replace(/^#+\s*/, '').split('\n')[0]!
+    : (page.titleLine ?? `Pages from ${page.pageNumber}`);
   return text.trim().slice(0, 120);
 }
 

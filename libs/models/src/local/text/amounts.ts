@@ -1,15 +1,56 @@
 // Money amounts and currencies: "$4.11", "$ 279.84", "€ 717,97", "56,02 €", "1.234,56", "EUR 12",
 // "Rs 40". The decimal separator is decided per number (a final separator followed by exactly
 // two digits is decimal), so German/French/Dutch and English notations read the same.
-export interface AmountHit { value: number; currency?: string; start: number; end: number; raw: string }
+export interface AmountHit {
+  value: number;
+  currency?: string;
+  start: number;
+  end: number;
+  raw: string;
+}
 
 const SYMBOLS: Array<[RegExp, string]> = [
-  [/S\$/, 'SGD'], [/US\$|(?<![A-Z])\$/, 'USD'], [/€/, 'EUR'], [/£/, 'GBP'], [/₹|\bRs\.?(?=\s*-?\d)|\bINR\b/, 'INR'], [/¥/, 'JPY'], [/CHF/, 'CHF'],
+  [/S\$/, 'SGD'],
+  [/US\$|(?<![A-Z])\$/, 'USD'],
+  [/€/, 'EUR'],
+  [/£/, 'GBP'],
+  [/₹|\bRs\.?(?=\s*-?\d)|\bINR\b/, 'INR'],
+  [/¥/, 'JPY'],
+  [/CHF/, 'CHF'],
   [/\bRM(?=\s*-?\d)/, 'MYR'],
 ];
-export const CURRENCY_CODES = ['USD', 'EUR', 'GBP', 'INR', 'JPY', 'CHF', 'CAD', 'AUD', 'CNY', 'HKD', 'SGD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'NZD', 'ZAR', 'BRL', 'MXN', 'MYR', 'IDR', 'THB', 'PHP', 'AED'];
+export const CURRENCY_CODES = [
+  'USD',
+  'EUR',
+  'GBP',
+  'INR',
+  'JPY',
+  'CHF',
+  'CAD',
+  'AUD',
+  'CNY',
+  'HKD',
+  'SGD',
+  'SEK',
+  'NOK',
+  'DKK',
+  'PLN',
+  'CZK',
+  'NZD',
+  'ZAR',
+  'BRL',
+  'MXN',
+  'MYR',
+  'IDR',
+  'THB',
+  'PHP',
+  'AED',
+];
 const WORDS: Array<[RegExp, string]> = [
-  [/\bU\.?S\.? dollars?\b|\bdollars?\b/i, 'USD'], [/\beuros?\b/i, 'EUR'], [/\bpounds? sterling\b/i, 'GBP'], [/\brupees?\b/i, 'INR'],
+  [/\bU\.?S\.? dollars?\b|\bdollars?\b/i, 'USD'],
+  [/\beuros?\b/i, 'EUR'],
+  [/\bpounds? sterling\b/i, 'GBP'],
+  [/\brupees?\b/i, 'INR'],
 ];
 
 const CUR = `(?:US\\$|S\\$|\\$|€|£|₹|¥|Rs\\.?|RM|${CURRENCY_CODES.join('|')})`;
@@ -47,7 +88,10 @@ export function findAmounts(text: string, opts: { requireMoneyShape?: boolean } 
   const out: AmountHit[] = [];
   AMOUNT_RE.lastIndex = 0;
   for (let m = AMOUNT_RE.exec(text); m; m = AMOUNT_RE.exec(text)) {
-    if (!m[0].trim()) { AMOUNT_RE.lastIndex++; continue; }
+    if (!m[0].trim()) {
+      AMOUNT_RE.lastIndex++;
+      continue;
+    }
     const num = m[2]!;
     // The character before the number itself (the match may start with a space before it).
     const prev = m[1] ? text[m.index - 1] : text[m.index + m[0].indexOf(num) - 1];
@@ -55,7 +99,11 @@ export function findAmounts(text: string, opts: { requireMoneyShape?: boolean } 
     if (prev && /[A-Za-z0-9/_]/.test(prev) && !m[1]) continue;
     const after = text.slice(m.index + m[0].length, m.index + m[0].length + 1);
     if (after === '%') continue;
-    if (/^[/\-.]\d/.test(text.slice(m.index + m[0].length, m.index + m[0].length + 2)) || /[A-Za-z_]/.test(after) && !m[3]) continue;
+    if (
+      /^[/\-.]\d/.test(text.slice(m.index + m[0].length, m.index + m[0].length + 2)) ||
+      (/[A-Za-z_]/.test(after) && !m[3])
+    )
+      continue;
     const value = parseNumber(num);
     if (value === undefined) continue;
     const currency = currencyOf(m[1]) ?? currencyOf(m[3]);
@@ -73,11 +121,19 @@ export function currenciesIn(text: string): string[] {
   for (const [re, code] of SYMBOLS) bump(code, (text.match(new RegExp(re.source, 'g')) ?? []).length);
   for (const code of CURRENCY_CODES) bump(code, (text.match(new RegExp(`\\b${code}\\b`, 'g')) ?? []).length);
   for (const [re, code] of WORDS) bump(code, (text.match(new RegExp(re.source, 'gi')) ?? []).length);
-  return [...counts.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([c]) => c);
+  return [...counts.entries()]
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([c]) => c);
 }
 
 const MENTION: Record<string, RegExp> = {
-  USD: /US\$|\$|\bUSD\b|\bdollars?\b/i, EUR: /€|\bEUR\b|\beuros?\b/i, GBP: /£|\bGBP\b/, INR: /₹|\bRs\.?|\bINR\b|\brupees?\b/i, JPY: /¥|\bJPY\b/, CHF: /\bCHF\b/,
+  USD: /US\$|\$|\bUSD\b|\bdollars?\b/i,
+  EUR: /€|\bEUR\b|\beuros?\b/i,
+  GBP: /£|\bGBP\b/,
+  INR: /₹|\bRs\.?|\bINR\b|\brupees?\b/i,
+  JPY: /¥|\bJPY\b/,
+  CHF: /\bCHF\b/,
 };
 
 /** Where the currency is written in the text (symbol, code or word), or -1. */

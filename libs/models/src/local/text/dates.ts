@@ -2,7 +2,12 @@
 // returned as ISO YYYY-MM-DD with their position so callers can quote the surrounding text.
 import { fold } from './normalize';
 
-export interface DateHit { iso: string; start: number; end: number; raw: string }
+export interface DateHit {
+  iso: string;
+  start: number;
+  end: number;
+  raw: string;
+}
 
 const MONTHS: Record<string, number> = {};
 const add = (n: number, ...names: string[]) => names.forEach((x) => (MONTHS[x] = n));
@@ -19,19 +24,30 @@ add(10, 'october', 'oct', 'oktober', 'octobre');
 add(11, 'november', 'nov', 'novembre');
 add(12, 'december', 'dec', 'dezember', 'decembre');
 
-const MONTH_RE = Object.keys(MONTHS).sort((a, b) => b.length - a.length).join('|');
+const MONTH_RE = Object.keys(MONTHS)
+  .sort((a, b) => b.length - a.length)
+  .join('|');
 const ORD = '(?:st|nd|rd|th|er|e|\\.)?';
 const PATTERNS: Array<{ re: RegExp; parts: (m: RegExpExecArray) => [number, number, number] | undefined }> = [
   // 2014-08-03
   { re: /\b(\d{4})-(\d{1,2})-(\d{1,2})\b/g, parts: (m) => [+m[1]!, +m[2]!, +m[3]!] },
   // August 3, 2014 / Aug. 3 , 2014
-  { re: new RegExp(`\\b(${MONTH_RE})\\.?\\s+(\\d{1,2})${ORD}\\s*,?\\s*(\\d{4})\\b`, 'g'), parts: (m) => [+m[3]!, MONTHS[m[1]!]!, +m[2]!] },
+  {
+    re: new RegExp(`\\b(${MONTH_RE})\\.?\\s+(\\d{1,2})${ORD}\\s*,?\\s*(\\d{4})\\b`, 'g'),
+    parts: (m) => [+m[3]!, MONTHS[m[1]!]!, +m[2]!],
+  },
   // 3 August 2014 / 7. Mai 2014 / 3rd day of August, 2014
-  { re: new RegExp(`\\b(\\d{1,2})${ORD}\\s*(?:day\\s+of\\s+)?(${MONTH_RE})\\.?,?\\s+(\\d{4})\\b`, 'g'), parts: (m) => [+m[3]!, MONTHS[m[2]!]!, +m[1]!] },
+  {
+    re: new RegExp(`\\b(\\d{1,2})${ORD}\\s*(?:day\\s+of\\s+)?(${MONTH_RE})\\.?,?\\s+(\\d{4})\\b`, 'g'),
+    parts: (m) => [+m[3]!, MONTHS[m[2]!]!, +m[1]!],
+  },
   // 03/20/2023, 28/11/2022, 20-10-2015, 21.05.14
   { re: /\b(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})\b/g, parts: (m) => numeric(+m[1]!, +m[3]!, m[4]!, m[2]!) },
   // 14/JUN/2017, 05-AUG-2017, 28 MAR 18, 3.Mai.14
-  { re: new RegExp(`\\b(\\d{1,2})([ ./-])(${MONTH_RE})\\.?\\2(\\d{4}|\\d{2})\\b`, 'g'), parts: (m) => [year(m[4]!), MONTHS[m[3]!]!, +m[1]!] },
+  {
+    re: new RegExp(`\\b(\\d{1,2})([ ./-])(${MONTH_RE})\\.?\\2(\\d{4}|\\d{2})\\b`, 'g'),
+    parts: (m) => [year(m[4]!), MONTHS[m[3]!]!, +m[1]!],
+  },
 ];
 
 const year = (y: string) => (y.length === 2 ? 2000 + Number(y) - (Number(y) > 50 ? 100 : 0) : Number(y));
@@ -54,7 +70,13 @@ export function withDateOrder<T>(order: DateOrder | undefined, fn: () => T): T {
   }
 }
 
-function numeric(a: number, b: number, y: string, sep: string, order = documentOrder): [number, number, number] | undefined {
+function numeric(
+  a: number,
+  b: number,
+  y: string,
+  sep: string,
+  order = documentOrder,
+): [number, number, number] | undefined {
   const yy = year(y);
   if (a > 12 && b <= 12) return [yy, b, a];
   if (b > 12 && a <= 12) return [yy, a, b];
@@ -65,8 +87,10 @@ function numeric(a: number, b: number, y: string, sep: string, order = documentO
 }
 
 // Currencies and places that print dates day first, and those that print them month first.
-const DAY_FIRST = /\b(RM|MYR|SGD|S\$|EUR|GBP|INR|AUD|NZD|HKD|IDR|PHP|THB|ZAR|Rs\.?|Sdn\.? ?Bhd|Bhd|Malaysia|Singapore|Pte|GST|VAT|U\.?K\.?|United Kingdom|Australia|India|Ireland|New Zealand|Deutschland|France|Nederland|Espa[nñ]a|Italia|GmbH|SARL|B\.V\.)\b|[€£₹]/;
-const MONTH_FIRST = /\b(USD|U\.S\.A?\.?|United States|USA)\b|\b[A-Z][a-z]+,? (AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY) \d{5}\b/;
+const DAY_FIRST =
+  /\b(RM|MYR|SGD|S\$|EUR|GBP|INR|AUD|NZD|HKD|IDR|PHP|THB|ZAR|Rs\.?|Sdn\.? ?Bhd|Bhd|Malaysia|Singapore|Pte|GST|VAT|U\.?K\.?|United Kingdom|Australia|India|Ireland|New Zealand|Deutschland|France|Nederland|Espa[nñ]a|Italia|GmbH|SARL|B\.V\.)\b|[€£₹]/;
+const MONTH_FIRST =
+  /\b(USD|U\.S\.A?\.?|United States|USA)\b|\b[A-Z][a-z]+,? (AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY) \d{5}\b/;
 
 /**
  * The order a document prints its numeric dates in, decided from the document itself: a date on
@@ -74,15 +98,18 @@ const MONTH_FIRST = /\b(USD|U\.S\.A?\.?|United States|USA)\b|\b[A-Z][a-z]+,? (AL
  * does not tell (the per-separator default then applies).
  */
 export function dateOrderOf(text: string): DateOrder | undefined {
-  let dmy = 0, mdy = 0;
+  let dmy = 0,
+    mdy = 0;
   const re = /\b(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})\b/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
-    const a = +m[1]!, b = +m[3]!;
+    const a = +m[1]!,
+      b = +m[3]!;
     if (a > 12 && a <= 31 && b >= 1 && b <= 12) dmy++;
     else if (b > 12 && b <= 31 && a >= 1 && a <= 12) mdy++;
   }
   if (dmy !== mdy) return dmy > mdy ? 'dmy' : 'mdy';
-  const day = DAY_FIRST.test(text), month = MONTH_FIRST.test(text);
+  const day = DAY_FIRST.test(text),
+    month = MONTH_FIRST.test(text);
   if (day !== month) return day ? 'dmy' : 'mdy';
   return undefined;
 }

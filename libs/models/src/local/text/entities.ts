@@ -13,13 +13,75 @@ const WORD = String.raw`(?:[A-Z\u00C0-\u00DE][\w\u00C0-\u024F'’&.-]*|\([A-Z][A
 const ORG_RE = new RegExp(String.raw`\b(${WORD}(?:\s+${WORD}){0,6}?),?\s+(${SUFFIX})(?![\w-])`, 'g');
 
 // Capitalised words that open sentences or name defined terms rather than companies.
-const GENERIC = new Set(['the', 'this', 'that', 'such', 'each', 'any', 'a', 'an', 'agreement', 'between', 'company', 'party', 'parties',
-  'confidentiality', 'confidential', 'mutual', 'non', 'disclosure', 'nondisclosure', 'and', 'of', 'by', 'for', 'if', 'to', 'you', 'we', 'our',
-  'exhibit', 'ex', 'with', 'copy', 'attention', 'agreed', 'confirmed', 'dated', 'date', 'name', 'title', 'by:', 'whereas', 'in', 'on', 'at', 'or']);
+const GENERIC = new Set([
+  'the',
+  'this',
+  'that',
+  'such',
+  'each',
+  'any',
+  'a',
+  'an',
+  'agreement',
+  'between',
+  'company',
+  'party',
+  'parties',
+  'confidentiality',
+  'confidential',
+  'mutual',
+  'non',
+  'disclosure',
+  'nondisclosure',
+  'and',
+  'of',
+  'by',
+  'for',
+  'if',
+  'to',
+  'you',
+  'we',
+  'our',
+  'exhibit',
+  'ex',
+  'with',
+  'copy',
+  'attention',
+  'agreed',
+  'confirmed',
+  'dated',
+  'date',
+  'name',
+  'title',
+  'by:',
+  'whereas',
+  'in',
+  'on',
+  'at',
+  'or',
+]);
 
-const ROLE_WORDS = new Set(['board', 'directors', 'committee', 'subcommittee', 'members', 'shareholders', 'stockholders', 'officer', 'officers', 'chairman', 'secretary', 'counsel', 'president']);
+const ROLE_WORDS = new Set([
+  'board',
+  'directors',
+  'committee',
+  'subcommittee',
+  'members',
+  'shareholders',
+  'stockholders',
+  'officer',
+  'officers',
+  'chairman',
+  'secretary',
+  'counsel',
+  'president',
+]);
 
-export interface OrgHit { name: string; start: number; end: number }
+export interface OrgHit {
+  name: string;
+  start: number;
+  end: number;
+}
 
 const LEGAL_TAIL = new RegExp(String.raw`[,\s]+${SUFFIX}$`, 'i');
 
@@ -41,7 +103,12 @@ export function findOrganisations(text: string): OrgHit[] {
       if (words[0] === 'the') words = words.slice(1);
     }
     // Drop leading generic words ("This Agreement between AOL Inc." keeps "AOL").
-    while (words.length && GENERIC.has(words[0]!.toLowerCase().replace(/[^a-z:]/g, '')) && !(words[0] === 'The' && words.length > 2 && /^[A-Z]/.test(words[1]!))) words = words.slice(1);
+    while (
+      words.length &&
+      GENERIC.has(words[0]!.toLowerCase().replace(/[^a-z:]/g, '')) &&
+      !(words[0] === 'The' && words.length > 2 && /^[A-Z]/.test(words[1]!))
+    )
+      words = words.slice(1);
     const core = words.filter((w) => !GENERIC.has(w.toLowerCase()));
     if (!core.length || !/^[A-Z]/.test(words[0] ?? '')) continue;
     // "the Company" and similar defined terms are not names.
@@ -57,17 +124,49 @@ export function findOrganisations(text: string): OrgHit[] {
 export function orgKey(name: string): string {
   let s = name.trim();
   for (let i = 0; i < 2; i++) s = s.replace(LEGAL_TAIL, '');
-  return s.toLowerCase().replace(/[^a-z0-9&-]+/g, ' ').trim();
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9&-]+/g, ' ')
+    .trim();
 }
 
 const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  eighteen: 18, twenty: 20, 'twenty-four': 24, thirty: 30, 'thirty-six': 36, sixty: 60, ninety: 90,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  eighteen: 18,
+  twenty: 20,
+  'twenty-four': 24,
+  thirty: 30,
+  'thirty-six': 36,
+  sixty: 60,
+  ninety: 90,
 };
-const NUM_WORD_RE = Object.keys(NUMBER_WORDS).sort((a, b) => b.length - a.length).join('|');
-const DURATION_RE = new RegExp(String.raw`\b(?:(${NUM_WORD_RE})\s*(?:\((\d+)\))?|(\d+))\s*(?:-\s*)?(year|month|week|day)s?\b`, 'gi');
+const NUM_WORD_RE = Object.keys(NUMBER_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .join('|');
+const DURATION_RE = new RegExp(
+  String.raw`\b(?:(${NUM_WORD_RE})\s*(?:\((\d+)\))?|(\d+))\s*(?:-\s*)?(year|month|week|day)s?\b`,
+  'gi',
+);
 
-export interface DurationHit { value: string; amount: number; unit: string; start: number; end: number; raw: string }
+export interface DurationHit {
+  value: string;
+  amount: number;
+  unit: string;
+  start: number;
+  end: number;
+  raw: string;
+}
 
 /** Durations such as "three (3) years", "12 months", "two years" → "3 years", "12 months". */
 export function findDurations(text: string): DurationHit[] {
@@ -76,15 +175,29 @@ export function findDurations(text: string): DurationHit[] {
   for (let m = DURATION_RE.exec(text); m; m = DURATION_RE.exec(text)) {
     const amount = m[2] ? Number(m[2]) : m[3] ? Number(m[3]) : NUMBER_WORDS[m[1]!.toLowerCase()]!;
     const unit = m[4]!.toLowerCase();
-    out.push({ value: `${amount} ${unit}${amount === 1 ? '' : 's'}`, amount, unit, start: m.index, end: m.index + m[0].length, raw: m[0] });
+    out.push({
+      value: `${amount} ${unit}${amount === 1 ? '' : 's'}`,
+      amount,
+      unit,
+      start: m.index,
+      end: m.index + m[0].length,
+      raw: m[0],
+    });
   }
   return out;
 }
 
 const PLACE = String.raw`([A-Z][A-Za-z]+(?:\s+(?:of\s+)?[A-Z][A-Za-z]+){0,3})`;
-const LAW_RE = new RegExp(String.raw`\blaws?\s+of\s+(?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|Kingdom|Canton)\s+of\s+)?${PLACE}`, 'g');
+const LAW_RE = new RegExp(
+  String.raw`\blaws?\s+of\s+(?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|Kingdom|Canton)\s+of\s+)?${PLACE}`,
+  'g',
+);
 
-export interface PlaceHit { value: string; start: number; end: number }
+export interface PlaceHit {
+  value: string;
+  start: number;
+  end: number;
+}
 
 /** "governed by the laws of the State of New York" → "New York". */
 export function findGoverningLaw(text: string): PlaceHit[] {

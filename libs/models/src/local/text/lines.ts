@@ -3,7 +3,12 @@
 import type { Segment } from '@docfleet/contracts';
 import { segmentPage } from '../../evidence';
 
-export interface SegLine { seg: Segment; page: number; text: string; index: number }
+export interface SegLine {
+  seg: Segment;
+  page: number;
+  text: string;
+  index: number;
+}
 
 const TABLE_RULE = /^\|?\s*:?-{3,}/;
 
@@ -33,7 +38,11 @@ export function plain(line: string): string {
 export function rowCells(line: string): string[] | undefined {
   const t = line.trim();
   if (!t.startsWith('|')) return undefined;
-  return t.replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map((c) => c.replace(/\\\|/g, '|').trim());
+  return t
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.replace(/\\\|/g, '|').trim());
 }
 
 const MAX_QUOTE = 240;
@@ -61,7 +70,11 @@ export function quoteFor(seg: Segment, needle: string): string | undefined {
     if (i >= 0) {
       // Map the index back onto the original line (only whitespace runs were collapsed).
       const j = line.toLowerCase().indexOf(n.toLowerCase());
-      return j >= 0 ? quoteAround(line, j, j + n.length) : quoteAround(flat, i, i + n.length) === flat.trim() ? line.trim() : line.trim();
+      return j >= 0
+        ? quoteAround(line, j, j + n.length)
+        : quoteAround(flat, i, i + n.length) === flat.trim()
+          ? line.trim()
+          : line.trim();
     }
   }
   return undefined;

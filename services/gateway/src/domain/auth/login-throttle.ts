@@ -72,7 +72,10 @@ export function clientAddressKey(ip: string | undefined): string {
   const h = head ? head.split(':') : [];
   const tl = tail ? tail.split(':') : [];
   const groups = ip.includes('::') ? [...h, ...Array(8 - h.length - tl.length).fill('0'), ...tl] : h;
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 export interface LoginTicket {
@@ -103,14 +106,28 @@ export class LoginThrottle {
     const keys = this.keysFor(email, ip);
     let waitMs: number;
     try {
-      waitMs = Number(await this.redis.eval(ATTEMPT_LUA, 2, ...keys, this.cfg.baseSeconds * 1000, this.cfg.maxSeconds * 1000, this.cfg.windowSeconds * 1000, this.cfg.freeFailures, this.cfg.ipFreeFailures));
+      waitMs = Number(
+        await this.redis.eval(
+          ATTEMPT_LUA,
+          2,
+          ...keys,
+          this.cfg.baseSeconds * 1000,
+          this.cfg.maxSeconds * 1000,
+          this.cfg.windowSeconds * 1000,
+          this.cfg.freeFailures,
+          this.cfg.ipFreeFailures,
+        ),
+      );
     } catch (err) {
       this.logger?.warn({ err }, 'login throttle unavailable');
       return undefined;
     }
     if (waitMs > 0) {
       const retry = Math.max(1, Math.ceil(waitMs / 1000));
-      throw new ApiError('rate_limited', 'Too many sign-in attempts; wait before trying again.', { headers: { 'Retry-After': String(retry) }, message: `Retry after ${retry} s.` });
+      throw new ApiError('rate_limited', 'Too many sign-in attempts; wait before trying again.', {
+        headers: { 'Retry-After': String(retry) },
+        message: `Retry after ${retry} s.`,
+      });
     }
     return { keys };
   }
@@ -128,7 +145,15 @@ export class LoginThrottle {
   private async uncount(ticket: LoginTicket | undefined, resetAccount: boolean) {
     if (!ticket) return;
     try {
-      await this.redis.eval(UNCOUNT_LUA, 2, ...ticket.keys, resetAccount ? 'reset' : 'uncount', this.cfg.freeFailures, 'uncount', this.cfg.ipFreeFailures);
+      await this.redis.eval(
+        UNCOUNT_LUA,
+        2,
+        ...ticket.keys,
+        resetAccount ? 'reset' : 'uncount',
+        this.cfg.freeFailures,
+        'uncount',
+        this.cfg.ipFreeFailures,
+      );
     } catch (err) {
       this.logger?.warn({ err }, 'login throttle unavailable');
     }

@@ -17,10 +17,20 @@ export async function classifyRun(deps: Deps, p: Principal, body: api.ClassifyRu
   const { file } = await workflowFile(deps, p, body.file_id);
   const model = resolveModelFor(deps, body.model_id);
   const multiLabel = body.multi_label === true;
-  const key = body.idempotency_key ?? `classify_run:${hashOf({ file_id: file.id, version: file.current_version.id, classes, multi_label: multiLabel, model: model.modelId })}`;
+  const key =
+    body.idempotency_key ??
+    `classify_run:${hashOf({ file_id: file.id, version: file.current_version.id, classes, multi_label: multiLabel, model: model.modelId })}`;
   return dispatchSync(deps, p, {
-    type: 'classify_run', file, idempotencyKey: key, modelId: model.modelId,
-    request: { file_version_id: file.current_version.id, classes, multi_label: multiLabel, reasoning_level: body.reasoning_level ?? 'medium' },
+    type: 'classify_run',
+    file,
+    idempotencyKey: key,
+    modelId: model.modelId,
+    request: {
+      file_version_id: file.current_version.id,
+      classes,
+      multi_label: multiLabel,
+      reasoning_level: body.reasoning_level ?? 'medium',
+    },
   });
 }
 
@@ -29,9 +39,18 @@ export async function suggestClasses(deps: Deps, p: Principal, body: api.Classif
   const { file } = await workflowFile(deps, p, body.file_id);
   const model = resolveModelFor(deps, body.model_id);
   const guidelines = body.guidelines?.trim() ?? '';
-  const key = body.idempotency_key ?? `classify_suggest:${hashOf({ file_id: file.id, version: file.current_version.id, guidelines, model: model.modelId })}`;
+  const key =
+    body.idempotency_key ??
+    `classify_suggest:${hashOf({ file_id: file.id, version: file.current_version.id, guidelines, model: model.modelId })}`;
   return dispatchSync(deps, p, {
-    type: 'classify_suggest', file, idempotencyKey: key, modelId: model.modelId,
-    request: { file_version_id: file.current_version.id, guidelines, reasoning_level: body.reasoning_level ?? 'medium' },
+    type: 'classify_suggest',
+    file,
+    idempotencyKey: key,
+    modelId: model.modelId,
+    request: {
+      file_version_id: file.current_version.id,
+      guidelines,
+      reasoning_level: body.reasoning_level ?? 'medium',
+    },
   });
 }

@@ -6,7 +6,15 @@ import { requirePermission, type Principal } from '@docfleet/auth';
 import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, Prisma, type Db, type Job } from '@docfleet/db';
 import { ApiError, isApiError, publicTraceback, tail } from '@docfleet/errors';
-import { applyScope, describeScope, hashOf, jsonSchemaProblem, loadParseBundle, newestParseManifest, type ExtractScope } from '@docfleet/workflows';
+import {
+  applyScope,
+  describeScope,
+  hashOf,
+  jsonSchemaProblem,
+  loadParseBundle,
+  newestParseManifest,
+  type ExtractScope,
+} from '@docfleet/workflows';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
 import { resolveModelFor } from '../operations/workflow-input';
@@ -48,11 +56,16 @@ export function normaliseScope(s: ExtractScope | undefined): ExtractScope | unde
 }
 
 /** Spec: `extract:<file_version_id>:<schema_hash>:<options_hash>` (the schema name counts as an option). */
-export const defaultExtractKey = (fileVersionId: string, schema: unknown, scope: ExtractScope | undefined, schemaName: string) =>
-  `extract:${fileVersionId}:${hashOf(schema, 16)}:${hashOf({ scope: scope ?? null, schema_name: schemaName }, 16)}`;
+export const defaultExtractKey = (
+  fileVersionId: string,
+  schema: unknown,
+  scope: ExtractScope | undefined,
+  schemaName: string,
+) => `extract:${fileVersionId}:${hashOf(schema, 16)}:${hashOf({ scope: scope ?? null, schema_name: schemaName }, 16)}`;
 
 function requireSchema(body: { schema?: Record<string, unknown> }): Record<string, unknown> {
-  if (!body.schema) throw new ApiError('schema_is_required', 'Send schema: the JSON Schema (Draft 2020-12) the result must follow.');
+  if (!body.schema)
+    throw new ApiError('schema_is_required', 'Send schema: the JSON Schema (Draft 2020-12) the result must follow.');
   const problem = jsonSchemaProblem(body.schema);
   if (problem) throw new ApiError('invalid_schema', `schema is ${problem}.`);
   return body.schema;
@@ -61,7 +74,13 @@ function requireSchema(body: { schema?: Record<string, unknown> }): Record<strin
 const schemaNameOf = (body: { schema_name?: string }, schema: Record<string, unknown>) =>
   body.schema_name ?? (typeof schema.title === 'string' && schema.title.trim() ? schema.title.trim() : 'extraction');
 
-export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileId: string, body: api.FileExtractBody, opts: { afterParseJob?: Job; replayOnly?: boolean } = {}): Promise<ExtractDispatch> {
+export async function dispatchFileExtract(
+  deps: ExtractDeps,
+  p: Principal,
+  fileId: string,
+  body: api.FileExtractBody,
+  opts: { afterParseJob?: Job; replayOnly?: boolean } = {},
+): Promise<ExtractDispatch> {
   const schema = requireSchema(body);
   requirePermission(p, 'extract.run');
   const file = await loadFile(deps.db, p, fileId);
@@ -70,9 +89,16 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
   if (!opts.afterParseJob && !opts.replayOnly) {
     // The current version must have a parse manifest (older versions' parses do not count), and a
     // scope must select something of it.
-    const bundle = await loadParseBundle(deps.db, deps.storage, { orgId: p.orgId, fileVersionId: version.id, missingCode: 'file_must_be_parsed_before_extraction' });
+    const bundle = await loadParseBundle(deps.db, deps.storage, {
+      orgId: p.orgId,
+      fileVersionId: version.id,
+      missingCode: 'file_must_be_parsed_before_extraction',
+    });
     if (scope && !applyScope(bundle.segments, scope).length) {
-      throw new ApiError('file_must_be_parsed_before_extraction', `options.scope (${describeScope(scope)}) selects no part of the newest parse of this file.`);
+      throw new ApiError(
+        'file_must_be_parsed_before_extraction',
+        `options.scope (${describeScope(scope)}) selects no part of the newest parse of this file.`,
+      );
     }
   }
   const model = resolveModelFor(deps, undefined);
@@ -84,13 +110,21 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
     key = body.idempotency_key;
     const existing = await findByKey(deps.db, p.orgId, key);
     if (existing) {
-      if (existing.file_id !== file.id) throw new ApiError('idempotency_conflict', 'This idempotency_key was already used for an extraction of another file.');
+      if (existing.file_id !== file.id)
+        throw new ApiError(
+          'idempotency_conflict',
+          'This idempotency_key was already used for an extraction of another file.',
+        );
       return replay(existing);
     }
   } else {
     const base = defaultExtractKey(version.id, schema, scope, schemaName);
     const chain = await deps.db.job.findMany({
-      where: { org_id: p.orgId, kind: 'extract', OR: [{ idempotency_key: base }, { idempotency_key: { startsWith: `${base}:retry-` } }] },
+      where: {
+        org_id: p.orgId,
+        kind: 'extract',
+        OR: [{ idempotency_key: base }, { idempotency_key: { startsWith: `${base}:retry-` } }],
+      },
       orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
     });
     const latest = chain[0];
@@ -100,7 +134,10 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
   }
 
   const options: ExtractJobOptions = {
-    ...(scope ? { scope } : {}), schema_name: schemaName, schema_json: JSON.stringify(schema), model_id: model.modelId,
+    ...(scope ? { scope } : {}),
+    schema_name: schemaName,
+    schema_json: JSON.stringify(schema),
+    model_id: model.modelId,
     ...(opts.afterParseJob ? { after_parse_job_id: opts.afterParseJob.id } : {}),
   };
   let job: Job;
@@ -108,16 +145,34 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
     job = await deps.db.$transaction(async (tx) => {
       const created = await tx.job.create({
         data: {
-          org_id: p.orgId, knowledge_base_id: file.knowledge_base_id, file_id: file.id, file_version_id: version.id,
-          kind: 'extract', status: 'queued', options: options as unknown as Prisma.InputJsonValue, idempotency_key: key, retry_of_job_id: retryOf?.id ?? null,
-          created_by_user_id: p.userId ?? null, api_key_id: p.apiKeyId ?? null,
+          org_id: p.orgId,
+          knowledge_base_id: file.knowledge_base_id,
+          file_id: file.id,
+          file_version_id: version.id,
+          kind: 'extract',
+          status: 'queued',
+          options: options as unknown as Prisma.InputJsonValue,
+          idempotency_key: key,
+          retry_of_job_id: retryOf?.id ?? null,
+          created_by_user_id: p.userId ?? null,
+          api_key_id: p.apiKeyId ?? null,
         },
       });
       await tx.jobEvent.create({
         data: {
-          job_id: created.id, event_type: 'job.queued', stage: null,
-          message: opts.afterParseJob ? `Queued; it starts when parse job ${opts.afterParseJob.id} completes. No credits.` : 'Queued. Extraction jobs use no credits.',
-          payload: { schema_name: schemaName, model_id: model.modelId, scope: describeScope(scope), ...(retryOf ? { retry_of_job_id: retryOf.id } : {}), ...(opts.afterParseJob ? { after_parse_job_id: opts.afterParseJob.id } : {}) },
+          job_id: created.id,
+          event_type: 'job.queued',
+          stage: null,
+          message: opts.afterParseJob
+            ? `Queued; it starts when parse job ${opts.afterParseJob.id} completes. No credits.`
+            : 'Queued. Extraction jobs use no credits.',
+          payload: {
+            schema_name: schemaName,
+            model_id: model.modelId,
+            scope: describeScope(scope),
+            ...(retryOf ? { retry_of_job_id: retryOf.id } : {}),
+            ...(opts.afterParseJob ? { after_parse_job_id: opts.afterParseJob.id } : {}),
+          },
         },
       });
       return created;
@@ -134,11 +189,33 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
     await deps.queues.enqueue('extract.file', { jobId: job.id, orgId: p.orgId }, { jobId: job.id });
   } catch (err) {
     deps.logger.error({ err, job_id: job.id }, 'extract dispatch: enqueue failed; failing the job');
-    await deps.db.$transaction(async (tx) => {
-      const n = await tx.job.updateMany({ where: { id: job.id, status: 'queued' }, data: { status: 'failed', error: 'The job could not be queued (queue unavailable).', error_code: 'service_unavailable', completed_at: new Date() } });
-      if (n.count) await tx.jobEvent.create({ data: { job_id: job.id, event_type: 'job.failed', stage: null, message: 'The job could not be queued.', payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) } } });
-    }).catch(() => undefined);
-    throw new ApiError('service_unavailable', 'The workflow queue is unavailable; the job was failed. Try again shortly.');
+    await deps.db
+      .$transaction(async (tx) => {
+        const n = await tx.job.updateMany({
+          where: { id: job.id, status: 'queued' },
+          data: {
+            status: 'failed',
+            error: 'The job could not be queued (queue unavailable).',
+            error_code: 'service_unavailable',
+            completed_at: new Date(),
+          },
+        });
+        if (n.count)
+          await tx.jobEvent.create({
+            data: {
+              job_id: job.id,
+              event_type: 'job.failed',
+              stage: null,
+              message: 'The job could not be queued.',
+              payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) },
+            },
+          });
+      })
+      .catch(() => undefined);
+    throw new ApiError(
+      'service_unavailable',
+      'The workflow queue is unavailable; the job was failed. Try again shortly.',
+    );
   }
   return { job, idempotencyKey: key, idempotent: false, ...(retryOf ? { retryOfJobId: retryOf.id } : {}) };
 }
@@ -149,14 +226,21 @@ export async function dispatchFileExtract(deps: ExtractDeps, p: Principal, fileI
  * is parsed first through the ordinary parse dispatch (reserved and charged as a parse, replayed
  * when that parse is already queued), and its extraction job waits for that parse.
  */
-export async function dispatchExtractBulk(deps: ExtractDeps, p: Principal, body: api.ExtractBulkBody): Promise<ExtractDispatch[]> {
+export async function dispatchExtractBulk(
+  deps: ExtractDeps,
+  p: Principal,
+  body: api.ExtractBulkBody,
+): Promise<ExtractDispatch[]> {
   requireSchema(body);
   requirePermission(p, 'extract.run');
   const out: ExtractDispatch[] = [];
   for (const fileId of body.file_ids) {
     try {
       const file = await loadFile(deps.db, p, fileId);
-      const perFile = { ...body, idempotency_key: body.idempotency_key ? `${body.idempotency_key}:${fileId}` : undefined };
+      const perFile = {
+        ...body,
+        idempotency_key: body.idempotency_key ? `${body.idempotency_key}:${fileId}` : undefined,
+      };
       // A replay of an earlier bulk (same key) answers with its job, parsed or not.
       if (perFile.idempotency_key) {
         const existing = await findByKey(deps.db, p.orgId, perFile.idempotency_key);
@@ -175,7 +259,11 @@ export async function dispatchExtractBulk(deps: ExtractDeps, p: Principal, body:
       }
     } catch (err) {
       if (!isApiError(err)) throw err;
-      throw bulkAborted(err, fileId, out.map((r) => r.job.id));
+      throw bulkAborted(
+        err,
+        fileId,
+        out.map((r) => r.job.id),
+      );
     }
   }
   return out;
@@ -183,4 +271,9 @@ export async function dispatchExtractBulk(deps: ExtractDeps, p: Principal, body:
 
 const findByKey = (db: Db, orgId: string, key: string) => jobByKey(db, orgId, 'extract', key);
 
-const replay = (job: Job): ExtractDispatch => ({ job, idempotencyKey: job.idempotency_key, idempotent: true, ...(job.retry_of_job_id ? { retryOfJobId: job.retry_of_job_id } : {}) });
+const replay = (job: Job): ExtractDispatch => ({
+  job,
+  idempotencyKey: job.idempotency_key,
+  idempotent: true,
+  ...(job.retry_of_job_id ? { retryOfJobId: job.retry_of_job_id } : {}),
+});

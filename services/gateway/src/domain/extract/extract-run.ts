@@ -15,7 +15,12 @@ import { loadSchema } from './schema-access';
  * model; given segment_ids are part of it too, so a narrower run is not a replay of a wider one.
  */
 export async function dispatchExtractRun(deps: Deps, p: Principal, body: api.ExtractRunBody): Promise<QueuedResponse> {
-  const { file } = await workflowFile(deps, p, body.file_id, body.segment_ids?.length ? { segmentIds: body.segment_ids } : {});
+  const { file } = await workflowFile(
+    deps,
+    p,
+    body.file_id,
+    body.segment_ids?.length ? { segmentIds: body.segment_ids } : {},
+  );
   let schema: Record<string, unknown>;
   let schemaId: string | null = null;
   if (body.schema_id) {
@@ -28,10 +33,12 @@ export async function dispatchExtractRun(deps: Deps, p: Principal, body: api.Ext
     throw new ApiError('invalid_schema', 'Send schema_id or an inline schema (field list).');
   }
   const normalized = normalizeFieldSchema(schema);
-  if (!normalized.fields.length) throw new ApiError('invalid_schema', 'The schema has no usable fields (each needs a name).');
+  if (!normalized.fields.length)
+    throw new ApiError('invalid_schema', 'The schema has no usable fields (each needs a name).');
   const model = resolveModelFor(deps, body.model_id);
-  const key = body.idempotency_key
-    ?? `extract_run:${hashOf({ file_id: file.id, schema: normalized, model: model.modelId, segment_ids: body.segment_ids?.length ? [...body.segment_ids].sort() : undefined })}`;
+  const key =
+    body.idempotency_key ??
+    `extract_run:${hashOf({ file_id: file.id, schema: normalized, model: model.modelId, segment_ids: body.segment_ids?.length ? [...body.segment_ids].sort() : undefined })}`;
   return dispatchQueued(deps, p, {
     type: 'extract_run',
     file,

@@ -16,13 +16,23 @@ export const generationReasoning = (v: string | undefined): ReasoningLevel =>
  * it attached to the file. Default key: file version, title, segment_ids and model, so a new
  * upload or a different title is new work while a repeated request replays.
  */
-export async function dispatchSchemaGenerate(deps: Deps, p: Principal, body: api.GenerateSchemaBody): Promise<QueuedResponse> {
-  const { file } = await workflowFile(deps, p, body.file_id, body.segment_ids?.length ? { segmentIds: body.segment_ids } : {});
+export async function dispatchSchemaGenerate(
+  deps: Deps,
+  p: Principal,
+  body: api.GenerateSchemaBody,
+): Promise<QueuedResponse> {
+  const { file } = await workflowFile(
+    deps,
+    p,
+    body.file_id,
+    body.segment_ids?.length ? { segmentIds: body.segment_ids } : {},
+  );
   const model = resolveModelFor(deps, body.model_id);
   const title = body.title?.trim() || undefined;
   const segmentIds = body.segment_ids?.length ? [...new Set(body.segment_ids)].sort() : undefined;
-  const key = body.idempotency_key
-    ?? `schema_generate:${hashOf({ file_version_id: file.current_version.id, title, segment_ids: segmentIds, model: model.modelId })}`;
+  const key =
+    body.idempotency_key ??
+    `schema_generate:${hashOf({ file_version_id: file.current_version.id, title, segment_ids: segmentIds, model: model.modelId })}`;
   return dispatchQueued(deps, p, {
     type: 'schema_generate',
     file,

@@ -15,9 +15,15 @@ export const ACTIVE_JOB_STATUSES = ['queued', 'started', 'in_progress', 'running
 const withVersion = { current_version: true } as const;
 
 /** A file of the caller's organisation (soft-deleted ones only when asked); others look unknown. */
-export async function loadFile(db: Db | Tx, p: Principal, fileId: string, opts: { includeDeleted?: boolean; level?: AccessLevel } = {}) {
+export async function loadFile(
+  db: Db | Tx,
+  p: Principal,
+  fileId: string,
+  opts: { includeDeleted?: boolean; level?: AccessLevel } = {},
+) {
   const file = await db.file.findFirst({ where: { id: fileId, org_id: p.orgId }, include: withVersion });
-  if (!file || (file.deleted_at && !opts.includeDeleted) || !file.current_version) throw new ApiError('file_not_found', 'File not found.');
+  if (!file || (file.deleted_at && !opts.includeDeleted) || !file.current_version)
+    throw new ApiError('file_not_found', 'File not found.');
   await requireKbAccess(db, p, file.knowledge_base_id, opts.level ?? 'viewer');
   return file as typeof file & { current_version: NonNullable<typeof file.current_version> };
 }
@@ -40,9 +46,14 @@ export function parseMetadata(raw: string | undefined): Record<string, unknown> 
   } catch {
     throw new ApiError('invalid_metadata', 'metadata must be a JSON object encoded as a string.');
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ApiError('invalid_metadata', 'metadata must be a JSON object.');
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new ApiError('invalid_metadata', 'metadata must be a JSON object.');
   const tooDeep = tooDeepPath(v, MAX_JSON_DEPTH);
-  if (tooDeep) throw new ApiError('invalid_metadata', `metadata is nested deeper than ${MAX_JSON_DEPTH} levels at ${formatJsonPath(['metadata', ...tooDeep])}.`);
+  if (tooDeep)
+    throw new ApiError(
+      'invalid_metadata',
+      `metadata is nested deeper than ${MAX_JSON_DEPTH} levels at ${formatJsonPath(['metadata', ...tooDeep])}.`,
+    );
   return v as Record<string, unknown>;
 }
 
@@ -50,17 +61,28 @@ function sniffOrThrow(staged: StagedFile, filename: string) {
   if (staged.byteSize === 0) throw new ApiError('empty_file', 'The uploaded file is empty.');
   const sniffed = sniffContentType(staged.head, filename);
   if (!sniffed) {
-    throw new ApiError('unsupported_file_type', 'This file type cannot be parsed. Supported: PDF, PNG, JPEG, TIFF, GIF, WebP, BMP, XLSX and CSV.');
+    throw new ApiError(
+      'unsupported_file_type',
+      'This file type cannot be parsed. Supported: PDF, PNG, JPEG, TIFF, GIF, WebP, BMP, XLSX and CSV.',
+    );
   }
   return sniffed;
 }
 
 export async function assertNoActiveJob(db: Db | Tx, fileId: string) {
-  const active = await db.job.findFirst({ where: { file_id: fileId, status: { in: ACTIVE_JOB_STATUSES } }, select: { id: true } });
-  if (active) throw new ApiError('file_has_active_job', 'A parse or extract job is queued or running for this file; wait for it or cancel it.');
+  const active = await db.job.findFirst({
+    where: { file_id: fileId, status: { in: ACTIVE_JOB_STATUSES } },
+    select: { id: true },
+  });
+  if (active)
+    throw new ApiError(
+      'file_has_active_job',
+      'A parse or extract job is queued or running for this file; wait for it or cancel it.',
+    );
 }
 
-const duplicate = (name: string) => new ApiError('duplicate_filename', `A file named '${name}' already exists in this folder.`);
+const duplicate = (name: string) =>
+  new ApiError('duplicate_filename', `A file named '${name}' already exists in this folder.`);
 
 export async function uploadFile(
   deps: Pick<Deps, 'db' | 'storage'>,
@@ -78,11 +100,27 @@ export async function uploadFile(
   try {
     created = await deps.db.$transaction(async (tx) => {
       const file = await tx.file.create({
-        data: { org_id: p.orgId, knowledge_base_id: kb.id, folder_id: input.folder_id ?? null, filename, content_type: sniffed.contentType, metadata: metadata as object, created_by_user_id: p.userId ?? null },
+        data: {
+          org_id: p.orgId,
+          knowledge_base_id: kb.id,
+          folder_id: input.folder_id ?? null,
+          filename,
+          content_type: sniffed.contentType,
+          metadata: metadata as object,
+          created_by_user_id: p.userId ?? null,
+        },
       });
       const key = fileVersionKey(kb.id, file.id, 1);
       const version = await tx.fileVersion.create({
-        data: { file_id: file.id, version_number: 1, storage_path: key, sha256: staged.sha256, byte_size: BigInt(staged.byteSize), content_type: sniffed.contentType, original_filename: staged.originalname },
+        data: {
+          file_id: file.id,
+          version_number: 1,
+          storage_path: key,
+          sha256: staged.sha256,
+          byte_size: BigInt(staged.byteSize),
+          content_type: sniffed.contentType,
+          original_filename: staged.originalname,
+        },
       });
       // Promote the staged bytes inside the transaction: if the move fails, no row points at nothing.
       await deps.storage.move(staged.key, key);
@@ -92,10 +130,18 @@ export async function uploadFile(
     if (isUniqueViolation(err)) throw duplicate(filename);
     throw err;
   }
-  return { file: created as typeof created & { current_version: NonNullable<typeof created.current_version> }, kind: sniffed.kind };
+  return {
+    file: created as typeof created & { current_version: NonNullable<typeof created.current_version> },
+    kind: sniffed.kind,
+  };
 }
 
-export async function replaceContent(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, fileId: string, staged: StagedFile) {
+export async function replaceContent(
+  deps: Pick<Deps, 'db' | 'storage'>,
+  p: Principal,
+  fileId: string,
+  staged: StagedFile,
+) {
   requirePermission(p, 'files.write');
   const file = await loadFile(deps.db, p, fileId);
   const sniffed = sniffOrThrow(staged, file.filename);
@@ -107,12 +153,27 @@ export async function replaceContent(deps: Pick<Deps, 'db' | 'storage'>, p: Prin
     const n = (last?.version_number ?? 0) + 1;
     const key = fileVersionKey(file.knowledge_base_id, file.id, n);
     const version = await tx.fileVersion.create({
-      data: { file_id: file.id, version_number: n, storage_path: key, sha256: staged.sha256, byte_size: BigInt(staged.byteSize), content_type: sniffed.contentType, original_filename: staged.originalname },
+      data: {
+        file_id: file.id,
+        version_number: n,
+        storage_path: key,
+        sha256: staged.sha256,
+        byte_size: BigInt(staged.byteSize),
+        content_type: sniffed.contentType,
+        original_filename: staged.originalname,
+      },
     });
     await deps.storage.move(staged.key, key);
-    return tx.file.update({ where: { id: file.id }, data: { current_version_id: version.id, content_type: sniffed.contentType }, include: withVersion });
+    return tx.file.update({
+      where: { id: file.id },
+      data: { current_version_id: version.id, content_type: sniffed.contentType },
+      include: withVersion,
+    });
   });
-  return { file: updated as typeof updated & { current_version: NonNullable<typeof updated.current_version> }, kind: sniffed.kind };
+  return {
+    file: updated as typeof updated & { current_version: NonNullable<typeof updated.current_version> },
+    kind: sniffed.kind,
+  };
 }
 
 export async function moveFile(deps: Pick<Deps, 'db'>, p: Principal, fileId: string, folderId: string | null) {
@@ -148,8 +209,14 @@ export async function restoreFile(deps: Pick<Deps, 'db'>, p: Principal, fileId: 
   }
 }
 
-export async function permanentDeleteFile(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, fileId: string, confirm: boolean) {
-  if (!confirm) throw new ApiError('confirmation_required', 'Permanent deletion cannot be undone: send confirm_permanent=true.');
+export async function permanentDeleteFile(
+  deps: Pick<Deps, 'db' | 'storage'>,
+  p: Principal,
+  fileId: string,
+  confirm: boolean,
+) {
+  if (!confirm)
+    throw new ApiError('confirmation_required', 'Permanent deletion cannot be undone: send confirm_permanent=true.');
   requirePermission(p, 'files.write');
   const file = await loadFile(deps.db, p, fileId, { includeDeleted: true, level: 'manager' });
   const database = await deps.db.$transaction(async (tx) => {
@@ -164,7 +231,13 @@ export async function permanentDeleteFile(deps: Pick<Deps, 'db' | 'storage'>, p:
 export async function listFiles(
   deps: Pick<Deps, 'db'>,
   p: Principal,
-  q: { knowledge_base_id?: string; folder_id?: string; include_deleted?: 'true' | 'false'; limit: number; cursor?: string },
+  q: {
+    knowledge_base_id?: string;
+    folder_id?: string;
+    include_deleted?: 'true' | 'false';
+    limit: number;
+    cursor?: string;
+  },
 ) {
   requirePermission(p, 'files.read');
   if (q.knowledge_base_id) await loadKb(deps.db, p, q.knowledge_base_id, 'viewer');
@@ -185,7 +258,9 @@ export async function listFiles(
       ...(kbIds ? { knowledge_base_id: { in: kbIds } } : {}),
       ...(q.folder_id ? { folder_id: q.folder_id } : {}),
       ...(q.include_deleted === 'true' ? {} : { deleted_at: null }),
-      ...(after ? { OR: [{ created_at: { lt: after.created_at } }, { created_at: after.created_at, id: { lt: after.id } }] } : {}),
+      ...(after
+        ? { OR: [{ created_at: { lt: after.created_at } }, { created_at: after.created_at, id: { lt: after.id } }] }
+        : {}),
     },
     include: withVersion,
     orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
@@ -195,6 +270,9 @@ export async function listFiles(
   const last = page[page.length - 1];
   return {
     files: page,
-    next_cursor: rows.length > q.limit && last ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') : null,
+    next_cursor:
+      rows.length > q.limit && last
+        ? Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url')
+        : null,
   };
 }

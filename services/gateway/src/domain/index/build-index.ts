@@ -12,20 +12,72 @@ export function artifactLinks(manifestId: string, links: Record<string, unknown>
   for (const k of keys) out[k] = links?.[k] ? `/v1/artifacts/${manifestId}/${k}` : null;
   return out;
 }
-export const PARSE_LINK_KEYS = ['result_md', 'grounding_json', 'workbook_json', 'tables_json', 'pages', 'imgs'] as const;
+export const PARSE_LINK_KEYS = [
+  'result_md',
+  'grounding_json',
+  'workbook_json',
+  'tables_json',
+  'pages',
+  'imgs',
+] as const;
 
 interface Row {
-  file_id: string; filename: string; content_type: string; folder_id: string | null; folder_name: string | null;
-  current_version_id: string; version_number: number; storage_path: string; sha256: string; byte_size: bigint;
-  page_count: number | null; metadata: Record<string, unknown>; created_at: Date; updated_at: Date;
-  pj_id: string | null; pj_status: string | null; pj_stage: string | null; pj_percent: number | null; pj_error: string | null; pj_created_at: Date | null; pj_completed_at: Date | null;
-  ej_id: string | null; ej_status: string | null; ej_stage: string | null; ej_percent: number | null; ej_error: string | null; ej_created_at: Date | null; ej_completed_at: Date | null;
-  pm_id: string | null; pm_created_at: Date | null; pm_links: Record<string, unknown> | null;
-  em_id: string | null; em_created_at: Date | null; em_links: Record<string, unknown> | null;
+  file_id: string;
+  filename: string;
+  content_type: string;
+  folder_id: string | null;
+  folder_name: string | null;
+  current_version_id: string;
+  version_number: number;
+  storage_path: string;
+  sha256: string;
+  byte_size: bigint;
+  page_count: number | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  pj_id: string | null;
+  pj_status: string | null;
+  pj_stage: string | null;
+  pj_percent: number | null;
+  pj_error: string | null;
+  pj_created_at: Date | null;
+  pj_completed_at: Date | null;
+  ej_id: string | null;
+  ej_status: string | null;
+  ej_stage: string | null;
+  ej_percent: number | null;
+  ej_error: string | null;
+  ej_created_at: Date | null;
+  ej_completed_at: Date | null;
+  pm_id: string | null;
+  pm_created_at: Date | null;
+  pm_links: Record<string, unknown> | null;
+  em_id: string | null;
+  em_created_at: Date | null;
+  em_links: Record<string, unknown> | null;
 }
 
-const job = (id: string | null, status: string | null, stage: string | null, percent: number | null, error: string | null, created: Date | null, completed: Date | null) =>
-  id ? { job_id: id, status: normaliseJobStatus(status!), stage, percent: percent ?? 0, error, created_at: created!.toISOString(), completed_at: completed?.toISOString() ?? null } : null;
+const job = (
+  id: string | null,
+  status: string | null,
+  stage: string | null,
+  percent: number | null,
+  error: string | null,
+  created: Date | null,
+  completed: Date | null,
+) =>
+  id
+    ? {
+        job_id: id,
+        status: normaliseJobStatus(status!),
+        stage,
+        percent: percent ?? 0,
+        error,
+        created_at: created!.toISOString(),
+        completed_at: completed?.toISOString() ?? null,
+      }
+    : null;
 
 /**
  * A cheap stamp of everything an index entry shows: live file count, and the newest change to a
@@ -49,11 +101,18 @@ export async function indexVersion(deps: Pick<Deps, 'db'>, kbId: string, folderI
  * query: polling the index is how clients watch bulk work, so it must stay cheap at thousands of files.
  * Artifacts shown are those of the current version only.
  */
-export async function buildIndex(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, folderId?: string, ifNoneMatch?: string) {
+export async function buildIndex(
+  deps: Pick<Deps, 'db'>,
+  p: Principal,
+  kbId: string,
+  folderId?: string,
+  ifNoneMatch?: string,
+) {
   const kb = await loadKb(deps.db, p, kbId, 'viewer');
   if (folderId) await loadFolder(deps, kb.id, folderId);
   const version = await indexVersion(deps, kb.id, folderId);
-  if (ifNoneMatch && ifNoneMatch.replace(/^W\//, '').replace(/"/g, '') === version) return { notModified: true as const, version };
+  if (ifNoneMatch && ifNoneMatch.replace(/^W\//, '').replace(/"/g, '') === version)
+    return { notModified: true as const, version };
   const rows = await deps.db.$queryRaw<Row[]>`
     SELECT f.id AS file_id, f.filename, f.content_type, f.folder_id, fo.name AS folder_name,
       v.id AS current_version_id, v.version_number, v.storage_path, v.sha256, v.byte_size, v.page_count,
@@ -87,14 +146,44 @@ export async function buildIndex(deps: Pick<Deps, 'db'>, p: Principal, kbId: str
     metadata: r.metadata ?? {},
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
-    latest_parse_job: job(r.pj_id, r.pj_status, r.pj_stage, r.pj_percent, r.pj_error, r.pj_created_at, r.pj_completed_at),
-    latest_extract_job: job(r.ej_id, r.ej_status, r.ej_stage, r.ej_percent, r.ej_error, r.ej_created_at, r.ej_completed_at),
+    latest_parse_job: job(
+      r.pj_id,
+      r.pj_status,
+      r.pj_stage,
+      r.pj_percent,
+      r.pj_error,
+      r.pj_created_at,
+      r.pj_completed_at,
+    ),
+    latest_extract_job: job(
+      r.ej_id,
+      r.ej_status,
+      r.ej_stage,
+      r.ej_percent,
+      r.ej_error,
+      r.ej_created_at,
+      r.ej_completed_at,
+    ),
     parse_artifacts: r.pm_id
-      ? { manifest_id: r.pm_id, created_at: r.pm_created_at!.toISOString(), links: artifactLinks(r.pm_id, r.pm_links ?? {}, PARSE_LINK_KEYS) as NonNullable<api.IndexEntry['parse_artifacts']>['links'] }
+      ? {
+          manifest_id: r.pm_id,
+          created_at: r.pm_created_at!.toISOString(),
+          links: artifactLinks(r.pm_id, r.pm_links ?? {}, PARSE_LINK_KEYS) as NonNullable<
+            api.IndexEntry['parse_artifacts']
+          >['links'],
+        }
       : null,
     extract_artifacts: r.em_id
-      ? { manifest_id: r.em_id, created_at: r.em_created_at!.toISOString(), links: { result_json: (r.em_links ?? {}).result_json ? `/v1/artifacts/${r.em_id}/result_json` : null } }
+      ? {
+          manifest_id: r.em_id,
+          created_at: r.em_created_at!.toISOString(),
+          links: { result_json: (r.em_links ?? {}).result_json ? `/v1/artifacts/${r.em_id}/result_json` : null },
+        }
       : null,
   }));
-  return { notModified: false as const, version, body: { knowledge_base: { id: kb.id, name: kb.name }, index_version: version, files } };
+  return {
+    notModified: false as const,
+    version,
+    body: { knowledge_base: { id: kb.id, name: kb.name }, index_version: version, files },
+  };
 }

@@ -4,7 +4,12 @@ import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadKb } from './knowledge-bases';
 
-export async function createFolder(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, input: { name: string; parent_folder_id?: string | null }) {
+export async function createFolder(
+  deps: Pick<Deps, 'db'>,
+  p: Principal,
+  kbId: string,
+  input: { name: string; parent_folder_id?: string | null },
+) {
   requirePermission(p, 'files.write');
   const kb = await loadKb(deps.db, p, kbId, 'viewer');
   if (input.parent_folder_id) {
@@ -13,10 +18,16 @@ export async function createFolder(deps: Pick<Deps, 'db'>, p: Principal, kbId: s
   }
   try {
     return await deps.db.folder.create({
-      data: { org_id: p.orgId, knowledge_base_id: kb.id, name: input.name, parent_folder_id: input.parent_folder_id ?? null },
+      data: {
+        org_id: p.orgId,
+        knowledge_base_id: kb.id,
+        name: input.name,
+        parent_folder_id: input.parent_folder_id ?? null,
+      },
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ApiError('duplicate_folder_name', `A folder named '${input.name}' already exists here.`);
+    if (isUniqueViolation(err))
+      throw new ApiError('duplicate_folder_name', `A folder named '${input.name}' already exists here.`);
     throw err;
   }
 }

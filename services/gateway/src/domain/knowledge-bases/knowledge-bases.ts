@@ -1,4 +1,11 @@
-import { isRoot, reachableKbIds, requireKbAccess, requirePermission, type AccessLevel, type Principal } from '@docfleet/auth';
+import {
+  isRoot,
+  reachableKbIds,
+  requireKbAccess,
+  requirePermission,
+  type AccessLevel,
+  type Principal,
+} from '@docfleet/auth';
 import { deleteKnowledgeBaseJobReservations, deleteReservationsOfFiles } from '@docfleet/billing';
 import { isUniqueViolation, type Db, type Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
@@ -13,21 +20,40 @@ export async function loadKb(db: Db | Tx, p: Principal, kbId: string, level: Acc
   return kb;
 }
 
-export async function createKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, input: { name: string; description?: string | null; metadata?: Record<string, unknown> }) {
+export async function createKnowledgeBase(
+  deps: Pick<Deps, 'db'>,
+  p: Principal,
+  input: { name: string; description?: string | null; metadata?: Record<string, unknown> },
+) {
   requirePermission(p, 'files.write');
   try {
     return await deps.db.$transaction(async (tx) => {
       const kb = await tx.knowledgeBase.create({
-        data: { org_id: p.orgId, name: input.name, description: input.description ?? null, metadata: (input.metadata ?? {}) as object, created_by_user_id: p.userId ?? null },
+        data: {
+          org_id: p.orgId,
+          name: input.name,
+          description: input.description ?? null,
+          metadata: (input.metadata ?? {}) as object,
+          created_by_user_id: p.userId ?? null,
+        },
       });
       // A member who creates a knowledge base manages it (decisions.md).
       if (!isRoot(p) && p.userId) {
-        await tx.rbacGrant.create({ data: { org_id: p.orgId, user_id: p.userId, resource_type: 'knowledge_base', resource_id: kb.id, access_level: 'manager' } });
+        await tx.rbacGrant.create({
+          data: {
+            org_id: p.orgId,
+            user_id: p.userId,
+            resource_type: 'knowledge_base',
+            resource_id: kb.id,
+            access_level: 'manager',
+          },
+        });
       }
       return kb;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ApiError('duplicate_knowledge_base_name', `A knowledge base named '${input.name}' already exists.`);
+    if (isUniqueViolation(err))
+      throw new ApiError('duplicate_knowledge_base_name', `A knowledge base named '${input.name}' already exists.`);
     throw err;
   }
 }
@@ -40,7 +66,12 @@ export async function listKnowledgeBases(deps: Pick<Deps, 'db'>, p: Principal) {
   });
 }
 
-export async function renameKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, input: { name: string; description?: string | null; metadata?: Record<string, unknown> }) {
+export async function renameKnowledgeBase(
+  deps: Pick<Deps, 'db'>,
+  p: Principal,
+  kbId: string,
+  input: { name: string; description?: string | null; metadata?: Record<string, unknown> },
+) {
   requirePermission(p, 'files.write');
   const kb = await loadKb(deps.db, p, kbId, 'manager');
   try {
@@ -49,11 +80,14 @@ export async function renameKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, 
       data: {
         name: input.name,
         ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.metadata !== undefined ? { metadata: { ...(kb.metadata as object), ...input.metadata } as object } : {}),
+        ...(input.metadata !== undefined
+          ? { metadata: { ...(kb.metadata as object), ...input.metadata } as object }
+          : {}),
       },
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ApiError('duplicate_knowledge_base_name', `A knowledge base named '${input.name}' already exists.`);
+    if (isUniqueViolation(err))
+      throw new ApiError('duplicate_knowledge_base_name', `A knowledge base named '${input.name}' already exists.`);
     throw err;
   }
 }
@@ -63,31 +97,44 @@ export async function renameKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, 
  * index segments and reservations, then folders, imports, grants and knowledge-base jobs, in one
  * transaction; the managed storage root is removed after the commit.
  */
-export async function deleteKnowledgeBase(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, kbId: string, confirm: boolean) {
-  if (!confirm) throw new ApiError('confirmation_required', 'Deleting a knowledge base is permanent: send confirm_permanent=true.');
+export async function deleteKnowledgeBase(
+  deps: Pick<Deps, 'db' | 'storage'>,
+  p: Principal,
+  kbId: string,
+  confirm: boolean,
+) {
+  if (!confirm)
+    throw new ApiError('confirmation_required', 'Deleting a knowledge base is permanent: send confirm_permanent=true.');
   requirePermission(p, 'files.write');
   const kb = await loadKb(deps.db, p, kbId, 'manager');
-  const database = await deps.db.$transaction(async (tx) => {
-    const files = await tx.file.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
-    const fileIds = files.map((f) => f.id);
-    const counts = await deleteFileRows(tx, fileIds);
-    const imports = await tx.import.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
-    const importItems = await tx.importItem.deleteMany({ where: { import_id: { in: imports.map((i) => i.id) } } });
-    const kbJobs = await tx.knowledgeBaseJob.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
-    const kbJobReservations = await deleteKnowledgeBaseJobReservations(tx, kbJobs.map((j) => j.id));
-    const out = {
-      ...counts,
-      knowledge_bases: 0,
-      folders: (await tx.folder.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
-      imports: (await tx.import.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
-      import_items: importItems.count,
-      rbac_grants: (await tx.rbacGrant.deleteMany({ where: { resource_type: 'knowledge_base', resource_id: kb.id } })).count,
-      knowledge_base_jobs: (await tx.knowledgeBaseJob.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
-      knowledge_base_job_credit_reservations: kbJobReservations,
-    };
-    out.knowledge_bases = (await tx.knowledgeBase.deleteMany({ where: { id: kb.id } })).count;
-    return out;
-  }, { timeout: 60_000 });
+  const database = await deps.db.$transaction(
+    async (tx) => {
+      const files = await tx.file.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
+      const fileIds = files.map((f) => f.id);
+      const counts = await deleteFileRows(tx, fileIds);
+      const imports = await tx.import.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
+      const importItems = await tx.importItem.deleteMany({ where: { import_id: { in: imports.map((i) => i.id) } } });
+      const kbJobs = await tx.knowledgeBaseJob.findMany({ where: { knowledge_base_id: kb.id }, select: { id: true } });
+      const kbJobReservations = await deleteKnowledgeBaseJobReservations(
+        tx,
+        kbJobs.map((j) => j.id),
+      );
+      const out = {
+        ...counts,
+        knowledge_bases: 0,
+        folders: (await tx.folder.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
+        imports: (await tx.import.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
+        import_items: importItems.count,
+        rbac_grants: (await tx.rbacGrant.deleteMany({ where: { resource_type: 'knowledge_base', resource_id: kb.id } }))
+          .count,
+        knowledge_base_jobs: (await tx.knowledgeBaseJob.deleteMany({ where: { knowledge_base_id: kb.id } })).count,
+        knowledge_base_job_credit_reservations: kbJobReservations,
+      };
+      out.knowledge_bases = (await tx.knowledgeBase.deleteMany({ where: { id: kb.id } })).count;
+      return out;
+    },
+    { timeout: 60_000 },
+  );
   const root = kbRoot(kb.id);
   const removed = await deps.storage.removePrefix(root);
   return {

@@ -23,10 +23,19 @@ export interface WorkflowRequest<T extends OperationType = OperationType> {
 /** The operation of this request identity, if any; a key reused for another file is a 409. */
 export async function priorOperation(db: Db, p: Principal, q: WorkflowRequest): Promise<Operation | null> {
   const prior = await db.operation.findUnique({
-    where: { org_id_operation_type_idempotency_key: { org_id: p.orgId, operation_type: q.type, idempotency_key: q.idempotencyKey } },
+    where: {
+      org_id_operation_type_idempotency_key: {
+        org_id: p.orgId,
+        operation_type: q.type,
+        idempotency_key: q.idempotencyKey,
+      },
+    },
   });
   if (prior && prior.file_id !== q.file.id) {
-    throw new ApiError('idempotency_conflict', `This idempotency_key was already used for a ${q.type} of another file.`);
+    throw new ApiError(
+      'idempotency_conflict',
+      `This idempotency_key was already used for a ${q.type} of another file.`,
+    );
   }
   return prior;
 }
@@ -36,22 +45,43 @@ export async function priorOperation(db: Db, p: Principal, q: WorkflowRequest): 
  * reset to a fresh attempt. Null when a concurrent request reset it first; a concurrent create
  * surfaces as a unique violation. The caller charges in the same transaction.
  */
-export async function startAttempt(tx: Tx, p: Principal, q: WorkflowRequest, prior: Operation | null): Promise<Operation | null> {
+export async function startAttempt(
+  tx: Tx,
+  p: Principal,
+  q: WorkflowRequest,
+  prior: Operation | null,
+): Promise<Operation | null> {
   if (!prior) {
     return tx.operation.create({
       data: {
-        org_id: p.orgId, knowledge_base_id: q.file.knowledge_base_id, file_id: q.file.id, operation_type: q.type, status: 'queued',
-        request: q.request as Prisma.InputJsonValue, model_id: q.modelId, permission: WORKFLOW_PERMISSION, idempotency_key: q.idempotencyKey,
-        attempt: 1, created_by_user_id: p.userId ?? null, api_key_id: p.apiKeyId ?? null,
+        org_id: p.orgId,
+        knowledge_base_id: q.file.knowledge_base_id,
+        file_id: q.file.id,
+        operation_type: q.type,
+        status: 'queued',
+        request: q.request as Prisma.InputJsonValue,
+        model_id: q.modelId,
+        permission: WORKFLOW_PERMISSION,
+        idempotency_key: q.idempotencyKey,
+        attempt: 1,
+        created_by_user_id: p.userId ?? null,
+        api_key_id: p.apiKeyId ?? null,
       },
     });
   }
   const n = await tx.operation.updateMany({
     where: { id: prior.id, attempt: prior.attempt, status: { in: ['failed', 'cancelled'] } },
     data: {
-      status: 'queued', attempt: prior.attempt + 1, output: Prisma.DbNull, error: null, completed_at: null, started_at: null,
-      cancel_requested_at: null, progress: NO_PROGRESS as unknown as Prisma.InputJsonValue,
-      request: q.request as Prisma.InputJsonValue, model_id: q.modelId,
+      status: 'queued',
+      attempt: prior.attempt + 1,
+      output: Prisma.DbNull,
+      error: null,
+      completed_at: null,
+      started_at: null,
+      cancel_requested_at: null,
+      progress: NO_PROGRESS as unknown as Prisma.InputJsonValue,
+      request: q.request as Prisma.InputJsonValue,
+      model_id: q.modelId,
     },
   });
   return n.count ? tx.operation.findUniqueOrThrow({ where: { id: prior.id } }) : null;
@@ -59,5 +89,9 @@ export async function startAttempt(tx: Tx, p: Principal, q: WorkflowRequest, pri
 
 /** Puts the attempt on the workflow queue (one BullMQ job per attempt). */
 export function enqueueAttempt(deps: Pick<Deps, 'queues'>, op: Operation): Promise<unknown> {
-  return deps.queues.enqueue('operation.run', { operationId: op.id, orgId: op.org_id, attempt: op.attempt }, { jobId: operationJobId(op.id, op.attempt) });
+  return deps.queues.enqueue(
+    'operation.run',
+    { operationId: op.id, orgId: op.org_id, attempt: op.attempt },
+    { jobId: operationJobId(op.id, op.attempt) },
+  );
 }

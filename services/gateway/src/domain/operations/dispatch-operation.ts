@@ -27,7 +27,11 @@ export type QueuedResponse = { status: 202; body: api.QueuedAck } | { status: 20
  * Concurrent identical requests meet on the (org, type, key) unique index or on the guarded
  * reset: one creates and pays, the others re-attach.
  */
-export async function dispatchQueued(deps: Pick<Deps, 'db' | 'queues' | 'logger'>, p: Principal, q: QueuedRequest): Promise<QueuedResponse> {
+export async function dispatchQueued(
+  deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
+  p: Principal,
+  q: QueuedRequest,
+): Promise<QueuedResponse> {
   for (let round = 0; round < 3; round++) {
     const prior = await priorOperation(deps.db, p, q);
     if (prior && (prior.status === 'queued' || prior.status === 'in_progress')) return ack(prior);
@@ -40,8 +44,12 @@ export async function dispatchQueued(deps: Pick<Deps, 'db' | 'queues' | 'logger'
         // 402 here rolls back the row (or the reset) with it.
         if (row) {
           await debitCredits(tx, {
-            orgId: p.orgId, amount: QUEUED_CREDITS, idempotencyKey: attemptKey(row), reason: `${q.type} (attempt ${row.attempt})`,
-            operationId: row.id, fileId: q.file.id,
+            orgId: p.orgId,
+            amount: QUEUED_CREDITS,
+            idempotencyKey: attemptKey(row),
+            reason: `${q.type} (attempt ${row.attempt})`,
+            operationId: row.id,
+            fileId: q.file.id,
           });
         }
         return row;
@@ -56,12 +64,23 @@ export async function dispatchQueued(deps: Pick<Deps, 'db' | 'queues' | 'logger'
       await enqueueAttempt(deps, op);
     } catch (err) {
       deps.logger.error({ err, operation_id: op.id }, 'operation dispatch: enqueue failed; failing the attempt');
-      await endAttempt(deps.db, op, { status: 'failed', error: 'The operation could not be queued (queue unavailable); the credit was refunded.' }, { refund: true }).catch(() => undefined);
-      throw new ApiError('service_unavailable', 'The workflow queue is unavailable; nothing was charged. Try again shortly.');
+      await endAttempt(
+        deps.db,
+        op,
+        { status: 'failed', error: 'The operation could not be queued (queue unavailable); the credit was refunded.' },
+        { refund: true },
+      ).catch(() => undefined);
+      throw new ApiError(
+        'service_unavailable',
+        'The workflow queue is unavailable; nothing was charged. Try again shortly.',
+      );
     }
     return ack(op);
   }
   throw new ApiError('service_unavailable', 'The operation is changing state concurrently; try again.');
 }
 
-const ack = (op: Operation): QueuedResponse => ({ status: 202, body: { operation_id: op.id, status: op.status as api.OperationStatus } });
+const ack = (op: Operation): QueuedResponse => ({
+  status: 202,
+  body: { operation_id: op.id, status: op.status as api.OperationStatus },
+});

@@ -13,7 +13,10 @@ export async function loadOperation(db: Db, p: Principal, operationId: string) {
   const op = await db.operation.findFirst({ where: { id: operationId, org_id: p.orgId } });
   if (!op) throw notFound();
   if (op.file_id) {
-    const file = await db.file.findFirst({ where: { id: op.file_id, org_id: p.orgId }, select: { knowledge_base_id: true } });
+    const file = await db.file.findFirst({
+      where: { id: op.file_id, org_id: p.orgId },
+      select: { knowledge_base_id: true },
+    });
     if (!file) throw notFound();
     await requireKbAccess(db, p, file.knowledge_base_id, 'viewer');
   }
@@ -31,10 +34,18 @@ export async function cancelOperation(db: Db, p: Principal, operationId: string)
   if (isTerminal(op.status)) return op;
   const queued = (QUEUED_OPERATION_TYPES as readonly string[]).includes(op.operation_type);
   if (op.status === 'queued') {
-    const ended = await endAttempt(db, op, { status: 'cancelled', error: 'Cancelled on request before it started.' }, { refund: queued });
+    const ended = await endAttempt(
+      db,
+      op,
+      { status: 'cancelled', error: 'Cancelled on request before it started.' },
+      { refund: queued },
+    );
     if (ended) return ended;
   } else {
-    await db.operation.updateMany({ where: { id: op.id, attempt: op.attempt, status: 'in_progress', cancel_requested_at: null }, data: { cancel_requested_at: new Date() } });
+    await db.operation.updateMany({
+      where: { id: op.id, attempt: op.attempt, status: 'in_progress', cancel_requested_at: null },
+      data: { cancel_requested_at: new Date() },
+    });
   }
   return db.operation.findUniqueOrThrow({ where: { id: op.id } });
 }

@@ -20,9 +20,18 @@ export function resolveModelFor(deps: Pick<Deps, 'models'>, modelId: string | un
  * The checks every workflow makes before it charges, in the spec's order: the file and viewer
  * access to it, the workflow permission, and a readable parse of its current version.
  */
-export async function workflowFile(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, fileId: string, opts: { segmentIds?: string[] } = {}) {
+export async function workflowFile(
+  deps: Pick<Deps, 'db' | 'storage'>,
+  p: Principal,
+  fileId: string,
+  opts: { segmentIds?: string[] } = {},
+) {
   const file = await loadFile(deps.db, p, fileId);
   requirePermission(p, WORKFLOW_PERMISSION);
-  await assertParsed(deps.db, deps.storage, { orgId: p.orgId, fileVersionId: file.current_version.id, ...(opts.segmentIds ? { segmentIds: opts.segmentIds } : {}) });
+  await assertParsed(deps.db, deps.storage, {
+    orgId: p.orgId,
+    fileVersionId: file.current_version.id,
+    ...(opts.segmentIds ? { segmentIds: opts.segmentIds } : {}),
+  });
   return { file };
 }

@@ -15,10 +15,19 @@ export function parseFileHooks(deps: Deps): FileHooks {
       if (!autoParse || !req.principal) return {};
       try {
         const r = await dispatchParse(deps, req.principal, fileId, {});
-        return { parse_job: serializeJob(r.job), parse_usage: r.usage, credit_reservation: serializeReservation(r.reservation) };
+        return {
+          parse_job: serializeJob(r.job),
+          parse_usage: r.usage,
+          credit_reservation: serializeReservation(r.reservation),
+        };
       } catch (err) {
         if (!isApiError(err)) throw err;
-        return { parse_job: null, parse_usage: null, credit_reservation: null, parse_error: { code: err.code, error: err.message } };
+        return {
+          parse_job: null,
+          parse_usage: null,
+          credit_reservation: null,
+          parse_error: { code: err.code, error: err.message },
+        };
       }
     },
   };

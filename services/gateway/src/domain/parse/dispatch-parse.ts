@@ -11,7 +11,10 @@ import { bulkAborted, jobByKey } from './bulk';
 
 type DispatchDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'env' | 'logger'>;
 
-export interface DispatchInput { options?: unknown; idempotency_key?: string }
+export interface DispatchInput {
+  options?: unknown;
+  idempotency_key?: string;
+}
 
 export interface DispatchResult {
   job: Job;
@@ -33,7 +36,12 @@ const RETRYABLE = new Set(['failed', 'cancelled']);
  * names, terminal or not. The reservation is made in the transaction that creates the job, so a
  * refusal (402) leaves nothing behind; the queue entry is added after commit.
  */
-export async function dispatchParse(deps: DispatchDeps, p: Principal, fileId: string, input: DispatchInput): Promise<DispatchResult> {
+export async function dispatchParse(
+  deps: DispatchDeps,
+  p: Principal,
+  fileId: string,
+  input: DispatchInput,
+): Promise<DispatchResult> {
   requirePermission(p, 'parse.run');
   const file = await loadFile(deps.db, p, fileId);
   const options = normaliseParseOptions(input.options);
@@ -45,13 +53,21 @@ export async function dispatchParse(deps: DispatchDeps, p: Principal, fileId: st
     key = input.idempotency_key;
     const existing = await findByKey(deps.db, p.orgId, key);
     if (existing) {
-      if (existing.file_id !== file.id) throw new ApiError('idempotency_conflict', 'This idempotency_key was already used for a parse of another file.');
+      if (existing.file_id !== file.id)
+        throw new ApiError(
+          'idempotency_conflict',
+          'This idempotency_key was already used for a parse of another file.',
+        );
       return existingResult(deps.db, existing);
     }
   } else {
     const base = defaultParseKey(version.id, options);
     const chain = await deps.db.job.findMany({
-      where: { org_id: p.orgId, kind: 'parse', OR: [{ idempotency_key: base }, { idempotency_key: { startsWith: `${base}:retry-` } }] },
+      where: {
+        org_id: p.orgId,
+        kind: 'parse',
+        OR: [{ idempotency_key: base }, { idempotency_key: { startsWith: `${base}:retry-` } }],
+      },
       orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
     });
     const latest = chain[0];
@@ -66,18 +82,39 @@ export async function dispatchParse(deps: DispatchDeps, p: Principal, fileId: st
     created = await creditTransaction(deps.db, p.orgId, async (tx) => {
       const job = await tx.job.create({
         data: {
-          org_id: p.orgId, knowledge_base_id: file.knowledge_base_id, file_id: file.id, file_version_id: version.id,
-          kind: 'parse', status: 'queued', options, idempotency_key: key, retry_of_job_id: retryOf?.id ?? null,
-          created_by_user_id: p.userId ?? null, api_key_id: p.apiKeyId ?? null,
+          org_id: p.orgId,
+          knowledge_base_id: file.knowledge_base_id,
+          file_id: file.id,
+          file_version_id: version.id,
+          kind: 'parse',
+          status: 'queued',
+          options,
+          idempotency_key: key,
+          retry_of_job_id: retryOf?.id ?? null,
+          created_by_user_id: p.userId ?? null,
+          api_key_id: p.apiKeyId ?? null,
         },
       });
       // Throws 402 (insufficient_credits / monthly_quota_exceeded): the job row rolls back with it.
-      const reservation = await reserveCredits(tx, { orgId: p.orgId, amount: estimate.units, jobId: job.id, knowledgeBaseId: file.knowledge_base_id, fileId: file.id });
+      const reservation = await reserveCredits(tx, {
+        orgId: p.orgId,
+        amount: estimate.units,
+        jobId: job.id,
+        knowledgeBaseId: file.knowledge_base_id,
+        fileId: file.id,
+      });
       await tx.jobEvent.create({
         data: {
-          job_id: job.id, event_type: 'job.queued', stage: null,
+          job_id: job.id,
+          event_type: 'job.queued',
+          stage: null,
           message: `Queued; ${estimate.units} credit(s) reserved for ${estimate.units} estimated ${estimate.unit}.`,
-          payload: { unit: estimate.unit, estimated_units: estimate.units, ...(estimate.note ? { estimate_note: estimate.note } : {}), ...(retryOf ? { retry_of_job_id: retryOf.id } : {}) },
+          payload: {
+            unit: estimate.unit,
+            estimated_units: estimate.units,
+            ...(estimate.note ? { estimate_note: estimate.note } : {}),
+            ...(retryOf ? { retry_of_job_id: retryOf.id } : {}),
+          },
         },
       });
       return { job, reservation };
@@ -96,12 +133,20 @@ export async function dispatchParse(deps: DispatchDeps, p: Principal, fileId: st
   } catch (err) {
     deps.logger.error({ err, job_id: created.job.id }, 'parse dispatch: enqueue failed; failing the job');
     await failUnqueued(deps.db, created.job.id, err as Error);
-    throw new ApiError('service_unavailable', 'The parse queue is unavailable; the job was failed and nothing was charged. Try again shortly.');
+    throw new ApiError(
+      'service_unavailable',
+      'The parse queue is unavailable; the job was failed and nothing was charged. Try again shortly.',
+    );
   }
   return {
     job: created.job,
     reservation: created.reservation,
-    usage: { unit: estimate.unit, estimated_units: estimate.units, reserved_credits: created.reservation.amount_credits, debited_credits: 0 },
+    usage: {
+      unit: estimate.unit,
+      estimated_units: estimate.units,
+      reserved_credits: created.reservation.amount_credits,
+      debited_credits: 0,
+    },
     idempotencyKey: key,
     idempotent: false,
     ...(retryOf ? { retryOfJobId: retryOf.id } : {}),
@@ -113,16 +158,29 @@ export async function dispatchParse(deps: DispatchDeps, p: Principal, fileId: st
  * jobs queued before it stay queued with their credits reserved. With a key, each file's key is
  * `<key>:<file_id>`. The error of an aborted bulk names the failing file and the jobs already queued.
  */
-export async function dispatchParseBulk(deps: DispatchDeps, p: Principal, body: { file_ids: string[]; options?: unknown; idempotency_key?: string }) {
+export async function dispatchParseBulk(
+  deps: DispatchDeps,
+  p: Principal,
+  body: { file_ids: string[]; options?: unknown; idempotency_key?: string },
+) {
   requirePermission(p, 'parse.run');
   normaliseParseOptions(body.options); // refuse bad options before anything is queued
   const out: DispatchResult[] = [];
   for (const fileId of body.file_ids) {
     try {
-      out.push(await dispatchParse(deps, p, fileId, { options: body.options, idempotency_key: body.idempotency_key ? `${body.idempotency_key}:${fileId}` : undefined }));
+      out.push(
+        await dispatchParse(deps, p, fileId, {
+          options: body.options,
+          idempotency_key: body.idempotency_key ? `${body.idempotency_key}:${fileId}` : undefined,
+        }),
+      );
     } catch (err) {
       if (!isApiError(err)) throw err;
-      throw bulkAborted(err, fileId, out.map((r) => r.job.id));
+      throw bulkAborted(
+        err,
+        fileId,
+        out.map((r) => r.job.id),
+      );
     }
   }
   return out;
@@ -157,13 +215,28 @@ async function existingResult(db: Db, job: Job): Promise<DispatchResult> {
  * frames or paths: docs/errors.md); the caller's log line has the whole error.
  */
 async function failUnqueued(db: Db, jobId: string, err: Error) {
-  await db.$transaction(async (tx) => {
-    const n = await tx.job.updateMany({
-      where: { id: jobId, status: 'queued' },
-      data: { status: 'failed', error: 'The job could not be queued (queue unavailable); nothing was charged.', error_code: 'service_unavailable', completed_at: new Date() },
-    });
-    if (!n.count) return;
-    await finalizeReservation(tx, { jobId, outcome: 'failed' });
-    await tx.jobEvent.create({ data: { job_id: jobId, event_type: 'job.failed', stage: null, message: 'The job could not be queued.', payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) } } });
-  }).catch(() => undefined);
+  await db
+    .$transaction(async (tx) => {
+      const n = await tx.job.updateMany({
+        where: { id: jobId, status: 'queued' },
+        data: {
+          status: 'failed',
+          error: 'The job could not be queued (queue unavailable); nothing was charged.',
+          error_code: 'service_unavailable',
+          completed_at: new Date(),
+        },
+      });
+      if (!n.count) return;
+      await finalizeReservation(tx, { jobId, outcome: 'failed' });
+      await tx.jobEvent.create({
+        data: {
+          job_id: jobId,
+          event_type: 'job.failed',
+          stage: null,
+          message: 'The job could not be queued.',
+          payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) },
+        },
+      });
+    })
+    .catch(() => undefined);
 }

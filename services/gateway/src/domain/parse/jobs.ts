@@ -18,7 +18,11 @@ export async function loadJob(db: Db, p: Principal, fileId: string, jobId: strin
 /** Newest first, parse and extract jobs together. */
 export async function listJobs(db: Db, p: Principal, fileId: string) {
   const file = await loadFile(db, p, fileId);
-  return db.job.findMany({ where: { file_id: file.id, org_id: p.orgId }, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], take: 500 });
+  return db.job.findMany({
+    where: { file_id: file.id, org_id: p.orgId },
+    orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    take: 500,
+  });
 }
 
 /** Oldest first (the serial id orders them). */
@@ -32,7 +36,12 @@ export async function listJobEvents(db: Db, p: Principal, fileId: string, jobId:
  * as cancelled in the same transaction; a running job gets cancel_requested_at and the worker stops
  * at its next page or stage boundary; a terminal job is returned as it is.
  */
-export async function cancelJob(deps: Pick<Deps, 'db' | 'queues' | 'logger'>, p: Principal, fileId: string, jobId: string) {
+export async function cancelJob(
+  deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
+  p: Principal,
+  fileId: string,
+  jobId: string,
+) {
   const { job } = await loadJob(deps.db, p, fileId, jobId);
   requirePermission(p, job.kind === 'extract' ? 'extract.run' : 'parse.run');
   if (TERMINAL_JOB_STATUSES.includes(job.status)) return job;
@@ -42,14 +51,41 @@ export async function cancelJob(deps: Pick<Deps, 'db' | 'queues' | 'logger'>, p:
     if (TERMINAL_JOB_STATUSES.includes(fresh.status)) return { job: fresh, removeFromQueue: false };
     const now = new Date();
     if (fresh.status === 'queued') {
-      const cancelled = await tx.job.update({ where: { id: fresh.id }, data: { status: 'cancelled', cancel_requested_at: fresh.cancel_requested_at ?? now, completed_at: now, error: 'Cancelled before it started.' } });
+      const cancelled = await tx.job.update({
+        where: { id: fresh.id },
+        data: {
+          status: 'cancelled',
+          cancel_requested_at: fresh.cancel_requested_at ?? now,
+          completed_at: now,
+          error: 'Cancelled before it started.',
+        },
+      });
       await finalizeReservation(tx, { jobId: fresh.id, outcome: 'cancelled' });
-      await tx.jobEvent.create({ data: { job_id: fresh.id, event_type: 'job.cancelled', stage: fresh.stage, message: 'Cancelled before a worker started it; the reservation was cancelled.', payload: {} } });
+      await tx.jobEvent.create({
+        data: {
+          job_id: fresh.id,
+          event_type: 'job.cancelled',
+          stage: fresh.stage,
+          message: 'Cancelled before a worker started it; the reservation was cancelled.',
+          payload: {},
+        },
+      });
       return { job: cancelled, removeFromQueue: true };
     }
-    const requested = await tx.job.update({ where: { id: fresh.id }, data: { cancel_requested_at: fresh.cancel_requested_at ?? now } });
+    const requested = await tx.job.update({
+      where: { id: fresh.id },
+      data: { cancel_requested_at: fresh.cancel_requested_at ?? now },
+    });
     if (!fresh.cancel_requested_at) {
-      await tx.jobEvent.create({ data: { job_id: fresh.id, event_type: 'job.cancel_requested', stage: fresh.stage, message: 'Cancellation requested; the worker stops at the next page or stage.', payload: {} } });
+      await tx.jobEvent.create({
+        data: {
+          job_id: fresh.id,
+          event_type: 'job.cancel_requested',
+          stage: fresh.stage,
+          message: 'Cancellation requested; the worker stops at the next page or stage.',
+          payload: {},
+        },
+      });
     }
     return { job: requested, removeFromQueue: false };
   });
@@ -67,7 +103,10 @@ export async function cancelJob(deps: Pick<Deps, 'db' | 'queues' | 'logger'>, p:
 /** Removes failed parse and extract jobs of a file and their events (manager access). */
 export async function clearFailedJobs(db: Db, p: Principal, fileId: string) {
   const file = await loadFile(db, p, fileId, { level: 'manager' });
-  const failed = await db.job.findMany({ where: { file_id: file.id, org_id: p.orgId, status: 'failed', kind: { in: ['parse', 'extract'] } }, select: { id: true, kind: true } });
+  const failed = await db.job.findMany({
+    where: { file_id: file.id, org_id: p.orgId, status: 'failed', kind: { in: ['parse', 'extract'] } },
+    select: { id: true, kind: true },
+  });
   const ids = failed.map((j) => j.id);
   if (ids.length) {
     await db.$transaction(async (tx) => {
@@ -75,5 +114,9 @@ export async function clearFailedJobs(db: Db, p: Principal, fileId: string) {
       await tx.job.deleteMany({ where: { id: { in: ids }, status: 'failed' } });
     });
   }
-  return { cleaned: ids.length, cleaned_job_ids: ids, cleaned_kinds: [...new Set(failed.map((j) => j.kind as 'parse' | 'extract'))] };
+  return {
+    cleaned: ids.length,
+    cleaned_job_ids: ids,
+    cleaned_kinds: [...new Set(failed.map((j) => j.kind as 'parse' | 'extract'))],
+  };
 }

@@ -7,7 +7,10 @@ export function normaliseParseOptions(raw: unknown): api.ParseOptions {
   const r = api.ParseOptions.safeParse(raw ?? {});
   if (!r.success) {
     const i = r.error.issues[0];
-    throw new ApiError('invalid_request_body', `Invalid parse options: ${i?.path.length ? `${i.path.join('.')}: ` : ''}${i?.message ?? 'malformed'}`);
+    throw new ApiError(
+      'invalid_request_body',
+      `Invalid parse options: ${i?.path.length ? `${i.path.join('.')}: ` : ''}${i?.message ?? 'malformed'}`,
+    );
   }
   return r.data;
 }
@@ -19,7 +22,8 @@ export function optionsHash(o: api.ParseOptions): string {
 }
 
 /** Spec: the default key is derived from the file version and the options. */
-export const defaultParseKey = (fileVersionId: string, o: api.ParseOptions) => `parse:${fileVersionId}:${optionsHash(o)}`;
+export const defaultParseKey = (fileVersionId: string, o: api.ParseOptions) =>
+  `parse:${fileVersionId}:${optionsHash(o)}`;
 
 /** The key of the n-th retry (n ≥ 1) of a default key whose job failed or was cancelled. */
 export const retryKey = (base: string, n: number) => `${base}:retry-${n}`;

@@ -17,7 +17,7 @@ export function serializeJob(j: Job): api.Job {
     total_pages: j.total_pages,
     completed_pages: j.completed_pages,
     error: j.error,
-    error_code: j.status === 'failed' ? j.error_code ?? 'internal_error' : null,
+    error_code: j.status === 'failed' ? (j.error_code ?? 'internal_error') : null,
     result: (j.result as Record<string, unknown> | null) ?? null,
     options: (j.options ?? {}) as Record<string, unknown>,
     idempotency_key: j.idempotency_key,
@@ -43,5 +43,11 @@ export function serializeReservation(r: CreditReservation | null): api.CreditRes
 }
 
 export function serializeEvent(e: JobEvent): api.JobEvent {
-  return { event_type: e.event_type, message: e.message, stage: e.stage, payload: (e.payload ?? {}) as Record<string, unknown>, created_at: e.created_at.toISOString() };
+  return {
+    event_type: e.event_type,
+    message: e.message,
+    stage: e.stage,
+    payload: (e.payload ?? {}) as Record<string, unknown>,
+    created_at: e.created_at.toISOString(),
+  };
 }

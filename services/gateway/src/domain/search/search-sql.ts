@@ -39,7 +39,15 @@ export interface Ranking {
 // Measured on the corpus questions (bench/eval): weights {0.1, 0.2, 0.5, 1.0} with length
 // normalisation gave MRR@10 0.78; flatter weights and normalisation 32 gave 0.88. A heading is
 // repeated as the title of every segment under it, so a steep title weight let headings win.
-export const RANKING: Ranking = { weights: [0.2, 0.5, 0.6, 0.7], normalisation: 32, tableBoost: 1.15, coverage: [0.15, 0.55, 0.3], rerank: 200, commonRows: 500, maxCandidates: 5000 };
+export const RANKING: Ranking = {
+  weights: [0.2, 0.5, 0.6, 0.7],
+  normalisation: 32,
+  tableBoost: 1.15,
+  coverage: [0.15, 0.55, 0.3],
+  rerank: 200,
+  commonRows: 500,
+  maxCandidates: 5000,
+};
 
 /** The statement's one row (none when the knowledge base is not the caller's organisation's). */
 export interface SearchRow {
@@ -64,7 +72,9 @@ function num(n: number): Prisma.Sql {
 }
 
 function tsquery(term: string): Prisma.Sql {
-  return term.includes(' ') ? Prisma.sql`phraseto_tsquery('english', ${term})` : Prisma.sql`plainto_tsquery('english', ${term})`;
+  return term.includes(' ')
+    ? Prisma.sql`phraseto_tsquery('english', ${term})`
+    : Prisma.sql`plainto_tsquery('english', ${term})`;
 }
 
 /** One word and its synonyms, OR-ed: a tsquery satisfied by any of them. */
@@ -142,17 +152,35 @@ const VISIBLE = Prisma.sql`JOIN files f ON f.id = s.file_id AND f.deleted_at IS 
  * below 1, so coverage factor × boost bounds the score: only the `rerank` candidates with the
  * highest bound get ts_rank_cd (all of them when every candidate has every word).
  */
-export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFilters, limit: number, r: Ranking = RANKING): Prisma.Sql {
+export function textSearchSql(
+  sc: SearchScope,
+  groups: TermGroup[],
+  f: SearchFilters,
+  limit: number,
+  r: Ranking = RANKING,
+): Prisma.Sql {
   if (groups.length === 1) return oneWordSql(sc, groups[0], f, limit, r);
   const gs = groups.map(groupQuery);
   const idx = gs.map((_, i) => i);
   const bit = (i: number) => Prisma.sql`(1::bigint << ${num(i)})`;
-  const mask = Prisma.join(idx.map((i) => Prisma.sql`CASE WHEN s.tsv @@ q.gs[${num(i + 1)}] THEN ${bit(i)} ELSE 0::bigint END`), ' | ');
-  const df = Prisma.join(idx.map((i) => Prisma.sql`count(*) FILTER (WHERE c.mask & ${bit(i)} <> 0)::float8`), ', ');
+  const mask = Prisma.join(
+    idx.map((i) => Prisma.sql`CASE WHEN s.tsv @@ q.gs[${num(i + 1)}] THEN ${bit(i)} ELSE 0::bigint END`),
+    ' | ',
+  );
+  const df = Prisma.join(
+    idx.map((i) => Prisma.sql`count(*) FILTER (WHERE c.mask & ${bit(i)} <> 0)::float8`),
+    ', ',
+  );
   const weights = Prisma.sql`(SELECT ARRAY(SELECT CASE WHEN d = 0 THEN 0 ELSE ln(1 + x.n / d) END FROM unnest(x.df) d) AS w
     FROM (SELECT count(*)::float8 AS n, ARRAY[${df}] AS df FROM cand c) x)`;
   const cov = (m: Prisma.Sql) =>
-    Prisma.sql`((${Prisma.join(idx.map((i) => Prisma.sql`idf.w[${num(i + 1)}] * ((${m} >> ${num(i)}) & 1)`), ' + ')}) / greatest(${Prisma.join(idx.map((i) => Prisma.sql`idf.w[${num(i + 1)}]`), ' + ')}, 1e-9))`;
+    Prisma.sql`((${Prisma.join(
+      idx.map((i) => Prisma.sql`idf.w[${num(i + 1)}] * ((${m} >> ${num(i)}) & 1)`),
+      ' + ',
+    )}) / greatest(${Prisma.join(
+      idx.map((i) => Prisma.sql`idf.w[${num(i + 1)}]`),
+      ' + ',
+    )}, 1e-9))`;
   // Share of segments having the word (any alternative; a multi-word alternative counts its rarest lexeme).
   const share = (g: TermGroup) => Prisma.sql`(SELECT least(1, coalesce(sum(af), 0)) FROM (
       SELECT (SELECT min(coalesce((SELECT st.freqs[array_position(st.elems, l.lexeme)] FROM st), 0)) FROM unnest(to_tsvector('english', a)) l) AS af
@@ -165,7 +193,10 @@ export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFil
       ${VISIBLE}
       WHERE ${filters(sc, f)} ${extra}
       LIMIT ${num(r.maxCandidates)}`;
-  return envelope(sc, f, Prisma.sql`
+  return envelope(
+    sc,
+    f,
+    Prisma.sql`
     st AS MATERIALIZED (
       SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
       WHERE schemaname = current_schema() AND tablename = 'evidence_index_segments' AND attname = 'tsv' LIMIT 1
@@ -175,10 +206,19 @@ export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFil
         coalesce((SELECT segment_count FROM evidence_index_state WHERE knowledge_base_id = ${sc.kbId}::uuid), 0)::float8 AS n
     ),
     q AS MATERIALIZED (
-      SELECT g.gs, (${Prisma.join(idx.map((i) => Prisma.sql`g.gs[${num(i + 1)}]`), ' || ')}) AS qor,
+      SELECT g.gs, (${Prisma.join(
+        idx.map((i) => Prisma.sql`g.gs[${num(i + 1)}]`),
+        ' || ',
+      )}) AS qor,
         CASE WHEN ${Prisma.join(idx.map(rare), ' OR ')}
-          THEN (${Prisma.join(idx.map((i) => Prisma.sql`CASE WHEN ${rare(i)} THEN g.gs[${num(i + 1)}] ELSE ''::tsquery END`), ' || ')})
-          ELSE (${Prisma.join(idx.map((i) => Prisma.sql`g.gs[${num(i + 1)}]`), ' && ')}) END AS qgen,
+          THEN (${Prisma.join(
+            idx.map((i) => Prisma.sql`CASE WHEN ${rare(i)} THEN g.gs[${num(i + 1)}] ELSE ''::tsquery END`),
+            ' || ',
+          )})
+          ELSE (${Prisma.join(
+            idx.map((i) => Prisma.sql`g.gs[${num(i + 1)}]`),
+            ' && ',
+          )}) END AS qgen,
         NOT (${Prisma.join(idx.map(rare), ' OR ')}) AS strict
       FROM g
     ),
@@ -202,7 +242,8 @@ export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFil
       ORDER BY score DESC, b.file_id, b.ordinal
       LIMIT ${num(limit)}
     ),
-    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`);
+    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
+  );
 }
 
 /**
@@ -211,7 +252,10 @@ export function textSearchSql(sc: SearchScope, groups: TermGroup[], f: SearchFil
  * (no second visit to their rows).
  */
 function oneWordSql(sc: SearchScope, g: TermGroup, f: SearchFilters, limit: number, r: Ranking): Prisma.Sql {
-  return envelope(sc, f, Prisma.sql`
+  return envelope(
+    sc,
+    f,
+    Prisma.sql`
     q AS MATERIALIZED (SELECT ${groupQuery(g)} AS q),
     cand AS (
       SELECT s.id, s.file_id, s.ordinal, s.is_table, s.tsv
@@ -228,12 +272,16 @@ function oneWordSql(sc: SearchScope, g: TermGroup, f: SearchFilters, limit: numb
       ORDER BY score DESC, c.file_id, c.ordinal
       LIMIT ${num(limit)}
     ),
-    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`);
+    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
+  );
 }
 
 /** Blank query: the filters alone, in document order (file name, then position in the file). */
 export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number): Prisma.Sql {
-  return envelope(sc, f, Prisma.sql`
+  return envelope(
+    sc,
+    f,
+    Prisma.sql`
     top AS (
       SELECT s.id, 0::float8 AS score, row_number() OVER (ORDER BY f.filename, s.file_id, s.ordinal) AS pos
       FROM evidence_index_segments s
@@ -241,10 +289,15 @@ export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number):
       WHERE ${filters(sc, f)}
       ORDER BY f.filename, s.file_id, s.ordinal
       LIMIT ${num(limit)}
-    )`);
+    )`,
+  );
 }
 
 /** A query with no searchable word left: no hits, but the same knowledge base and state answer. */
 export function noHitsSql(sc: SearchScope, f: SearchFilters): Prisma.Sql {
-  return envelope(sc, f, Prisma.sql`top AS (SELECT NULL::uuid AS id, 0::float8 AS score, 0::bigint AS pos WHERE false)`);
+  return envelope(
+    sc,
+    f,
+    Prisma.sql`top AS (SELECT NULL::uuid AS id, 0::float8 AS score, 0::bigint AS pos WHERE false)`,
+  );
 }

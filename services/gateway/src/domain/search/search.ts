@@ -13,7 +13,13 @@ import type { SearchRequest } from './search-request';
 
 /** The one statement a search runs (exported for the benchmark, which runs the same SQL directly). */
 export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql {
-  const filters = { fileIds: req.fileIds, folderId: req.folderId, years: req.years, sourceType: req.sourceType, tableOnly: req.tableOnly };
+  const filters = {
+    fileIds: req.fileIds,
+    folderId: req.folderId,
+    years: req.years,
+    sourceType: req.sourceType,
+    tableOnly: req.tableOnly,
+  };
   if (!req.query.trim()) return filterOnlySql(sc, filters, req.limit);
   const terms = queryTerms(req.query);
   // A query with no searchable word left ("the", "?!") matches nothing rather than everything.
@@ -21,9 +27,16 @@ export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql
 }
 
 /** The search response, with `hits` as JSON text: PostgreSQL built it, nothing re-encodes it. */
-export interface SearchResult extends Omit<api.SearchResponse, 'hits'> { hitsJson: string }
+export interface SearchResult extends Omit<api.SearchResponse, 'hits'> {
+  hitsJson: string;
+}
 
-export async function searchKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, kbId: string, req: SearchRequest): Promise<SearchResult> {
+export async function searchKnowledgeBase(
+  deps: Pick<Deps, 'db'>,
+  p: Principal,
+  kbId: string,
+  req: SearchRequest,
+): Promise<SearchResult> {
   requirePermission(p, 'files.read');
   // People need a viewer grant, checked before anything is read. API keys are organisation-root:
   // the statement itself is scoped to their organisation and says whether the knowledge base exists.
@@ -36,7 +49,11 @@ export async function searchKnowledgeBase(deps: Pick<Deps, 'db'>, p: Principal, 
     knowledge_base_id: first.kb_id,
     index_version: String(first.version ?? 0),
     status: (first.segment_count ?? 0) > 0 ? 'ready' : 'empty',
-    snapshot: { segment_count: first.segment_count ?? 0, file_count: first.file_count ?? 0, indexed_at: first.indexed_at?.toISOString() ?? null },
+    snapshot: {
+      segment_count: first.segment_count ?? 0,
+      file_count: first.file_count ?? 0,
+      indexed_at: first.indexed_at?.toISOString() ?? null,
+    },
     hitsJson: first.hits,
   };
 }
