@@ -5,7 +5,7 @@
 import { redactDetail } from '@docfleet/errors';
 import type { QueueClient } from '@docfleet/queue';
 import type { WorkerDeps } from './deps';
-import { finishFailed } from './job-state';
+import { failParseJob } from '@docfleet/jobs';
 
 export const KILLED_MESSAGE =
   'The parse worker was stopped while processing this document (for example killed by the container runtime for insufficient memory) and the retry stopped too. The input may be fine: parse it again, or on-premises give the worker more memory.';
@@ -46,7 +46,7 @@ export async function reapOnce(
       : `The parse job was lost by the queue (its entry is ${state}); nothing was charged. Parse the file again.`;
     // BullMQ's failedReason and stack trace go to the log below; the event gets the reason, redacted.
     const traceback = redactDetail(entry?.failedReason || `queue entry ${state}`);
-    const outcome = await finishFailed(deps.db, id, message, {
+    const outcome = await failParseJob(deps.db, id, message, {
       traceback,
       code: stalled ? 'worker_stopped' : 'queue_entry_lost',
     });
