@@ -17,7 +17,14 @@ import { startHeartbeat } from '@docfleet/runtime';
 import { pageResultName, writeJson, type PageResult } from './bundle';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, UnitCharger, buildContext, type JobContext } from './job-context';
-import { TERMINAL, addEvent, finishCancelled, finishCompleted, finishFailed, setProgress } from './job-state';
+import {
+  TERMINAL_JOB_STATUSES as TERMINAL,
+  addJobEvent as addEvent,
+  cancelParseJob as finishCancelled,
+  completeParseJob as finishCompleted,
+  failParseJob as finishFailed,
+  setParseProgress as setProgress,
+} from '@docfleet/jobs';
 import { reusePage, type ParseSettings } from './page-diff';
 import { budgetOf, type FailedPageEntry } from './parse-document';
 import { classifyFailure, enqueueIndex } from './parse-file.handler';
