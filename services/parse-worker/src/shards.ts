@@ -288,6 +288,7 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
   }
   await charger.flush();
   await shardProgress(deps, job.id, shardNo, done);
+  ctx.log.info({ first, last, stored: done, todo: todo.length }, 'shard started');
   if (!todo.length) return;
   let lastWrite = Date.now();
   await parsePages({
@@ -304,6 +305,10 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
     maxPages: deps.env.MAX_PAGES,
     budget: budgetOf(deps.env),
     shouldCancel: ctx.shouldStop,
+    // One line per page read (debug): a benchmark counts pages read twice, i.e. work lost to a kill.
+    onProgress: (_done, _total, phase, page) => {
+      if (phase === 'text' && page) ctx.log.debug({ page: page.pageNumber }, 'shard page read');
+    },
     onPageFinished: async (p) => {
       const r: ShardPageResult = {
         page_number: p.pageNumber,
