@@ -33,6 +33,8 @@ export interface ShardPlan {
   unchanged: number[];
   /** Storage prefix of the previous parse's bundle (unchanged pages are copied from it). */
   prevPrefix: string | null;
+  /** Unchanged pages that moved: new page number → the previous page it is taken from. */
+  sources?: Record<string, number>;
   /** ms spent on page-diff by the planning run. */
   diffMs: number;
   plannedAt: number;
@@ -274,7 +276,7 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
       if (!stored) {
         if (!plan.prevPrefix)
           throw new ParseError('no_artifacts', `Page ${n} was to be reused but there is nothing to reuse.`);
-        const r = await reusePage(deps.storage.localPath(plan.prevPrefix), ctx.outDir, n);
+        const r = await reusePage(deps.storage.localPath(plan.prevPrefix), ctx.outDir, n, plan.sources?.[n] ?? n);
         await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(n)), r);
       }
       continue;
