@@ -5,7 +5,8 @@ import { Prisma, clearPendingIndexJob, type Db, type Tx } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import type { StorageDriver } from '@docfleet/storage';
 import { applyIndexDelta } from './index-state';
-import { SegmentsFile, clean, segmentRows, type SegmentRow } from './segment-rows';
+import { jsonArrayElements } from './json-array-stream';
+import { SegmentsFile, clean, segmentRows, streamSegmentRows, type SegmentRow } from './segment-rows';
 
 export interface IndexDeps {
   db: Db;
@@ -92,6 +93,41 @@ export async function readSegmentRows(
   return segmentRows(parsed.data, defaultSourceType(contentType));
 }
 
+/**
+ * The rows of segments.json read element by element (a 10,000-page document's segments are never
+ * in memory at once): the same rows as readSegmentRows.
+ */
+export async function* streamSegmentRowsOf(
+  storage: StorageDriver,
+  storagePrefix: string,
+  contentType: string,
+): AsyncGenerator<SegmentRow> {
+  const elements = jsonArrayElements(storage.readStream(`${storagePrefix}/${BUNDLE.segments_json}`));
+  try {
+    yield* streamSegmentRows(elements, defaultSourceType(contentType));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code) throw err; // storage (ENOENT, EIO): as it is
+    throw new Error(`segments.json under ${storagePrefix} is not a segment list: ${(err as Error).message}`);
+  }
+}
+
+/** batches() over a stream of rows. */
+export async function* streamBatches(rows: AsyncIterable<SegmentRow>, maxRows: number): AsyncGenerator<SegmentRow[]> {
+  let batch: SegmentRow[] = [];
+  let chars = 0;
+  for await (const r of rows) {
+    const size = r.markdown.length + r.labels.length + r.title.length + 400;
+    if (batch.length && (batch.length >= maxRows || chars + size > BATCH_CHARS)) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+    batch.push(r);
+    chars += size;
+  }
+  if (batch.length) yield batch;
+}
+
 export function* batches(rows: SegmentRow[], maxRows: number): Generator<SegmentRow[]> {
   let batch: SegmentRow[] = [];
   let chars = 0;
@@ -148,8 +184,8 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
   const t0 = Date.now();
   const pre = await check(deps.db, p, false);
   if ('skip' in pre) return { status: 'skipped', reason: pre.skip };
-  // Read and derive outside the transaction: no lock is held while storage is read.
-  const rows = await readSegmentRows(deps.storage, pre.storagePrefix, pre.file.content_type);
+  // Segments stream from storage into batched INSERTs (bounded memory for any page count); the
+  // transaction makes the replacement atomic, so a malformed file part-way leaves the old rows.
   return deps.db.$transaction(
     async (tx) => {
       const now = await check(tx, p, true);
@@ -166,7 +202,8 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
         filename: file.filename,
       };
       let inserted = 0;
-      for (const batch of batches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS))
+      const rows = streamSegmentRowsOf(deps.storage, now.storagePrefix, file.content_type);
+      for await (const batch of streamBatches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS))
         inserted += await insertRows(tx, owner, batch);
       await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, {
         segments: inserted - removed,

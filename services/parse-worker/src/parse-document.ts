@@ -177,8 +177,8 @@ async function parseDocumentFlow(
       pageHashes: inspect.pageHashes,
       changed,
       unchanged,
-      sources: [...sources],
       prevPrefix: unchanged.length ? prev!.manifest.storage_prefix : null,
+      sources: Object.fromEntries([...sources].filter(([n, from]) => n !== from)),
       diffMs: tDiff - t0,
       plannedAt: t0,
     });
