@@ -18,7 +18,8 @@ import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, ty
 import type { WorkerDeps } from './deps';
 import { UnitCharger, type JobContext } from './job-context';
 import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
-import { diffPages, findPreviousParse, reusePage, type ParseSettings } from './page-diff';
+import { diffPages, findPreviousParse, reusePage, samePositions, type ParseSettings } from './page-diff';
+import { dispatchShards, hasShards } from './shards';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -39,7 +40,9 @@ export interface FailedPageEntry {
   message: string;
 }
 
-export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
+export async function parseDocument(ctx: JobContext): Promise<FinishOutcome | 'dispatched'> {
+  // A planning run redelivered after it split the job: only make sure every open shard is queued.
+  if (ctx.kind === 'pdf' && (await hasShards(ctx.deps, ctx.job.id))) return dispatchShards(ctx, null);
   // An OCR parse of a PDF: page 1's raster and Tesseract start now, while the pages are hashed and
   // diffed; parsePages takes them over (a first parse always parses page 1), else they are dropped.
   const head =
@@ -56,7 +59,10 @@ export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
   }
 }
 
-async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined): Promise<FinishOutcome> {
+async function parseDocumentFlow(
+  ctx: JobContext,
+  head: OcrHeadStart | undefined,
+): Promise<FinishOutcome | 'dispatched'> {
   const { deps, job, file, version, options } = ctx;
   const kind = ctx.kind as 'pdf' | 'image';
   const db = deps.db;
@@ -93,7 +99,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     page_images: pageImages,
   };
   const prev = await findPreviousParse(db, deps.storage, file.id);
-  const { changed, unchanged } = await diffPages(prev, inspect.pageHashes, settings);
+  const { changed, unchanged, sources } = await diffPages(prev, inspect.pageHashes, settings);
   const failedPages: FailedPageEntry[] = [];
   /** Parsed (and charged), but the page image was over the page budget. */
   const noImagePages: number[] = [];
@@ -113,6 +119,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     !changed.length &&
     prev &&
     prev.pageCount === pageCount &&
+    samePositions(sources) &&
     (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.segments_json]))
   ) {
     // Nothing changed: a new manifest row for this version pointing at the previous bundle (no copy).
@@ -159,6 +166,24 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     });
   }
 
+  // A long PDF: page-range shards that any parse worker takes (shards.ts); this run ends here.
+  if (kind === 'pdf' && pageCount > (deps.env.PARSE_SHARD_PAGES ?? 32)) {
+    await head?.dispose();
+    return dispatchShards(ctx, {
+      pageCount,
+      backend,
+      backendReasons: inspect.backend.reasons.slice(0, 10),
+      settings,
+      pageHashes: inspect.pageHashes,
+      changed,
+      unchanged,
+      sources: [...sources],
+      prevPrefix: unchanged.length ? prev!.manifest.storage_prefix : null,
+      diffMs: tDiff - t0,
+      plannedAt: t0,
+    });
+  }
+
   // ---- stage parse (10 → 75 text, 75 → 95 figures)
   await setProgress(db, job.id, {
     stage: 'parse',
@@ -177,6 +202,8 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
       backend_reasons: inspect.backend.reasons.slice(0, 10),
       changed_pages: changed,
       unchanged_pages: unchanged,
+      // Unchanged pages that moved (page inserted or removed before them): new page → previous page.
+      moved_pages: Object.fromEntries([...sources].filter(([n, from]) => n !== from)),
     },
   );
   // A redelivered job starts from a clean bundle: every file is rewritten under the same name.
@@ -184,7 +211,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   await fs.mkdir(ctx.outDir, { recursive: true });
   const results = new Map<number, PageResult>();
   for (const n of unchanged) {
-    const r = await reusePage(prev!.root, ctx.outDir, n);
+    const r = await reusePage(prev!.root, ctx.outDir, n, sources.get(n));
     results.set(n, r);
     await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(n)), r);
   }

@@ -98,7 +98,7 @@ export async function handleParseFile(
   deps: WorkerDeps,
   payload: JobPayload<'parse.file'>,
   queueJob: QueueJob,
-): Promise<{ outcome: FinishOutcome | 'missing' }> {
+): Promise<{ outcome: FinishOutcome | 'missing' | 'dispatched' }> {
   const log = deps.logger.child({ job_id: payload.jobId });
   const job = await deps.db.job.findUnique({ where: { id: payload.jobId } });
   if (!job || job.org_id !== payload.orgId || job.kind !== 'parse') {
