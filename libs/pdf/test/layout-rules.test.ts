@@ -58,6 +58,59 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
     expect(tables[0]!.cells!.find((x) => x.row === 2 && x.col === 2)?.text).toBe('3,100');
   });
 
+  it('a ruled header over an unruled body cut by section labels and wider spacing is one table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('intro', 14), 72, 540, 70);
+        const cols = [72, 200, 300, 400, 500];
+        c.line(72, 96, 540, 96);
+        c.text('Total', 300, 108, 9, c.bold);
+        c.text('Public', 450, 108, 9, c.bold);
+        ['Year', 'Units', 'All', 'Local', 'State'].forEach((t, k) => c.text(t, cols[k]!, 122, 9, c.bold));
+        c.line(72, 128, 540, 128);
+        let top = 142;
+        const section = (label: string, first: number) => {
+          c.text(label, 72, top, 9, c.bold);
+          top += 13;
+          for (let i = 0; i < 5; i++, top += 13)
+            [String(first + i), `${120 + i}`, `${4500 + 17 * i}`, `${2100 + i}`, `${2400 + 16 * i}`].forEach((t, k) =>
+              c.text(t, cols[k]!, top, 9),
+            );
+          top += 14; // the spacing opens up before the next section
+        };
+        section('Actual', 2001);
+        section('Projected', 2011);
+        c.justified(proseWords('outro', 14), 72, 540, top + 30);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(1);
+    const texts = tables[0]!.cells!.map((x) => x.text);
+    for (const t of ['Year', 'Actual', '2001', 'Projected', '2015', '2464']) expect(texts).toContain(t);
+  });
+
+  it('two ruled grids one under the other with the same columns stay two tables', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        for (const [top0, tag] of [
+          [90, 'a'],
+          [250, 'b'],
+        ] as const) {
+          const rows = 6;
+          for (let r = 0; r <= rows; r++) c.line(72, top0 + r * 18, 472, top0 + r * 18);
+          for (const x of [72, 272, 372, 472]) c.line(x, top0, x, top0 + rows * 18);
+          for (let r = 0; r < rows; r++)
+            [`${tag}label${r}`, `${r * 3}`, `${r * 7}`].forEach((t, k) =>
+              c.text(t, [76, 276, 376][k]!, top0 + r * 18 + 13, 9),
+            );
+        }
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    expect(elements.filter((e) => e.type === 'table')).toHaveLength(2);
+  });
+
   it('a two-column index ("term, page") is text read column by column, not a table', async () => {
     const bytes = await synthPdf([
       (c) => {

@@ -59,7 +59,7 @@ function looksLikeProse(rows: Line[][], pageWidth: number): boolean {
   return (maxCols <= 2 && avgLen > 35) || wide > 0.5;
 }
 
-const CAPTION = /^(table|tab\.|figure|fig\.)\s*[A-Z]?[0-9IVX]+[0-9.:]*\s*[.:\-–—]?\s/i;
+export const CAPTION = /^(table|tab\.|figure|fig\.)\s*[A-Z]?[0-9IVX]+[0-9.:]*\s*[.:\-–—]?\s/i;
 const EQUATION_NUMBER = /^\(([A-Z]\.?)?\d{1,3}[a-z]?\)$/;
 
 /**
