@@ -19,6 +19,7 @@ import type { WorkerDeps } from './deps';
 import { UnitCharger, type JobContext } from './job-context';
 import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
 import { diffPages, findPreviousParse, reusePage, samePositions, type ParseSettings } from './page-diff';
+import { dispatchShards, hasShards } from './shards';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -39,7 +40,9 @@ export interface FailedPageEntry {
   message: string;
 }
 
-export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
+export async function parseDocument(ctx: JobContext): Promise<FinishOutcome | 'dispatched'> {
+  // A planning run redelivered after it split the job: only make sure every open shard is queued.
+  if (ctx.kind === 'pdf' && (await hasShards(ctx.deps, ctx.job.id))) return dispatchShards(ctx, null);
   // An OCR parse of a PDF: page 1's raster and Tesseract start now, while the pages are hashed and
   // diffed; parsePages takes them over (a first parse always parses page 1), else they are dropped.
   const head =
@@ -56,7 +59,10 @@ export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
   }
 }
 
-async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined): Promise<FinishOutcome> {
+async function parseDocumentFlow(
+  ctx: JobContext,
+  head: OcrHeadStart | undefined,
+): Promise<FinishOutcome | 'dispatched'> {
   const { deps, job, file, version, options } = ctx;
   const kind = ctx.kind as 'pdf' | 'image';
   const db = deps.db;
@@ -157,6 +163,24 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
         reused: true,
       },
       timings: { page_diff: tDiff - t0 },
+    });
+  }
+
+  // A long PDF: page-range shards that any parse worker takes (shards.ts); this run ends here.
+  if (kind === 'pdf' && pageCount > (deps.env.PARSE_SHARD_PAGES ?? 32)) {
+    await head?.dispose();
+    return dispatchShards(ctx, {
+      pageCount,
+      backend,
+      backendReasons: inspect.backend.reasons.slice(0, 10),
+      settings,
+      pageHashes: inspect.pageHashes,
+      changed,
+      unchanged,
+      sources: [...sources],
+      prevPrefix: unchanged.length ? prev!.manifest.storage_prefix : null,
+      diffMs: tDiff - t0,
+      plannedAt: t0,
     });
   }
 

@@ -224,7 +224,13 @@ export async function permanentDeleteFile(
     return deleteFileRows(tx, [file.id]);
   });
   await deps.storage.removePrefix(filePrefix(file.knowledge_base_id, file.id));
-  return { deleted: true as const, permanent: true as const, file_id: file.id, database };
+  return {
+    deleted: true as const,
+    permanent: true as const,
+    file_id: file.id,
+    database,
+    knowledge_base_id: file.knowledge_base_id,
+  };
 }
 
 export async function listFiles(
