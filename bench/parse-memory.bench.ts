@@ -12,7 +12,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { round, startBenchGateway, withSlowdown, type Row } from './lib';
 import { densePdf, textPdf } from '../services/parse-worker/test/fixtures';
-import { spawnWorker, type WorkerProcess } from '../services/parse-worker/test/worker-process';
+import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
 
 export const name = 'parse-memory';
 

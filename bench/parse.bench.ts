@@ -15,7 +15,7 @@ import { median, round, startBenchGateway, type Row } from './lib';
 import { openPdf } from '../libs/pdf/src/pdfjs-loader';
 import { rasterisePdf } from '../libs/pdf/src/render/rasterise';
 import { combine, repeatPages } from '../services/parse-worker/test/fixtures';
-import { spawnWorker, type WorkerProcess } from '../services/parse-worker/test/worker-process';
+import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
 import { rawPdfjs } from '../libs/pdf/bench/raw-pdfjs';
 
 export const name = 'parse';

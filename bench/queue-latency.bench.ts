@@ -11,10 +11,8 @@ import path from 'node:path';
 // The very BullMQ copy libs/queue uses (the repository root does not depend on bullmq).
 import { Queue, Worker } from '../libs/queue/node_modules/bullmq';
 import { QueueClient, createRedis, createWorker } from '../libs/queue/src';
-import { parseFileHooks } from '../services/gateway/src/domain/parse/auto-parse';
-import type { Deps } from '../services/gateway/src/deps';
 import { startGateway } from '../services/gateway/test/harness';
-import { spawnWorker, type WorkerProcess } from '../services/parse-worker/test/worker-process';
+import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
 import { ensureTemplate, percentile, round, type Row } from './lib';
 
 export const name = 'queue-latency';
@@ -70,12 +68,7 @@ async function pickup(
 export async function run(): Promise<Row[]> {
   // The gateway as main.ts wires it: auto_parse dispatches the parse job in the upload request.
   await ensureTemplate();
-  const holder: { deps?: Deps } = {};
-  const gw = await startGateway(
-    {},
-    { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } },
-  );
-  holder.deps = gw.deps;
+  const gw = await startGateway({});
   const producer = createRedis(REDIS_URL);
   const consumer = createRedis(REDIS_URL, { forWorker: true });
   const prefixes = { raw: `bl-raw-${randomUUID().slice(0, 6)}`, ours: `bl-ours-${randomUUID().slice(0, 6)}` };

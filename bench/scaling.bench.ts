@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnWorker, type WorkerProcess } from '../services/parse-worker/test/worker-process';
+import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
 import { median, round, startBenchGateway, type Row } from './lib';
 
 export const name = 'scaling';

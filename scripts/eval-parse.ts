@@ -25,8 +25,6 @@ import {
   type OcrParseFn,
 } from '../libs/pdf/eval/ocr-eval';
 import globalSetup from '../libs/testing/src/global-setup';
-import { parseFileHooks } from '../services/gateway/src/domain/parse/auto-parse';
-import type { Deps } from '../services/gateway/src/deps';
 import { startGateway } from '../services/gateway/test/harness';
 import { startParseWorker } from '../services/parse-worker/src/worker';
 
@@ -57,12 +55,7 @@ async function main(argv: string[]) {
   process.env.OMP_THREAD_LIMIT ??= '1';
 
   await globalSetup();
-  const holder: { deps?: Deps } = {};
-  const gw = await startGateway(
-    { MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) },
-    { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } },
-  );
-  holder.deps = gw.deps;
+  const gw = await startGateway({ MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) });
   const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const worker = startParseWorker(
     {

@@ -6,3 +6,5 @@ export type { PrivatePostgres } from './private-postgres';
 export type { PrivateRedis } from './private-redis';
 export { multipartBody, rawRequest } from './raw-http';
 export type { RawExchange, RawResponse } from './raw-http';
+export { spawnService, spawnWorker } from './service-process';
+export type { ServiceProcess, WorkerProcess, WorkerTarget } from './service-process';

@@ -10,7 +10,7 @@ import { bodyGuard, jsonDepthLimit } from './http/body-guard';
 import { consoleRouter } from './http/console';
 import { apiKeyRoutes, loginRoute } from './routes/auth.routes';
 import { billingRoutes } from './routes/billing.routes';
-import { fileRoutes, type FileHooks } from './routes/files.routes';
+import { fileRoutes } from './routes/files.routes';
 import { knowledgeBaseRoutes } from './routes/knowledge-bases.routes';
 import { searchRoutes } from './routes/search.routes';
 import { parseRoutes } from './routes/parse.routes';
@@ -24,14 +24,8 @@ import { classifyEditRoutes } from './routes/classify-edit.routes';
 
 export const API_VERSION = '0.1.0';
 
-export interface AppOptions {
-  fileHooks?: FileHooks;
-  /** Extra route groups (later features) mounted behind auth. */
-  extraRoutes?: Array<(r: ApiRoutes, deps: Deps) => void>;
-}
-
 /** Builds the express app without listening, so tests can mount it. */
-export function buildApp(deps: Deps, opts: AppOptions = {}) {
+export function buildApp(deps: Deps) {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.env.TRUST_PROXY);
@@ -78,7 +72,7 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
 
   loginRoute(publicRoutes, deps);
   knowledgeBaseRoutes(routes, deps);
-  fileRoutes(routes, deps, opts.fileHooks);
+  fileRoutes(routes, deps);
   billingRoutes(routes, deps);
   apiKeyRoutes(routes, deps);
   searchRoutes(routes, deps);
@@ -90,7 +84,6 @@ export function buildApp(deps: Deps, opts: AppOptions = {}) {
   extractJobRoutes(routes, deps);
   splitRoutes(routes, deps);
   classifyEditRoutes(routes, deps);
-  for (const add of opts.extraRoutes ?? []) add(routes, deps);
 
   // One OpenAPI document from both registries: generated from the validating schemas.
   const openapi = () => {

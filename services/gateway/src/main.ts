@@ -8,7 +8,6 @@ import { createStorage } from '@docfleet/storage';
 import { onShutdown } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { buildApp } from './app';
-import { parseFileHooks } from './domain/parse/auto-parse';
 import type { Deps } from './deps';
 
 // Composition root: config, logger, database, queues, storage; then listen, and drain on SIGTERM.
@@ -26,7 +25,7 @@ async function main() {
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
     models: new ModelRegistry(readModelConfig(process.env)),
   };
-  const { app } = buildApp(deps, { fileHooks: parseFileHooks(deps) });
+  const { app } = buildApp(deps);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   server.listen(env.PORT, env.HOST, () => logger.info({ port: env.PORT }, 'gateway listening'));

@@ -5,21 +5,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDb } from '@docfleet/testing';
+import { createTestDb, freePort } from '@docfleet/testing';
 import { gatewayClient } from './harness';
 
 const ROOT = path.resolve(__dirname, '../../..');
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export interface SpawnOptions {
   env?: Record<string, string>;

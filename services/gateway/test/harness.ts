@@ -12,7 +12,7 @@ import { QueueClient, createRedis } from '@docfleet/queue';
 import { createStorage } from '@docfleet/storage';
 import { createTestDb } from '@docfleet/testing';
 import type { PrismaClient } from '@docfleet/db';
-import { buildApp, type AppOptions } from '../src/app';
+import { buildApp } from '../src/app';
 import type { Deps } from '../src/deps';
 
 export interface Res<T = any> {
@@ -84,7 +84,7 @@ export function gatewayClient(url: string, db: PrismaClient) {
 }
 
 /** A real gateway on an ephemeral port, over its own fresh database, storage dir and Redis prefix. */
-export async function startGateway(envOverrides: Record<string, string> = {}, appOpts: AppOptions = {}) {
+export async function startGateway(envOverrides: Record<string, string> = {}) {
   const tdb = await createTestDb();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-gw-'));
   const env = defineEnv(
@@ -109,7 +109,7 @@ export async function startGateway(envOverrides: Record<string, string> = {}, ap
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
     logger: createLogger('gateway-test', 'silent'),
   };
-  const { app } = buildApp(deps, appOpts);
+  const { app } = buildApp(deps);
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -10,8 +10,6 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CORPUS, startGateway, type Gateway } from '../../gateway/test/harness';
-import { parseFileHooks } from '../../gateway/src/domain/parse/auto-parse';
-import type { Deps } from '../../gateway/src/deps';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 export { CORPUS };
@@ -109,12 +107,7 @@ export interface Fleet {
 }
 
 export async function startFleet(): Promise<Fleet> {
-  const holder: { deps?: Deps } = {};
-  const gw = await startGateway(
-    {},
-    { fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) } },
-  );
-  holder.deps = gw.deps;
+  const gw = await startGateway({});
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'docfleet-fleet-'));
   const procs: ServiceProcess[] = [];
   const close = async () => {

@@ -10,10 +10,9 @@ import path from 'node:path';
 import { createOrganization, createOrgApiKey } from '@docfleet/auth';
 import { grantCredits } from '@docfleet/billing';
 import { sampleValue } from '@docfleet/runtime';
-import { createTestDb, type TestDb } from '@docfleet/testing';
 import { KIND, startOtlpReceiver, type ReceivedSpan } from '../../../libs/telemetry/test/otlp-receiver';
 import { NDA3 } from './fixtures';
-import { freePort, spawnService, type ServiceProcess } from './worker-process';
+import { createTestDb, freePort, spawnService, type ServiceProcess, type TestDb } from '@docfleet/testing';
 
 let tdb: TestDb;
 let dataDir: string;

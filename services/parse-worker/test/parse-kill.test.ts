@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { NDA3, NDA5 } from './fixtures';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { spawnWorker, type WorkerProcess } from './worker-process';
+import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
 
 let s: Stack;
 const procs: WorkerProcess[] = [];

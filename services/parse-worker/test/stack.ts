@@ -1,13 +1,11 @@
-// Test stack: the real gateway (services/gateway/test/harness.ts) over a fresh database, with the
-// auto_parse hooks wired as main.ts wires them, and the real parse worker in this process on the
+// Test stack: the real gateway (services/gateway/test/harness.ts) over a fresh database (it wires
+// auto_parse itself, as main.ts runs it), and the real parse worker in this process on the
 // same database, storage and queue prefix. Clients talk to it through libs/sdk.
 import path from 'node:path';
 import { DocfleetClient } from '@docfleet/sdk';
 import { createLogger } from '@docfleet/logger';
 import { createRedis } from '@docfleet/queue';
 import { CORPUS, startGateway, type Gateway } from '../../gateway/test/harness';
-import { parseFileHooks } from '../../gateway/src/domain/parse/auto-parse';
-import type { Deps } from '../../gateway/src/deps';
 import type { WorkerDeps } from '../src/deps';
 import { startParseWorker, type ParseWorkerOptions, type RunningParseWorker } from '../src/worker';
 
@@ -27,11 +25,7 @@ export async function startStack(
   env: Record<string, string> = {},
   o: { worker?: boolean; maxPages?: number; workerEnv?: Omit<WorkerDeps['env'], 'MAX_PAGES'> } = {},
 ): Promise<Stack> {
-  const holder: { deps?: Deps } = {};
-  const gw = await startGateway(env, {
-    fileHooks: { afterUpload: (ctx) => parseFileHooks(holder.deps!).afterUpload!(ctx) },
-  });
-  holder.deps = gw.deps;
+  const gw = await startGateway(env);
   const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const workerDeps: WorkerDeps = {
     env: { MAX_PAGES: o.maxPages ?? gw.deps.env.MAX_PAGES, ...o.workerEnv },

@@ -18,20 +18,17 @@ import {
   uploadFile,
 } from '../domain/files/files';
 import { reindexFile, unindexFile } from '../domain/search/index-sync';
+import { autoParseAfterUpload } from '../domain/parse/auto-parse';
 
 const FileParams = z.object({ fileId: api.Uuid });
 const tags = ['Files'];
 
-/** Hooks later features plug into (auto_parse dispatches a parse job). */
-export interface FileHooks {
-  afterUpload?: (ctx: { req: Request; fileId: string; autoParse: boolean }) => Promise<Record<string, unknown>>;
-}
-
-export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
+export function fileRoutes(r: ApiRoutes, deps: Deps) {
   const withUpload = uploadReceiver(deps.storage, deps.env.MAX_UPLOAD_BYTES);
 
-  const afterUpload = async (req: Request, fileId: string, autoParse: boolean) =>
-    hooks.afterUpload ? hooks.afterUpload({ req, fileId, autoParse }) : {};
+  /** auto_parse=true dispatches a parse of the stored file (domain/parse/auto-parse). */
+  const afterUpload = (req: Request, fileId: string, autoParse: boolean) =>
+    autoParseAfterUpload(deps, req, fileId, autoParse);
 
   r.add(
     {

@@ -1,19 +1,10 @@
-// The parse worker as a real process (`node --import tsx services/parse-worker/src/main.ts`: one
-// process, so a signal reaches the worker itself and not a wrapper).
+// Services as real processes (`node --import tsx services/<name>/src/main.ts`: one process, so a
+// signal reaches the service itself and not a wrapper), for any package's tests and benchmarks.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import type { Gateway } from '../../gateway/test/harness';
+import { freePort } from './private-redis';
 
 const ROOT = path.resolve(__dirname, '../../..');
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -22,7 +13,14 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function spawnWorker(gw: Gateway, env: Record<string, string> = {}): Promise<WorkerProcess> {
+/** What a parse worker process shares with the gateway it serves (a started gateway fits). */
+export interface WorkerTarget {
+  deps: { env: { DATABASE_URL: string; REDIS_URL: string; QUEUE_PREFIX: string } };
+  dataDir: string;
+}
+
+/** The parse worker as a real process on the gateway's database, Redis, storage and queue prefix. */
+export async function spawnWorker(gw: WorkerTarget, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const healthPort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', 'parse-worker', 'src', 'main.ts')], {
     cwd: ROOT,
