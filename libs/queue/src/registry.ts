@@ -37,6 +37,8 @@ export const JOBS = {
       fileId: z.string().uuid(),
       fileVersionId: z.string().uuid(),
       manifestId: z.string().uuid(),
+      /** The job's row in index_pending_updates (issue 13.6), cleared when the job is applied. */
+      pendingId: z.string().optional(),
       trace,
     }),
     attempts: 5,
@@ -44,7 +46,13 @@ export const JOBS = {
   },
   'index.remove-file': {
     queue: 'index',
-    payload: z.object({ orgId: z.string().uuid(), fileId: z.string().uuid(), trace }),
+    payload: z.object({
+      orgId: z.string().uuid(),
+      fileId: z.string().uuid(),
+      /** The job's row in index_pending_updates (issue 13.6), cleared when the job is applied. */
+      pendingId: z.string().optional(),
+      trace,
+    }),
     attempts: 5,
     backoffMs: 1000,
   },

@@ -5,7 +5,7 @@
 import { redactDetail } from '@docfleet/errors';
 import type { QueueClient } from '@docfleet/queue';
 import type { WorkerDeps } from './deps';
-import { finishFailed } from './job-state';
+import { failParseJob } from '@docfleet/jobs';
 import { shardQueueId } from './shards';
 
 export const KILLED_MESSAGE =
@@ -40,7 +40,7 @@ export async function reapOnce(
   const gaveUp = (state: string) =>
     state === 'failed' || state === 'completed' || state === 'missing' || state === 'unknown';
   const reap = async (id: string, message: string, code: string, traceback: string, extra: object) => {
-    const outcome = await finishFailed(deps.db, id, message, { traceback, code });
+    const outcome = await failParseJob(deps.db, id, message, { traceback, code });
     if (outcome === 'failed') {
       reaped.push(id);
       deps.logger.warn({ job_id: id, ...extra }, 'reaped a parse job the queue gave up on');
@@ -105,7 +105,7 @@ export async function reapOnce(
       : `The parse job was lost by the queue (its entry is ${state}); nothing was charged. Parse the file again.`;
     // BullMQ's failedReason and stack trace go to the log below; the event gets the reason, redacted.
     const traceback = redactDetail(entry?.failedReason || `queue entry ${state}`);
-    const outcome = await finishFailed(deps.db, id, message, {
+    const outcome = await failParseJob(deps.db, id, message, {
       traceback,
       code: stalled ? 'worker_stopped' : 'queue_entry_lost',
     });

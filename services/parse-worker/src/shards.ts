@@ -17,7 +17,14 @@ import { startHeartbeat } from '@docfleet/runtime';
 import { pageResultName, writeJson, type PageResult } from './bundle';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, UnitCharger, buildContext, type JobContext } from './job-context';
-import { TERMINAL, addEvent, finishCancelled, finishCompleted, finishFailed, setProgress } from './job-state';
+import {
+  TERMINAL_JOB_STATUSES as TERMINAL,
+  addJobEvent as addEvent,
+  cancelParseJob as finishCancelled,
+  completeParseJob as finishCompleted,
+  failParseJob as finishFailed,
+  setParseProgress as setProgress,
+} from '@docfleet/jobs';
 import { reusePage, type ParseSettings } from './page-diff';
 import { budgetOf, type FailedPageEntry } from './parse-document';
 import { classifyFailure, enqueueIndex } from './parse-file.handler';
@@ -31,10 +38,10 @@ export interface ShardPlan {
   pageHashes: string[];
   changed: number[];
   unchanged: number[];
+  /** For each unchanged page, the previous parse's page it is copied from (content, not position: issue 13.5). */
+  sources: [number, number][];
   /** Storage prefix of the previous parse's bundle (unchanged pages are copied from it). */
   prevPrefix: string | null;
-  /** Unchanged pages that moved: new page number → the previous page it is taken from. */
-  sources?: Record<string, number>;
   /** ms spent on page-diff by the planning run. */
   diffMs: number;
   plannedAt: number;
@@ -276,7 +283,8 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
       if (!stored) {
         if (!plan.prevPrefix)
           throw new ParseError('no_artifacts', `Page ${n} was to be reused but there is nothing to reuse.`);
-        const r = await reusePage(deps.storage.localPath(plan.prevPrefix), ctx.outDir, n, plan.sources?.[n] ?? n);
+        const from = new Map(plan.sources ?? []).get(n) ?? n;
+        const r = await reusePage(deps.storage.localPath(plan.prevPrefix), ctx.outDir, n, from);
         await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(n)), r);
       }
       continue;
@@ -290,7 +298,6 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
   }
   await charger.flush();
   await shardProgress(deps, job.id, shardNo, done);
-  ctx.log.info({ first, last, stored: done, todo: todo.length }, 'shard started');
   if (!todo.length) return;
   let lastWrite = Date.now();
   await parsePages({
@@ -307,10 +314,6 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
     maxPages: deps.env.MAX_PAGES,
     budget: budgetOf(deps.env),
     shouldCancel: ctx.shouldStop,
-    // One line per page read (debug): a benchmark counts pages read twice, i.e. work lost to a kill.
-    onProgress: (_done, _total, phase, page) => {
-      if (phase === 'text' && page) ctx.log.debug({ page: page.pageNumber }, 'shard page read');
-    },
     onPageFinished: async (p) => {
       const r: ShardPageResult = {
         page_number: p.pageNumber,
