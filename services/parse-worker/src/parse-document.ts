@@ -178,7 +178,6 @@ async function parseDocumentFlow(
       changed,
       unchanged,
       prevPrefix: unchanged.length ? prev!.manifest.storage_prefix : null,
-      sources: Object.fromEntries([...sources].filter(([n, from]) => n !== from)),
       diffMs: tDiff - t0,
       plannedAt: t0,
     });

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { longPdf, pageMark } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { spawnWorker, type WorkerProcess } from './worker-process';
+import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
 
 const PAGES = 300;
 /** The kill and cancel scenarios need several shards, not 300 pages: 160 keeps the file's wall time down. */
