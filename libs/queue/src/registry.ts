@@ -15,6 +15,21 @@ export const JOBS = {
     attempts: 3,
     backoffMs: 2000,
   },
+  /**
+   * One page range of a sharded parse (issue 17): any parse worker takes it; the shard that
+   * finishes last assembles the bundle (services/parse-worker/README.md, Sharded parses).
+   */
+  'parse.shard': {
+    queue: 'parse',
+    payload: z.object({
+      jobId: z.string().uuid(),
+      orgId: z.string().uuid(),
+      shardNo: z.number().int().min(0),
+      trace,
+    }),
+    attempts: 3,
+    backoffMs: 1000,
+  },
   'index.file-version': {
     queue: 'index',
     payload: z.object({

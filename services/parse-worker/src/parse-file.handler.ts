@@ -14,15 +14,15 @@ import { isSheetParseError } from '@docfleet/sheets';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
 import {
-  TERMINAL,
-  addEvent,
-  beatJob,
-  claimJob,
-  finishCancelled,
-  finishFailed,
-  handBack,
+  TERMINAL_JOB_STATUSES,
+  addJobEvent,
+  beatParseJob,
+  cancelParseJob,
+  claimParseJob,
+  failParseJob,
+  handBackParseJob,
   type FinishOutcome,
-} from './job-state';
+} from '@docfleet/jobs';
 import { parseDocument } from './parse-document';
 import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
@@ -115,22 +115,22 @@ export async function handleParseFile(
   deps: WorkerDeps,
   payload: JobPayload<'parse.file'>,
   queueJob: QueueJob,
-): Promise<{ outcome: FinishOutcome | 'missing' }> {
+): Promise<{ outcome: FinishOutcome | 'missing' | 'dispatched' }> {
   const log = deps.logger.child({ job_id: payload.jobId });
   const job = await deps.db.job.findUnique({ where: { id: payload.jobId } });
   if (!job || job.org_id !== payload.orgId || job.kind !== 'parse') {
     log.warn('parse.file for an unknown job; dropped');
     return { outcome: 'missing' };
   }
-  if (TERMINAL.includes(job.status)) {
+  if (TERMINAL_JOB_STATUSES.includes(job.status)) {
     // Redelivered after the terminal write: make sure the index job exists, then stop.
     if (job.status === 'completed') await enqueueIndex(deps, job.id);
     return { outcome: 'skipped' };
   }
-  if (job.cancel_requested_at) return { outcome: await finishCancelled(deps.db, job.id) };
-  if (!(await claimJob(deps.db, job.id, deps.workerId))) return { outcome: 'skipped' };
+  if (job.cancel_requested_at) return { outcome: await cancelParseJob(deps.db, job.id) };
+  if (!(await claimParseJob(deps.db, job.id, deps.workerId))) return { outcome: 'skipped' };
   const attempt = queueJob.attemptsMade + 1;
-  await addEvent(
+  await addJobEvent(
     deps.db,
     job.id,
     'job.started',
@@ -145,7 +145,7 @@ export async function handleParseFile(
   const started = Date.now();
   // Between progress writes (a long OCR page) the heartbeat still says this worker is alive.
   const stopBeating = startHeartbeat(
-    () => beatJob(deps.db, job.id, deps.workerId),
+    () => beatParseJob(deps.db, job.id, deps.workerId),
     deps.heartbeatMs ?? 10_000,
     (err) => log.warn({ err }, 'job heartbeat failed'),
   );
@@ -171,7 +171,7 @@ export async function handleParseFile(
   } catch (err) {
     if (err instanceof HandBackSignal) {
       log.info('grace period over: handing the job back to the queue');
-      await handBack(deps.db, job.id, deps.workerId);
+      await handBackParseJob(deps.db, job.id, deps.workerId);
       await queueJob.moveToDelayed(Date.now() + 1000, queueJob.token);
       throw new DelayedError();
     }
@@ -180,7 +180,7 @@ export async function handleParseFile(
       (isParseError(err) && err.code === 'cancelled') ||
       (isSheetParseError(err) && err.code === 'cancelled')
     ) {
-      const outcome = await finishCancelled(deps.db, job.id);
+      const outcome = await cancelParseJob(deps.db, job.id);
       if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
       log.info({ outcome }, 'parse cancelled');
       return { outcome };
@@ -188,7 +188,7 @@ export async function handleParseFile(
     const f = classifyFailure(err);
     const last = attempt >= (queueJob.opts.attempts ?? 1);
     if (f.permanent || last) {
-      const outcome = await finishFailed(deps.db, job.id, f.message, {
+      const outcome = await failParseJob(deps.db, job.id, f.message, {
         traceback: traceback(err),
         code: f.code,
         page: f.page,
@@ -199,7 +199,7 @@ export async function handleParseFile(
       return { outcome };
     }
     log.warn({ err, attempt }, 'parse attempt failed; it will be retried');
-    await addEvent(
+    await addJobEvent(
       deps.db,
       job.id,
       'parse.attempt_failed',

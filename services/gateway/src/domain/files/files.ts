@@ -3,14 +3,13 @@ import { reachableKbIds, requireKbAccess, requirePermission, type AccessLevel, t
 import { MAX_JSON_DEPTH, formatJsonPath, tooDeepPath } from '@docfleet/contracts';
 import { isUniqueViolation, type Db, type Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
+import { ACTIVE_JOB_STATUSES } from '@docfleet/jobs';
 import { fileVersionKey, filePrefix } from '@docfleet/storage';
 import type { Deps } from '../../deps';
 import { deleteFileRows, loadKb } from '../knowledge-bases/knowledge-bases';
 import { loadFolder } from '../knowledge-bases/folders';
 import { sniffContentType } from '../../upload/sniff';
 import type { StagedFile } from '../../upload/staging-storage';
-
-export const ACTIVE_JOB_STATUSES = ['queued', 'started', 'in_progress', 'running'];
 
 const withVersion = { current_version: true } as const;
 
