@@ -7,7 +7,8 @@ import { DocfleetClient } from '@docfleet/sdk';
 import { createTestDb, type TestDb } from '@docfleet/testing';
 import { alive, root, sleep, startFleet as start, type Fleet } from './fleet-process';
 
-const corpus = (p: string) => path.resolve(root, '../shared/corpus', p);
+// DOCFLEET_CORPUS first: from a worktree (/work/wt/NAME) ../shared does not resolve.
+const corpus = (p: string) => path.resolve(process.env.DOCFLEET_CORPUS ?? path.resolve(root, '../shared/corpus'), p);
 
 let t: TestDb;
 let dataDir: string;
