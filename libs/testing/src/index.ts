@@ -6,3 +6,7 @@ export type { PrivatePostgres } from './private-postgres';
 export type { PrivateRedis } from './private-redis';
 export { multipartBody, rawRequest } from './raw-http';
 export type { RawExchange, RawResponse } from './raw-http';
+export { spawnService } from './service-process';
+export type { ServiceProcess } from './service-process';
+export { startWebhookReceiver } from './webhook-receiver';
+export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';
