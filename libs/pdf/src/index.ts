@@ -10,6 +10,7 @@ export {
   type PageMetrics,
 } from './inspect/backend-decision';
 export { parsePages } from './parse/parse-pages';
+export { pageImageName } from './render/page-renderer';
 export { removeDeadScratch } from './parse/scratch';
 export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';
 export type { DecodedImage } from './render/image-input';

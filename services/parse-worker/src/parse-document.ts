@@ -18,7 +18,7 @@ import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, ty
 import type { WorkerDeps } from './deps';
 import { UnitCharger, type JobContext } from './job-context';
 import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
-import { diffPages, findPreviousParse, reusePage, type ParseSettings } from './page-diff';
+import { diffPages, findPreviousParse, reusePage, samePositions, type ParseSettings } from './page-diff';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -93,7 +93,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     page_images: pageImages,
   };
   const prev = await findPreviousParse(db, deps.storage, file.id);
-  const { changed, unchanged } = await diffPages(prev, inspect.pageHashes, settings);
+  const { changed, unchanged, sources } = await diffPages(prev, inspect.pageHashes, settings);
   const failedPages: FailedPageEntry[] = [];
   /** Parsed (and charged), but the page image was over the page budget. */
   const noImagePages: number[] = [];
@@ -113,6 +113,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     !changed.length &&
     prev &&
     prev.pageCount === pageCount &&
+    samePositions(sources) &&
     (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.segments_json]))
   ) {
     // Nothing changed: a new manifest row for this version pointing at the previous bundle (no copy).
@@ -177,6 +178,8 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
       backend_reasons: inspect.backend.reasons.slice(0, 10),
       changed_pages: changed,
       unchanged_pages: unchanged,
+      // Unchanged pages that moved (page inserted or removed before them): new page → previous page.
+      moved_pages: Object.fromEntries([...sources].filter(([n, from]) => n !== from)),
     },
   );
   // A redelivered job starts from a clean bundle: every file is rewritten under the same name.
@@ -184,7 +187,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   await fs.mkdir(ctx.outDir, { recursive: true });
   const results = new Map<number, PageResult>();
   for (const n of unchanged) {
-    const r = await reusePage(prev!.root, ctx.outDir, n);
+    const r = await reusePage(prev!.root, ctx.outDir, n, sources.get(n));
     results.set(n, r);
     await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(n)), r);
   }

@@ -3,7 +3,7 @@
 // page; idempotent dispatch; unchanged re-parses (`reused`) and one-page changes.
 import { readFile } from 'node:fs/promises';
 import type { DocfleetClient, Job } from '@docfleet/sdk';
-import { combine, NDA3, NDA5 } from './fixtures';
+import { BORN_DIGITAL_PG9, combine, NDA3, NDA5 } from './fixtures';
 import { corpus, creditInvariants, startStack, type Stack } from './stack';
 
 let s: Stack;
@@ -326,6 +326,76 @@ describe('re-parse after a content change', () => {
     });
     expect((await c.files.segments(up.file.id)).length).toBeGreaterThan(0);
   });
+});
+
+describe('re-parse after a page inserted at the front', () => {
+  // Issue 13.5: pages are matched by content hash, not position. The shifted pages are reused (not
+  // parsed, not charged) and renumbered, so the bundle reads exactly like a fresh parse of the new version.
+  it('parses and charges only the new page; the shifted pages read as in a fresh parse', async () => {
+    const v1 = await combine([
+      { file: BORN_DIGITAL_PG9, pages: [0] },
+      { file: NDA3, pages: [0, 1] },
+    ]);
+    const v2 = await combine([
+      { file: NDA5, pages: [0] },
+      { file: BORN_DIGITAL_PG9, pages: [0] },
+      { file: NDA3, pages: [0, 1] },
+    ]);
+    const up = await c.files.upload(v1, { knowledgeBaseId: kbId, filename: 'report.pdf', autoParse: true });
+    const first = await c.waitForJob(up.file.id, up.parse_job!.job_id);
+    expect(first).toMatchObject({ status: 'completed', result: { changed_pages: [1, 2, 3], credits_charged: 3 } });
+    const m1 = (first.result as { artifact_manifest_id: string }).artifact_manifest_id;
+    expect((await c.artifacts.get(m1, 'imgs')).entries.map((e) => e.name)).toContain('p0001_table_1.jpg');
+
+    const rep = await c.files.replaceContent(up.file.id, v2, { autoParse: true, filename: 'report.pdf' });
+    expect(rep.credit_reservation).toMatchObject({ status: 'reserved' });
+    const second = await c.waitForJob(up.file.id, rep.parse_job!.job_id);
+    expect(second).toMatchObject({
+      status: 'completed',
+      stage: 'completed',
+      total_pages: 4,
+      completed_pages: 4,
+      result: { page_count: 4, changed_pages: [1], unchanged_pages: [2, 3, 4], credits_charged: 1, reused: false },
+    });
+    // One page debited, the reservation released: nothing else reached the ledger.
+    expect((await ledgerOf(second.job_id)).filter((e) => e.kind === 'debit').map((e) => e.idempotency_key)).toEqual([
+      `parse:${second.job_id}:page:1`,
+    ]);
+    expect(await s.gw.db.creditReservation.findUnique({ where: { job_id: second.job_id } })).toMatchObject({
+      status: 'committed',
+      debited_credits: 1,
+    });
+
+    // The same version parsed from scratch as another file (same name, another knowledge base): the reference bundle.
+    const refKb = (await c.knowledgeBases.create({ name: 'Fresh parse' })).knowledge_base.id;
+    const fresh = await c.files.upload(v2, { knowledgeBaseId: refKb, filename: 'report.pdf', autoParse: true });
+    const ref = await c.waitForJob(fresh.file.id, fresh.parse_job!.job_id);
+    expect(ref).toMatchObject({ status: 'completed', result: { changed_pages: [1, 2, 3, 4], credits_charged: 4 } });
+    const m2 = (second.result as { artifact_manifest_id: string }).artifact_manifest_id;
+    const mr = (ref.result as { artifact_manifest_id: string }).artifact_manifest_id;
+
+    const [g2, gr] = [await c.artifacts.get(m2, 'grounding_json'), await c.artifacts.get(mr, 'grounding_json')];
+    expect(g2.pages.map((p) => p.page_number)).toEqual([1, 2, 3, 4]);
+    expect(g2.pages).toEqual(gr.pages);
+    for (const p of g2.pages) for (const el of p.elements) expect(el.id.startsWith(`p${p.page_number}-`)).toBe(true);
+    const table = g2.pages[1]!.elements.find((el) => el.type === 'table')!;
+    expect(table.image).toBe('imgs/p0002_table_1.jpg');
+    expect(await c.artifacts.get(m2, 'result_md')).toEqual(await c.artifacts.get(mr, 'result_md'));
+    for (const dir of ['pages', 'imgs'] as const) {
+      expect((await c.artifacts.get(m2, dir)).entries.map((e) => e.name)).toEqual(
+        (await c.artifacts.get(mr, dir)).entries.map((e) => e.name),
+      );
+    }
+    const norm = (segs: Awaited<ReturnType<typeof c.files.segments>>, fileId: string, m: string) =>
+      JSON.parse(JSON.stringify(segs).split(fileId).join('FILE').split(m).join('MANIFEST'));
+    expect(norm(await c.files.segments(up.file.id), up.file.id, m2)).toEqual(
+      norm(await c.files.segments(fresh.file.id), fresh.file.id, mr),
+    );
+    // The moved page image is the one of the old page 1, under its new number.
+    expect(await c.artifacts.get(m2, 'pages', { file: 'page_0002.png' })).toEqual(
+      await c.artifacts.get(m1, 'pages', { file: 'page_0001.png' }),
+    );
+  }, 240_000);
 });
 
 describe('scanned image, xlsx and csv', () => {
