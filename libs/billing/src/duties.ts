@@ -2,6 +2,7 @@ import type { Db } from '@docfleet/db';
 import { redactDetail } from '@docfleet/errors';
 import { monthStart } from './accounts';
 import { finalizeReservation } from './reservations';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 // The ledger's background duties, run on a schedule by services/billing.
 
@@ -61,6 +62,7 @@ export async function reapAbandoned(db: Db, opts: ReapOptions) {
         },
       });
       await finalizeReservation(tx, { jobId: id, outcome: 'failed' });
+      await emitJobEnded(tx, id);
       return true;
     });
     if (done) jobsFailed.push(id);

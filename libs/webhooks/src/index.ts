@@ -11,3 +11,4 @@ export * from './credits-low';
 export * from './progress';
 export * from './relay';
 export * from './delivery-state';
+export * from './state-events';

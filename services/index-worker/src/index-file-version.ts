@@ -166,10 +166,16 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
       let inserted = 0;
       for (const batch of batches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS))
         inserted += await insertRows(tx, owner, batch);
-      await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, {
-        segments: inserted - removed,
-        files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0),
-      });
+      await applyIndexDelta(
+        tx,
+        p.orgId,
+        file.knowledge_base_id,
+        {
+          segments: inserted - removed,
+          files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0),
+        },
+        p.fileId,
+      );
       return { status: 'indexed' as const, segments: inserted, removed, ms: Date.now() - t0 };
     },
     { timeout: deps.txTimeoutMs ?? 600_000, maxWait: 30_000 },

@@ -4,6 +4,7 @@
 import { finalizeReservation, type JobOutcome } from '@docfleet/billing';
 import type { Db, Prisma, Tx } from '@docfleet/db';
 import { tail } from '@docfleet/errors';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export const ACTIVE = ['queued', 'started', 'in_progress', 'running'];
 export const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -136,6 +137,7 @@ export async function finishCompleted(db: Db, jobId: string, c: Completion): Pro
       },
     });
     const res = await finalizeReservation(tx, { jobId, outcome: 'completed' });
+    await emitJobEnded(tx, jobId);
     await addEvent(
       tx,
       jobId,
@@ -161,6 +163,7 @@ async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
     data: { status: 'cancelled', completed_at: new Date(), lease_owner: null },
   });
   const res = await finalizeReservation(tx, { jobId, outcome: 'cancelled' });
+  await emitJobEnded(tx, jobId);
   await addEvent(
     tx,
     jobId,
@@ -201,6 +204,7 @@ export async function finishFailed(
       },
     });
     await finalizeReservation(tx, { jobId, outcome: 'failed' });
+    await emitJobEnded(tx, jobId);
     await addEvent(tx, jobId, 'job.failed', job.stage, error, {
       traceback: tail(detail.traceback, 4000),
       ...(detail.code ? { code: detail.code } : {}),

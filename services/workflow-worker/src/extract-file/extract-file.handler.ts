@@ -35,6 +35,7 @@ import {
   setStage,
   type Stage,
 } from './extract-job-state';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 /** How long a job waiting for its parse sleeps before it looks again. */
 export const PARSE_WAIT_MS = 500;
@@ -267,6 +268,7 @@ export async function extractFileHandler(
           } as unknown as Prisma.InputJsonValue,
         },
       });
+      await emitJobEnded(tx, job.id);
       await addEvent(
         tx,
         job.id,

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Db, Prisma, Tx } from '@docfleet/db';
 import { tail } from '@docfleet/errors';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export const TERMINAL = ['completed', 'failed', 'cancelled'];
 export const STAGES = ['load-parse', 'build-evidence', 'extract', 'validate', 'write-artifacts'] as const;
@@ -67,6 +68,7 @@ export async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
     where: { id: jobId },
     data: { status: 'cancelled', completed_at: new Date(), error: 'Cancelled on request.' },
   });
+  await emitJobEnded(tx, jobId);
   await addEvent(tx, jobId, 'job.cancelled', stage, 'Cancelled on request; nothing was written.');
 }
 
@@ -92,6 +94,7 @@ export async function finishFailed(
       where: { id: jobId },
       data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() },
     });
+    await emitJobEnded(tx, jobId);
     await addEvent(tx, jobId, 'job.failed', job.stage, error, {
       traceback: tail(detail.traceback, 4000),
       ...(detail.code ? { code: detail.code } : {}),

@@ -21,6 +21,7 @@ import { resolveModelFor } from '../operations/workflow-input';
 import { dispatchParse } from '../parse/dispatch-parse';
 import { retryKey } from '../parse/parse-options';
 import { bulkAborted, jobByKey } from '../parse/bulk';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 type ExtractDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'logger' | 'models' | 'env'>;
 
@@ -200,6 +201,7 @@ export async function dispatchFileExtract(
             completed_at: new Date(),
           },
         });
+        if (n.count) await emitJobEnded(tx, job.id);
         if (n.count)
           await tx.jobEvent.create({
             data: {

@@ -8,6 +8,7 @@ import { loadFile } from '../files/files';
 import { estimateUnits } from './estimate-units';
 import { defaultParseKey, normaliseParseOptions, retryKey } from './parse-options';
 import { bulkAborted, jobByKey } from './bulk';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 type DispatchDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'env' | 'logger'>;
 
@@ -228,6 +229,7 @@ async function failUnqueued(db: Db, jobId: string, err: Error) {
       });
       if (!n.count) return;
       await finalizeReservation(tx, { jobId, outcome: 'failed' });
+      await emitJobEnded(tx, jobId);
       await tx.jobEvent.create({
         data: {
           job_id: jobId,

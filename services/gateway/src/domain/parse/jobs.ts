@@ -4,6 +4,7 @@ import type { Db } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export const TERMINAL_JOB_STATUSES = ['completed', 'failed', 'cancelled'];
 
@@ -61,6 +62,7 @@ export async function cancelJob(
         },
       });
       await finalizeReservation(tx, { jobId: fresh.id, outcome: 'cancelled' });
+      await emitJobEnded(tx, fresh.id);
       await tx.jobEvent.create({
         data: {
           job_id: fresh.id,
