@@ -4,6 +4,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+import { JOBS } from '../../libs/queue/src/registry';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', '.data', '.tmp', 'artifacts', 'coverage']);
@@ -158,6 +159,34 @@ describe('architecture rules', () => {
           if (prismaWrite.test(line) || sqlWrite.test(line)) bad.push(`${path.relative(ROOT, f)}:${i + 1}`);
         });
     }
+    expect(bad).toEqual([]);
+  });
+
+  it('every job name the code enqueues, handles or schedules is declared in the queue registry', () => {
+    // A job name is `<queue or family>.<name>`; one used where a job is enqueued, handled or
+    // scheduled must be a key of JOBS (libs/queue/src/registry.ts), so a typo or an ad-hoc job cast
+    // past the types never reaches Redis.
+    const declared = new Set(Object.keys(JOBS));
+    const families = [...new Set(Object.keys(JOBS).map((n) => n.split('.')[0]!))].join('|');
+    const uses = [
+      new RegExp(`\\benqueue\\(\\s*['"\`]((?:${families})\\.[\\w-]+)['"\`]`, 'g'),
+      new RegExp(`^\\s*['"]((?:${families})\\.[\\w-]+)['"]\\s*:`, 'gm'),
+      new RegExp(`\\[\\s*['"]((?:${families})\\.[\\w-]+)['"]\\s*,`, 'g'),
+    ];
+    const bad: string[] = [];
+    let seen = 0;
+    for (const f of files) {
+      const o = ownerOf(f);
+      if (o.part !== 'src' || o.pkg === 'libs/queue') continue;
+      const src = readFileSync(f, 'utf8');
+      if (!/@docfleet\/queue|\benqueue\(/.test(src)) continue;
+      for (const re of uses)
+        for (const m of src.matchAll(re)) {
+          seen++;
+          if (!declared.has(m[1]!)) bad.push(`${path.relative(ROOT, f)}: ${m[1]}`);
+        }
+    }
+    expect(seen).toBeGreaterThan(10);
     expect(bad).toEqual([]);
   });
 

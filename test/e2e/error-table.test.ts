@@ -1,8 +1,9 @@
-// The spec's error table, walked row by row against the real fleet (`pnpm start`): for each row one
+// The interface's error table, walked row by row against the real fleet (`pnpm start`): for each row one
 // request made in that row's situation, answered with that row's status and code (issue 13.1). The
-// table itself is read from the spec, so a row added there without a case here fails the test.
+// table is the repository's own docs/errors.md (its rows whose Source is `spec`, the interface's
+// contract), so a row added there without a case here fails the test.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,28 +12,24 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createTestDb, type TestDb } from '@docfleet/testing';
 import { root, startFleet, type Fleet } from './fleet-process';
 
-const SPEC =
-  process.env.DOCFLEET_SPEC ??
-  (process.env.DOCFLEET_CORPUS
-    ? path.resolve(process.env.DOCFLEET_CORPUS, '../spec/interface-spec.md')
-    : path.resolve(root, '../shared/spec/interface-spec.md'));
+const ERRORS_DOC = path.join(root, 'docs/errors.md');
 
-/** `| status | code | cause |` rows of the spec's "## Errors" table. */
+/** `| status | code | meaning | spec |` rows of docs/errors.md's "## HTTP errors" table. */
 function specRows(): Array<{ status: number; code: string }> {
-  if (!existsSync(SPEC)) throw new Error(`the spec is not at ${SPEC} (set DOCFLEET_SPEC or DOCFLEET_CORPUS)`);
-  const text = readFileSync(SPEC, 'utf8');
-  const start = text.indexOf('\n## Errors\n');
+  const text = readFileSync(ERRORS_DOC, 'utf8');
+  const start = text.indexOf('\n## HTTP errors\n');
   const section = text.slice(start, text.indexOf('\n## ', start + 1));
   return section
     .split('\n')
     .filter((l) => /^\|\s*\d{3}\s*\|/.test(l))
-    .map((l) => {
-      const [status, code] = l
+    .map((l) =>
+      l
         .split('|')
-        .slice(1, 3)
-        .map((c) => c.trim());
-      return { status: Number(status), code };
-    });
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    )
+    .filter((cells) => cells[cells.length - 1] === 'spec')
+    .map(([status, code]) => ({ status: Number(status), code: code! }));
 }
 
 let t: TestDb;

@@ -1,73 +1,22 @@
 import type { Db } from '@docfleet/db';
-import { redactDetail } from '@docfleet/errors';
 import { monthStart } from './accounts';
 import { finalizeReservation } from './reservations';
-import { emitJobEnded } from '@docfleet/webhooks';
 
 // The ledger's background duties, run on a schedule by services/billing.
 
 export interface ReapOptions {
   now?: Date;
-  /** A running job with no progress write for this long is dead (workers bump updated_at on progress). */
+  /** A reservation open behind a terminal or missing job is closed once it is this old. */
   runningStaleMs: number;
-  /** A queued job older than this lost its queue entry (e.g. Redis was flushed). */
-  queuedStaleMs: number;
 }
 
 /**
- * Fails jobs that died without a terminal state and closes their reservations in the same
- * transaction; closes reservations left open behind terminal or missing jobs.
+ * Closes reservations left open behind terminal or missing jobs (libs/jobs failAbandonedJobs ends
+ * the dead jobs themselves, their reservations with them).
  */
-export async function reapAbandoned(db: Db, opts: ReapOptions) {
+export async function closeOrphanReservations(db: Db, opts: ReapOptions) {
   const now = opts.now ?? new Date();
   const running = new Date(now.getTime() - opts.runningStaleMs);
-  const queued = new Date(now.getTime() - opts.queuedStaleMs);
-  const stale = await db.job.findMany({
-    where: {
-      OR: [
-        { status: { in: ['started', 'in_progress', 'running'] }, updated_at: { lt: running } },
-        { status: 'queued', updated_at: { lt: queued } },
-      ],
-    },
-    select: { id: true },
-    take: 500,
-  });
-  const jobsFailed: string[] = [];
-  for (const { id } of stale) {
-    const done = await db.$transaction(async (tx) => {
-      // SKIP LOCKED: a worker finishing this job right now wins; we look again next round.
-      const rows = await tx.$queryRaw<{ id: string; status: string; updated_at: Date }[]>`
-        SELECT id, status, updated_at FROM jobs WHERE id = ${id}::uuid FOR UPDATE SKIP LOCKED`;
-      const job = rows[0];
-      if (!job || ['completed', 'failed', 'cancelled'].includes(job.status)) return false;
-      const minutes = Math.round((now.getTime() - job.updated_at.getTime()) / 60000);
-      const reason =
-        job.status === 'queued'
-          ? `abandoned: queued for ${minutes} minutes without a worker picking it up (its queue entry was lost); dispatch it again`
-          : `abandoned: the worker stopped reporting progress ${minutes} minutes ago (it was probably killed); dispatch it again`;
-      // The failure carries its code (docs/errors.md, Job failures) and a sentence of ours, redacted
-      // like every job failure: nothing of the host (paths) or the code (stack frames).
-      const error = redactDetail(reason);
-      await tx.job.update({
-        where: { id },
-        data: { status: 'failed', error, error_code: 'abandoned', completed_at: now },
-      });
-      await tx.jobEvent.create({
-        data: {
-          job_id: id,
-          event_type: 'job.failed',
-          message: error,
-          stage: null,
-          payload: { code: 'abandoned', traceback: error, reaped: true },
-        },
-      });
-      await finalizeReservation(tx, { jobId: id, outcome: 'failed' });
-      await emitJobEnded(tx, id);
-      return true;
-    });
-    if (done) jobsFailed.push(id);
-  }
-
   // Reservations still open although their job is terminal or gone.
   const orphans = await db.$queryRaw<{ id: string; job_id: string | null; job_status: string | null }[]>`
     SELECT r.id, r.job_id, j.status AS job_status FROM credit_reservations r
@@ -92,7 +41,7 @@ export async function reapAbandoned(db: Db, opts: ReapOptions) {
     });
     reservationsClosed.push(o.id);
   }
-  return { jobsFailed, reservationsClosed };
+  return { reservationsClosed };
 }
 
 /** Starts a new monthly quota period for every account whose period has ended. */

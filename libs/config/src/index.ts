@@ -66,7 +66,7 @@ export const gatewayEnv = baseEnv.extend({
   RATE_LIMIT_POINTS: intFromEnv(600, 1),
   RATE_LIMIT_WINDOW_SECONDS: intFromEnv(60, 1),
   SESSION_TTL_HOURS: intFromEnv(24 * 7, 1),
-  MAX_PAGES: intFromEnv(2000, 1),
+  MAX_PAGES: intFromEnv(10_000, 1),
   TRUST_PROXY: z.string().default('loopback'),
   /** API key rows are trusted this long in each gateway process; 0 reads the database on every request. */
   API_KEY_CACHE_TTL_SECONDS: z.coerce.number().min(0).max(300).default(5),

@@ -104,3 +104,37 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   };
   return walk(err, 0);
 }
+
+/** An index job about to be queued (issue 13.6): its queue job id, knowledge base, name and payload. */
+export interface PendingIndexJob {
+  jobId: string;
+  orgId: string;
+  kbId: string;
+  name: 'index.file-version' | 'index.remove-file';
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Records an index job as pending before it is queued, so search's snapshot.pending_updates counts
+ * it from the moment it exists until the index worker applies it (clearPendingIndexJob in the same
+ * transaction). Recording the same job id twice keeps one row.
+ */
+export async function recordPendingIndexJob(db: Db | Tx, j: PendingIndexJob): Promise<void> {
+  await db.indexPendingUpdate.createMany({
+    data: [
+      {
+        job_id: j.jobId,
+        org_id: j.orgId,
+        knowledge_base_id: j.kbId,
+        name: j.name,
+        payload: j.payload as Prisma.InputJsonValue,
+      },
+    ],
+    skipDuplicates: true,
+  });
+}
+
+/** The index job was applied (or skipped as having nothing to do): it is no longer pending. */
+export async function clearPendingIndexJob(db: Db | Tx, jobId: string | undefined): Promise<void> {
+  if (jobId) await db.indexPendingUpdate.deleteMany({ where: { job_id: jobId } });
+}

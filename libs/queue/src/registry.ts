@@ -15,6 +15,21 @@ export const JOBS = {
     attempts: 3,
     backoffMs: 2000,
   },
+  /**
+   * One page range of a sharded parse (issue 17): any parse worker takes it; the shard that
+   * finishes last assembles the bundle (services/parse-worker/README.md, Sharded parses).
+   */
+  'parse.shard': {
+    queue: 'parse',
+    payload: z.object({
+      jobId: z.string().uuid(),
+      orgId: z.string().uuid(),
+      shardNo: z.number().int().min(0),
+      trace,
+    }),
+    attempts: 3,
+    backoffMs: 1000,
+  },
   'index.file-version': {
     queue: 'index',
     payload: z.object({
@@ -22,6 +37,8 @@ export const JOBS = {
       fileId: z.string().uuid(),
       fileVersionId: z.string().uuid(),
       manifestId: z.string().uuid(),
+      /** The job's row in index_pending_updates (issue 13.6), cleared when the job is applied. */
+      pendingId: z.string().optional(),
       trace,
     }),
     attempts: 5,
@@ -29,7 +46,13 @@ export const JOBS = {
   },
   'index.remove-file': {
     queue: 'index',
-    payload: z.object({ orgId: z.string().uuid(), fileId: z.string().uuid(), trace }),
+    payload: z.object({
+      orgId: z.string().uuid(),
+      fileId: z.string().uuid(),
+      /** The job's row in index_pending_updates (issue 13.6), cleared when the job is applied. */
+      pendingId: z.string().optional(),
+      trace,
+    }),
     attempts: 5,
     backoffMs: 1000,
   },

@@ -55,6 +55,7 @@ describe('trace context through jobs', () => {
       'parse',
       {
         'parse.file': async () => void (await queues.enqueue('index.file-version', ids())),
+        'parse.shard': async () => undefined,
       },
       { connection: workerRedis, prefix, metrics },
     );

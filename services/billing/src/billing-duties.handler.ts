@@ -1,4 +1,5 @@
-import { reapAbandoned, reconcile, rollupUsage, rolloverPeriods } from '@docfleet/billing';
+import { closeOrphanReservations, reconcile, rollupUsage, rolloverPeriods } from '@docfleet/billing';
+import { failAbandonedJobs } from '@docfleet/jobs';
 import type { Db } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import type { Handlers } from '@docfleet/queue';
@@ -67,7 +68,8 @@ export function createBillingHandlers(deps: {
 
   return {
     'billing.reap': duty('reap', async () => {
-      const r = await reapAbandoned(deps.db, deps.config);
+      const jobsFailed = await failAbandonedJobs(deps.db, deps.config);
+      const r = { jobsFailed, ...(await closeOrphanReservations(deps.db, deps.config)) };
       reaped.inc(r.jobsFailed.length);
       closed.inc(r.reservationsClosed.length);
       if (r.jobsFailed.length || r.reservationsClosed.length)

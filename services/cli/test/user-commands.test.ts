@@ -130,6 +130,24 @@ describe('pnpm docfleet (user commands)', () => {
     expect(again.stderr.trim()).toBe('docfleet: 2 of 2 uploads failed');
   });
 
+  it('shows the end of a long path (the file name) in the upload table, not its first folders', async () => {
+    // Issue 13.8, through the command: stdout is not a terminal, so the table is cut to 100 columns.
+    const top = path.join(fleet.tmp, 'long');
+    const deep = path.join(top, 'quarterly-reports-archive-2024', 'finance-department-shared', 'supplier-invoices');
+    await mkdir(deep, { recursive: true });
+    await writeFile(
+      path.join(deep, 'very-long-supplier-name-invoice-0042.pdf'),
+      await readFile(await fleet.corpusCopy(INVOICE_PDF)),
+    );
+    const r = await docfleet(['upload', top, '--kb', kbId]);
+    expect(r.code).toBe(0);
+    const [head, row] = r.stdout.split('\n');
+    expect(head).toMatch(/^FILE ID\s+SIZE\s+STATUS\s+PATH$/);
+    expect(row.length).toBeLessThanOrEqual(100);
+    expect(row).toMatch(/ uploaded {2}…\S*\/very-long-supplier-name-invoice-0042\.pdf$/);
+    expect(row).not.toContain(fleet.tmp);
+  });
+
   it('shows a progress bar across files and bytes when stderr is a terminal', async () => {
     const dir = path.join(fleet.tmp, 'tty');
     await mkdir(dir, { recursive: true });

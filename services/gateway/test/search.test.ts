@@ -124,6 +124,7 @@ describe('POST /v1/knowledge-bases/{kbId}/search', () => {
       segment_count: expect.any(Number),
       file_count: expect.any(Number),
       indexed_at: expect.any(String),
+      pending_updates: 0,
     });
     const hit = r.body.hits[0];
     expect(hit).toEqual({
@@ -412,7 +413,7 @@ describe('POST /v1/knowledge-bases/{kbId}/search', () => {
       knowledge_base_id: kb2,
       index_version: '0',
       status: 'empty',
-      snapshot: { segment_count: 0, file_count: 0, indexed_at: null },
+      snapshot: { segment_count: 0, file_count: 0, indexed_at: null, pending_updates: 0 },
       hits: [],
     });
   });

@@ -1,3 +1,4 @@
+import { clearPendingIndexJob } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import type { Handlers } from '@docfleet/queue';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -30,6 +31,8 @@ export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry
     'index.file-version': async (payload, job) => {
       const stop = seconds.startTimer({ job: job.name });
       const out = await indexFileVersion(deps, payload);
+      // A skipped job has nothing to apply: it is no longer pending either (applied ones cleared it in their transaction).
+      await clearPendingIndexJob(deps.db, payload.pendingId);
       stop();
       const log = deps.logger.child({ job_id: job.id, file_id: payload.fileId, manifest_id: payload.manifestId });
       if (out.status === 'indexed') {
@@ -50,6 +53,7 @@ export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry
     'index.remove-file': async (payload, job) => {
       const stop = seconds.startTimer({ job: job.name });
       const out = await removeFile(deps, payload);
+      await clearPendingIndexJob(deps.db, payload.pendingId);
       stop();
       deps.logger.info({ job_id: job.id, file_id: payload.fileId, ...out }, 'file removed from the index');
       jobs.inc({ job: job.name, outcome: out.status });

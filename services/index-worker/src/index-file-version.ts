@@ -1,7 +1,7 @@
 // 'index.file-version': replace a file's segments in the search index with those of one parse
 // manifest, in one transaction, so a search never sees half a document or two versions at once.
 import { BUNDLE } from '@docfleet/contracts';
-import { Prisma, type Db, type Tx } from '@docfleet/db';
+import { Prisma, clearPendingIndexJob, type Db, type Tx } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import type { StorageDriver } from '@docfleet/storage';
 import { applyIndexDelta } from './index-state';
@@ -27,6 +27,8 @@ export interface IndexFileVersionPayload {
   fileId: string;
   fileVersionId: string;
   manifestId: string;
+  /** Its row in index_pending_updates (issue 13.6). */
+  pendingId?: string;
 }
 
 const DEFAULT_BATCH_ROWS = 500;
@@ -170,12 +172,11 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
         tx,
         p.orgId,
         file.knowledge_base_id,
-        {
-          segments: inserted - removed,
-          files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0),
-        },
+        { segments: inserted - removed, files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0) },
         p.fileId,
       );
+      // Applied: no longer pending, in the same commit as the rows (issue 13.6).
+      await clearPendingIndexJob(tx, p.pendingId);
       return { status: 'indexed' as const, segments: inserted, removed, ms: Date.now() - t0 };
     },
     { timeout: deps.txTimeoutMs ?? 600_000, maxWait: 30_000 },

@@ -3,9 +3,9 @@
 // the newest parse manifest of a live file's current version that has no index rows and no index
 // queue entry, and queues its index job again (same job id, so a job still known to the queue is
 // never doubled) (issue 13.3).
-import type { Db } from '@docfleet/db';
+import { clearPendingIndexJob, recordPendingIndexJob, type Db } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
-import type { QueueClient } from '@docfleet/queue';
+import type { JobPayload, QueueClient } from '@docfleet/queue';
 
 export interface SweepOptions {
   /** A manifest younger than this is left to the index job its parse queued. */
@@ -35,14 +35,60 @@ export async function sweepUnindexed(
   const queue = deps.queues.queue('index');
   const requeued: string[] = [];
   for (const m of rows) {
-    if (await queue.getJob(`index-${m.id}`)) continue;
-    await deps.queues.enqueue(
-      'index.file-version',
-      { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id },
-      { jobId: `index-${m.id}` },
-    );
+    const jobId = `index-${m.id}`;
+    if (await queue.getJob(jobId)) continue;
+    const kb = await deps.db.file.findUnique({ where: { id: m.file_id }, select: { knowledge_base_id: true } });
+    if (!kb) continue;
+    const payload = {
+      orgId: m.org_id,
+      fileId: m.file_id,
+      fileVersionId: m.file_version_id,
+      manifestId: m.id,
+      pendingId: jobId,
+    };
+    await recordPendingIndexJob(deps.db, {
+      jobId,
+      orgId: m.org_id,
+      kbId: kb.knowledge_base_id,
+      name: 'index.file-version',
+      payload,
+    });
+    await deps.queues.enqueue('index.file-version', payload, { jobId });
     requeued.push(m.id);
   }
   if (requeued.length) deps.logger.warn({ manifests: requeued }, 'index jobs lost by the queue were queued again');
+  return [...requeued, ...(await sweepPending(deps, now - o.graceMs))];
+}
+
+/**
+ * Pending index jobs (issue 13.6) older than the grace time: one the queue no longer knows (lost by a
+ * Redis restart, or never queued because Redis was down) is queued again from its recorded name and
+ * payload; one the queue completed without clearing its row (a parse redelivered after its index job
+ * ran) is cleared. Returns the job ids queued again.
+ */
+async function sweepPending(deps: { db: Db; queues: QueueClient; logger: Logger }, before: number): Promise<string[]> {
+  const rows = await deps.db.indexPendingUpdate.findMany({
+    where: { created_at: { lt: new Date(before) } },
+    orderBy: { created_at: 'asc' },
+    take: 200,
+  });
+  const queue = deps.queues.queue('index');
+  const requeued: string[] = [];
+  for (const r of rows) {
+    const job = await queue.getJob(r.job_id);
+    if (job) {
+      if (await job.isCompleted()) await clearPendingIndexJob(deps.db, r.job_id);
+      continue;
+    }
+    const payload = { ...(r.payload as Record<string, unknown>), pendingId: r.job_id };
+    if (r.name === 'index.remove-file')
+      await deps.queues.enqueue('index.remove-file', payload as JobPayload<'index.remove-file'>, { jobId: r.job_id });
+    else
+      await deps.queues.enqueue('index.file-version', payload as JobPayload<'index.file-version'>, {
+        jobId: r.job_id,
+      });
+    requeued.push(r.job_id);
+  }
+  if (requeued.length) deps.logger.warn({ jobs: requeued }, 'pending index jobs the queue lost were queued again');
   return requeued;
 }

@@ -1,7 +1,7 @@
 // 'index.remove-file': take a trashed or deleted file out of the index. Search already hides such
 // rows at query time (it joins live files and their current version), so this is clean-up and a
 // snapshot refresh, never what correctness depends on.
-import type { Tx } from '@docfleet/db';
+import { clearPendingIndexJob, type Tx } from '@docfleet/db';
 import type { IndexDeps } from './index-file-version';
 import { applyIndexDelta, indexedKbsOfOrg, recountIndexState } from './index-state';
 
@@ -16,10 +16,12 @@ export type RemoveOutcome =
  */
 export async function removeFile(
   deps: Pick<IndexDeps, 'db' | 'txTimeoutMs'>,
-  p: { orgId: string; fileId: string },
+  p: { orgId: string; fileId: string; pendingId?: string },
 ): Promise<RemoveOutcome> {
   return deps.db.$transaction(
     async (tx: Tx) => {
+      // Applied by this transaction whatever it finds: no longer pending, in the same commit (issue 13.6).
+      await clearPendingIndexJob(tx, p.pendingId);
       const files = await tx.$queryRaw<
         { knowledge_base_id: string; current_version_id: string | null; deleted_at: Date | null }[]
       >`

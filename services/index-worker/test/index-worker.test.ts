@@ -181,6 +181,7 @@ describe('index.file-version', () => {
       segment_count: c.n,
       file_count: c.f,
       indexed_at: after!.indexed_at!.toISOString(),
+      pending_updates: 0,
     });
     expect(r.body.status).toBe('ready');
     // re-index the same version with a smaller parse: the deltas follow

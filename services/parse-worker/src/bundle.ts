@@ -2,20 +2,12 @@
 // job lives under artifactPrefix(kb, file, manifestId) with a manifest id derived from the job id,
 // so a redelivered job rewrites the same files under the same names instead of leaving a second,
 // orphaned bundle behind.
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { BUNDLE, type GroundingPage, type Segment } from '@docfleet/contracts';
 import type { OcrPageReport } from '@docfleet/pdf';
-
-/** A name-based UUID (version 5 layout, sha256) for the manifest of a job. */
-export function manifestIdFor(jobId: string): string {
-  const h = createHash('sha256').update(`docfleet:parse-manifest:${jobId}`).digest('hex');
-  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 export const pageResultName = (n: number) => `page_${String(n).padStart(4, '0')}.json`;
 

@@ -5,7 +5,12 @@ export const parseWorkerEnv = baseEnv.extend({
   /** Jobs processed at once by this process (each is CPU-bound: one per core is plenty). */
   PARSE_CONCURRENCY: intFromEnv(1, 1),
   /** Documents with more pages are refused (the job fails, nothing is charged). */
-  MAX_PAGES: intFromEnv(2000, 1),
+  MAX_PAGES: intFromEnv(10_000, 1),
+  /**
+   * A PDF with more pages is parsed in page-range shards of this many pages that any parse worker
+   * takes (issue 17); shorter documents are one job on one worker as before.
+   */
+  PARSE_SHARD_PAGES: intFromEnv(32, 1),
   /**
    * A job whose worker stops renewing its lock this long is handed to another worker. With the
    * stalled check below, a killed worker's job is running again within a minute (issue 13.2).

@@ -11,7 +11,11 @@ export interface WorkerDeps {
     Partial<
       Pick<
         ParseWorkerEnv,
-        'PARSE_PAGE_MAX_OPERATORS' | 'PARSE_PAGE_MAX_SECONDS' | 'PARSE_PAGE_MAX_MEGAPIXELS' | 'PARSE_PAGE_MAX_PIXELS'
+        | 'PARSE_PAGE_MAX_OPERATORS'
+        | 'PARSE_PAGE_MAX_SECONDS'
+        | 'PARSE_PAGE_MAX_MEGAPIXELS'
+        | 'PARSE_PAGE_MAX_PIXELS'
+        | 'PARSE_SHARD_PAGES'
       >
     >;
   db: Db;

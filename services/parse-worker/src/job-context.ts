@@ -3,9 +3,8 @@ import { api, parseInputKind, type ParseInputKind } from '@docfleet/contracts';
 import type { CreditReservation, Db, File, FileVersion, Job } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import { artifactPrefix } from '@docfleet/storage';
-import { manifestIdFor } from './bundle';
 import type { WorkerDeps } from './deps';
-import { cancelRequested } from './job-state';
+import { cancelRequested, parseManifestIdFor } from '@docfleet/jobs';
 
 /** Thrown at a checkpoint when SIGTERM's grace period ran out: the job goes back to the queue. */
 export class HandBackSignal extends Error {
@@ -55,7 +54,7 @@ export async function buildContext(deps: WorkerDeps, job: Job, log: Logger): Pro
   if (!kind)
     throw new PermanentFailure(`No parser handles content type ${version.content_type}.`, 'unsupported_file_type');
   const options = api.ParseOptions.parse(job.options ?? {});
-  const manifestId = manifestIdFor(job.id);
+  const manifestId = parseManifestIdFor(job.id);
   const prefix = artifactPrefix(file.knowledge_base_id, file.id, manifestId);
   let last = 0;
   let cached = false;

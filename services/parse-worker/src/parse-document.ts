@@ -17,8 +17,9 @@ import {
 import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
 import type { WorkerDeps } from './deps';
 import { UnitCharger, type JobContext } from './job-context';
-import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
+import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
 import { diffPages, findPreviousParse, reusePage, samePositions, type ParseSettings } from './page-diff';
+import { dispatchShards, hasShards } from './shards';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -39,7 +40,9 @@ export interface FailedPageEntry {
   message: string;
 }
 
-export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
+export async function parseDocument(ctx: JobContext): Promise<FinishOutcome | 'dispatched'> {
+  // A planning run redelivered after it split the job: only make sure every open shard is queued.
+  if (ctx.kind === 'pdf' && (await hasShards(ctx.deps, ctx.job.id))) return dispatchShards(ctx, null);
   // An OCR parse of a PDF: page 1's raster and Tesseract start now, while the pages are hashed and
   // diffed; parsePages takes them over (a first parse always parses page 1), else they are dropped.
   const head =
@@ -56,7 +59,10 @@ export async function parseDocument(ctx: JobContext): Promise<FinishOutcome> {
   }
 }
 
-async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined): Promise<FinishOutcome> {
+async function parseDocumentFlow(
+  ctx: JobContext,
+  head: OcrHeadStart | undefined,
+): Promise<FinishOutcome | 'dispatched'> {
   const { deps, job, file, version, options } = ctx;
   const kind = ctx.kind as 'pdf' | 'image';
   const db = deps.db;
@@ -64,8 +70,8 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   const t0 = Date.now();
 
   // ---- stage page-diff (5)
-  await setProgress(db, job.id, { stage: 'page-diff', percent: 5 });
-  await addEvent(
+  await setParseProgress(db, job.id, { stage: 'page-diff', percent: 5 });
+  await addJobEvent(
     db,
     job.id,
     'parse.page_diff.started',
@@ -99,7 +105,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
   const noImagePages: number[] = [];
   if (head && !changed.includes(1)) await head.dispose(); // page 1 is reused: stop its OCR now
   const pageCount = inspect.pageCount;
-  await setProgress(db, job.id, { totalPages: pageCount, completedPages: 0 });
+  await setParseProgress(db, job.id, { totalPages: pageCount, completedPages: 0 });
   await ctx.checkpoint();
 
   const tDiff = Date.now();
@@ -117,7 +123,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     (await bundleReadable(prev.root, [BUNDLE.result_md, BUNDLE.grounding_json, BUNDLE.segments_json]))
   ) {
     // Nothing changed: a new manifest row for this version pointing at the previous bundle (no copy).
-    await addEvent(
+    await addJobEvent(
       db,
       job.id,
       'parse.reused',
@@ -126,7 +132,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
       { previous_manifest_id: prev.manifest.id },
     );
     const prevManifest = (prev.manifest.manifest ?? {}) as Record<string, unknown>;
-    return finishCompleted(db, job.id, {
+    return completeParseJob(db, job.id, {
       stage: 'reused',
       pageCount,
       pageHashes: inspect.pageHashes,
@@ -160,14 +166,32 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     });
   }
 
+  // A long PDF: page-range shards that any parse worker takes (shards.ts); this run ends here.
+  if (kind === 'pdf' && pageCount > (deps.env.PARSE_SHARD_PAGES ?? 32)) {
+    await head?.dispose();
+    return dispatchShards(ctx, {
+      pageCount,
+      backend,
+      backendReasons: inspect.backend.reasons.slice(0, 10),
+      settings,
+      pageHashes: inspect.pageHashes,
+      changed,
+      unchanged,
+      sources: [...sources],
+      prevPrefix: unchanged.length ? prev!.manifest.storage_prefix : null,
+      diffMs: tDiff - t0,
+      plannedAt: t0,
+    });
+  }
+
   // ---- stage parse (10 → 75 text, 75 → 95 figures)
-  await setProgress(db, job.id, {
+  await setParseProgress(db, job.id, {
     stage: 'parse',
     percent: 10,
     rawStatus: 'in_progress',
     completedPages: unchanged.length,
   });
-  await addEvent(
+  await addJobEvent(
     db,
     job.id,
     'parse.started',
@@ -217,7 +241,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
         const pct = Math.floor(phase === 'text' ? 10 + (65 * done) / total : 75 + (20 * done) / total);
         if (pct > written) {
           written = pct;
-          await setProgress(db, job.id, { percent: pct });
+          await setParseProgress(db, job.id, { percent: pct });
         }
       },
       shouldCancel: ctx.shouldStop,
@@ -238,7 +262,7 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
       await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
       if (p.ocr) {
         const o = p.ocr;
-        await addEvent(
+        await addJobEvent(
           db,
           job.id,
           'parse.ocr_page',
@@ -248,7 +272,10 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
         );
         for (const w of o.warnings) {
           warnings.push({ page_number: p.pageNumber, ...w });
-          await addEvent(db, job.id, 'parse.warning', 'parse', w.message, { page_number: p.pageNumber, code: w.code });
+          await addJobEvent(db, job.id, 'parse.warning', 'parse', w.message, {
+            page_number: p.pageNumber,
+            code: w.code,
+          });
         }
       }
       if (p.failed) failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
@@ -265,10 +292,17 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
       );
     }
     for (const f of failedPages) {
-      await addEvent(db, job.id, 'parse.page_failed', 'parse', `Page ${f.page_number} was not parsed: ${f.message}`, {
-        page: f.page_number,
-        code: f.code,
-      });
+      await addJobEvent(
+        db,
+        job.id,
+        'parse.page_failed',
+        'parse',
+        `Page ${f.page_number} was not parsed: ${f.message}`,
+        {
+          page: f.page_number,
+          code: f.code,
+        },
+      );
     }
   }
   await ctx.checkpoint();
@@ -310,9 +344,9 @@ async function parseDocumentFlow(ctx: JobContext, head: OcrHeadStart | undefined
     );
   }
   const crops = await fs.readdir(path.join(ctx.outDir, BUNDLE.imgs)).catch(() => [] as string[]);
-  await setProgress(db, job.id, { percent: 95 });
+  await setParseProgress(db, job.id, { percent: 95 });
 
-  return finishCompleted(db, job.id, {
+  return completeParseJob(db, job.id, {
     stage: 'completed',
     pageCount,
     pageHashes: inspect.pageHashes,

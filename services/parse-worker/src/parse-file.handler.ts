@@ -4,6 +4,7 @@
 // fails on the last attempt. A worker killed mid-job is redelivered by BullMQ's stalled-job
 // recovery: page debits are idempotent and the bundle is rewritten under the same names.
 import fs from 'node:fs/promises';
+import { recordPendingIndexJob } from '@docfleet/db';
 import { isSpreadsheetKind } from '@docfleet/contracts';
 import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isParseError } from '@docfleet/pdf';
@@ -13,15 +14,15 @@ import { isSheetParseError } from '@docfleet/sheets';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
 import {
-  TERMINAL,
-  addEvent,
-  beatJob,
-  claimJob,
-  finishCancelled,
-  finishFailed,
-  handBack,
+  TERMINAL_JOB_STATUSES,
+  addJobEvent,
+  beatParseJob,
+  cancelParseJob,
+  claimParseJob,
+  failParseJob,
+  handBackParseJob,
   type FinishOutcome,
-} from './job-state';
+} from '@docfleet/jobs';
 import { parseDocument } from './parse-document';
 import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
@@ -86,34 +87,50 @@ function traceback(err: unknown): string {
 export async function enqueueIndex(deps: WorkerDeps, jobId: string) {
   const m = await deps.db.artifactManifest.findFirst({ where: { job_id: jobId, artifact_type: 'parse' } });
   if (!m) return;
-  // One index job per manifest (BullMQ job id): a redelivered parse does not index twice.
-  await deps.queues.enqueue(
-    'index.file-version',
-    { orgId: m.org_id, fileId: m.file_id, fileVersionId: m.file_version_id, manifestId: m.id },
-    { jobId: `index-${m.id}` },
-  );
+  const file = await deps.db.file.findUnique({ where: { id: m.file_id }, select: { knowledge_base_id: true } });
+  if (!file) return;
+  // One index job per manifest (BullMQ job id): a redelivered parse does not index twice, nor counts
+  // as pending again once its index job completed (issue 13.6: pending rows are exact).
+  const indexJobId = `index-${m.id}`;
+  const known = await deps.queues.queue('index').getJob(indexJobId);
+  if (known && (await known.isCompleted())) return;
+  const payload = {
+    orgId: m.org_id,
+    fileId: m.file_id,
+    fileVersionId: m.file_version_id,
+    manifestId: m.id,
+    pendingId: indexJobId,
+  };
+  await recordPendingIndexJob(deps.db, {
+    jobId: indexJobId,
+    orgId: m.org_id,
+    kbId: file.knowledge_base_id,
+    name: 'index.file-version',
+    payload,
+  });
+  await deps.queues.enqueue('index.file-version', payload, { jobId: indexJobId });
 }
 
 export async function handleParseFile(
   deps: WorkerDeps,
   payload: JobPayload<'parse.file'>,
   queueJob: QueueJob,
-): Promise<{ outcome: FinishOutcome | 'missing' }> {
+): Promise<{ outcome: FinishOutcome | 'missing' | 'dispatched' }> {
   const log = deps.logger.child({ job_id: payload.jobId });
   const job = await deps.db.job.findUnique({ where: { id: payload.jobId } });
   if (!job || job.org_id !== payload.orgId || job.kind !== 'parse') {
     log.warn('parse.file for an unknown job; dropped');
     return { outcome: 'missing' };
   }
-  if (TERMINAL.includes(job.status)) {
+  if (TERMINAL_JOB_STATUSES.includes(job.status)) {
     // Redelivered after the terminal write: make sure the index job exists, then stop.
     if (job.status === 'completed') await enqueueIndex(deps, job.id);
     return { outcome: 'skipped' };
   }
-  if (job.cancel_requested_at) return { outcome: await finishCancelled(deps.db, job.id) };
-  if (!(await claimJob(deps.db, job.id, deps.workerId))) return { outcome: 'skipped' };
+  if (job.cancel_requested_at) return { outcome: await cancelParseJob(deps.db, job.id) };
+  if (!(await claimParseJob(deps.db, job.id, deps.workerId))) return { outcome: 'skipped' };
   const attempt = queueJob.attemptsMade + 1;
-  await addEvent(
+  await addJobEvent(
     deps.db,
     job.id,
     'job.started',
@@ -128,7 +145,7 @@ export async function handleParseFile(
   const started = Date.now();
   // Between progress writes (a long OCR page) the heartbeat still says this worker is alive.
   const stopBeating = startHeartbeat(
-    () => beatJob(deps.db, job.id, deps.workerId),
+    () => beatParseJob(deps.db, job.id, deps.workerId),
     deps.heartbeatMs ?? 10_000,
     (err) => log.warn({ err }, 'job heartbeat failed'),
   );
@@ -154,7 +171,7 @@ export async function handleParseFile(
   } catch (err) {
     if (err instanceof HandBackSignal) {
       log.info('grace period over: handing the job back to the queue');
-      await handBack(deps.db, job.id, deps.workerId);
+      await handBackParseJob(deps.db, job.id, deps.workerId);
       await queueJob.moveToDelayed(Date.now() + 1000, queueJob.token);
       throw new DelayedError();
     }
@@ -163,7 +180,7 @@ export async function handleParseFile(
       (isParseError(err) && err.code === 'cancelled') ||
       (isSheetParseError(err) && err.code === 'cancelled')
     ) {
-      const outcome = await finishCancelled(deps.db, job.id);
+      const outcome = await cancelParseJob(deps.db, job.id);
       if (ctx) await fs.rm(ctx.outDir, { recursive: true, force: true });
       log.info({ outcome }, 'parse cancelled');
       return { outcome };
@@ -171,7 +188,7 @@ export async function handleParseFile(
     const f = classifyFailure(err);
     const last = attempt >= (queueJob.opts.attempts ?? 1);
     if (f.permanent || last) {
-      const outcome = await finishFailed(deps.db, job.id, f.message, {
+      const outcome = await failParseJob(deps.db, job.id, f.message, {
         traceback: traceback(err),
         code: f.code,
         page: f.page,
@@ -182,7 +199,7 @@ export async function handleParseFile(
       return { outcome };
     }
     log.warn({ err, attempt }, 'parse attempt failed; it will be retried');
-    await addEvent(
+    await addJobEvent(
       deps.db,
       job.id,
       'parse.attempt_failed',

@@ -11,7 +11,7 @@ import {
 } from '@docfleet/sheets';
 import { bundleReadable, writeSegments } from './bundle';
 import { CancelSignal, UnitCharger, type JobContext } from './job-context';
-import { addEvent, finishCompleted, setProgress, type FinishOutcome } from './job-state';
+import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
 import { findPreviousParse } from './page-diff';
 
 export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
@@ -21,11 +21,17 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
   const src = deps.storage.localPath(version.storage_path);
 
   // ---- stage page-diff: a workbook has no stable pages, so the whole file is the unit of change.
-  await setProgress(db, job.id, { stage: 'page-diff', percent: 5 });
-  await addEvent(db, job.id, 'parse.page_diff.started', 'page-diff', 'Comparing the workbook with the previous parse.');
+  await setParseProgress(db, job.id, { stage: 'page-diff', percent: 5 });
+  await addJobEvent(
+    db,
+    job.id,
+    'parse.page_diff.started',
+    'page-diff',
+    'Comparing the workbook with the previous parse.',
+  );
   const inspection = await inspectSpreadsheet(src, kind, { filename: file.filename });
   const sheetCount = inspection.sheetCount;
-  await setProgress(db, job.id, { totalPages: sheetCount, completedPages: 0 });
+  await setParseProgress(db, job.id, { totalPages: sheetCount, completedPages: 0 });
   const prev = await findPreviousParse(db, deps.storage, file.id);
   await ctx.checkpoint();
   if (
@@ -39,7 +45,7 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
       BUNDLE.segments_json,
     ]))
   ) {
-    await addEvent(
+    await addJobEvent(
       db,
       job.id,
       'parse.reused',
@@ -47,7 +53,7 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
       'The workbook is unchanged since the previous parse; its artifacts are kept and no credits are used.',
       { previous_manifest_id: prev.manifest.id },
     );
-    return finishCompleted(db, job.id, {
+    return completeParseJob(db, job.id, {
       stage: 'reused',
       pageCount: sheetCount,
       manifest: {
@@ -69,8 +75,8 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
   }
 
   // ---- stage parse-spreadsheet (10 → 95)
-  await setProgress(db, job.id, { stage: 'parse-spreadsheet', percent: 10, rawStatus: 'in_progress' });
-  await addEvent(db, job.id, 'parse.started', 'parse-spreadsheet', `Parsing ${sheetCount} sheet(s).`, {
+  await setParseProgress(db, job.id, { stage: 'parse-spreadsheet', percent: 10, rawStatus: 'in_progress' });
+  await addJobEvent(db, job.id, 'parse.started', 'parse-spreadsheet', `Parsing ${sheetCount} sheet(s).`, {
     sheet_count: sheetCount,
     sheet_names: inspection.sheetNames.slice(0, 100),
   });
@@ -108,7 +114,7 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
           .then(async () => {
             charger.add(done);
             await charger.flush();
-            await setProgress(db, job.id, { percent: 10 + (85 * done) / Math.max(1, total) });
+            await setParseProgress(db, job.id, { percent: 10 + (85 * done) / Math.max(1, total) });
           })
           .catch((err) => {
             chainError = err;
@@ -137,8 +143,8 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
     ctx.outDir,
     iterateSheetSegments(result, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId }),
   );
-  await setProgress(db, job.id, { percent: 95 });
-  return finishCompleted(db, job.id, {
+  await setParseProgress(db, job.id, { percent: 95 });
+  return completeParseJob(db, job.id, {
     stage: 'completed',
     pageCount: result.sheetCount,
     manifest: {

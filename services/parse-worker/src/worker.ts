@@ -2,6 +2,7 @@ import { createWorker, type Job as QueueJob, type WorkerOptions } from '@docflee
 import type { WorkerDeps } from './deps';
 import { handleParseFile } from './parse-file.handler';
 import { reapOnce } from './reaper';
+import { handleParseShard } from './shards';
 
 export interface ParseWorkerOptions {
   connection: WorkerOptions['connection'];
@@ -33,6 +34,12 @@ export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): Runni
       'parse.file': async (payload, job: QueueJob) => {
         const out = await handleParseFile(deps, payload, job);
         deps.metrics?.jobFinished(out.outcome);
+        return out;
+      },
+      'parse.shard': async (payload, job: QueueJob) => {
+        const out = await handleParseShard(deps, payload, job);
+        // A shard ending the job (completed by assembly, failed, cancelled) counts as the job's outcome.
+        if (['completed', 'failed', 'cancelled'].includes(out.outcome)) deps.metrics?.jobFinished(out.outcome);
         return out;
       },
     },

@@ -88,6 +88,12 @@ export const SearchSnapshot = z.object({
     ),
   file_count: z.number().int(),
   indexed_at: Timestamp.nullable().describe('when the index of this knowledge base last changed'),
+  pending_updates: z
+    .number()
+    .int()
+    .describe(
+      'index jobs of this knowledge base queued and not yet applied (a parse, restore, trash or delete whose index update is still to run); 0 when the index is caught up',
+    ),
 });
 
 export const SearchResponse = z.object({

@@ -129,67 +129,84 @@ async function parsePdf(opts: ParsePagesOptions, dpi: number, tmp: string): Prom
           dpiOf: pageDpi,
         }
       : undefined;
-    const t0 = Date.now();
-    const laid = await layoutPdfPages(doc, pages, {
-      path: opts.path,
-      backend: opts.backend,
-      fallbackOcr: opts.pageFallbackOcr ?? true,
-      timeoutMs,
-      ocr,
-      tmp,
-      prefetch,
-      ocrArtifacts,
-      budget,
-      onProgress: opts.onProgress,
-      shouldCancel: opts.shouldCancel,
-      onPage: (p) => {
-        if (p.failed)
-          renderer?.claim(p.pageNumber); // a failed page is not rendered again
-        else if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table'))
-          cropRasters.schedule(p.pageNumber);
-      },
-    });
-    const t1 = Date.now();
+    // Pages go through the text phase and then the figures phase in steps of `stepPages` (default:
+    // all at once). A step of 1 finishes each page (onPageFinished) before the next one is read, so
+    // a caller that stores each finished page loses at most one page to a crash.
+    const step = Math.max(1, opts.stepPages ?? pages.length);
     const out: ParsedPage[] = [];
-    for (const [i, page] of laid.entries()) {
-      await throwIfCancelled(opts.shouldCancel);
-      if (page.finished) {
-        out.push(page.finished);
-      } else if (page.failed) {
-        const finished = await finishPage(page, {
-          pdfPath: opts.path,
-          dpi: pageDpi(page.pageNumber),
-          outDir: opts.outDir,
-          tmp,
-          timeoutMs,
-        });
-        out.push({ ...finished, failed: page.failed });
-      } else {
-        let rendered: RenderedPage | undefined;
-        let noImage: string | undefined;
-        try {
-          rendered = renderer
-            ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber)
-            : undefined;
-        } catch (err) {
-          // Its text was read (and is kept), but its image is over the budget: the page has none.
-          if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
-          noImage = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
+    let textMs = 0;
+    let figuresMs = 0;
+    let textDone = 0;
+    let figuresDone = 0;
+    for (let at = 0; at < pages.length; at += step) {
+      const chunk = pages.slice(at, at + step);
+      const t0 = Date.now();
+      const laid = await layoutPdfPages(doc, chunk, {
+        path: opts.path,
+        backend: opts.backend,
+        fallbackOcr: opts.pageFallbackOcr ?? true,
+        timeoutMs,
+        ocr,
+        tmp,
+        prefetch,
+        nextPage: (n) => pages[pages.indexOf(n) + 1],
+        ocrArtifacts,
+        budget,
+        onProgress: (_done, _total, phase, page) => opts.onProgress?.(++textDone, pages.length, phase, page),
+        shouldCancel: opts.shouldCancel,
+        onPage: (p) => {
+          if (p.failed)
+            renderer?.claim(p.pageNumber); // a failed page is not rendered again
+          else if (!renderer && !p.finished && p.elements.some((e) => e.type === 'figure' || e.type === 'table'))
+            cropRasters.schedule(p.pageNumber);
+        },
+      });
+      const t1 = Date.now();
+      textMs += t1 - t0;
+      for (const page of laid) {
+        await throwIfCancelled(opts.shouldCancel);
+        let done: ParsedPage;
+        if (page.finished) {
+          done = page.finished;
+        } else if (page.failed) {
+          const finished = await finishPage(page, {
+            pdfPath: opts.path,
+            dpi: pageDpi(page.pageNumber),
+            outDir: opts.outDir,
+            tmp,
+            timeoutMs,
+          });
+          done = { ...finished, failed: page.failed };
+        } else {
+          let rendered: RenderedPage | undefined;
+          let noImage: string | undefined;
+          try {
+            rendered = renderer
+              ? await withPageTimeout(() => renderer!.page(page.pageNumber), timeoutMs, page.pageNumber)
+              : undefined;
+          } catch (err) {
+            // Its text was read (and is kept), but its image is over the budget: the page has none.
+            if (!(isParseError(err) && err.code === 'page_too_complex')) throw err;
+            noImage = `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
+          }
+          const finished = await finishPage(page, {
+            pdfPath: opts.path,
+            dpi: rendered?.dpi ?? page.dpi ?? pageDpi(page.pageNumber),
+            outDir: opts.outDir,
+            tmp,
+            rendered,
+            cropRasters: noImage ? undefined : cropRasters,
+            timeoutMs,
+          });
+          done = noImage ? { ...finished, noImage } : finished;
         }
-        const finished = await finishPage(page, {
-          pdfPath: opts.path,
-          dpi: rendered?.dpi ?? page.dpi ?? pageDpi(page.pageNumber),
-          outDir: opts.outDir,
-          tmp,
-          rendered,
-          cropRasters: noImage ? undefined : cropRasters,
-          timeoutMs,
-        });
-        out.push(noImage ? { ...finished, noImage } : finished);
+        if (opts.onPageFinished) await opts.onPageFinished(done);
+        else out.push(done);
+        await opts.onProgress?.(++figuresDone, pages.length, 'figures');
       }
-      await opts.onProgress?.(i + 1, laid.length, 'figures');
+      figuresMs += Date.now() - t1;
     }
-    return { pageCount: doc.numPages, pages: out, timings: { textMs: t1 - t0, figuresMs: Date.now() - t1 } };
+    return { pageCount: doc.numPages, pages: out, timings: { textMs, figuresMs } };
   } finally {
     sizesKnown?.();
     await (head ? head.dispose() : prefetch.stop());

@@ -50,6 +50,16 @@ export interface ParsePagesOptions {
    * and OCR settings match, else dropped. parsePages disposes it either way.
    */
   ocrHeadStart?: OcrHeadStart;
+  /**
+   * PDFs: pages go through the text and figures phases this many at a time (default: all at once).
+   * With `onPageFinished`, 1 stores each page before the next is read (sharded parses).
+   */
+  stepPages?: number;
+  /**
+   * Called with each finished page instead of collecting it in `pages` (which then comes back
+   * empty): the caller stores it and nothing accumulates in memory.
+   */
+  onPageFinished?: (page: ParsedPage) => Promise<void>;
   /** Images: pixels inspectDocument already decoded (`keepImage`), used for that page of this file. */
   decodedImage?: DecodedImage;
 }

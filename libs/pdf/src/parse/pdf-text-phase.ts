@@ -50,6 +50,8 @@ export interface TextPhaseOptions {
   /** OCR rasters (the caller may have started the first one already). */
   prefetch?: OcrRasterPrefetch;
   ocrArtifacts?: OcrArtifacts;
+  /** The page read after page n (OCR prefetch) when `pages` is one step of a longer list. */
+  nextPage?: (n: number) => number | undefined;
 }
 
 export async function layoutPdfPages(
@@ -62,7 +64,7 @@ export async function layoutPdfPages(
   const out: LaidOutPage[] = [];
   for (const [i, n] of pages.entries()) {
     await throwIfCancelled(o.shouldCancel);
-    const next = o.backend === 'ocr' ? pages[i + 1] : undefined;
+    const next = o.backend === 'ocr' ? (o.nextPage ? o.nextPage(n) : pages[i + 1]) : undefined;
     const page = await withPageTimeout(
       async () => {
         try {

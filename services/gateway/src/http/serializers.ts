@@ -50,9 +50,3 @@ export function serializeFile(f: FileWithVersion): api.FileRecord {
     updated_at: f.updated_at.toISOString(),
   };
 }
-
-/** Stored job statuses normalise for the API: started and in_progress read as running. */
-export function normaliseJobStatus(raw: string): 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' {
-  if (raw === 'started' || raw === 'in_progress' || raw === 'running') return 'running';
-  return raw as 'queued' | 'completed' | 'failed' | 'cancelled';
-}

@@ -189,8 +189,13 @@ export function fileRoutes(r: ApiRoutes, deps: Deps, hooks: FileHooks = {}) {
       errors: ['confirmation_required', 'file_has_active_job'],
     },
     async ({ params, query, principal }) => {
-      const out = await permanentDeleteFile(deps, principal, params.fileId, query.confirm_permanent === 'true');
-      await unindexFile(deps, { org_id: principal.orgId, id: out.file_id });
+      const { knowledge_base_id, ...out } = await permanentDeleteFile(
+        deps,
+        principal,
+        params.fileId,
+        query.confirm_permanent === 'true',
+      );
+      await unindexFile(deps, { org_id: principal.orgId, id: out.file_id, knowledge_base_id });
       return { body: out };
     },
   );

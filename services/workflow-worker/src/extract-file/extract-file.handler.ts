@@ -22,20 +22,20 @@ import {
 } from '@docfleet/workflows';
 import type { WorkerDeps } from '../runners/types';
 import {
-  STAGES,
-  TERMINAL,
-  addEvent,
+  EXTRACT_STAGES,
+  TERMINAL_JOB_STATUSES,
+  addJobEvent,
+  cancelExtractJob,
+  cancelExtractJobTx,
   cancelRequested,
-  cancelTx,
-  claimJob,
+  claimExtractJob,
+  completeExtractJobTx,
   extractManifestIdFor,
-  finishCancelled,
-  finishFailed,
-  lockActive,
-  setStage,
-  type Stage,
-} from './extract-job-state';
-import { emitJobEnded } from '@docfleet/webhooks';
+  failExtractJob,
+  lockActiveJob,
+  setExtractStage,
+  type ExtractStage,
+} from '@docfleet/jobs';
 
 /** How long a job waiting for its parse sleeps before it looks again. */
 export const PARSE_WAIT_MS = 500;
@@ -94,7 +94,7 @@ async function awaitParse(deps: WorkerDeps, job: JobRow, parseJobId: string, que
       'parse_missing',
     );
   if (parse.status === 'completed') return 'ready';
-  if (TERMINAL.includes(parse.status)) {
+  if (TERMINAL_JOB_STATUSES.includes(parse.status)) {
     throw new PermanentFailure(
       `The parse this extraction waited for (job ${parse.id}) ended ${parse.status}${parse.error ? `: ${parse.error}` : ''}; there is nothing to extract from.`,
       'parse_failed',
@@ -105,7 +105,7 @@ async function awaitParse(deps: WorkerDeps, job: JobRow, parseJobId: string, que
     select: { id: true },
   });
   if (!waiting)
-    await addEvent(
+    await addJobEvent(
       deps.db,
       job.id,
       'extract.waiting_for_parse',
@@ -147,26 +147,39 @@ export async function extractFileHandler(
     log.warn('extract.file for an unknown job; dropped');
     return 'missing';
   }
-  if (TERMINAL.includes(job.status)) return 'skipped';
-  if (job.cancel_requested_at) return finishCancelled(db, job.id);
+  if (TERMINAL_JOB_STATUSES.includes(job.status)) return 'skipped';
+  if (job.cancel_requested_at) return cancelExtractJob(db, job.id);
 
   const attempt = queueJob.attemptsMade + 1;
-  let stage: Stage | null = null;
-  const enter = async (s: Stage) => {
+  let stage: ExtractStage | null = null;
+  const enter = async (s: ExtractStage) => {
     if (await cancelRequested(db, job.id)) throw new CancelSignal();
     stage = s;
-    await setStage(db, job.id, s);
-    await addEvent(db, job.id, `extract.${s}`, s, `Stage ${STAGES.indexOf(s) + 1}/${STAGES.length}: ${s}.`);
+    await setExtractStage(db, job.id, s);
+    await addJobEvent(
+      db,
+      job.id,
+      `extract.${s}`,
+      s,
+      `Stage ${EXTRACT_STAGES.indexOf(s) + 1}/${EXTRACT_STAGES.length}: ${s}.`,
+    );
   };
   const started = Date.now();
   try {
     const options = readOptions(job.options);
     if (options.after_parse_job_id && job.status === 'queued')
       await awaitParse(deps, job, options.after_parse_job_id, queueJob);
-    if (!(await claimJob(db, job.id))) return 'skipped';
-    await addEvent(db, job.id, 'job.started', job.stage, attempt > 1 ? `Resumed (attempt ${attempt}).` : 'Started.', {
-      attempt,
-    });
+    if (!(await claimExtractJob(db, job.id))) return 'skipped';
+    await addJobEvent(
+      db,
+      job.id,
+      'job.started',
+      job.stage,
+      attempt > 1 ? `Resumed (attempt ${attempt}).` : 'Started.',
+      {
+        attempt,
+      },
+    );
 
     await enter('load-parse');
     const bundle = await loadBundle(deps, job);
@@ -208,10 +221,10 @@ export async function extractFileHandler(
     const prefix = artifactPrefix(file.knowledge_base_id, job.file_id, manifestId);
     await deps.storage.put(`${prefix}/${BUNDLE.result_json}`, JSON.stringify(doc));
     const outcome = await db.$transaction(async (tx) => {
-      const row = await lockActive(tx, job.id);
+      const row = await lockActiveJob(tx, job.id);
       if (!row) return 'skipped' as const;
       if (row.cancel_requested_at) {
-        await cancelTx(tx, job.id, row.stage);
+        await cancelExtractJobTx(tx, job.id, row.stage);
         return 'cancelled' as const;
       }
       await tx.artifactManifest.create({
@@ -254,34 +267,20 @@ export async function extractFileHandler(
           model_id: doc.modelId,
         },
       });
-      await tx.job.update({
-        where: { id: job.id },
-        data: {
-          status: 'completed',
-          percent: 100,
-          error: null,
-          completed_at: new Date(),
-          result: {
-            extraction_result_id: result.id,
-            artifact_manifest_id: manifestId,
-            validation_errors: doc.validationErrors,
-          } as unknown as Prisma.InputJsonValue,
+      await completeExtractJobTx(tx, job.id, {
+        result: {
+          extraction_result_id: result.id,
+          artifact_manifest_id: manifestId,
+          validation_errors: doc.validationErrors,
         },
-      });
-      await emitJobEnded(tx, job.id);
-      await addEvent(
-        tx,
-        job.id,
-        'job.completed',
-        'write-artifacts',
-        `Extracted ${doc.metrics.extractedFieldCount} field(s) with ${doc.metrics.citationCount} citation(s); ${doc.validationErrors.length} validation error(s).`,
-        {
+        message: `Extracted ${doc.metrics.extractedFieldCount} field(s) with ${doc.metrics.citationCount} citation(s); ${doc.validationErrors.length} validation error(s).`,
+        payload: {
           artifact_manifest_id: manifestId,
           extraction_result_id: result.id,
           duration_ms: doc.metrics.durationMs,
           model_id: doc.modelId,
         },
-      );
+      });
       return 'completed' as const;
     });
     if (outcome !== 'completed') await deps.storage.removePrefix(prefix).catch(() => undefined);
@@ -289,7 +288,7 @@ export async function extractFileHandler(
     return outcome;
   } catch (err) {
     if (err instanceof DelayedError) throw err;
-    if (err instanceof CancelSignal) return finishCancelled(db, job.id);
+    if (err instanceof CancelSignal) return cancelExtractJob(db, job.id);
     const permanent = err instanceof PermanentFailure || isApiError(err) || (isModelError(err) && !err.retryable);
     const last = attempt >= (queueJob.opts.attempts ?? 1);
     // What the job's error and events say: no paths, tool output or stack frames (docs/errors.md);
@@ -302,7 +301,7 @@ export async function extractFileHandler(
           : `Extraction failed: ${(err as Error)?.message ?? String(err)}`,
     );
     if (permanent || last) {
-      const outcome = await finishFailed(db, job.id, message, {
+      const outcome = await failExtractJob(db, job.id, message, {
         traceback: traceback(err),
         code: (err as { code?: string }).code ?? 'internal_error',
       });
@@ -310,10 +309,17 @@ export async function extractFileHandler(
       return outcome;
     }
     log.warn({ err, attempt }, 'extraction attempt failed; it will be retried');
-    await addEvent(db, job.id, 'extract.attempt_failed', stage, `Attempt ${attempt} failed (${message}); retrying.`, {
-      attempt,
-      traceback: traceback(err).slice(-4000),
-    }).catch(() => undefined);
+    await addJobEvent(
+      db,
+      job.id,
+      'extract.attempt_failed',
+      stage,
+      `Attempt ${attempt} failed (${message}); retrying.`,
+      {
+        attempt,
+        traceback: traceback(err).slice(-4000),
+      },
+    ).catch(() => undefined);
     throw err;
   }
 }

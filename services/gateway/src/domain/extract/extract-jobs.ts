@@ -5,7 +5,8 @@
 import { requirePermission, type Principal } from '@docfleet/auth';
 import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, Prisma, type Db, type Job } from '@docfleet/db';
-import { ApiError, isApiError, publicTraceback, tail } from '@docfleet/errors';
+import { ApiError, isApiError } from '@docfleet/errors';
+import { addQueuedEvent, createQueuedJob, failUnqueuedJob, jobByKey, resolveJobKey } from '@docfleet/jobs';
 import {
   applyScope,
   describeScope,
@@ -19,13 +20,9 @@ import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
 import { resolveModelFor } from '../operations/workflow-input';
 import { dispatchParse } from '../parse/dispatch-parse';
-import { retryKey } from '../parse/parse-options';
-import { bulkAborted, jobByKey } from '../parse/bulk';
-import { emitJobEnded } from '@docfleet/webhooks';
+import { bulkAborted } from '../parse/bulk';
 
 type ExtractDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'logger' | 'models' | 'env'>;
-
-const RETRYABLE = new Set(['failed', 'cancelled']);
 
 /** What the worker reads from job.options (a wire contract between gateway and workflow worker). */
 export interface ExtractJobOptions {
@@ -105,34 +102,16 @@ export async function dispatchFileExtract(
   const model = resolveModelFor(deps, undefined);
   const schemaName = schemaNameOf(body, schema);
 
-  let key: string;
-  let retryOf: Job | undefined;
-  if (body.idempotency_key) {
-    key = body.idempotency_key;
-    const existing = await findByKey(deps.db, p.orgId, key);
-    if (existing) {
-      if (existing.file_id !== file.id)
-        throw new ApiError(
-          'idempotency_conflict',
-          'This idempotency_key was already used for an extraction of another file.',
-        );
-      return replay(existing);
-    }
-  } else {
-    const base = defaultExtractKey(version.id, schema, scope, schemaName);
-    const chain = await deps.db.job.findMany({
-      where: {
-        org_id: p.orgId,
-        kind: 'extract',
-        OR: [{ idempotency_key: base }, { idempotency_key: { startsWith: `${base}:retry-` } }],
-      },
-      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
-    });
-    const latest = chain[0];
-    if (latest && !RETRYABLE.has(latest.status)) return replay(latest);
-    key = latest ? retryKey(base, chain.length) : base;
-    retryOf = latest;
-  }
+  const resolved = await resolveJobKey(deps.db, {
+    orgId: p.orgId,
+    kind: 'extract',
+    fileId: file.id,
+    explicitKey: body.idempotency_key,
+    derivedKey: () => defaultExtractKey(version.id, schema, scope, schemaName),
+    conflictMessage: 'This idempotency_key was already used for an extraction of another file.',
+  });
+  if (resolved.existing) return replay(resolved.existing);
+  const { key, retryOf } = resolved;
 
   const options: ExtractJobOptions = {
     ...(scope ? { scope } : {}),
@@ -144,38 +123,32 @@ export async function dispatchFileExtract(
   let job: Job;
   try {
     job = await deps.db.$transaction(async (tx) => {
-      const created = await tx.job.create({
-        data: {
-          org_id: p.orgId,
-          knowledge_base_id: file.knowledge_base_id,
-          file_id: file.id,
-          file_version_id: version.id,
-          kind: 'extract',
-          status: 'queued',
-          options: options as unknown as Prisma.InputJsonValue,
-          idempotency_key: key,
-          retry_of_job_id: retryOf?.id ?? null,
-          created_by_user_id: p.userId ?? null,
-          api_key_id: p.apiKeyId ?? null,
-        },
+      const created = await createQueuedJob(tx, {
+        orgId: p.orgId,
+        knowledgeBaseId: file.knowledge_base_id,
+        fileId: file.id,
+        fileVersionId: version.id,
+        kind: 'extract',
+        options: options as unknown as Prisma.InputJsonValue,
+        idempotencyKey: key,
+        retryOfJobId: retryOf?.id,
+        createdByUserId: p.userId,
+        apiKeyId: p.apiKeyId,
       });
-      await tx.jobEvent.create({
-        data: {
-          job_id: created.id,
-          event_type: 'job.queued',
-          stage: null,
-          message: opts.afterParseJob
-            ? `Queued; it starts when parse job ${opts.afterParseJob.id} completes. No credits.`
-            : 'Queued. Extraction jobs use no credits.',
-          payload: {
-            schema_name: schemaName,
-            model_id: model.modelId,
-            scope: describeScope(scope),
-            ...(retryOf ? { retry_of_job_id: retryOf.id } : {}),
-            ...(opts.afterParseJob ? { after_parse_job_id: opts.afterParseJob.id } : {}),
-          },
+      await addQueuedEvent(
+        tx,
+        created.id,
+        opts.afterParseJob
+          ? `Queued; it starts when parse job ${opts.afterParseJob.id} completes. No credits.`
+          : 'Queued. Extraction jobs use no credits.',
+        {
+          schema_name: schemaName,
+          model_id: model.modelId,
+          scope: describeScope(scope),
+          ...(retryOf ? { retry_of_job_id: retryOf.id } : {}),
+          ...(opts.afterParseJob ? { after_parse_job_id: opts.afterParseJob.id } : {}),
         },
-      });
+      );
       return created;
     });
   } catch (err) {
@@ -190,30 +163,10 @@ export async function dispatchFileExtract(
     await deps.queues.enqueue('extract.file', { jobId: job.id, orgId: p.orgId }, { jobId: job.id });
   } catch (err) {
     deps.logger.error({ err, job_id: job.id }, 'extract dispatch: enqueue failed; failing the job');
-    await deps.db
-      .$transaction(async (tx) => {
-        const n = await tx.job.updateMany({
-          where: { id: job.id, status: 'queued' },
-          data: {
-            status: 'failed',
-            error: 'The job could not be queued (queue unavailable).',
-            error_code: 'service_unavailable',
-            completed_at: new Date(),
-          },
-        });
-        if (n.count) await emitJobEnded(tx, job.id);
-        if (n.count)
-          await tx.jobEvent.create({
-            data: {
-              job_id: job.id,
-              event_type: 'job.failed',
-              stage: null,
-              message: 'The job could not be queued.',
-              payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) },
-            },
-          });
-      })
-      .catch(() => undefined);
+    await failUnqueuedJob(deps.db, job.id, err as Error, {
+      error: 'The job could not be queued (queue unavailable).',
+      closeReservation: false,
+    });
     throw new ApiError(
       'service_unavailable',
       'The workflow queue is unavailable; the job was failed. Try again shortly.',

@@ -3,6 +3,7 @@ import { reachableKbIds, requireKbAccess, requirePermission, type AccessLevel, t
 import { MAX_JSON_DEPTH, formatJsonPath, tooDeepPath } from '@docfleet/contracts';
 import { isUniqueViolation, type Db, type Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
+import { ACTIVE_JOB_STATUSES } from '@docfleet/jobs';
 import { fileVersionKey, filePrefix } from '@docfleet/storage';
 import { emitFileUploaded } from '@docfleet/webhooks';
 import type { Deps } from '../../deps';
@@ -11,8 +12,6 @@ import { deleteFileRows, loadKb } from '../knowledge-bases/knowledge-bases';
 import { loadFolder } from '../knowledge-bases/folders';
 import { sniffContentType } from '../../upload/sniff';
 import type { StagedFile } from '../../upload/staging-storage';
-
-export const ACTIVE_JOB_STATUSES = ['queued', 'started', 'in_progress', 'running'];
 
 const withVersion = { current_version: true } as const;
 
@@ -235,7 +234,13 @@ export async function permanentDeleteFile(
     return deleteFileRows(tx, [file.id]);
   });
   await deps.storage.removePrefix(filePrefix(file.knowledge_base_id, file.id));
-  return { deleted: true as const, permanent: true as const, file_id: file.id, database };
+  return {
+    deleted: true as const,
+    permanent: true as const,
+    file_id: file.id,
+    database,
+    knowledge_base_id: file.knowledge_base_id,
+  };
 }
 
 export async function listFiles(

@@ -4,7 +4,7 @@ import type { api } from '@docfleet/contracts';
 import type { Deps } from '../../deps';
 import { loadKb } from '../knowledge-bases/knowledge-bases';
 import { loadFolder } from '../knowledge-bases/folders';
-import { normaliseJobStatus } from '../../http/serializers';
+import { publicJobStatus } from '@docfleet/jobs';
 
 /** Artifact links are API paths (prefix {base_url}, send the same auth header). */
 export function artifactLinks(manifestId: string, links: Record<string, unknown>, keys: readonly string[]) {
@@ -70,7 +70,7 @@ const job = (
   id
     ? {
         job_id: id,
-        status: normaliseJobStatus(status!),
+        status: publicJobStatus(status!),
         stage,
         percent: percent ?? 0,
         error,

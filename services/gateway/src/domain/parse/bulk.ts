@@ -1,4 +1,3 @@
-import type { Db } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 
 /**
@@ -10,9 +9,4 @@ export function bulkAborted(err: ApiError, fileId: string, queuedJobIds: string[
     ...err.extra,
     details: { failed_file_id: fileId, queued_job_ids: queuedJobIds },
   });
-}
-
-/** The job of one kind under an idempotency key in an organisation. */
-export function jobByKey(db: Db, orgId: string, kind: 'parse' | 'extract', key: string) {
-  return db.job.findUnique({ where: { org_id_kind_idempotency_key: { org_id: orgId, kind, idempotency_key: key } } });
 }

@@ -1,14 +1,14 @@
 import { requirePermission, type Principal } from '@docfleet/auth';
-import { creditTransaction, finalizeReservation, reserveCredits } from '@docfleet/billing';
+import { creditTransaction, reserveCredits } from '@docfleet/billing';
 import { isSpreadsheetKind, parseInputKind, type api } from '@docfleet/contracts';
 import { isUniqueViolation, type CreditReservation, type Db, type Job } from '@docfleet/db';
-import { ApiError, isApiError, publicTraceback, tail } from '@docfleet/errors';
+import { ApiError, isApiError } from '@docfleet/errors';
+import { addQueuedEvent, createQueuedJob, failUnqueuedJob, jobByKey, resolveJobKey } from '@docfleet/jobs';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
 import { estimateUnits } from './estimate-units';
-import { defaultParseKey, normaliseParseOptions, retryKey } from './parse-options';
-import { bulkAborted, jobByKey } from './bulk';
-import { emitJobEnded } from '@docfleet/webhooks';
+import { defaultParseKey, normaliseParseOptions } from './parse-options';
+import { bulkAborted } from './bulk';
 
 type DispatchDeps = Pick<Deps, 'db' | 'storage' | 'queues' | 'env' | 'logger'>;
 
@@ -25,8 +25,6 @@ export interface DispatchResult {
   idempotent: boolean;
   retryOfJobId?: string;
 }
-
-const RETRYABLE = new Set(['failed', 'cancelled']);
 
 /**
  * Queues a parse of the file's current version (spec: POST /v1/files/{fileId}/parse).
@@ -48,53 +46,32 @@ export async function dispatchParse(
   const options = normaliseParseOptions(input.options);
   const version = file.current_version;
 
-  let key: string;
-  let retryOf: Job | undefined;
-  if (input.idempotency_key) {
-    key = input.idempotency_key;
-    const existing = await findByKey(deps.db, p.orgId, key);
-    if (existing) {
-      if (existing.file_id !== file.id)
-        throw new ApiError(
-          'idempotency_conflict',
-          'This idempotency_key was already used for a parse of another file.',
-        );
-      return existingResult(deps.db, existing);
-    }
-  } else {
-    const base = defaultParseKey(version.id, options);
-    const chain = await deps.db.job.findMany({
-      where: {
-        org_id: p.orgId,
-        kind: 'parse',
-        OR: [{ idempotency_key: base }, { idempotency_key: { startsWith: `${base}:retry-` } }],
-      },
-      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
-    });
-    const latest = chain[0];
-    if (latest && !RETRYABLE.has(latest.status)) return existingResult(deps.db, latest);
-    key = latest ? retryKey(base, chain.length) : base;
-    retryOf = latest;
-  }
+  const resolved = await resolveJobKey(deps.db, {
+    orgId: p.orgId,
+    kind: 'parse',
+    fileId: file.id,
+    explicitKey: input.idempotency_key,
+    derivedKey: () => defaultParseKey(version.id, options),
+    conflictMessage: 'This idempotency_key was already used for a parse of another file.',
+  });
+  if (resolved.existing) return existingResult(deps.db, resolved.existing);
+  const { key, retryOf } = resolved;
 
   const estimate = await estimateUnits(deps, version, deps.env.MAX_PAGES);
   let created: { job: Job; reservation: CreditReservation };
   try {
     created = await creditTransaction(deps.db, p.orgId, async (tx) => {
-      const job = await tx.job.create({
-        data: {
-          org_id: p.orgId,
-          knowledge_base_id: file.knowledge_base_id,
-          file_id: file.id,
-          file_version_id: version.id,
-          kind: 'parse',
-          status: 'queued',
-          options,
-          idempotency_key: key,
-          retry_of_job_id: retryOf?.id ?? null,
-          created_by_user_id: p.userId ?? null,
-          api_key_id: p.apiKeyId ?? null,
-        },
+      const job = await createQueuedJob(tx, {
+        orgId: p.orgId,
+        knowledgeBaseId: file.knowledge_base_id,
+        fileId: file.id,
+        fileVersionId: version.id,
+        kind: 'parse',
+        options,
+        idempotencyKey: key,
+        retryOfJobId: retryOf?.id,
+        createdByUserId: p.userId,
+        apiKeyId: p.apiKeyId,
       });
       // Throws 402 (insufficient_credits / monthly_quota_exceeded): the job row rolls back with it.
       const reservation = await reserveCredits(tx, {
@@ -104,26 +81,23 @@ export async function dispatchParse(
         knowledgeBaseId: file.knowledge_base_id,
         fileId: file.id,
       });
-      await tx.jobEvent.create({
-        data: {
-          job_id: job.id,
-          event_type: 'job.queued',
-          stage: null,
-          message: `Queued; ${estimate.units} credit(s) reserved for ${estimate.units} estimated ${estimate.unit}.`,
-          payload: {
-            unit: estimate.unit,
-            estimated_units: estimate.units,
-            ...(estimate.note ? { estimate_note: estimate.note } : {}),
-            ...(retryOf ? { retry_of_job_id: retryOf.id } : {}),
-          },
+      await addQueuedEvent(
+        tx,
+        job.id,
+        `Queued; ${estimate.units} credit(s) reserved for ${estimate.units} estimated ${estimate.unit}.`,
+        {
+          unit: estimate.unit,
+          estimated_units: estimate.units,
+          ...(estimate.note ? { estimate_note: estimate.note } : {}),
+          ...(retryOf ? { retry_of_job_id: retryOf.id } : {}),
         },
-      });
+      );
       return { job, reservation };
     });
   } catch (err) {
     // A concurrent identical dispatch created the job first: answer with it.
     if (isUniqueViolation(err)) {
-      const winner = await findByKey(deps.db, p.orgId, key);
+      const winner = await jobByKey(deps.db, p.orgId, 'parse', key);
       if (winner) return existingResult(deps.db, winner);
     }
     throw err;
@@ -133,7 +107,10 @@ export async function dispatchParse(
     await deps.queues.enqueue('parse.file', { jobId: created.job.id, orgId: p.orgId }, { jobId: created.job.id });
   } catch (err) {
     deps.logger.error({ err, job_id: created.job.id }, 'parse dispatch: enqueue failed; failing the job');
-    await failUnqueued(deps.db, created.job.id, err as Error);
+    await failUnqueuedJob(deps.db, created.job.id, err as Error, {
+      error: 'The job could not be queued (queue unavailable); nothing was charged.',
+      closeReservation: true,
+    });
     throw new ApiError(
       'service_unavailable',
       'The parse queue is unavailable; the job was failed and nothing was charged. Try again shortly.',
@@ -187,8 +164,6 @@ export async function dispatchParseBulk(
   return out;
 }
 
-const findByKey = (db: Db, orgId: string, key: string) => jobByKey(db, orgId, 'parse', key);
-
 async function existingResult(db: Db, job: Job): Promise<DispatchResult> {
   const [reservation, version] = await Promise.all([
     db.creditReservation.findUnique({ where: { job_id: job.id } }),
@@ -208,37 +183,4 @@ async function existingResult(db: Db, job: Job): Promise<DispatchResult> {
     idempotent: true,
     ...(job.retry_of_job_id ? { retryOfJobId: job.retry_of_job_id } : {}),
   };
-}
-
-/**
- * The job was created but never reached the queue: fail it (`service_unavailable`) and close its
- * reservation together. The event's traceback is the error's name and message, redacted (no stack
- * frames or paths: docs/errors.md); the caller's log line has the whole error.
- */
-async function failUnqueued(db: Db, jobId: string, err: Error) {
-  await db
-    .$transaction(async (tx) => {
-      const n = await tx.job.updateMany({
-        where: { id: jobId, status: 'queued' },
-        data: {
-          status: 'failed',
-          error: 'The job could not be queued (queue unavailable); nothing was charged.',
-          error_code: 'service_unavailable',
-          completed_at: new Date(),
-        },
-      });
-      if (!n.count) return;
-      await finalizeReservation(tx, { jobId, outcome: 'failed' });
-      await emitJobEnded(tx, jobId);
-      await tx.jobEvent.create({
-        data: {
-          job_id: jobId,
-          event_type: 'job.failed',
-          stage: null,
-          message: 'The job could not be queued.',
-          payload: { code: 'service_unavailable', traceback: tail(publicTraceback(err), 4000) },
-        },
-      });
-    })
-    .catch(() => undefined);
 }

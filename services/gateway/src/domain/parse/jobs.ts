@@ -1,12 +1,9 @@
 import { requirePermission, type Principal } from '@docfleet/auth';
-import { finalizeReservation } from '@docfleet/billing';
 import type { Db } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
+import { TERMINAL_JOB_STATUSES, requestJobCancel } from '@docfleet/jobs';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
-import { emitJobEnded } from '@docfleet/webhooks';
-
-export const TERMINAL_JOB_STATUSES = ['completed', 'failed', 'cancelled'];
 
 /** A job of a file the caller can see; another file's or organisation's job looks unknown. */
 export async function loadJob(db: Db, p: Principal, fileId: string, jobId: string) {
@@ -32,11 +29,7 @@ export async function listJobEvents(db: Db, p: Principal, fileId: string, jobId:
   return db.jobEvent.findMany({ where: { job_id: job.id }, orderBy: { id: 'asc' } });
 }
 
-/**
- * Cooperative cancel (decisions.md). A queued job is cancelled at once and its reservation closed
- * as cancelled in the same transaction; a running job gets cancel_requested_at and the worker stops
- * at its next page or stage boundary; a terminal job is returned as it is.
- */
+/** Cooperative cancel (libs/jobs requestJobCancel); a job cancelled while queued leaves the queue too. */
 export async function cancelJob(
   deps: Pick<Deps, 'db' | 'queues' | 'logger'>,
   p: Principal,
@@ -46,51 +39,7 @@ export async function cancelJob(
   const { job } = await loadJob(deps.db, p, fileId, jobId);
   requirePermission(p, job.kind === 'extract' ? 'extract.run' : 'parse.run');
   if (TERMINAL_JOB_STATUSES.includes(job.status)) return job;
-  const out = await deps.db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM jobs WHERE id = ${job.id}::uuid FOR UPDATE`;
-    const fresh = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
-    if (TERMINAL_JOB_STATUSES.includes(fresh.status)) return { job: fresh, removeFromQueue: false };
-    const now = new Date();
-    if (fresh.status === 'queued') {
-      const cancelled = await tx.job.update({
-        where: { id: fresh.id },
-        data: {
-          status: 'cancelled',
-          cancel_requested_at: fresh.cancel_requested_at ?? now,
-          completed_at: now,
-          error: 'Cancelled before it started.',
-        },
-      });
-      await finalizeReservation(tx, { jobId: fresh.id, outcome: 'cancelled' });
-      await emitJobEnded(tx, fresh.id);
-      await tx.jobEvent.create({
-        data: {
-          job_id: fresh.id,
-          event_type: 'job.cancelled',
-          stage: fresh.stage,
-          message: 'Cancelled before a worker started it; the reservation was cancelled.',
-          payload: {},
-        },
-      });
-      return { job: cancelled, removeFromQueue: true };
-    }
-    const requested = await tx.job.update({
-      where: { id: fresh.id },
-      data: { cancel_requested_at: fresh.cancel_requested_at ?? now },
-    });
-    if (!fresh.cancel_requested_at) {
-      await tx.jobEvent.create({
-        data: {
-          job_id: fresh.id,
-          event_type: 'job.cancel_requested',
-          stage: fresh.stage,
-          message: 'Cancellation requested; the worker stops at the next page or stage.',
-          payload: {},
-        },
-      });
-    }
-    return { job: requested, removeFromQueue: false };
-  });
+  const out = await requestJobCancel(deps.db, job.id);
   if (out.removeFromQueue) {
     // Best effort: a worker that still picks it up sees the cancelled row and skips it.
     try {

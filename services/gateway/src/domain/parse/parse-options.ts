@@ -24,6 +24,3 @@ export function optionsHash(o: api.ParseOptions): string {
 /** Spec: the default key is derived from the file version and the options. */
 export const defaultParseKey = (fileVersionId: string, o: api.ParseOptions) =>
   `parse:${fileVersionId}:${optionsHash(o)}`;
-
-/** The key of the n-th retry (n ≥ 1) of a default key whose job failed or was cancelled. */
-export const retryKey = (base: string, n: number) => `${base}:retry-${n}`;

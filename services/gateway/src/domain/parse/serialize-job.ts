@@ -1,6 +1,6 @@
 import type { CreditReservation, Job, JobEvent } from '@docfleet/db';
 import type { api } from '@docfleet/contracts';
-import { normaliseJobStatus } from '../../http/serializers';
+import { publicJobStatus } from '@docfleet/jobs';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -9,7 +9,7 @@ export function serializeJob(j: Job): api.Job {
     job_id: j.id,
     file_id: j.file_id,
     file_version_id: j.file_version_id,
-    status: normaliseJobStatus(j.status),
+    status: publicJobStatus(j.status),
     raw_status: j.status,
     kind: j.kind as 'parse' | 'extract',
     stage: j.stage,

@@ -57,6 +57,8 @@ export interface SearchRow {
   segment_count: number | null;
   file_count: number | null;
   indexed_at: Date | null;
+  /** Index jobs of this knowledge base queued and not yet applied (index_pending_updates). */
+  pending: number;
   /** JSON text of the search hits, already in the API's shape (the gateway sends it as is). */
   hits: string;
 }
@@ -103,6 +105,7 @@ function envelope(sc: SearchScope, f: SearchFilters, ctes: Prisma.Sql): Prisma.S
     WITH ${ctes}
     SELECT kb.id::text AS kb_id, ${f.folderId ? Prisma.sql`EXISTS (SELECT 1 FROM folders fo WHERE fo.id = ${f.folderId}::uuid AND fo.knowledge_base_id = kb.id)` : Prisma.sql`true`} AS folder_ok,
       st.version, st.segment_count, st.file_count, st.indexed_at,
+      (SELECT count(*) FROM index_pending_updates pu WHERE pu.knowledge_base_id = kb.id)::int AS pending,
       coalesce((
         SELECT json_agg(json_build_object(
           'id', s.id, 'fileId', s.file_id, 'docId', s.file_id, 'fileVersionId', s.file_version_id, 'artifactManifestId', s.artifact_manifest_id,

@@ -53,6 +53,7 @@ export async function searchKnowledgeBase(
       segment_count: first.segment_count ?? 0,
       file_count: first.file_count ?? 0,
       indexed_at: first.indexed_at?.toISOString() ?? null,
+      pending_updates: Number(first.pending ?? 0),
     },
     hitsJson: first.hits,
   };

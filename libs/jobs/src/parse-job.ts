@@ -1,15 +1,14 @@
-// Every write the worker makes to a job row. Progress writes bump updated_at (the index ETag is
+// Every write the parse worker makes to a parse job's row. Progress writes bump updated_at (the index ETag is
 // built from it) and never lower percent; terminal writes close the credit reservation in the
 // same transaction (libs/billing finalizeReservation), so a job can never end with credits held.
 import { finalizeReservation, type JobOutcome } from '@docfleet/billing';
 import type { Db, Prisma, Tx } from '@docfleet/db';
 import { tail } from '@docfleet/errors';
+import { lockActiveJob as lockActive } from './cancel';
+import { addJobEvent as addEvent } from './events';
 import { emitJobEnded } from '@docfleet/webhooks';
 
-export const ACTIVE = ['queued', 'started', 'in_progress', 'running'];
-export const TERMINAL = ['completed', 'failed', 'cancelled'];
-
-export interface Progress {
+export interface ParseProgress {
   stage?: string;
   percent?: number;
   /** Stored raw status while running: 'started' at claim, 'in_progress' once pages are parsed. */
@@ -19,7 +18,7 @@ export interface Progress {
 }
 
 /** Takes the job for this worker (also on redelivery after a crash). False when it is already terminal. */
-export async function claimJob(db: Db, jobId: string, workerId: string): Promise<boolean> {
+export async function claimParseJob(db: Db, jobId: string, workerId: string): Promise<boolean> {
   const n =
     await db.$executeRaw`UPDATE jobs SET status = 'started', started_at = COALESCE(started_at, now()), lease_owner = ${workerId},
       heartbeat_at = now(), updated_at = now()
@@ -31,13 +30,13 @@ export async function claimJob(db: Db, jobId: string, workerId: string): Promise
  * The worker holding the job is alive. Only heartbeat_at moves: updated_at is the job's change
  * time (the index ETag is built from it), and a beat changes nothing a reader sees.
  */
-export async function beatJob(db: Db, jobId: string, workerId: string): Promise<void> {
+export async function beatParseJob(db: Db, jobId: string, workerId: string): Promise<void> {
   await db.$executeRaw`UPDATE jobs SET heartbeat_at = now()
     WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
 }
 
 /** Percent is monotonic (GREATEST); stage, counts and raw status only move while the job is active. */
-export async function setProgress(db: Db, jobId: string, p: Progress): Promise<void> {
+export async function setParseProgress(db: Db, jobId: string, p: ParseProgress): Promise<void> {
   await db.$executeRaw`UPDATE jobs SET
       stage = COALESCE(${p.stage ?? null}::text, stage),
       percent = GREATEST(percent, ${Math.min(100, Math.floor(p.percent ?? 0))}::int),
@@ -48,32 +47,7 @@ export async function setProgress(db: Db, jobId: string, p: Progress): Promise<v
     WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running')`;
 }
 
-export async function addEvent(
-  db: Db | Tx,
-  jobId: string,
-  eventType: string,
-  stage: string | null,
-  message: string,
-  payload: Record<string, unknown> = {},
-) {
-  await db.jobEvent.create({
-    data: { job_id: jobId, event_type: eventType, stage, message, payload: payload as Prisma.InputJsonValue },
-  });
-}
-
-export async function cancelRequested(db: Db, jobId: string): Promise<boolean> {
-  const j = await db.job.findUnique({ where: { id: jobId }, select: { cancel_requested_at: true, status: true } });
-  return !j || !!j.cancel_requested_at || TERMINAL.includes(j.status);
-}
-
-/** Locks the job row; returns it unless it is already terminal (then the caller does nothing). */
-async function lockActive(tx: Tx, jobId: string) {
-  await tx.$queryRaw`SELECT id FROM jobs WHERE id = ${jobId}::uuid FOR UPDATE`;
-  const job = await tx.job.findUnique({ where: { id: jobId } });
-  return job && !TERMINAL.includes(job.status) ? job : null;
-}
-
-export interface Completion {
+export interface ParseCompletion {
   manifest: Omit<Prisma.ArtifactManifestUncheckedCreateInput, 'manifest' | 'links'> & {
     manifest: object;
     links: unknown;
@@ -93,7 +67,7 @@ export type FinishOutcome = JobOutcome | 'skipped';
  * Completes the job: manifest, page hashes, page count, job row and reservation in one
  * transaction. A cancel requested meanwhile wins (the stage boundary is a cancel checkpoint).
  */
-export async function finishCompleted(db: Db, jobId: string, c: Completion): Promise<FinishOutcome> {
+export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion): Promise<FinishOutcome> {
   return db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
@@ -174,7 +148,7 @@ async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
   );
 }
 
-export async function finishCancelled(db: Db, jobId: string): Promise<FinishOutcome> {
+export async function cancelParseJob(db: Db, jobId: string): Promise<FinishOutcome> {
   return db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
@@ -184,7 +158,7 @@ export async function finishCancelled(db: Db, jobId: string): Promise<FinishOutc
 }
 
 /** Fails the job with a readable reason; the reservation ends failed and its page debits are reversed. */
-export async function finishFailed(
+export async function failParseJob(
   db: Db,
   jobId: string,
   error: string,
@@ -215,7 +189,7 @@ export async function finishFailed(
 }
 
 /** SIGTERM grace ran out: the job goes back to the queue for another worker; progress is kept. */
-export async function handBack(db: Db, jobId: string, workerId: string): Promise<void> {
+export async function handBackParseJob(db: Db, jobId: string, workerId: string): Promise<void> {
   await db.$executeRaw`UPDATE jobs SET status = 'queued', lease_owner = NULL, updated_at = now()
     WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
   await addEvent(

@@ -1,0 +1,271 @@
+// libs/jobs on a real PostgreSQL: the status words and their moves, the idempotency retry chain,
+// claim → progress → complete/fail/cancel with the reservation closed in the same transaction, a
+// terminal row that nothing moves again, hand-back, cancel while queued or running, the failure of
+// a job that never reached the queue, and the abandoned-job sweep.
+import { randomUUID } from 'node:crypto';
+import { creditTransaction, grantCredits, reserveCredits } from '@docfleet/billing';
+import type { Db, Job } from '@docfleet/db';
+import { isApiError } from '@docfleet/errors';
+import { createTestDb, type TestDb } from '../../testing/src';
+import {
+  JOB_STATUSES,
+  TERMINAL_JOB_STATUSES,
+  addQueuedEvent,
+  beatParseJob,
+  canMoveJob,
+  cancelExtractJob,
+  cancelParseJob,
+  cancelRequested,
+  claimExtractJob,
+  claimParseJob,
+  completeParseJob,
+  createQueuedJob,
+  extractManifestIdFor,
+  failAbandonedJobs,
+  failExtractJob,
+  failParseJob,
+  failUnqueuedJob,
+  handBackParseJob,
+  parseManifestIdFor,
+  publicJobStatus,
+  requestJobCancel,
+  resolveJobKey,
+  retryKey,
+  setExtractStage,
+  setParseProgress,
+} from '../src';
+
+let t: TestDb;
+let db: Db;
+beforeAll(async () => {
+  t = await createTestDb();
+  db = t.db;
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+interface Fixture {
+  orgId: string;
+  kbId: string;
+  fileId: string;
+  versionId: string;
+}
+
+async function fixture(credits = 100): Promise<Fixture> {
+  const org = await db.organization.create({ data: { name: `o-${randomUUID().slice(0, 8)}` } });
+  if (credits) await grantCredits(db, { orgId: org.id, amount: credits, idempotencyKey: `g:${org.id}`, reason: 't' });
+  const kb = await db.knowledgeBase.create({ data: { org_id: org.id, name: 'kb' } });
+  const file = await db.file.create({
+    data: { org_id: org.id, knowledge_base_id: kb.id, filename: 'a.pdf', content_type: 'application/pdf' },
+  });
+  const version = await db.fileVersion.create({
+    data: {
+      file_id: file.id,
+      version_number: 1,
+      storage_path: 'x',
+      sha256: 'x',
+      byte_size: 1n,
+      content_type: 'application/pdf',
+      original_filename: 'a.pdf',
+    },
+  });
+  return { orgId: org.id, kbId: kb.id, fileId: file.id, versionId: version.id };
+}
+
+async function queuedJob(f: Fixture, kind: 'parse' | 'extract', key: string, reserve = 0): Promise<Job> {
+  return creditTransaction(db, f.orgId, async (tx) => {
+    const job = await createQueuedJob(tx, {
+      orgId: f.orgId,
+      knowledgeBaseId: f.kbId,
+      fileId: f.fileId,
+      fileVersionId: f.versionId,
+      kind,
+      options: {},
+      idempotencyKey: key,
+    });
+    if (reserve) await reserveCredits(tx, { orgId: f.orgId, amount: reserve, jobId: job.id, fileId: f.fileId });
+    await addQueuedEvent(tx, job.id, 'Queued.', {});
+    return job;
+  });
+}
+
+const row = (id: string) => db.job.findUniqueOrThrow({ where: { id } });
+const events = async (id: string) =>
+  (await db.jobEvent.findMany({ where: { job_id: id }, orderBy: { id: 'asc' } })).map((e) => e.event_type);
+const reservation = (jobId: string) => db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } });
+
+const completion = (jobId: string, f: Fixture) => ({
+  manifest: {
+    id: parseManifestIdFor(jobId),
+    org_id: f.orgId,
+    file_id: f.fileId,
+    file_version_id: f.versionId,
+    job_id: jobId,
+    artifact_type: 'parse',
+    storage_prefix: 'p',
+    manifest: {},
+    links: {},
+  },
+  stage: 'completed' as const,
+  pageCount: 2,
+  pageHashes: ['a', 'b'],
+  result: { ok: true },
+});
+
+describe('status words', () => {
+  it('shows started, in_progress and running as running, and never moves a terminal row', () => {
+    expect(JOB_STATUSES.map(publicJobStatus)).toEqual([
+      'queued',
+      'running',
+      'running',
+      'running',
+      'completed',
+      'failed',
+      'cancelled',
+    ]);
+    for (const s of TERMINAL_JOB_STATUSES) for (const to of JOB_STATUSES) expect(canMoveJob(s, to)).toBe(false);
+    expect(canMoveJob('queued', 'started')).toBe(true);
+    expect(canMoveJob('started', 'queued')).toBe(true);
+    expect(canMoveJob('running', 'in_progress')).toBe(false);
+  });
+
+  it('derives stable, distinct manifest ids per job and kind', () => {
+    const id = randomUUID();
+    expect(parseManifestIdFor(id)).toBe(parseManifestIdFor(id));
+    expect(parseManifestIdFor(id)).not.toBe(extractManifestIdFor(id));
+    expect(parseManifestIdFor(id)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('idempotency chain', () => {
+  it('answers an active job, retries a failed one as `…:retry-N`, and refuses a key of another file', async () => {
+    const f = await fixture();
+    const args = {
+      orgId: f.orgId,
+      kind: 'parse' as const,
+      fileId: f.fileId,
+      derivedKey: () => 'parse:base',
+      conflictMessage: 'other file',
+    };
+    expect(await resolveJobKey(db, args)).toEqual({ key: 'parse:base' });
+    const first = await queuedJob(f, 'parse', 'parse:base');
+    expect((await resolveJobKey(db, args)).existing?.id).toBe(first.id);
+    await failParseJob(db, first.id, 'Broken.', { traceback: '' });
+    const second = await resolveJobKey(db, args);
+    expect(second).toMatchObject({ key: retryKey('parse:base', 1), retryOf: { id: first.id } });
+    await queuedJob(f, 'parse', retryKey('parse:base', 1));
+    expect((await resolveJobKey(db, args)).existing?.idempotency_key).toBe('parse:base:retry-1');
+    // An explicit key answers whatever job it names, terminal or not, but only for its own file.
+    expect((await resolveJobKey(db, { ...args, explicitKey: 'parse:base' })).existing?.id).toBe(first.id);
+    const other = await resolveJobKey(db, { ...args, fileId: randomUUID(), explicitKey: 'parse:base' }).catch(
+      (e: unknown) => e,
+    );
+    expect(isApiError(other) && other.code).toBe('idempotency_conflict');
+    // The chain is per kind.
+    expect(await resolveJobKey(db, { ...args, kind: 'extract' })).toEqual({ key: 'parse:base' });
+  });
+});
+
+describe('parse job', () => {
+  it('claims, reports progress monotonically, completes once and commits the reservation', async () => {
+    const f = await fixture();
+    const job = await queuedJob(f, 'parse', 'p1', 5);
+    expect(await claimParseJob(db, job.id, 'w1')).toBe(true);
+    expect((await row(job.id)).status).toBe('started');
+    await setParseProgress(db, job.id, { percent: 40, rawStatus: 'in_progress', totalPages: 2 });
+    await setParseProgress(db, job.id, { percent: 10 });
+    expect(await row(job.id)).toMatchObject({ status: 'in_progress', percent: 40, total_pages: 2 });
+    await beatParseJob(db, job.id, 'w1');
+    expect(await completeParseJob(db, job.id, completion(job.id, f))).toBe('completed');
+    expect(await row(job.id)).toMatchObject({ status: 'completed', percent: 100, lease_owner: null });
+    expect((await reservation(job.id)).status).toBe('released'); // nothing was debited
+    expect(await db.pageVersion.count({ where: { file_version_id: f.versionId } })).toBe(2);
+    // Terminal: nothing moves it again.
+    expect(await failParseJob(db, job.id, 'late', { traceback: '' })).toBe('skipped');
+    expect(await cancelParseJob(db, job.id)).toBe('skipped');
+    expect(await claimParseJob(db, job.id, 'w2')).toBe(false);
+    expect(await events(job.id)).toEqual(['job.queued', 'job.completed']);
+  });
+
+  it('lets a requested cancel win at completion, and fails with a code and the reservation failed', async () => {
+    const f = await fixture();
+    const a = await queuedJob(f, 'parse', 'p2', 3);
+    await claimParseJob(db, a.id, 'w1');
+    expect((await requestJobCancel(db, a.id)).removeFromQueue).toBe(false);
+    expect(await cancelRequested(db, a.id)).toBe(true);
+    expect(await completeParseJob(db, a.id, completion(a.id, f))).toBe('cancelled');
+    expect((await reservation(a.id)).status).toBe('cancelled');
+    expect(await events(a.id)).toEqual(['job.queued', 'job.cancel_requested', 'job.cancelled']);
+
+    const b = await queuedJob(f, 'parse', 'p3', 3);
+    await claimParseJob(db, b.id, 'w1');
+    expect(await failParseJob(db, b.id, 'Page 2 broke.', { traceback: 'x', code: 'page_failed', page: 2 })).toBe(
+      'failed',
+    );
+    expect(await row(b.id)).toMatchObject({ status: 'failed', error_code: 'page_failed', lease_owner: null });
+    expect((await reservation(b.id)).status).toBe('failed');
+  });
+
+  it('hands a job back to the queue only from the worker holding it', async () => {
+    const f = await fixture();
+    const job = await queuedJob(f, 'parse', 'p4');
+    await claimParseJob(db, job.id, 'w1');
+    await handBackParseJob(db, job.id, 'w2');
+    expect((await row(job.id)).status).toBe('started');
+    await handBackParseJob(db, job.id, 'w1');
+    expect(await row(job.id)).toMatchObject({ status: 'queued', lease_owner: null });
+  });
+});
+
+describe('cancel', () => {
+  it('cancels a queued job at once with its reservation, and returns a terminal one as it is', async () => {
+    const f = await fixture();
+    const job = await queuedJob(f, 'parse', 'c1', 4);
+    const out = await requestJobCancel(db, job.id);
+    expect(out.removeFromQueue).toBe(true);
+    expect(out.job.status).toBe('cancelled');
+    expect((await reservation(job.id)).status).toBe('cancelled');
+    const again = await requestJobCancel(db, job.id);
+    expect([again.job.status, again.removeFromQueue]).toEqual(['cancelled', false]);
+    expect(await events(job.id)).toEqual(['job.queued', 'job.cancelled']);
+  });
+});
+
+describe('extract job', () => {
+  it('claims as running, moves through stages, and ends once', async () => {
+    const f = await fixture(0);
+    const job = await queuedJob(f, 'extract', 'e1');
+    expect(await claimExtractJob(db, job.id)).toBe(true);
+    await setExtractStage(db, job.id, 'extract');
+    await setExtractStage(db, job.id, 'build-evidence');
+    expect(await row(job.id)).toMatchObject({ status: 'running', stage: 'build-evidence', percent: 30 });
+    expect(await failExtractJob(db, job.id, 'No.', { traceback: '' })).toBe('failed');
+    expect(await cancelExtractJob(db, job.id)).toBe('skipped');
+    const other = await queuedJob(f, 'extract', 'e2');
+    expect(await cancelExtractJob(db, other.id)).toBe('cancelled');
+    expect(await claimExtractJob(db, other.id)).toBe(false);
+  });
+});
+
+describe('failures outside a worker', () => {
+  it('fails a job that never reached the queue, closing its reservation when asked', async () => {
+    const f = await fixture();
+    const job = await queuedJob(f, 'parse', 'u1', 2);
+    await failUnqueuedJob(db, job.id, new Error('redis down'), { error: 'Not queued.', closeReservation: true });
+    expect(await row(job.id)).toMatchObject({ status: 'failed', error_code: 'service_unavailable' });
+    expect((await reservation(job.id)).status).toBe('failed');
+  });
+
+  it('fails jobs abandoned while queued or running, and leaves fresh ones', async () => {
+    const f = await fixture();
+    const old = await queuedJob(f, 'parse', 'a1', 1);
+    const fresh = await queuedJob(f, 'parse', 'a2');
+    await db.$executeRaw`UPDATE jobs SET updated_at = now() - interval '1 hour' WHERE id = ${old.id}::uuid`;
+    const failed = await failAbandonedJobs(db, { runningStaleMs: 600_000, queuedStaleMs: 600_000 });
+    expect(failed).toContain(old.id);
+    expect(failed).not.toContain(fresh.id);
+    expect(await row(old.id)).toMatchObject({ status: 'failed', error_code: 'abandoned' });
+    expect((await reservation(old.id)).status).toBe('failed');
+  });
+});
