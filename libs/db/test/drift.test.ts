@@ -352,7 +352,7 @@ describe('schema.prisma vs the migrated database', () => {
       nullable: true,
     });
     expect(expected.indexes.length).toBeGreaterThan(30);
-    expect(expected.fks.length).toBe(16);
+    expect(expected.fks.length).toBe(19);
   });
 
   it('has no drift', async () => {
