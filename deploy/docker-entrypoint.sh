@@ -2,7 +2,7 @@
 # Entrypoint of the docfleet image: runs one service in the foreground as this process (exec), so
 # SIGTERM reaches it directly and its own drain logic decides when to exit.
 #
-#   <image> gateway | parse-worker | index-worker | workflow-worker | billing   a long-running service
+#   <image> gateway | parse-worker | index-worker | workflow-worker | webhook-worker | billing a long-running service
 #   <image> migrate                                                             apply prisma/migrations, exit
 #   <image> cli admin create-org --name Acme --json                             the admin CLI (one-off)
 #
@@ -13,7 +13,7 @@ cd "${DOCFLEET_APP_DIR:-/app}"
 
 usage() {
   echo "docfleet: $1" >&2
-  echo "usage: <image> gateway|parse-worker|index-worker|workflow-worker|billing|migrate|cli [args…] (or set SERVICE)" >&2
+  echo "usage: <image> gateway|parse-worker|index-worker|workflow-worker|webhook-worker|billing|migrate|cli [args…] (or set SERVICE)" >&2
   exit 64
 }
 

@@ -23,6 +23,7 @@ export const FLEET: readonly FleetService[] = [
   { name: 'index-worker', port: 9102, autoscaleQueue: 'index' },
   { name: 'workflow-worker', port: 9103, autoscaleQueue: 'workflow' },
   { name: 'billing', port: 9104 },
+  { name: 'webhook-worker', port: 9105, autoscaleQueue: 'webhook' },
 ];
 
 export { QUEUES };

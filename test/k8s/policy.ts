@@ -166,7 +166,11 @@ function checkDeployment(d: K8sObject, objs: K8sObject[]): string[] {
           ingressPorts: facts.metrics ? [svc.port] : [],
           requiredIngressPorts: [],
           // Only the workflow worker calls model providers (HTTPS); see k8s/base/network-policies.yaml.
-          egress: name === 'workflow-worker' ? [...BASE_EGRESS, 'TCP/443'] : BASE_EGRESS,
+          egress:
+            name === 'workflow-worker' || name === 'webhook-worker'
+              ? // model providers; customers' webhook endpoints (docs/webhooks.md)
+                [...BASE_EGRESS, 'TCP/443']
+              : BASE_EGRESS,
           requiredEgress: ['UDP/53', 'TCP/5432', 'TCP/6379'],
         };
   v.push(...checkTraffic(where, labelsOf(d), ofKind(objs, 'NetworkPolicy'), rules));

@@ -1,5 +1,6 @@
 import type { Db, Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
+import { noteAvailableCredits } from '@docfleet/webhooks';
 import { lockAccount, reservedHold, type AccountRow } from './accounts';
 import { creditTransaction } from './credit-transaction';
 import { reportCreditMovement } from './observers';
@@ -55,6 +56,8 @@ async function writeEntry(
     },
   });
   reportCreditMovement(kind, amount);
+  // credits.low, in this transaction (the outbox): only organisations with a threshold pay a lookup.
+  await noteAvailableCredits(tx, acc.org_id, async () => acc.balance_credits - (await reservedHold(tx, acc.org_id)));
   return entry;
 }
 

@@ -1,5 +1,6 @@
 import type { Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
+import { noteAvailableCredits } from '@docfleet/webhooks';
 import { lockAccount, reservedHold } from './accounts';
 import { _findEntry as findEntry, _writeEntry as writeEntry, assertAffordable } from './ledger';
 
@@ -13,7 +14,7 @@ export async function reserveCredits(
 ) {
   const acc = await lockAccount(tx, args.orgId);
   assertAffordable(acc, await reservedHold(tx, args.orgId), args.amount);
-  return tx.creditReservation.create({
+  const reservation = await tx.creditReservation.create({
     data: {
       org_id: args.orgId,
       amount_credits: args.amount,
@@ -23,6 +24,8 @@ export async function reserveCredits(
       status: 'reserved',
     },
   });
+  await noteAvailableCredits(tx, args.orgId, async () => acc.balance_credits - (await reservedHold(tx, args.orgId)));
+  return reservation;
 }
 
 /**

@@ -42,7 +42,23 @@ export const baseEnv = z.object({
   WORKER_LOST_SECONDS: intFromEnv(40, 2),
 });
 
+const flag = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+
+/** Webhook URL policy (docs/webhooks.md): read by the gateway at create time and the worker at delivery. */
+export const webhookPolicyEnv = z.object({
+  /** Accept plain http webhook URLs (local development and tests only). */
+  WEBHOOK_ALLOW_HTTP: flag,
+  /** Accept hosts resolving to loopback, private, link-local or metadata addresses (tests, local development). */
+  WEBHOOK_ALLOW_PRIVATE: flag,
+});
+
 export const gatewayEnv = baseEnv.extend({
+  ...webhookPolicyEnv.shape,
+  /** A replica holding event streams sends a comment line this often so proxies keep the connection. */
+  EVENT_STREAM_HEARTBEAT_SECONDS: intFromEnv(15, 1),
   PORT: intFromEnv(8080),
   HOST: z.string().default('0.0.0.0'),
   MAX_UPLOAD_BYTES: intFromEnv(200 * 1024 * 1024, 1),

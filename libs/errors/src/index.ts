@@ -15,6 +15,7 @@ export const CODE_STATUS = {
   invalid_page_range: 400,
   invalid_metadata: 400,
   empty_file: 400,
+  invalid_webhook_url: 400,
   // 401
   invalid_api_key: 401,
   unauthenticated: 401,
@@ -41,6 +42,8 @@ export const CODE_STATUS = {
   artefact_not_found: 404,
   api_key_not_found: 404,
   proposal_not_found: 404,
+  webhook_not_found: 404,
+  webhook_delivery_not_found: 404,
   // 409
   duplicate_knowledge_base_name: 409,
   duplicate_folder_name: 409,

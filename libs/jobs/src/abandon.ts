@@ -5,6 +5,7 @@ import type { Db } from '@docfleet/db';
 import { redactDetail } from '@docfleet/errors';
 import { addJobEvent } from './events';
 import { RUNNING_JOB_STATUSES, TERMINAL_JOB_STATUSES } from './status';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export interface AbandonOptions {
   now?: Date;
@@ -51,6 +52,7 @@ export async function failAbandonedJobs(db: Db, opts: AbandonOptions): Promise<s
       });
       await addJobEvent(tx, id, 'job.failed', null, error, { code: 'abandoned', traceback: error, reaped: true });
       await finalizeReservation(tx, { jobId: id, outcome: 'failed' });
+      await emitJobEnded(tx, id);
       return true;
     });
     if (done) jobsFailed.push(id);

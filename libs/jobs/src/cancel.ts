@@ -5,6 +5,7 @@ import { finalizeReservation } from '@docfleet/billing';
 import type { Db, Job, Tx } from '@docfleet/db';
 import { addJobEvent } from './events';
 import { TERMINAL_JOB_STATUSES } from './status';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export interface CancelRequest {
   job: Job;
@@ -29,6 +30,7 @@ export async function requestJobCancel(db: Db, jobId: string): Promise<CancelReq
         },
       });
       await finalizeReservation(tx, { jobId: fresh.id, outcome: 'cancelled' });
+      await emitJobEnded(tx, fresh.id);
       await addJobEvent(
         tx,
         fresh.id,

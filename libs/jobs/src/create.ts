@@ -5,6 +5,7 @@ import type { Db, Prisma, Tx } from '@docfleet/db';
 import { publicTraceback, tail } from '@docfleet/errors';
 import { addJobEvent } from './events';
 import type { DispatchedJobKind } from './idempotency';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export interface NewJob {
   orgId: string;
@@ -59,6 +60,7 @@ export async function failUnqueuedJob(
       });
       if (!n.count) return;
       if (opts.closeReservation) await finalizeReservation(tx, { jobId, outcome: 'failed' });
+      await emitJobEnded(tx, jobId);
       await addJobEvent(tx, jobId, 'job.failed', null, 'The job could not be queued.', {
         code: 'service_unavailable',
         traceback: tail(publicTraceback(err), 4000),

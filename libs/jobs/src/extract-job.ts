@@ -5,6 +5,7 @@ import type { Db, Prisma, Tx } from '@docfleet/db';
 import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export const EXTRACT_STAGES = ['load-parse', 'build-evidence', 'extract', 'validate', 'write-artifacts'] as const;
 export type ExtractStage = (typeof EXTRACT_STAGES)[number];
@@ -49,6 +50,7 @@ export async function completeExtractJobTx(
       result: c.result as Prisma.InputJsonValue,
     },
   });
+  await emitJobEnded(tx, jobId);
   await addEvent(tx, jobId, 'job.completed', 'write-artifacts', c.message, c.payload);
 }
 
@@ -57,6 +59,7 @@ export async function cancelExtractJobTx(tx: Tx, jobId: string, stage: string | 
     where: { id: jobId },
     data: { status: 'cancelled', completed_at: new Date(), error: 'Cancelled on request.' },
   });
+  await emitJobEnded(tx, jobId);
   await addEvent(tx, jobId, 'job.cancelled', stage, 'Cancelled on request; nothing was written.');
 }
 
@@ -82,6 +85,7 @@ export async function failExtractJob(
       where: { id: jobId },
       data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() },
     });
+    await emitJobEnded(tx, jobId);
     await addEvent(tx, jobId, 'job.failed', job.stage, error, {
       traceback: tail(detail.traceback, 4000),
       ...(detail.code ? { code: detail.code } : {}),

@@ -6,6 +6,7 @@ import type { Db, Prisma, Tx } from '@docfleet/db';
 import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
+import { emitJobEnded } from '@docfleet/webhooks';
 
 export interface ParseProgress {
   stage?: string;
@@ -110,6 +111,7 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
       },
     });
     const res = await finalizeReservation(tx, { jobId, outcome: 'completed' });
+    await emitJobEnded(tx, jobId);
     await addEvent(
       tx,
       jobId,
@@ -135,6 +137,7 @@ async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
     data: { status: 'cancelled', completed_at: new Date(), lease_owner: null },
   });
   const res = await finalizeReservation(tx, { jobId, outcome: 'cancelled' });
+  await emitJobEnded(tx, jobId);
   await addEvent(
     tx,
     jobId,
@@ -175,6 +178,7 @@ export async function failParseJob(
       },
     });
     await finalizeReservation(tx, { jobId, outcome: 'failed' });
+    await emitJobEnded(tx, jobId);
     await addEvent(tx, jobId, 'job.failed', job.stage, error, {
       traceback: tail(detail.traceback, 4000),
       ...(detail.code ? { code: detail.code } : {}),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 // WIRE CONTRACT: queue names and job names are read by running workers and by the autoscalers
 // (KEDA watches `<prefix>:<queue>:wait`). Never rename one in place; add a new name instead.
-export const QUEUES = ['parse', 'index', 'workflow', 'billing'] as const;
+export const QUEUES = ['parse', 'index', 'workflow', 'billing', 'webhook'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 const trace = z.record(z.string(), z.string()).optional();
@@ -72,6 +72,14 @@ export const JOBS = {
     }),
     attempts: 2,
     backoffMs: 2000,
+  },
+  // One delivery attempt of one webhook (services/webhook-worker). Retries are the delivery's own
+  // schedule (libs/webhooks), each a new job; BullMQ only re-runs a job whose worker died.
+  'webhook.deliver': {
+    queue: 'webhook',
+    payload: z.object({ deliveryId: z.string().uuid(), trace }),
+    attempts: 1,
+    backoffMs: 0,
   },
   'billing.reap': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
   'billing.rollover': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },

@@ -56,3 +56,14 @@ export type {
   SpreadsheetCoordinates,
   TableMetadata,
 } from '@docfleet/contracts';
+
+// Webhooks and the event stream
+export type WebhookEvent = z.infer<typeof api.WebhookEvent>;
+export type WebhookEventType = z.infer<typeof api.WebhookEventType>;
+export type WebhookEndpoint = z.infer<typeof api.WebhookEndpoint>;
+export type CreateWebhookBody = z.input<typeof api.CreateWebhookBody>;
+export type UpdateWebhookBody = z.input<typeof api.UpdateWebhookBody>;
+export type WebhookWithSecret = z.infer<typeof api.WebhookWithSecret>;
+export type WebhookDelivery = z.infer<typeof api.WebhookDelivery>;
+export type WebhookDeliveryPage = z.infer<typeof api.WebhookDeliveryPage>;
+export type JobProgressEvent = z.infer<typeof api.JobProgressEvent>;

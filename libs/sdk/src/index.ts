@@ -8,3 +8,4 @@ export type { ArtifactOptions } from './resources/artifacts';
 export type { LedgerOptions } from './resources/account';
 export type * from './contract-types';
 export type * from './types';
+export { WebhookVerificationError, signWebhook, verifyWebhook, webhookHeaders } from './webhooks';

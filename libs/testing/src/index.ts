@@ -8,3 +8,7 @@ export { multipartBody, rawRequest } from './raw-http';
 export type { RawExchange, RawResponse } from './raw-http';
 export { spawnService, spawnWorker } from './service-process';
 export type { ServiceProcess, WorkerProcess, WorkerTarget } from './service-process';
+export { spawnFleetService } from './fleet-service';
+export type { FleetServiceProcess } from './fleet-service';
+export { startWebhookReceiver } from './webhook-receiver';
+export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';

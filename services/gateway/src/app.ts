@@ -21,6 +21,7 @@ import { extractSchemaRoutes } from './routes/extract-schemas.routes';
 import { extractJobRoutes } from './routes/extract-jobs.routes';
 import { splitRoutes } from './routes/split.routes';
 import { classifyEditRoutes } from './routes/classify-edit.routes';
+import { webhookRoutes } from './routes/webhooks.routes';
 
 export const API_VERSION = '0.1.0';
 
@@ -84,6 +85,7 @@ export function buildApp(deps: Deps) {
   extractJobRoutes(routes, deps);
   splitRoutes(routes, deps);
   classifyEditRoutes(routes, deps);
+  webhookRoutes(routes, deps);
 
   // One OpenAPI document from both registries: generated from the validating schemas.
   const openapi = () => {

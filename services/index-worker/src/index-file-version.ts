@@ -205,10 +205,13 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
       const rows = streamSegmentRowsOf(deps.storage, now.storagePrefix, file.content_type);
       for await (const batch of streamBatches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS))
         inserted += await insertRows(tx, owner, batch);
-      await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, {
-        segments: inserted - removed,
-        files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0),
-      });
+      await applyIndexDelta(
+        tx,
+        p.orgId,
+        file.knowledge_base_id,
+        { segments: inserted - removed, files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0) },
+        p.fileId,
+      );
       // Applied: no longer pending, in the same commit as the rows (issue 13.6).
       await clearPendingIndexJob(tx, p.pendingId);
       return { status: 'indexed' as const, segments: inserted, removed, ms: Date.now() - t0 };

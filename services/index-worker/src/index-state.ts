@@ -1,6 +1,7 @@
 // evidence_index_state: one row per knowledge base that the search endpoint reads its
 // index_version and snapshot from. Updated as the last step of every index transaction.
 import { Prisma, type Tx } from '@docfleet/db';
+import { emitIndexUpdated } from '@docfleet/webhooks';
 
 export interface IndexDelta {
   /** Rows inserted minus rows deleted by this transaction. */
@@ -15,15 +16,31 @@ export interface IndexDelta {
  * deltas one after the other and the counts stay exact; it is the transaction's last statement,
  * so the lock is held only until the commit. Cost is constant, whatever the knowledge base's size.
  */
-export async function applyIndexDelta(tx: Tx, orgId: string, kbId: string, d: IndexDelta): Promise<void> {
-  await tx.$executeRaw`
+export async function applyIndexDelta(
+  tx: Tx,
+  orgId: string,
+  kbId: string,
+  d: IndexDelta,
+  fileId: string | null = null,
+): Promise<void> {
+  const [st] = await tx.$queryRaw<{ version: number }[]>`
     INSERT INTO evidence_index_state AS st (knowledge_base_id, org_id, version, segment_count, file_count, indexed_at, updated_at)
     VALUES (${kbId}::uuid, ${orgId}::uuid, 1, greatest(${d.segments}::int, 0), greatest(${d.files}::int, 0), now(), now())
     ON CONFLICT (knowledge_base_id) DO UPDATE SET
       version = st.version + 1,
       segment_count = greatest(st.segment_count + ${d.segments}::int, 0),
       file_count = greatest(st.file_count + ${d.files}::int, 0),
-      indexed_at = now(), updated_at = now()`;
+      indexed_at = now(), updated_at = now()
+    RETURNING version`;
+  // index.updated, in this transaction (the outbox).
+  if (st)
+    await emitIndexUpdated(tx, {
+      orgId,
+      knowledgeBaseId: kbId,
+      indexVersion: st.version,
+      fileId,
+      reason: 'file indexed',
+    });
 }
 
 /**
@@ -41,6 +58,8 @@ export async function recountIndexState(tx: Tx, orgId: string, kbId: string): Pr
     SET version = st.version + 1, segment_count = c.n, file_count = c.files, indexed_at = now(), updated_at = now()
     FROM (SELECT count(*)::int AS n, count(DISTINCT file_id)::int AS files FROM evidence_index_segments WHERE knowledge_base_id = ${kbId}::uuid) c
     WHERE st.knowledge_base_id = ${kbId}::uuid`;
+  const st = await tx.evidenceIndexState.findUnique({ where: { knowledge_base_id: kbId }, select: { version: true } });
+  if (st) await emitIndexUpdated(tx, { orgId, knowledgeBaseId: kbId, indexVersion: st.version, reason: 'recounted' });
 }
 
 /** Every indexed knowledge base of an organisation (when the file that changed is gone). */

@@ -38,7 +38,8 @@ export async function removeFile(
       }
       if (file.deleted_at) {
         const removed = await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid`;
-        if (removed) await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: -removed, files: -1 });
+        if (removed)
+          await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: -removed, files: -1 }, p.fileId);
         return { status: 'removed' as const, removed };
       }
       const removed = await tx.$executeRaw`
@@ -47,7 +48,16 @@ export async function removeFile(
       const left = await tx.$queryRaw<
         { any: boolean }[]
       >`SELECT EXISTS (SELECT 1 FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid) AS any`;
-      await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: -removed, files: left[0]?.any ? 0 : -1 });
+      await applyIndexDelta(
+        tx,
+        p.orgId,
+        file.knowledge_base_id,
+        {
+          segments: -removed,
+          files: left[0]?.any ? 0 : -1,
+        },
+        p.fileId,
+      );
       return { status: 'pruned' as const, removed };
     },
     { timeout: deps.txTimeoutMs ?? 600_000, maxWait: 30_000 },

@@ -9,3 +9,4 @@ export * from './extract';
 export * from './split';
 export * from './classify-edit';
 export * from './search';
+export * from './webhooks';

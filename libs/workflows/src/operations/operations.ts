@@ -6,6 +6,7 @@ import { refundDebit } from '@docfleet/billing';
 import type { api } from '@docfleet/contracts';
 import type { Db, Operation, Tx } from '@docfleet/db';
 import { Prisma } from '@docfleet/db';
+import { emitOperationEnded } from '@docfleet/webhooks';
 
 export const QUEUED_OPERATION_TYPES = [
   'split_run',
@@ -88,7 +89,9 @@ export async function endAttempt(
         fileId: op.file_id,
       });
     }
-    return tx.operation.findUniqueOrThrow({ where: { id: op.id } });
+    const ended = await tx.operation.findUniqueOrThrow({ where: { id: op.id } });
+    await emitOperationEnded(tx, ended, serializeOperation(ended));
+    return ended;
   };
   return '$transaction' in db ? (db as Db).$transaction(run) : run(db as Tx);
 }

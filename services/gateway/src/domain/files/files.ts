@@ -5,7 +5,9 @@ import { isUniqueViolation, type Db, type Tx } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import { ACTIVE_JOB_STATUSES } from '@docfleet/jobs';
 import { fileVersionKey, filePrefix } from '@docfleet/storage';
+import { emitFileUploaded } from '@docfleet/webhooks';
 import type { Deps } from '../../deps';
+import { serializeFile } from '../../http/serializers';
 import { deleteFileRows, loadKb } from '../knowledge-bases/knowledge-bases';
 import { loadFolder } from '../knowledge-bases/folders';
 import { sniffContentType } from '../../upload/sniff';
@@ -123,7 +125,13 @@ export async function uploadFile(
       });
       // Promote the staged bytes inside the transaction: if the move fails, no row points at nothing.
       await deps.storage.move(staged.key, key);
-      return tx.file.update({ where: { id: file.id }, data: { current_version_id: version.id }, include: withVersion });
+      const done = await tx.file.update({
+        where: { id: file.id },
+        data: { current_version_id: version.id },
+        include: withVersion,
+      });
+      await emitFileUploaded(tx, p.orgId, serializeFile(done as Parameters<typeof serializeFile>[0]));
+      return done;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate(filename);
@@ -163,11 +171,13 @@ export async function replaceContent(
       },
     });
     await deps.storage.move(staged.key, key);
-    return tx.file.update({
+    const done = await tx.file.update({
       where: { id: file.id },
       data: { current_version_id: version.id, content_type: sniffed.contentType },
       include: withVersion,
     });
+    await emitFileUploaded(tx, p.orgId, serializeFile(done as Parameters<typeof serializeFile>[0]));
+    return done;
   });
   return {
     file: updated as typeof updated & { current_version: NonNullable<typeof updated.current_version> },

@@ -1,0 +1,110 @@
+import { defineEnv } from '@docfleet/config';
+import { createPrismaClient } from '@docfleet/db';
+import { createLogger } from '@docfleet/logger';
+import { QueueClient, createRedis, createWorker } from '@docfleet/queue';
+import {
+  Counter,
+  Histogram,
+  createJobMetrics,
+  createMetricsRegistry,
+  onShutdown,
+  startHealthServer,
+} from '@docfleet/runtime';
+import { initTelemetry } from '@docfleet/telemetry';
+import { webhookWorkerEnv } from './config';
+import { deliverOnce } from './deliver.handler';
+import { startRelay } from './relay-loop';
+
+// Composition root of the webhook worker: relays the outbox and consumes the 'webhook' queue.
+async function main() {
+  const telemetry = initTelemetry('webhook-worker');
+  const env = defineEnv(webhookWorkerEnv);
+  const logger = createLogger('webhook-worker', env.LOG_LEVEL);
+  const db = createPrismaClient(env.DATABASE_URL, { poolMax: Math.max(env.DB_POOL_MAX, 4) });
+  const redis = createRedis(env.REDIS_URL);
+  const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  const queues = new QueueClient(redis, env.QUEUE_PREFIX);
+  const registry = createMetricsRegistry('webhook-worker');
+  const attempts = new Counter({
+    name: 'docfleet_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const seconds = new Histogram({
+    name: 'docfleet_webhook_attempt_seconds',
+    help: 'Duration of one webhook POST',
+    buckets: [0.005, 0.02, 0.05, 0.1, 0.5, 1, 5, 10],
+    registers: [registry],
+  });
+  const deps = {
+    db,
+    queues,
+    logger,
+    policy: { allowHttp: env.WEBHOOK_ALLOW_HTTP, allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
+    schedule: {
+      baseMs: env.WEBHOOK_RETRY_BASE_MS,
+      factor: env.WEBHOOK_RETRY_FACTOR,
+      maxDelayMs: env.WEBHOOK_RETRY_MAX_DELAY_MS,
+      windowMs: env.WEBHOOK_RETRY_WINDOW_MS,
+      jitter: env.WEBHOOK_RETRY_JITTER,
+    },
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    maxResponseBytes: env.WEBHOOK_MAX_RESPONSE_BYTES,
+    disableAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
+    onAttempt: (a: { ok: boolean; ms: number }) => {
+      attempts.inc({ outcome: a.ok ? 'ok' : 'failed' });
+      seconds.observe(a.ms / 1000);
+    },
+  };
+  const worker = createWorker(
+    'webhook',
+    { 'webhook.deliver': (p) => deliverOnce(deps, p.deliveryId) },
+    {
+      connection: workerRedis,
+      prefix: env.QUEUE_PREFIX,
+      metrics: createJobMetrics(registry),
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      lockDurationMs: env.WEBHOOK_JOB_LOCK_MS,
+      stalledIntervalMs: Math.max(1000, Math.floor(env.WEBHOOK_JOB_LOCK_MS / 2)),
+    },
+  );
+  worker.on('failed', (job, err) => logger.error({ job_id: job?.id, err }, 'webhook job failed'));
+  worker.on('error', (err) => logger.error({ err }, 'webhook worker error'));
+  const relay = await startRelay({
+    db,
+    databaseUrl: env.DATABASE_URL,
+    queues,
+    redis,
+    prefix: env.QUEUE_PREFIX,
+    logger,
+    intervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
+    sweepIntervalMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
+  });
+  const health = await startHealthServer({
+    port: env.HEALTH_PORT,
+    registry,
+    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
+  });
+  logger.info({ health_port: health.port, concurrency: env.WEBHOOK_CONCURRENCY }, 'webhook worker started');
+
+  // SIGTERM: stop relaying and taking jobs; attempts in flight finish and are recorded.
+  onShutdown(
+    async () => {
+      await relay.stop();
+      await worker.close();
+      await health.close();
+      await queues.close().catch(() => undefined);
+      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
+      await db.$disconnect();
+      await telemetry.shutdown();
+    },
+    30_000,
+    (m) => logger.info(m),
+  );
+}
+
+main().catch((err) => {
+  process.stderr.write(`webhook-worker failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

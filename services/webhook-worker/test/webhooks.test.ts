@@ -1,0 +1,219 @@
+// Webhooks end to end with real processes (gateway and webhook worker, `node --import tsx …/main.ts`)
+// over a private database and queue prefix, delivering to real receivers on loopback.
+import { randomUUID } from 'node:crypto';
+import { createOrganization, createOrgApiKey } from '@docfleet/auth';
+import { WebhookVerificationError, verifyWebhook } from '@docfleet/sdk';
+import {
+  createTestDb,
+  spawnFleetService,
+  startWebhookReceiver,
+  type FleetServiceProcess,
+  type TestDb,
+  type WebhookReceiver,
+} from '@docfleet/testing';
+
+let t: TestDb;
+let gw: FleetServiceProcess;
+let worker: FleetServiceProcess;
+let rx: WebhookReceiver;
+let env: Record<string, string>;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  t = await createTestDb();
+  env = {
+    DATABASE_URL: t.url,
+    QUEUE_PREFIX: `wh${randomUUID().slice(0, 8)}`,
+    RATE_LIMIT_POINTS: '100000',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // The schedule in seconds: 300 ms, 600 ms, 1.2 s … for 8 s.
+    WEBHOOK_RETRY_BASE_MS: '300',
+    WEBHOOK_RETRY_FACTOR: '2',
+    WEBHOOK_RETRY_JITTER: '0',
+    WEBHOOK_RETRY_WINDOW_MS: '8000',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_JOB_LOCK_MS: '2000',
+    WEBHOOK_SWEEP_INTERVAL_MS: '500',
+  };
+  [gw, worker, rx] = await Promise.all([
+    spawnFleetService('gateway', env),
+    spawnFleetService('webhook-worker', env),
+    startWebhookReceiver(),
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([gw?.stop(), worker?.stop(), rx?.close()]);
+  await t?.drop();
+});
+
+async function org() {
+  const o = await createOrganization(t.db, `org-${randomUUID().slice(0, 6)}`);
+  const key = await createOrgApiKey(t.db, o.id);
+  return { orgId: o.id, key: key.secret };
+}
+
+async function call(method: string, path: string, key: string, body?: unknown) {
+  const r = await fetch(gw.url + path, {
+    method,
+    headers: { 'x-api-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
+}
+
+const idOf = (h: { body: string }) => JSON.parse(h.body).id as string;
+
+/** The receiver answers before the worker records the attempt: poll until `check` holds. */
+async function until<T>(get: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (check(v) || Date.now() > deadline) return v;
+    await sleep(100);
+  }
+}
+
+describe('webhook endpoints', () => {
+  it('delivers a signed test event that verifies; a tampered body or an old timestamp does not', async () => {
+    const { key } = await org();
+    const created = await call('POST', '/v1/webhooks', key, { url: rx.url, description: 'sig' });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+    const secret = created.body.secret as string;
+    const id = created.body.webhook.id as string;
+    expect((await call('GET', `/v1/webhooks/${id}`, key)).body.webhook).not.toHaveProperty('secret');
+
+    const sent = await call('POST', `/v1/webhooks/${id}/test`, key);
+    expect(sent.status).toBe(202);
+    const [hook] = await rx.waitFor(1, 15_000, (h) => idOf(h) === sent.body.event_id);
+    expect(hook!.headers['webhook-id']).toBe(sent.body.event_id);
+    const event = verifyWebhook(hook!.body, hook!.headers as Record<string, string>, secret);
+    expect(event).toMatchObject({ type: 'webhook.test', data: { webhook_id: id } });
+
+    expect(() => verifyWebhook(hook!.body.replace('test', 'tset'), hook!.headers as any, secret)).toThrow(
+      WebhookVerificationError,
+    );
+    expect(() =>
+      verifyWebhook(hook!.body, hook!.headers as any, secret, { now: Date.now() + 3600_000, toleranceSeconds: 300 }),
+    ).toThrow(/tolerance/);
+
+    // After a rotation both signatures are sent: the old secret still verifies, so does the new.
+    const rotated = await call('POST', `/v1/webhooks/${id}/rotate-secret`, key);
+    const again = await call('POST', `/v1/webhooks/${id}/test`, key);
+    const [h2] = await rx.waitFor(1, 15_000, (h) => idOf(h) === again.body.event_id);
+    expect(String(h2!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifyWebhook(h2!.body, h2!.headers as any, secret).id).toBe(again.body.event_id);
+    expect(verifyWebhook(h2!.body, h2!.headers as any, rotated.body.secret).id).toBe(again.body.event_id);
+
+    const deliveries = await until(
+      () => call('GET', `/v1/webhooks/${id}/deliveries`, key),
+      (r) => r.body.deliveries[0]?.status === 'succeeded',
+    );
+    expect(deliveries.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200 });
+  });
+
+  it("answers another organisation's endpoints and deliveries 404; refuses bad URLs", async () => {
+    const a = await org();
+    const b = await org();
+    const id = (await call('POST', '/v1/webhooks', a.key, { url: rx.url })).body.webhook.id;
+    const sent = await call('POST', `/v1/webhooks/${id}/test`, a.key);
+    await rx.waitFor(1, 15_000, (h) => idOf(h) === sent.body.event_id);
+    const delivery = (await call('GET', `/v1/webhooks/${id}/deliveries`, a.key)).body.deliveries[0].id;
+    for (const [m, p] of [
+      ['GET', `/v1/webhooks/${id}`],
+      ['PATCH', `/v1/webhooks/${id}`],
+      ['DELETE', `/v1/webhooks/${id}`],
+      ['POST', `/v1/webhooks/${id}/test`],
+      ['POST', `/v1/webhooks/${id}/rotate-secret`],
+      ['GET', `/v1/webhooks/${id}/deliveries`],
+      ['POST', `/v1/webhooks/${id}/deliveries/${delivery}/redeliver`],
+    ] as const) {
+      const r = await call(m, p, b.key, m === 'PATCH' ? { enabled: false } : undefined);
+      expect({ m, p, status: r.status, code: r.body.code }).toEqual({ m, p, status: 404, code: 'webhook_not_found' });
+    }
+    expect((await call('GET', '/v1/webhooks', b.key)).body.webhooks).toEqual([]);
+    const bad = await call('POST', '/v1/webhooks', a.key, { url: 'ftp://example.com/x' });
+    expect({ status: bad.status, code: bad.body.code }).toEqual({ status: 400, code: 'invalid_webhook_url' });
+    const redo = await call('POST', `/v1/webhooks/${id}/deliveries/${delivery}/redeliver`, a.key);
+    expect(redo.status).toBe(202);
+    const copies = await rx.waitFor(2, 15_000, (h) => idOf(h) === sent.body.event_id);
+    expect(new Set(copies.map((h) => h.headers['webhook-id']))).toEqual(new Set([sent.body.event_id]));
+  });
+
+  it('a receiver down for a while then back gets every event, in order per resource', async () => {
+    const down = await startWebhookReceiver();
+    const { key } = await org();
+    const id = (await call('POST', '/v1/webhooks', key, { url: down.url })).body.webhook.id;
+    await down.stop();
+    const sent: string[] = [];
+    for (let i = 0; i < 5; i++) sent.push((await call('POST', `/v1/webhooks/${id}/test`, key)).body.event_id);
+    await sleep(1500); // a few attempts hit a closed port
+    await down.start();
+    const got = await down.waitFor(5, 20_000);
+    expect(got.map(idOf)).toEqual(sent); // one resource (the endpoint's test events): in order
+    const page = await until(
+      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries,
+      (p: any[]) => p.every((d) => d.status === 'succeeded'),
+    );
+    expect(page.every((d: any) => d.status === 'succeeded')).toBe(true);
+    expect(page.some((d: any) => d.attempts > 1 && /ECONNREFUSED/.test(d.attempt_log[0].error))).toBe(true);
+    await down.close();
+  });
+
+  it('500s and timeouts are retried on the schedule, each attempt recorded', async () => {
+    const flaky = await startWebhookReceiver();
+    const { key } = await org();
+    const id = (await call('POST', '/v1/webhooks', key, { url: flaky.url })).body.webhook.id;
+    flaky.respond({ status: 500 });
+    const ev = (await call('POST', `/v1/webhooks/${id}/test`, key)).body.event_id;
+    await sleep(1200); // attempts at ~0, +300 ms, +600 ms: three 500s
+    flaky.respond({ delayMs: 1500 }); // then a timeout (WEBHOOK_TIMEOUT_MS 1 s)
+    await sleep(1500);
+    flaky.respond({});
+    await flaky.waitFor(1, 20_000);
+    const d = await until(
+      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
+      (x: any) => x.status === 'succeeded',
+    );
+    expect(d).toMatchObject({ event_id: ev, status: 'succeeded' });
+    const log = d.attempt_log as { status_code: number | null; error: string | null; created_at: string }[];
+    expect(log.filter((a) => a.status_code === 500).length).toBeGreaterThanOrEqual(2);
+    expect(log.some((a) => /no answer within 1000 ms/.test(a.error ?? ''))).toBe(true);
+    // Waits grow: 300 ms, then 600 ms (no jitter here), measured between recorded attempts.
+    const at = log.map((a) => Date.parse(a.created_at));
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(250);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(550);
+    await flaky.close();
+  });
+
+  it('kill -9 of the worker mid-delivery loses nothing; the duplicate carries the same webhook-id', async () => {
+    const slow = await startWebhookReceiver();
+    const { key } = await org();
+    const id = (await call('POST', '/v1/webhooks', key, { url: slow.url })).body.webhook.id;
+    slow.respond({ delayMs: 800 });
+    const ev = (await call('POST', `/v1/webhooks/${id}/test`, key)).body.event_id;
+    // Wait until the worker is inside the POST, then kill it.
+    const deadline = Date.now() + 15_000;
+    while (!slow.attempts.length && Date.now() < deadline) await sleep(20);
+    expect(slow.attempts.length).toBe(1);
+    await worker.kill9();
+    slow.respond({});
+    worker = await spawnFleetService('webhook-worker', env);
+    // The killed attempt reached the receiver; a new worker sends it again once the lease runs out.
+    await until(
+      async () => slow.attempts.length,
+      (n) => n >= 2,
+      30_000,
+    );
+    const d = await until(
+      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
+      (x: any) => x.status === 'succeeded',
+    );
+    expect(d).toMatchObject({ event_id: ev, status: 'succeeded' });
+    expect(slow.attempts.every((h) => h.headers['webhook-id'] === ev)).toBe(true);
+    expect(slow.attempts.length).toBeGreaterThanOrEqual(2);
+    await slow.close();
+  });
+});
