@@ -6,3 +6,6 @@ export const openAsBlob = nodeOnly('fs.openAsBlob');
 export const stat = nodeOnly('fs.stat');
 export const basename = (p: string) => p.split(/[\\/]/).pop() ?? p;
 export const randomUUID = () => globalThis.crypto.randomUUID();
+// Webhook signing and verification run on the receiving server, never in the console.
+export const createHmac = nodeOnly('crypto.createHmac (webhook signatures)');
+export const timingSafeEqual = nodeOnly('crypto.timingSafeEqual (webhook signatures)');
