@@ -45,7 +45,8 @@ describe('pnpm start', () => {
   it('stops every service when only the pnpm process gets SIGTERM (what a process supervisor sends)', async () => {
     const f = await startFleet();
     const pids = f.pidsOf();
-    expect(pids.length).toBe(5);
+    // gateway, billing and the four workers (index, parse, workflow, webhook)
+    expect(pids.length).toBe(6);
     f.child.kill('SIGTERM'); // pnpm alone, not its group
     await f.exited;
     const until = Date.now() + 40_000;
@@ -58,7 +59,7 @@ describe('pnpm start', () => {
     // SIGKILL of the supervisor itself (OOM killer, kill -9): its services notice and stop.
     const f = await startFleet();
     const pids = f.pidsOf();
-    expect(pids.length).toBe(5);
+    expect(pids.length).toBe(6);
     const supervisor = Number(readFileSync(`/proc/${pids[0]}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
     expect(supervisor).not.toBe(f.child.pid);
     process.kill(supervisor, 'SIGKILL');
