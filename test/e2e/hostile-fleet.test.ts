@@ -261,7 +261,7 @@ describe('hostile requests against pnpm start', () => {
   it('after all of it: nothing restarted, every process under 2 GiB, nothing reserved, the ledger sums to every balance', async () => {
     samplePeaks();
     const pids = fleet.pidsOf();
-    expect(pids).toHaveLength(6); // gateway, billing and four workers (index, parse, workflow, webhook);
+    expect(pids).toHaveLength(6); // gateway, billing and four workers (index, parse, workflow, webhook)
     expect(pids.every(alive)).toBe(true);
     for (const [pid, mib] of Object.entries(peaks))
       expect({ pid, under2GiB: mib < 2048 }).toEqual({ pid, under2GiB: true });
