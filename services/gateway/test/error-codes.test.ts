@@ -112,14 +112,14 @@ describe('docs/errors.md', () => {
   it('lists every job failure code the workers record, and only those', () => {
     const parse = unionMembers('libs/pdf/src/parse-error.ts', 'ParseErrorCode');
     const sheets = unionMembers('libs/sheets/src/errors.ts', 'SheetErrorCode');
-    const permanent = grep(ALL_SRC, /new PermanentFailure\([\s\S]*?,\s*'([a-z_]+)'\)/g);
+    const permanent = grep(ALL_SRC, /new PermanentFailure\([\s\S]*?,\s*'([a-z_]+)',?\s*\)/g);
     expect(permanent.size).toBeGreaterThan(5);
     // Jobs failed outside the handlers: rows written with their code (gateway dispatch, billing
     // reaper), and the parse worker's reaper (finishFailed with a literal code, or one of two).
     const written = grep(ALL_SRC, /error_code: '([a-z_]+)'/g);
     const reaped = [
-      ...grep(ALL_SRC, /finishFailed\([^;]*?code: (?:\w+ \? )?'([a-z_]+)'/g).keys(),
-      ...grep(ALL_SRC, /finishFailed\([^;]*?code: \w+ \? '[a-z_]+' : '([a-z_]+)'/g).keys(),
+      ...grep(ALL_SRC, /(?:finishFailed|failParseJob)\([^;]*?code: (?:\w+ \? )?'([a-z_]+)'/g).keys(),
+      ...grep(ALL_SRC, /(?:finishFailed|failParseJob)\([^;]*?code: \w+ \? '[a-z_]+' : '([a-z_]+)'/g).keys(),
     ];
     expect(written.size + reaped.length).toBeGreaterThanOrEqual(4);
     // 'cancelled' ends a job cancelled, not failed
