@@ -15,6 +15,7 @@ import {
   type PageBudget,
 } from '@docfleet/pdf';
 import { bundleReadable, pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
+import { pdfManifestHead } from './manifest-head';
 import type { WorkerDeps } from './deps';
 import { UnitCharger, type JobContext } from './job-context';
 import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
@@ -342,7 +343,6 @@ async function parseDocumentFlow(
       `The parser finished without expected artifacts: ${pngs.length} of ${pageCount} page image(s) were written.`,
     );
   }
-  const crops = await fs.readdir(path.join(ctx.outDir, BUNDLE.imgs)).catch(() => [] as string[]);
   await setParseProgress(db, job.id, { percent: 95 });
 
   return completeParseJob(db, job.id, {
@@ -350,22 +350,7 @@ async function parseDocumentFlow(
     pageCount,
     pageHashes: inspect.pageHashes,
     manifest: {
-      id: ctx.manifestId,
-      org_id: job.org_id,
-      file_id: file.id,
-      file_version_id: version.id,
-      job_id: job.id,
-      artifact_type: 'parse',
-      storage_prefix: ctx.prefix,
-      links: {
-        result_md: BUNDLE.result_md,
-        grounding_json: BUNDLE.grounding_json,
-        pages: pageImages ? BUNDLE.pages : null,
-        imgs: crops.length ? BUNDLE.imgs : null,
-        workbook_json: null,
-        tables_json: null,
-        result_json: null,
-      },
+      ...(await pdfManifestHead(ctx, pageImages)),
       manifest: {
         ...baseManifest,
         changed_pages: changed,

@@ -15,6 +15,7 @@ import { ParseError, isParseError, parsePages, segmentsFromGrounding } from '@do
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
 import { startHeartbeat } from '@docfleet/runtime';
 import { pageResultName, writeJson, type PageResult } from './bundle';
+import { pdfManifestHead } from './manifest-head';
 import type { WorkerDeps } from './deps';
 import { CancelSignal, HandBackSignal, UnitCharger, buildContext, type JobContext } from './job-context';
 import {
@@ -507,29 +508,13 @@ async function assemble(ctx: JobContext): Promise<string> {
         `The parser finished without expected artifacts: ${pngs.length} of ${plan.pageCount} page image(s) were written.`,
       );
   }
-  const crops = await fs.readdir(path.join(ctx.outDir, BUNDLE.imgs)).catch(() => [] as string[]);
   await ctx.checkpoint();
   const outcome = await finishCompleted(db, job.id, {
     stage: 'completed',
     pageCount: plan.pageCount,
     pageHashes: plan.pageHashes,
     manifest: {
-      id: ctx.manifestId,
-      org_id: job.org_id,
-      file_id: file.id,
-      file_version_id: version.id,
-      job_id: job.id,
-      artifact_type: 'parse',
-      storage_prefix: ctx.prefix,
-      links: {
-        result_md: BUNDLE.result_md,
-        grounding_json: BUNDLE.grounding_json,
-        pages: pageImages ? BUNDLE.pages : null,
-        imgs: crops.length ? BUNDLE.imgs : null,
-        workbook_json: null,
-        tables_json: null,
-        result_json: null,
-      },
+      ...(await pdfManifestHead(ctx, pageImages)),
       manifest: {
         page_count: plan.pageCount,
         backend: plan.backend,
