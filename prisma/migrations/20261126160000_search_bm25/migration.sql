@@ -80,3 +80,8 @@ SELECT knowledge_base_id, term, count(*)::int FROM "search_postings" GROUP BY kn
 ON CONFLICT ("knowledge_base_id", "term") DO UPDATE SET "df" = excluded.df;
 UPDATE "evidence_index_state" st SET "total_length" = coalesce(
   (SELECT sum(search_length) FROM "evidence_index_segments" s WHERE s.knowledge_base_id = st.knowledge_base_id), 0);
+
+-- A blank query lists segments in document order (file name, file, position): these two indexes let
+-- it read the first files of a knowledge base and their first segments instead of sorting them all.
+CREATE INDEX "files_live_knowledge_base_id_filename_id_idx" ON "files"("knowledge_base_id", "filename", "id") WHERE "deleted_at" IS NULL;
+CREATE INDEX "evidence_index_segments_file_version_id_ordinal_idx" ON "evidence_index_segments"("file_version_id", "ordinal");

@@ -181,19 +181,30 @@ export function textSearchSql(
   );
 }
 
-/** Blank query: the filters alone, in document order (file name, then position in the file). */
+/**
+ * Blank query: the filters alone, in document order (file name, then position in the file). Files
+ * are read in that order from files_live_knowledge_base_id_filename_id_idx and each one's segments
+ * from (file_version_id, ordinal), so `limit` 1 reads one file's first segment, not the knowledge base.
+ */
 export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number): Prisma.Sql {
   return envelope(
     sc,
     f,
     Prisma.sql`
     top AS (
-      SELECT s.id, 0::float8 AS score, row_number() OVER (ORDER BY f.filename, s.file_id, s.ordinal) AS pos
-      FROM evidence_index_segments s
-      ${VISIBLE}
-      WHERE ${filters(sc, f)}
-      ORDER BY f.filename, s.file_id, s.ordinal
-      LIMIT ${num(limit)}
+      SELECT x.id, 0::float8 AS score, row_number() OVER (ORDER BY x.filename, x.file_id, x.ordinal) AS pos
+      FROM (
+        SELECT s.id, f.filename, s.file_id, s.ordinal
+        FROM files f
+        CROSS JOIN LATERAL (
+          SELECT s.id, s.file_id, s.ordinal FROM evidence_index_segments s
+          WHERE s.file_version_id = f.current_version_id AND ${filters(sc, f)}
+          ORDER BY s.ordinal LIMIT ${num(limit)}
+        ) s
+        WHERE f.knowledge_base_id = ${sc.kbId}::uuid AND f.org_id = ${sc.orgId}::uuid AND f.deleted_at IS NULL
+        ORDER BY f.filename, f.id, s.ordinal
+        LIMIT ${num(limit)}
+      ) x
     )`,
   );
 }
