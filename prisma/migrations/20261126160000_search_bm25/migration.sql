@@ -42,7 +42,7 @@ CREATE TABLE "search_postings" (
 
     CONSTRAINT "search_postings_pkey" PRIMARY KEY ("segment_row_id", "term")
 );
-CREATE INDEX "search_postings_knowledge_base_id_term_idx" ON "search_postings"("knowledge_base_id", "term")
+CREATE INDEX "search_postings_kb_term_covering_idx" ON "search_postings"("knowledge_base_id", "term")
   INCLUDE ("segment_row_id", "tf", "dl");
 ALTER TABLE "search_postings" ADD CONSTRAINT "search_postings_segment_row_id_fkey" FOREIGN KEY ("segment_row_id")
   REFERENCES "evidence_index_segments"("id") ON DELETE CASCADE ON UPDATE CASCADE;
