@@ -39,7 +39,7 @@ const ROUNDS = 3;
 const CORPUS = process.env.DOCFLEET_CORPUS ?? `${__dirname}/../../shared/corpus`;
 
 /** Deterministic PRNG (mulberry32), so every run indexes and asks the same things. */
-function rng(seed: number) {
+export function rng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -50,7 +50,7 @@ function rng(seed: number) {
   };
 }
 
-async function textPool() {
+export async function textPool() {
   const segments: Segment[] = [];
   for (const doc of await corpusDocuments(CORPUS))
     segments.push(...(await documentSegments(doc, { fileId: randomUUID() })));
@@ -62,7 +62,7 @@ async function textPool() {
 type Pool = Awaited<ReturnType<typeof textPool>>;
 
 /** One synthetic file: corpus segments, each varied by a few vocabulary words and a number. */
-function syntheticSegments(pool: Pool, rand: () => number, n: number): Segment[] {
+export function syntheticSegments(pool: Pool, rand: () => number, n: number): Segment[] {
   const out: Segment[] = [];
   for (let i = 0; i < n; i++) {
     const base = pool.segments[Math.floor(rand() * pool.segments.length)];
@@ -76,7 +76,7 @@ function syntheticSegments(pool: Pool, rand: () => number, n: number): Segment[]
   return out;
 }
 
-async function createFile(db: pg.Pool, orgId: string, kbId: string, filename: string) {
+export async function createFile(db: pg.Pool, orgId: string, kbId: string, filename: string) {
   const fileId = randomUUID();
   const versionId = randomUUID();
   await db.query(
