@@ -1,7 +1,8 @@
 // BM25 search against the search of a git ref (default `main`), same run, same database (issue 22).
 //
-// One knowledge base of BENCH_BM25_FILES × BENCH_BM25_SEGMENTS_PER_FILE synthetic segments (corpus
-// text, as search.bench.ts builds them), written through the index worker's code path, which now
+// One knowledge base of BENCH_BM25_FILES × BENCH_BM25_SEGMENTS_PER_FILE segments, each an abstract of the
+// corpus's SciFact collection (g_retrieval/scifact, reused in turn) with a few of its words and a number
+// added, so no two are equal; written through the index worker's code path, which now
 // also writes the BM25 postings and statistics. The database keeps everything the older search
 // reads (tsv and its GIN indexes), so the ref's search statement (its search-sql.ts, query-terms.ts
 // and synonyms.ts, taken with `git show` into bench/out/) runs on the very same rows.
@@ -15,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { BUNDLE } from '../libs/contracts/src';
+import { BUNDLE, type Segment } from '../libs/contracts/src';
 import { createLogger } from '../libs/logger/src';
 import { artifactPrefix } from '../libs/storage/src';
 import { searchStatement } from '../services/gateway/src/domain/search/search';
@@ -24,7 +25,8 @@ import type { SearchScope } from '../services/gateway/src/domain/search/search-s
 import { indexFileVersion } from '../services/index-worker/src/index-file-version';
 import { percentile, round, startBenchGateway, type Row } from './lib';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';
-import { createFile, rng, syntheticSegments, textPool } from './search.bench';
+import { loadBeir } from './eval/beir';
+import { createFile, rng } from './search.bench';
 
 export const name = 'search-bm25';
 
@@ -34,6 +36,7 @@ const REF = process.env.BENCH_BM25_REF ?? 'main';
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 const SEARCH_DIR = 'services/gateway/src/domain/search';
+const CORPUS = process.env.DOCFLEET_CORPUS ?? path.join(ROOT, '../shared/corpus');
 
 type Statement = (sc: SearchScope, req: SearchRequest) => { text: string; values: unknown[] };
 
@@ -87,8 +90,21 @@ export async function run(): Promise<Row[]> {
     const { key, orgId } = await gw.createOrg();
     const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'BM25 bench' } })).body
       .knowledge_base.id as string;
-    const pool = await textPool();
+    const sci = await loadBeir(path.join(CORPUS, 'g_retrieval/scifact'));
+    const words = [...new Set(sci.docs.flatMap((d) => d.text.toLowerCase().match(/\b[a-z]{4,14}\b/g) ?? []))];
     const rand = rng(42);
+    const segmentsOf = (n: number): Segment[] =>
+      Array.from({ length: n }, (_, i) => {
+        const d = sci.docs[Math.floor(rand() * sci.docs.length)];
+        const extra = Array.from({ length: 4 }, () => words[Math.floor(rand() * words.length)]).join(' ');
+        return {
+          id: `p${1 + Math.floor(i / 20)}-${i.toString(16).padStart(8, '0')}`,
+          title: d.title,
+          markdown: `${d.text || d.title} ${extra} ${Math.floor(rand() * 100000)}`,
+          sourceType: 'pdf',
+          coordinates: { pageNumber: 1 + Math.floor(i / 20), sourceType: 'pdf' },
+        } as Segment;
+      });
     const deps = { db: gw.db, storage: gw.deps.storage, logger: createLogger('bench', 'silent') };
     const t0 = Date.now();
     let nextFile = 0;
@@ -96,13 +112,10 @@ export async function run(): Promise<Row[]> {
       Array.from({ length: 2 }, async () => {
         while (nextFile < FILES) {
           const j = nextFile++;
-          const f = await createFile(db, orgId, kbId, `${pool.names[j % pool.names.length]}-${j + 1}.pdf`);
+          const f = await createFile(db, orgId, kbId, `scifact-part-${j + 1}.pdf`);
           const manifestId = randomUUID();
           const prefix = artifactPrefix(kbId, f.fileId, manifestId);
-          await gw.deps.storage.put(
-            `${prefix}/${BUNDLE.segments_json}`,
-            JSON.stringify(syntheticSegments(pool, rand, SEGMENTS_PER_FILE)),
-          );
+          await gw.deps.storage.put(`${prefix}/${BUNDLE.segments_json}`, JSON.stringify(segmentsOf(SEGMENTS_PER_FILE)));
           await db.query(
             `INSERT INTO artifact_manifests (id, org_id, file_id, file_version_id, artifact_type, storage_prefix) VALUES ($1, $2, $3, $4, 'parse', $5)`,
             [manifestId, orgId, f.fileId, f.versionId, prefix],
@@ -115,15 +128,15 @@ export async function run(): Promise<Row[]> {
     const indexSeconds = (Date.now() - t0) / 1000;
     await db.query('VACUUM ANALYZE');
 
-    const questions = (await import('./eval/search-questions.json')).questions.map((q: { q: string }) => q.q);
+    // Every fourth query is a SciFact claim (a sentence), the others 1-3 of its words.
+    const questions = sci.queries.map((q) => q.text);
     const qrand = rng(99);
     const queries = Array.from({ length: QUERIES }, (_, i) =>
       i % 4 === 3
         ? questions[Math.floor(qrand() * questions.length)]
-        : Array.from(
-            { length: 1 + Math.floor(qrand() * 3) },
-            () => pool.words[Math.floor(qrand() * pool.words.length)],
-          ).join(' '),
+        : Array.from({ length: 1 + Math.floor(qrand() * 3) }, () => words[Math.floor(qrand() * words.length)]).join(
+            ' ',
+          ),
     );
     const sc = { kbId, orgId };
     const ref = await refStatement();

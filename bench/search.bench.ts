@@ -50,7 +50,7 @@ export function rng(seed: number) {
   };
 }
 
-export async function textPool() {
+async function textPool() {
   const segments: Segment[] = [];
   for (const doc of await corpusDocuments(CORPUS))
     segments.push(...(await documentSegments(doc, { fileId: randomUUID() })));
@@ -62,7 +62,7 @@ export async function textPool() {
 type Pool = Awaited<ReturnType<typeof textPool>>;
 
 /** One synthetic file: corpus segments, each varied by a few vocabulary words and a number. */
-export function syntheticSegments(pool: Pool, rand: () => number, n: number): Segment[] {
+function syntheticSegments(pool: Pool, rand: () => number, n: number): Segment[] {
   const out: Segment[] = [];
   for (let i = 0; i < n; i++) {
     const base = pool.segments[Math.floor(rand() * pool.segments.length)];
