@@ -203,16 +203,19 @@ function looksLikeStateLine(text: string): boolean {
 }
 
 const TOTAL_LABEL =
-  /\b(grand\s*total|total|jumlah|amount\s+due|balance\s+due|amount\s+payable|nett?|to\s+pay|montant|gesamt|totaal|importe)\b/i;
+  /\b(grand\s*total|total|jumlah|amount\s+due|amt\.?\s+due|balance\s+due|amount\s+payable|nett?|to\s+pay|montant|gesamt|totaal|importe)\b/i;
 // Not the amount paid: sums before tax, counts, tax lines, savings.
 const NOT_PAID =
   /sub\s*-?\s*total|excl|excluding|before|w\/o|qty|quantity|items?\b|savings?|discount|disc\b|\btax\b(?!\s*incl)|\bgst\b(?!\s*\)?\s*$)|\bvat\b|\bsst\b|service\s+charge|points?|deposit|tendered/i;
 const INCLUDED = /incl|inclusive|after|rounded|nett?\b|grand|payable|due|to\s+pay/i;
-const PAYMENT = /\b(cash|change|tender(ed)?|paid|payment|visa|master\s*card|card|debit|credit|e-?wallet|balance)\b/i;
+const PAYMENT =
+  /\b(cash|change|tender(ed)?|paid|payment|visa|master\s*card|card|debit|credit|e-?wallet|balance|tunai|esp[eè]ces?|r[eé]gl[eé]|efectivo|pagado|bar|rendu)\b/i;
 
 /** Receipts and slips print how they were paid (cash, change, card). */
 export function isReceiptLike(lines: SegLine[]): boolean {
-  return lines.some((l) => /\b(cash|change|tunai|baki|tendered)\b/i.test(l.text));
+  return lines.some((l) =>
+    /\b(cash|change|tunai|baki|tendered|receipt|resit|cashier|esp[eè]ces?|efectivo)\b/i.test(l.text),
+  );
 }
 
 interface Amt {
@@ -235,9 +238,9 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
   lines.forEach((line, i) => {
     const text = plain(line.text);
     const found = findAmounts(text);
-    const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b/i.test(text)
+    const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b|\brendu\b/i.test(text)
       ? 'change'
-      : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card)\b/i.test(text)
+      : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card|esp[eè]ces?|r[eé]gl[eé]|efectivo|pagado)\b/i.test(text)
         ? 'cash'
         : /round(ing)?\s*(adj|adjustment)/i.test(text)
           ? 'round'
