@@ -115,8 +115,11 @@ const STREET =
   /\b(no\.?|lot|unit|suite|ste|floor|flr|fl|level|lvl|block|blk|bldg|building|jalan|jln|lorong|lrg|taman|tmn|kawasan|bandar|seksyen|section|street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|place|pl|square|sq|highway|hwy|strasse|straße|str|weg|platz|gasse|rue|avenue|chemin|place|via|viale|piazza|calle|avenida|plaza|carrer|rua|straat|laan|plein|gracht|industrial|park|centre|center|mall|plaza|complex|tower|court)\b/i;
 const POSTCODE = /\b\d{4,6}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b|\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b\d{4}\s?[A-Z]{2}\b/;
 
+// A house or lot number opening the line: "109, SS21/1A,", "12-3A, …".
+const HOUSE_NUMBER = /^\d{1,4}[A-Z]?(?:-\d{1,4}[A-Z]?)?\s*,\s*\S/;
+
 export function looksLikeAddress(text: string): boolean {
-  return STREET.test(text) || (POSTCODE.test(text) && /\p{L}{3,}/u.test(text));
+  return STREET.test(text) || HOUSE_NUMBER.test(text) || (POSTCODE.test(text) && /\p{L}{3,}/u.test(text));
 }
 
 /**
@@ -153,6 +156,13 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
       if (block.length) break;
       continue; // titles or contacts above the address: look on
     }
+    // The legal entity printed under a trading name ("Becon Enterprise Sdn Bhd (82256-V)").
+    if (
+      !block.length &&
+      findOrganisations(text).length &&
+      !looksLikeAddress(afterName(text, findOrganisations(text)[0]!.name) ?? '')
+    )
+      continue;
     if (!block.length && !looksLikeAddress(text)) {
       if (i - start >= 2) break;
       continue;
@@ -194,6 +204,7 @@ function afterName(text: string, name: string): string | undefined {
 }
 
 function isRegistration(text: string): boolean {
+  if (/^\d{4,6}\s+\p{L}{3,}/u.test(text)) return false; // "43200 CHERAS": a postcode and town
   return /^\(?[\w\s.:#-]{0,14}\d{4,}[\w\s./-]{0,8}\)?[.,]?$/.test(text) && !/\p{L}{4,}\s+\p{L}{3,}/u.test(text);
 }
 
