@@ -1,19 +1,17 @@
-// Test stack: the real gateway (services/gateway/test/harness.ts) over a fresh database (it wires
-// auto_parse itself, as main.ts runs it), and the real parse worker in this process on the
-// same database, storage and queue prefix. Clients talk to it through libs/sdk.
-import path from 'node:path';
+// Test stack: the real gateway as a process (libs/testing spawnGateway, over a fresh database; it
+// wires auto_parse itself, as `pnpm start` runs it), and the real parse worker in this process on
+// the same database, storage and queue prefix. Clients talk to it through libs/sdk.
 import { DocfleetClient } from '@docfleet/sdk';
 import { createLogger } from '@docfleet/logger';
 import { createRedis } from '@docfleet/queue';
-import { CORPUS, startGateway, type Gateway } from '../../gateway/test/harness';
+import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
 import type { WorkerDeps } from '../src/deps';
 import { startParseWorker, type ParseWorkerOptions, type RunningParseWorker } from '../src/worker';
 
-export { CORPUS };
-export const corpus = (rel: string) => path.join(CORPUS, rel);
+export { CORPUS, corpus, creditInvariants } from '@docfleet/testing';
 
 export interface Stack {
-  gw: Gateway;
+  gw: GatewayProcess;
   worker?: RunningParseWorker;
   workerDeps: WorkerDeps;
   startWorker(o?: Partial<ParseWorkerOptions>): RunningParseWorker;
@@ -25,7 +23,7 @@ export async function startStack(
   env: Record<string, string> = {},
   o: { worker?: boolean; maxPages?: number; workerEnv?: Omit<WorkerDeps['env'], 'MAX_PAGES'> } = {},
 ): Promise<Stack> {
-  const gw = await startGateway(env);
+  const gw = await spawnGateway({ env });
   const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const workerDeps: WorkerDeps = {
     env: { MAX_PAGES: o.maxPages ?? gw.deps.env.MAX_PAGES, ...o.workerEnv },
@@ -66,12 +64,4 @@ export async function startStack(
   };
   if (o.worker !== false) stack.worker = stack.startWorker();
   return stack;
-}
-
-/** sum(ledger) must equal the balance, and no reservation of the organisation may stay open. */
-export async function creditInvariants(gw: Gateway, orgId: string) {
-  const acc = await gw.db.creditAccount.findUniqueOrThrow({ where: { org_id: orgId } });
-  const sum = await gw.db.ledgerEntry.aggregate({ where: { org_id: orgId }, _sum: { amount_credits: true } });
-  const open = await gw.db.creditReservation.count({ where: { org_id: orgId, status: 'reserved' } });
-  return { balance: acc.balance_credits, ledgerSum: sum._sum.amount_credits ?? 0, openReservations: open };
 }
