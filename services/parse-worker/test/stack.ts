@@ -16,7 +16,23 @@ export interface Stack {
   workerDeps: WorkerDeps;
   startWorker(o?: Partial<ParseWorkerOptions>): RunningParseWorker;
   client(key: string): DocfleetClient;
+  /** Uploads `data` into the knowledge base, parses it with `options` and waits for the job's end. */
+  parseUpload(
+    key: string,
+    kbId: string,
+    file: { name: string; data: Buffer },
+    options?: Record<string, unknown>,
+    o?: { timeoutMs?: number },
+  ): Promise<ParsedUpload>;
   close(): Promise<void>;
+}
+
+export interface ParsedUpload {
+  fileId: string;
+  job: Awaited<ReturnType<DocfleetClient['waitForJob']>>;
+  events: Awaited<ReturnType<DocfleetClient['files']['jobEvents']>>['events'];
+  /** Credits the dispatch reserved. */
+  reserved: number;
 }
 
 export async function startStack(
@@ -55,6 +71,16 @@ export async function startStack(
         apiKey: key,
         polling: { initialIntervalMs: 100, maxIntervalMs: 250, factor: 1.2, timeoutMs: 120_000 },
       });
+    },
+    async parseUpload(key, kbId, file, options = {}, o = {}) {
+      const up = await gw.upload(key, { knowledge_base_id: kbId }, file);
+      if (up.status !== 201) throw new Error(`upload ${file.name}: ${up.status} ${JSON.stringify(up.body)}`);
+      const r = await gw.req('POST', `/v1/files/${up.body.file.id}/parse`, { key, body: { options } });
+      if (r.status !== 202) throw new Error(`parse ${file.name}: ${r.status} ${JSON.stringify(r.body)}`);
+      const c = stack.client(key);
+      const job = await c.waitForJob(up.body.file.id, r.body.job.job_id, o);
+      const events = (await c.files.jobEvents(up.body.file.id, job.job_id)).events;
+      return { fileId: up.body.file.id, job, events, reserved: r.body.credit_reservation.amount_credits };
     },
     async close() {
       for (const w of workers) await w.close(0).catch(() => undefined);
