@@ -12,7 +12,7 @@ import { createRedis, createWorker, QueueClient } from '../libs/queue/src';
 import { LocalProvider, ModelRegistry, readModelConfig, type ModelProvider } from '../libs/models/src';
 import { startFakeOpenAiServer } from '../libs/models/src/testing';
 import { startWorkflowStack } from '../services/workflow-worker/test/stack';
-import { corpus } from '../services/parse-worker/test/stack';
+import { corpus } from '../libs/testing/src';
 import { ensureTemplate, percentile, round, withSlowdown, type Row } from './lib';
 
 export const name = 'extract';

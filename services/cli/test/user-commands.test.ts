@@ -1,5 +1,5 @@
 // The user commands end to end (`pnpm docfleet <cmd>`) against a running fleet (gateway, parse,
-// index and workflow workers; services/mcp-server/test/fleet.ts), mostly with --json: stdout must
+// index and workflow workers; startFleet of libs/testing), mostly with --json: stdout must
 // be one JSON document, progress and messages go to stderr. Also: a folder uploaded recursively
 // with a per-file failure report, live parse progress from the index, the progress bar on a
 // terminal (through `script`, which gives the command a pseudo-terminal), and usage errors.
