@@ -9,4 +9,5 @@ export * from './extract-job';
 export * from './idempotency';
 export * from './manifest-ids';
 export * from './parse-job';
+export * from './progress-sink';
 export * from './status';
