@@ -1,7 +1,7 @@
 // A running docfleet for end-to-end tests of the tool server and the CLI: the real gateway
 // (services/gateway/test/harness.ts: its own fresh database, storage dir and queue prefix, with
 // the auto-parse hooks wired as main.ts wires them) and the real workers as processes, exactly as
-// `pnpm start` runs them: parse-worker, index-worker, and workflow-worker once it exists. Clients
+// `pnpm start` runs them: parse-worker, index-worker, webhook-worker, and workflow-worker once it exists. Clients
 // (the MCP server, the CLI) reach it only over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -127,7 +127,8 @@ export async function startFleet(): Promise<Fleet> {
   };
   const workflows = workflowsLanded();
   try {
-    const names = ['parse-worker', 'index-worker', ...(workflows ? ['workflow-worker'] : [])];
+    // The webhook worker relays stored events to the event stream (`parse --watch` follows it).
+    const names = ['parse-worker', 'index-worker', 'webhook-worker', ...(workflows ? ['workflow-worker'] : [])];
     const started = await Promise.allSettled(names.map((n) => spawnService(n, gw)));
     for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
