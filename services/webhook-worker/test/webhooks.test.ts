@@ -217,3 +217,93 @@ describe('webhook endpoints', () => {
     await slow.close();
   });
 });
+
+describe('server-side request forgery (WEBHOOK_ALLOW_PRIVATE off)', () => {
+  let t2: TestDb;
+  let strictGw: FleetServiceProcess;
+  let strictWorker: FleetServiceProcess;
+  beforeAll(async () => {
+    t2 = await createTestDb();
+    const strict = {
+      ...env,
+      DATABASE_URL: t2.url,
+      QUEUE_PREFIX: `whs${randomUUID().slice(0, 8)}`,
+      WEBHOOK_ALLOW_PRIVATE: 'false',
+    };
+    [strictGw, strictWorker] = await Promise.all([
+      spawnFleetService('gateway', strict),
+      spawnFleetService('webhook-worker', strict),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([strictGw?.stop(), strictWorker?.stop()]);
+    await t2?.drop();
+  });
+
+  const strictCall = async (method: string, p: string, key: string, body?: unknown) => {
+    const r = await fetch(strictGw.url + p, {
+      method,
+      headers: { 'x-api-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+
+  it('refuses loopback, metadata, private and loopback-resolving URLs at create and on change', async () => {
+    const o = await createOrganization(t2.db, 'strict');
+    const key = (await createOrgApiKey(t2.db, o.id)).secret;
+    for (const [url, why] of [
+      ['https://127.0.0.1/hook', /loopback/],
+      ['https://169.254.169.254/latest/meta-data/', /linkLocal|metadata/],
+      ['https://10.0.0.1/hook', /private/],
+      ['https://localhost/hook', /localhost resolves to .*loopback/],
+      [rx.url, /loopback/],
+    ] as const) {
+      const r = await strictCall('POST', '/v1/webhooks', key, { url });
+      expect({ url, status: r.status, code: r.body.code }).toEqual({ url, status: 400, code: 'invalid_webhook_url' });
+      expect(r.body.error ?? r.body.message).toMatch(why);
+    }
+    expect((await strictCall('GET', '/v1/webhooks', key)).body.webhooks).toEqual([]);
+    const ep = await t2.db.webhookEndpoint.create({
+      data: { org_id: o.id, url: 'https://93.184.216.34/hook', events: [], secret: 'whsec_dGVzdA==' },
+    });
+    const moved = await strictCall('PATCH', `/v1/webhooks/${ep.id}`, key, { url: 'https://10.0.0.1/hook' });
+    expect({ status: moved.status, code: moved.body.code }).toEqual({ status: 400, code: 'invalid_webhook_url' });
+  });
+
+  it('refuses again at delivery time: a stored URL that resolves to loopback now is never sent to', async () => {
+    const o = await createOrganization(t2.db, 'rebind');
+    const key = (await createOrgApiKey(t2.db, o.id)).secret;
+    const target = await startWebhookReceiver();
+    // As if the host had resolved to a public address when it was registered (DNS rebinding).
+    const ep = await t2.db.webhookEndpoint.create({
+      data: { org_id: o.id, url: target.url.replace('127.0.0.1', 'localhost'), events: [], secret: 'whsec_dGVzdA==' },
+    });
+    const sent = await strictCall('POST', `/v1/webhooks/${ep.id}/test`, key);
+    expect(sent.status).toBe(202);
+    const d = await until(
+      async () => (await strictCall('GET', `/v1/webhooks/${ep.id}/deliveries`, key)).body.deliveries[0],
+      (x: any) => x?.attempts >= 2,
+    );
+    expect(d.attempt_log[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/loopback/) });
+    expect(target.attempts).toHaveLength(0);
+    await target.close();
+  });
+});
+
+describe('redirects', () => {
+  it('are not followed: a 3xx is a failed attempt, retried', async () => {
+    const moved = await startWebhookReceiver();
+    const { key } = await org();
+    const id = (await call('POST', '/v1/webhooks', key, { url: moved.url })).body.webhook.id;
+    moved.respond({ status: 302 });
+    await call('POST', `/v1/webhooks/${id}/test`, key);
+    const d = await until(
+      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
+      (x: any) => x?.attempts >= 2,
+    );
+    expect(d.attempt_log[0]).toMatchObject({ status_code: 302, error: 'redirect not followed' });
+    expect(d.status).toBe('pending');
+    await moved.close();
+  });
+});
