@@ -1,10 +1,15 @@
 // Webhooks end to end with real processes (gateway and webhook worker, `node --import tsx …/main.ts`)
 // over a private database and queue prefix, delivering to real receivers on loopback.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createOrganization, createOrgApiKey } from '@docfleet/auth';
 import { WebhookVerificationError, verifyWebhook } from '@docfleet/sdk';
 import {
   createTestDb,
+  freePort,
   spawnFleetService,
   startWebhookReceiver,
   type FleetServiceProcess,
@@ -306,4 +311,56 @@ describe('redirects', () => {
     expect(d.status).toBe('pending');
     await moved.close();
   });
+});
+
+describe('the Python receiver of docs/webhooks.md', () => {
+  it('verifies a real signed delivery and refuses a tampered one', async () => {
+    const doc = readFileSync(path.join(__dirname, '../../../docs/webhooks.md'), 'utf8');
+    const code = /<!-- python-receiver[\s\S]*?```python\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(code).toBeDefined();
+    const dir = mkdtempSync(path.join(tmpdir(), 'docfleet-pyrx-'));
+    writeFileSync(path.join(dir, 'receiver.py'), code!);
+    const { key } = await org();
+    const port = await freePort();
+    const created = await call('POST', '/v1/webhooks', key, { url: `http://127.0.0.1:${port}/hook` });
+    const py = spawn('python3', [path.join(dir, 'receiver.py')], {
+      env: { ...process.env, PORT: String(port), DOCFLEET_WEBHOOK_SECRET: created.body.secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    py.stdout.on('data', (b) => (out += b));
+    py.stderr.on('data', (b) => (out += b));
+    try {
+      // Sent until the receiver listens (its first attempts may find the port closed and are retried).
+      const sent = await call('POST', `/v1/webhooks/${created.body.webhook.id}/test`, key);
+      const d = await until(
+        async () => (await call('GET', `/v1/webhooks/${created.body.webhook.id}/deliveries`, key)).body.deliveries[0],
+        (x: any) => x?.status === 'succeeded',
+      );
+      expect(d).toMatchObject({ status: 'succeeded', last_status_code: 204 });
+      expect(out).toContain(`verified webhook.test ${sent.body.event_id}`);
+      // The same headers over a changed body: refused.
+      const body = JSON.stringify({ id: sent.body.event_id, type: 'webhook.test' });
+      const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': sent.body.event_id,
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,AAAA',
+        },
+        body,
+      });
+      expect(forged.status).toBe(400);
+      await until(
+        async () => out,
+        (o) => o.includes('refused: no matching signature'),
+        5000,
+      );
+      expect(out).toContain('refused: no matching signature');
+    } finally {
+      py.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
