@@ -255,6 +255,23 @@ describe('glyphs and text written once', () => {
     expect(markdown).not.toMatch(/[\u00B4\u00AF]/);
   });
 
+  it('an accent that ends a run, with its letter drawn back under it as a run of its own, goes on that letter', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // TeX's \tilde{n}: the accent is the last glyph of the sentence's run; the pen moves back
+        // and draws the letter beneath it, then the sentence goes on.
+        const w = c.text('As such, \u02DC', 72, 80, 10);
+        const n = c.text('n', 72 + w - 5, 80, 10);
+        c.text(' corresponds to the observed value.', 72 + w - 5 + n, 80, 10);
+        // A tilde with no letter under it stays as it is.
+        c.text('About \u02DC 3 units.', 72, 100, 10);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown).toContain('As such, \u00F1 corresponds to the observed value.');
+    expect(markdown).toContain('About \u02DC 3 units.');
+  });
+
   it('hyphens at line ends: joined inside a column, kept for compounds the page spells with a hyphen', async () => {
     const bytes = await synthPdf([
       (c) => {
