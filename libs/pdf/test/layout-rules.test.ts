@@ -24,6 +24,36 @@ describe('reading order: column gutters found per band of the page', () => {
     expect(markdown.indexOf('abs13w2')).toBeLessThan(markdown.indexOf('L0w2'));
   });
 
+  it('reads a column to its end when the other column ends earlier (a gap in one column is no horizontal cut)', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // A full-width paragraph closes the band above; below it the right column stops at 300
+        // while the left column goes on after a gap of its own at 330.
+        for (let i = 0; i < 4; i++) c.justified(proseWords(`top${i}w`, 16), 72, 540, 80 + i * 12);
+        for (let i = 0; i < 10; i++) c.justified(proseWords(`L${i}w`, 8), 72, 296, 150 + i * 12);
+        for (let i = 0; i < 8; i++) c.justified(proseWords(`M${i}w`, 8), 72, 296, 340 + i * 12);
+        for (let i = 0; i < 12; i++) c.justified(proseWords(`R${i}w`, 8), 316, 540, 150 + i * 12);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown.indexOf('top3w2')).toBeLessThan(markdown.indexOf('L0w2'));
+    expect(markdown.indexOf('L9w2')).toBeLessThan(markdown.indexOf('M0w2'));
+    expect(markdown.indexOf('M7w2')).toBeLessThan(markdown.indexOf('R0w2'));
+  });
+
+  it('keeps label/value rows (single lines side by side) read across', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        ['Name', 'Date', 'Place'].forEach((k, i) => {
+          c.text(`${k}:`, 72, 80 + i * 30);
+          c.text(`value of ${k.toLowerCase()} here`, 300, 80 + i * 30);
+        });
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown.indexOf('value of name')).toBeLessThan(markdown.indexOf('Date:'));
+  });
+
   it('keeps justified single-column prose (word spaces up to 0.8 em, drawn word by word) in one line flow', async () => {
     const bytes = await synthPdf([
       (c) => {
