@@ -302,6 +302,19 @@ describe('glyphs and text written once', () => {
     expect(markdown).toContain('About \u02DC 3 units.');
   });
 
+  it('glyphs overstruck on the same baseline stay in their line (TeX draws ≠ as "6" over "=")', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        const w = c.text('For n ', 72, 80, 10);
+        c.text('6', 72 + w, 80, 10);
+        const eq = c.text('=', 72 + w, 80, 10);
+        c.text(' m the spaces differ.', 72 + w + eq, 80, 10);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown).toContain('For n 6= m the spaces differ.');
+  });
+
   it('hyphens at line ends: joined inside a column, kept for compounds the page spells with a hyphen', async () => {
     const bytes = await synthPdf([
       (c) => {

@@ -320,7 +320,10 @@ function groupRows(runs: TextRun[]): TextRun[][] {
       if (minH <= 0) continue;
       const sameBaseline = Math.abs(row.baseline - r.baseline) <= 0.25 * Math.min(row.size, r.size);
       const score = sameBaseline ? 2 : ov / minH;
-      if (score >= 0.6 && score > bestScore && !collides(row.runs, r)) {
+      // Glyphs overstruck on the very same baseline compose one symbol (TeX's "7" + "→" for ↦,
+      // "6" + "=" for ≠); only text on another baseline that overlaps belongs to another line.
+      const overstrike = Math.abs(row.baseline - r.baseline) <= 0.05 * Math.min(row.size, r.size);
+      if (score >= 0.6 && score > bestScore && (overstrike || !collides(row.runs, r))) {
         best = row;
         bestScore = score;
       }
