@@ -50,7 +50,9 @@ async function storedAfter(db: Db, f: StreamFilter, after: bigint, limit: number
   if (f.knowledgeBaseId) where.push(Prisma.sql`knowledge_base_id = ${f.knowledgeBaseId}::uuid`);
   if (f.fileId) where.push(Prisma.sql`file_id = ${f.fileId}::uuid`);
   if (f.reachable) where.push(Prisma.sql`knowledge_base_id = ANY(${[...f.reachable]}::uuid[])`);
-  return db.$queryRaw<StoredRow[]>`SELECT id, org_id, event_type, knowledge_base_id, file_id, payload, created_at, stream_seq
+  return db.$queryRaw<
+    StoredRow[]
+  >`SELECT id, org_id, event_type, knowledge_base_id, file_id, payload, created_at, stream_seq
     FROM webhook_events WHERE ${Prisma.join(where, ' AND ')} ORDER BY stream_seq LIMIT ${limit}`;
 }
 
