@@ -2,6 +2,7 @@
 export { ParseError, isParseError, type ParseErrorCode } from './parse-error';
 export { inspectDocument, type InspectOptions, type InspectResult, type InputKind } from './inspect/inspect-document';
 export { countPages } from './inspect/count-pages';
+export { pageCountFromTrailer } from './inspect/page-count-head';
 export {
   GRAPHICS_CEILING,
   TEXT_FLOOR_CHARS,
