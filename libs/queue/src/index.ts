@@ -27,6 +27,8 @@ export function createRedis(url: string, opts: { forWorker?: boolean; name?: str
 }
 
 /** Owns one BullMQ Queue per queue name; enqueue() validates the payload against the registry. */
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
 export class QueueClient {
   private readonly queues = new Map<QueueName, Queue>();
   constructor(
@@ -41,6 +43,12 @@ export class QueueClient {
       this.queues.set(name, q);
     }
     return q;
+  }
+
+  /** True while a job of the queue waits, runs or is delayed: some worker may still run it. */
+  async isLive(queue: QueueName, jobId: string): Promise<boolean> {
+    const job = await this.queue(queue).getJob(jobId);
+    return !!job && LIVE_STATES.has(await job.getState());
   }
 
   /**

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { observeCredits } from '@docfleet/billing';
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
+import { onJobProgress, publishJobProgressTo } from '@docfleet/jobs';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import {
@@ -33,6 +34,8 @@ async function main() {
   // Named so the other workers see this process alive (lost-shards.ts): the connection dies with it.
   const redis = createRedis(env.REDIS_URL, { name: workerConnectionName(workerId) });
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  // Progress writes go out on Redis too, so the event stream of any gateway replica carries them.
+  onJobProgress(publishJobProgressTo(redis, env.QUEUE_PREFIX));
   const registry = createMetricsRegistry('parse-worker');
   observeCredits(createCreditMetrics(registry));
   const deps: WorkerDeps = {
