@@ -10,4 +10,5 @@ export * from './idempotency';
 export * from './index-job';
 export * from './manifest-ids';
 export * from './parse-job';
+export * from './progress-sink';
 export * from './status';

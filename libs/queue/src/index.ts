@@ -15,12 +15,14 @@ export * from './registry';
 export { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 export type { Redis } from 'ioredis';
 
-export function createRedis(url: string, opts: { forWorker?: boolean } = {}): Redis {
+export function createRedis(url: string, opts: { forWorker?: boolean; name?: string } = {}): Redis {
   // BullMQ workers block on Redis; they need maxRetriesPerRequest null.
   return new IORedis(url, {
     maxRetriesPerRequest: opts.forWorker ? null : 3,
     enableReadyCheck: true,
     lazyConnect: false,
+    // CLIENT SETNAME on every (re)connect: other processes see who is connected (CLIENT LIST).
+    ...(opts.name ? { connectionName: opts.name } : {}),
   });
 }
 

@@ -1,6 +1,6 @@
 // A running docfleet for end-to-end tests of the clients (the tool server, the CLI, the SDK): the
 // real gateway and the real workers as processes, exactly as `pnpm start` runs them (parse-worker,
-// index-worker, workflow-worker), each test on its own database, storage dir and queue prefix.
+// index-worker, webhook-worker, workflow-worker), each test on its own database, storage dir and queue prefix.
 // Clients reach it only over HTTP.
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -34,7 +34,8 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export const FLEET_WORKERS = ['parse-worker', 'index-worker', 'workflow-worker'] as const;
+// The webhook worker relays stored events to the event stream (`parse --watch` follows it).
+export const FLEET_WORKERS = ['parse-worker', 'index-worker', 'webhook-worker', 'workflow-worker'] as const;
 
 /** The gateway and the workers, offline (the docfleet-local model). */
 export async function startFleet(o: { env?: Record<string, string> } = {}): Promise<Fleet> {

@@ -185,6 +185,19 @@ describe('pnpm docfleet (user commands)', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`${invoiceId}\\s+${jobs[0].job_id}\\s+completed`));
     expect(text.stderr).toMatch(/AzureInterior\.pdf {2}completed/);
+    expect(text.stderr).not.toContain('polling the index');
+  });
+
+  it('uploads with --parse --watch: the new parses followed live on the event stream to their end', async () => {
+    const dir = path.join(fleet.tmp, 'watched');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'watched.csv'), 'region,revenue\nnorth,10\nsouth,20\n');
+    const r = await docfleet(['upload', dir, '--kb', kbId, '--parse', '--watch']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('following the parses on the event stream');
+    expect(r.stderr).toMatch(/watched\.csv {2}completed/);
+    expect(r.stdout).toMatch(/\S+ completed\s+.*watched\.csv/);
+    expect(r.stdout).not.toContain('parses queued');
   });
 
   it('searches with a readable table and with --json', async () => {

@@ -43,7 +43,7 @@ export async function startGateway(envOverrides: Record<string, string> = {}) {
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
     logger: createLogger('gateway-test', 'silent'),
   };
-  const { app } = buildApp(deps);
+  const { app, closeStreams } = buildApp(deps);
   const server: Server = createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -51,7 +51,9 @@ export async function startGateway(envOverrides: Record<string, string> = {}) {
   const client = gatewayClient(url, tdb.db);
 
   async function close() {
-    await new Promise<void>((r) => server.close(() => r()));
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    await closeStreams(); // open event streams would hold server.close (and leave a Redis subscriber)
+    await closed;
     await deps.queues.close();
     await redis.quit();
     await tdb.drop();
