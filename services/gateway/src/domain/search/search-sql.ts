@@ -31,6 +31,11 @@ export interface Ranking {
    * segments even where they do not repeat its name.
    */
   fileContext: number;
+  /**
+   * A word in more than this share of the knowledge base's segments (IDF near 0) is not read when the
+   * query has a rarer one: its postings are most of the cost and it barely moves the order.
+   */
+  commonShare: number;
   /** Weight of a synonym's lexemes beside the query's own words (1). */
   synonymWeight: number;
   /** score multiplier for table segments */
@@ -43,6 +48,7 @@ export const RANKING: Ranking = {
   k1: 1.2,
   b: 0.75,
   fileContext: 0.5,
+  commonShare: 0.25,
   synonymWeight: 0.3,
   tableBoost: 1.15,
   prefetch: 100,
@@ -169,11 +175,12 @@ export function textSearchSql(
         SELECT l.lexeme, ${num(r.synonymWeight)}::float8 FROM unnest(search_lexemes(${query.synonyms})) l
       ) x GROUP BY term
     ),
-    qt AS MATERIALIZED (
-      SELECT ql.term, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
+    qa AS MATERIALIZED (
+      SELECT ql.term, t.df <= ${num(r.commonShare)} * st.n AS rare, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
       FROM ql JOIN search_terms t ON t.knowledge_base_id = ${sc.kbId}::uuid AND t.term = ql.term, st
       WHERE ql.w > 0
     ),
+    qt AS MATERIALIZED (SELECT term, idf FROM qa WHERE rare OR NOT EXISTS (SELECT 1 FROM qa WHERE rare)),
     hits AS MATERIALIZED (
       SELECT p.segment_row_id AS id, p.file_id, qt.term, qt.idf,
         qt.idf * p.tf * ${num(r.k1 + 1)} / (p.tf + ${num(r.k1)} * (${num(1 - r.b)} + ${num(r.b)} * p.dl / st.avgdl)) AS s
