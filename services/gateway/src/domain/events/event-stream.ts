@@ -87,6 +87,7 @@ export async function openEventStream(
     }
   };
   req.on('close', () => finish());
+  res.on('close', () => finish());
   res.on('error', () => finish());
 
   const write = (chunk: string): boolean => {
