@@ -24,6 +24,36 @@ describe('reading order: column gutters found per band of the page', () => {
     expect(markdown.indexOf('abs13w2')).toBeLessThan(markdown.indexOf('L0w2'));
   });
 
+  it('reads a column to its end when the other column ends earlier (a gap in one column is no horizontal cut)', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // A full-width paragraph closes the band above; below it the right column stops at 300
+        // while the left column goes on after a gap of its own at 330.
+        for (let i = 0; i < 4; i++) c.justified(proseWords(`top${i}w`, 16), 72, 540, 80 + i * 12);
+        for (let i = 0; i < 10; i++) c.justified(proseWords(`L${i}w`, 8), 72, 296, 150 + i * 12);
+        for (let i = 0; i < 8; i++) c.justified(proseWords(`M${i}w`, 8), 72, 296, 340 + i * 12);
+        for (let i = 0; i < 12; i++) c.justified(proseWords(`R${i}w`, 8), 316, 540, 150 + i * 12);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown.indexOf('top3w2')).toBeLessThan(markdown.indexOf('L0w2'));
+    expect(markdown.indexOf('L9w2')).toBeLessThan(markdown.indexOf('M0w2'));
+    expect(markdown.indexOf('M7w2')).toBeLessThan(markdown.indexOf('R0w2'));
+  });
+
+  it('keeps label/value rows (single lines side by side) read across', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        ['Name', 'Date', 'Place'].forEach((k, i) => {
+          c.text(`${k}:`, 72, 80 + i * 30);
+          c.text(`value of ${k.toLowerCase()} here`, 300, 80 + i * 30);
+        });
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown.indexOf('value of name')).toBeLessThan(markdown.indexOf('Date:'));
+  });
+
   it('keeps justified single-column prose (word spaces up to 0.8 em, drawn word by word) in one line flow', async () => {
     const bytes = await synthPdf([
       (c) => {
@@ -253,6 +283,36 @@ describe('glyphs and text written once', () => {
     expect(markdown).toContain('Café menu');
     expect(markdown).toContain('Stress ā is long.');
     expect(markdown).not.toMatch(/[\u00B4\u00AF]/);
+  });
+
+  it('an accent that ends a run, with its letter drawn back under it as a run of its own, goes on that letter', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // TeX's \tilde{n}: the accent is the last glyph of the sentence's run; the pen moves back
+        // and draws the letter beneath it, then the sentence goes on.
+        const w = c.text('As such, \u02DC', 72, 80, 10);
+        const n = c.text('n', 72 + w - 5, 80, 10);
+        c.text(' corresponds to the observed value.', 72 + w - 5 + n, 80, 10);
+        // A tilde with no letter under it stays as it is.
+        c.text('About \u02DC 3 units.', 72, 100, 10);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown).toContain('As such, \u00F1 corresponds to the observed value.');
+    expect(markdown).toContain('About \u02DC 3 units.');
+  });
+
+  it('glyphs overstruck on the same baseline stay in their line (TeX draws ≠ as "6" over "=")', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        const w = c.text('For n ', 72, 80, 10);
+        c.text('6', 72 + w, 80, 10);
+        const eq = c.text('=', 72 + w, 80, 10);
+        c.text(' m the spaces differ.', 72 + w + eq, 80, 10);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    expect(markdown).toContain('For n 6= m the spaces differ.');
   });
 
   it('hyphens at line ends: joined inside a column, kept for compounds the page spells with a hyphen', async () => {

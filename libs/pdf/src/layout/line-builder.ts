@@ -168,7 +168,8 @@ const COMBINING: Record<string, string> = {
  * letter they sit on, composed where Unicode has a precomposed letter (NFC). The accent's run is
  * removed, so it is not left as a stray "˜" elsewhere in the line or on a line of its own.
  */
-export function attachAccents(runs: TextRun[]): TextRun[] {
+export function attachAccents(input: TextRun[]): TextRun[] {
+  const runs = splitTrailingAccents(input);
   const accents = runs.filter(
     (r) => !r.rotated && r.text.trim().length === 1 && COMBINING[r.text.trim()] !== undefined,
   );
@@ -211,6 +212,47 @@ export function attachAccents(runs: TextRun[]): TextRun[] {
       for (const { index, mark } of list.sort((x, y) => y.index - x.index)) chars.splice(index + 1, 0, mark);
       return { ...r, text: chars.join('').normalize('NFC') };
     });
+}
+
+/**
+ * TeX sets an accent and then moves back to draw its letter under it, so the text layer often
+ * ends a run with the accent ("… As such, ˜") while the letter ("ε") is a run of its own that starts
+ * inside the previous run's last glyph. Such a trailing accent becomes a run of its own (its glyph
+ * box is the end of the run) so attachAccents puts it on the letter beneath; an accent with no
+ * letter under it stays where it was.
+ */
+function splitTrailingAccents(runs: TextRun[]): TextRun[] {
+  const out: TextRun[] = [];
+  for (const r of runs) {
+    const trimmed = r.text.trimEnd();
+    const acc = trimmed.slice(-1);
+    if (r.rotated || trimmed.length < 2 || COMBINING[acc] === undefined) {
+      out.push(r);
+      continue;
+    }
+    const w = Math.min(0.6 * r.size, (r.x1 - r.x0) / 2);
+    const ax0 = r.x1 - w;
+    const cx = r.x1 - w / 2;
+    const under = runs.some(
+      (b) =>
+        b !== r &&
+        !b.rotated &&
+        b.x0 < cx &&
+        b.x1 > cx &&
+        b.x0 > r.x0 &&
+        Math.abs(b.baseline - r.baseline) < 1.1 * r.size &&
+        b.text.trim().length > 0 &&
+        COMBINING[b.text.trim()[0]!] === undefined,
+    );
+    if (!under) {
+      out.push(r);
+      continue;
+    }
+    const rest = trimmed.slice(0, -1);
+    out.push({ ...r, text: rest, x1: rest.trimEnd().length < rest.length ? ax0 - 0.01 : ax0 });
+    out.push({ ...r, text: acc, x0: ax0 });
+  }
+  return out;
 }
 
 /**
@@ -278,7 +320,10 @@ function groupRows(runs: TextRun[]): TextRun[][] {
       if (minH <= 0) continue;
       const sameBaseline = Math.abs(row.baseline - r.baseline) <= 0.25 * Math.min(row.size, r.size);
       const score = sameBaseline ? 2 : ov / minH;
-      if (score >= 0.6 && score > bestScore && !collides(row.runs, r)) {
+      // Glyphs overstruck on the very same baseline compose one symbol (TeX's "7" + "→" for ↦,
+      // "6" + "=" for ≠); only text on another baseline that overlaps belongs to another line.
+      const overstrike = Math.abs(row.baseline - r.baseline) <= 0.05 * Math.min(row.size, r.size);
+      if (score >= 0.6 && score > bestScore && (overstrike || !collides(row.runs, r))) {
         best = row;
         bestScore = score;
       }

@@ -16,12 +16,48 @@ function cut<T extends Orderable>(items: T[], depth: number): T[] {
   if (items.length <= 1 || depth > 50) return items;
   const cols = splitByGaps(items, 'x', 4);
   const colsLookLikeColumns =
-    cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items));
+    cols.length > 1 &&
+    cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items)) &&
+    !labelValueRows(items);
   if (colsLookLikeColumns) return cols.flatMap((c) => cut(c, depth + 1));
   const rows = splitByGaps(items, 'y', 0.5);
-  if (rows.length > 1) return rows.flatMap((r) => cut(r, depth + 1));
+  if (rows.length > 1) return columnBands(rows).flatMap((r) => cut(r, depth + 1));
   if (cols.length > 1) return cols.flatMap((c) => cut(c, depth + 1));
   return [...items].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+}
+
+/**
+ * Horizontal cuts also fall where only one column has a gap (the right column ends above a figure
+ * caption in the left one); cutting there would read the rest of the left column after the right.
+ * Consecutive rows are read as one band while together they still split into columns that each
+ * hold multi-line text, so a band of two columns is read column by column; a row crossing the
+ * gutter (a full-width figure or paragraph) closes the band. Rows of single-line items (forms,
+ * label/value lists) never qualify, so they stay read across.
+ */
+function columnBands<T extends Orderable>(rows: T[][]): T[][] {
+  const bands: T[][] = [];
+  for (const row of rows) {
+    const last = bands[bands.length - 1];
+    if (last && isColumnBand([...last, ...row])) last.push(...row);
+    else bands.push([...row]);
+  }
+  return bands;
+}
+
+function isColumnBand<T extends Orderable>(items: T[]): boolean {
+  const cols = splitByGaps(items, 'x', 4);
+  return cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2));
+}
+
+/**
+ * Single lines side by side on shared baselines, row after row ("Name:  value", a symbol and its
+ * meaning): a form or a label/value list, read across each row rather than down each column.
+ */
+function labelValueRows<T extends Orderable>(items: T[]): boolean {
+  if (items.some((i) => i.lineCount > 1)) return false;
+  const rows = splitByGaps(items, 'y', 0.5);
+  if (rows.length < 2) return false;
+  return rows.filter((r) => r.length > 1).length >= 0.6 * rows.length;
 }
 
 function heightOf(items: Box[]): number {
