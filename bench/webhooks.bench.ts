@@ -99,7 +99,7 @@ export async function run(): Promise<Row[]> {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'warn',
-    DB_POOL_MAX: '8',
+    DB_POOL_MAX: process.env.BENCH_WEBHOOK_DB_POOL ?? '8',
   };
   const procs: FleetServiceProcess[] = [];
   const rx = await startWebhookReceiver();
