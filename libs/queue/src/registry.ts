@@ -7,6 +7,17 @@ export type QueueName = (typeof QUEUES)[number];
 
 const trace = z.record(z.string(), z.string()).optional();
 
+/** A duty of the billing service: one run per tick, never retried (the next tick runs it again). */
+function billingDuty<E extends string>(everySeconds: number, env: E) {
+  return {
+    queue: 'billing' as const,
+    payload: z.object({ trace }),
+    attempts: 1,
+    backoffMs: 0,
+    schedule: { everySeconds, env },
+  };
+}
+
 /** Every job of the fleet: its queue, payload schema, attempts and backoff. Payloads carry ids. */
 export const JOBS = {
   'parse.file': {
@@ -84,34 +95,10 @@ export const JOBS = {
   // The ledger's duties run on a schedule (services/billing keeps it in Redis): every `everySeconds`
   // unless the service's `env` variable says otherwise. With WORKER_LOST_SECONDS (40), the reaper
   // fails and refunds a dead worker's operation within a minute.
-  'billing.reap': {
-    queue: 'billing',
-    payload: z.object({ trace }),
-    attempts: 1,
-    backoffMs: 0,
-    schedule: { everySeconds: 15, env: 'BILLING_REAP_EVERY_SECONDS' },
-  },
-  'billing.rollover': {
-    queue: 'billing',
-    payload: z.object({ trace }),
-    attempts: 1,
-    backoffMs: 0,
-    schedule: { everySeconds: 3600, env: 'BILLING_ROLLOVER_EVERY_SECONDS' },
-  },
-  'billing.rollup': {
-    queue: 'billing',
-    payload: z.object({ trace }),
-    attempts: 1,
-    backoffMs: 0,
-    schedule: { everySeconds: 300, env: 'BILLING_ROLLUP_EVERY_SECONDS' },
-  },
-  'billing.reconcile': {
-    queue: 'billing',
-    payload: z.object({ trace }),
-    attempts: 1,
-    backoffMs: 0,
-    schedule: { everySeconds: 300, env: 'BILLING_RECONCILE_EVERY_SECONDS' },
-  },
+  'billing.reap': billingDuty(15, 'BILLING_REAP_EVERY_SECONDS'),
+  'billing.rollover': billingDuty(3600, 'BILLING_ROLLOVER_EVERY_SECONDS'),
+  'billing.rollup': billingDuty(300, 'BILLING_ROLLUP_EVERY_SECONDS'),
+  'billing.reconcile': billingDuty(300, 'BILLING_RECONCILE_EVERY_SECONDS'),
 } as const satisfies Record<string, JobDef>;
 
 interface JobDef {

@@ -1,17 +1,17 @@
 // Issue 22: the BM25 statistics (search_terms' document frequencies, evidence_index_state's
 // total_length) stay equal to a recount of the postings through index, re-index, trash, prune and
 // permanent delete, per knowledge base.
-import { startGateway, type Gateway } from '../../gateway/test/harness';
+import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
 import { removeFile } from '../src/remove-file';
 import { addManifest, addVersion, indexDeps, indexNow, seedAndIndex, seg } from './fixtures';
 
-let gw: Gateway;
+let gw: GatewayProcess;
 let key: string;
 let orgId: string;
 let kbId: string;
 let otherKb: string;
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
   kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Stats' } })).body.knowledge_base.id;
   otherKb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Other' } })).body.knowledge_base.id;
