@@ -39,7 +39,7 @@ const ROUNDS = 3;
 const CORPUS = process.env.DOCFLEET_CORPUS ?? `${__dirname}/../../shared/corpus`;
 
 /** Deterministic PRNG (mulberry32), so every run indexes and asks the same things. */
-function rng(seed: number) {
+export function rng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -76,7 +76,7 @@ function syntheticSegments(pool: Pool, rand: () => number, n: number): Segment[]
   return out;
 }
 
-async function createFile(db: pg.Pool, orgId: string, kbId: string, filename: string) {
+export async function createFile(db: pg.Pool, orgId: string, kbId: string, filename: string) {
   const fileId = randomUUID();
   const versionId = randomUUID();
   await db.query(

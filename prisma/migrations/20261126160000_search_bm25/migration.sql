@@ -37,13 +37,14 @@ CREATE TABLE "search_postings" (
     "segment_row_id" UUID NOT NULL,
     "term" TEXT NOT NULL,
     "knowledge_base_id" UUID NOT NULL,
+    "file_id" UUID NOT NULL,
     "tf" DOUBLE PRECISION NOT NULL,
     "dl" DOUBLE PRECISION NOT NULL,
 
     CONSTRAINT "search_postings_pkey" PRIMARY KEY ("segment_row_id", "term")
 );
 CREATE INDEX "search_postings_kb_term_covering_idx" ON "search_postings"("knowledge_base_id", "term")
-  INCLUDE ("segment_row_id", "tf", "dl");
+  INCLUDE ("segment_row_id", "file_id", "tf", "dl");
 ALTER TABLE "search_postings" ADD CONSTRAINT "search_postings_segment_row_id_fkey" FOREIGN KEY ("segment_row_id")
   REFERENCES "evidence_index_segments"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
@@ -61,8 +62,8 @@ ALTER TABLE "search_terms" ADD CONSTRAINT "search_terms_knowledge_base_id_fkey" 
 
 -- Backfill: the postings, lengths and statistics of rows indexed before this migration, with the
 -- same functions the index worker uses (idempotent: a second run finds nothing to insert).
-INSERT INTO "search_postings" ("segment_row_id", "term", "knowledge_base_id", "tf", "dl")
-SELECT s.id, t.term, s.knowledge_base_id, t.tf, 0
+INSERT INTO "search_postings" ("segment_row_id", "term", "knowledge_base_id", "file_id", "tf", "dl")
+SELECT s.id, t.term, s.knowledge_base_id, s.file_id, t.tf, 0
 FROM "evidence_index_segments" s
 JOIN "files" f ON f.id = s.file_id,
 LATERAL search_segment_terms(s.title,

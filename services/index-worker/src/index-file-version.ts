@@ -194,8 +194,8 @@ export async function insertRows(tx: Tx, o: RowOwner, rows: SegmentRow[]): Promi
       RETURNING 1
     ),
     post AS (
-      INSERT INTO search_postings (segment_row_id, term, knowledge_base_id, tf, dl)
-      SELECT t.rid, t.term, ${o.kbId}::uuid, t.tf, d.dl FROM t JOIN d ON d.rid = t.rid
+      INSERT INTO search_postings (segment_row_id, term, knowledge_base_id, file_id, tf, dl)
+      SELECT t.rid, t.term, ${o.kbId}::uuid, ${o.fileId}::uuid, t.tf, d.dl FROM t JOIN d ON d.rid = t.rid
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM ins)::int AS n, (SELECT count(*) FROM post)::int AS p`;

@@ -25,6 +25,17 @@ export interface Ranking {
   k1: number;
   /** BM25 length normalisation (0: none, 1: full). */
   b: number;
+  /**
+   * Credit, as a share of their IDF, for query words that the segment lacks but another segment of
+   * its file has: a question naming a document ("the AOL Verizon agreement") lifts that document's
+   * segments even where they do not repeat its name.
+   */
+  fileContext: number;
+  /**
+   * A word in more than this share of the knowledge base's segments (IDF near 0) is not read when the
+   * query has a rarer one: its postings are most of the cost and it barely moves the order.
+   */
+  commonShare: number;
   /** Weight of a synonym's lexemes beside the query's own words (1). */
   synonymWeight: number;
   /** score multiplier for table segments */
@@ -33,7 +44,15 @@ export interface Ranking {
   prefetch: number;
 }
 // k1 and b are BM25's usual values (those of SQLite FTS5 and Lucene).
-export const RANKING: Ranking = { k1: 1.2, b: 0.75, synonymWeight: 0.3, tableBoost: 1.15, prefetch: 100 };
+export const RANKING: Ranking = {
+  k1: 1.2,
+  b: 0.75,
+  fileContext: 0.5,
+  commonShare: 0.25,
+  synonymWeight: 0.3,
+  tableBoost: 1.15,
+  prefetch: 100,
+};
 
 /** The statement's one row (none when the knowledge base is not the caller's organisation's). */
 export interface SearchRow {
@@ -116,7 +135,8 @@ const VISIBLE = Prisma.sql`JOIN files f ON f.id = s.file_id AND f.deleted_at IS 
  * knowledge base, and the (knowledge_base_id, term) index of search_postings its segments with
  * their term frequency and length: the score is
  *   Σ w · idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)),  idf = ln(1 + (N − df + 0.5)/(df + 0.5))
- * with N and avgdl from evidence_index_state, × `tableBoost` for table segments. No row is read
+ * with N and avgdl from evidence_index_state, plus `fileContext` × the w · idf of query words found
+ * only elsewhere in the segment's file, × `tableBoost` for table segments. No row is read
  * outside the index until the best `prefetch` segments are known; only those are joined to check
  * that they are visible (live file, current version) and to apply the filters. If too few survive
  * (or any filter is given), every scored segment is checked.
@@ -155,16 +175,24 @@ export function textSearchSql(
         SELECT l.lexeme, ${num(r.synonymWeight)}::float8 FROM unnest(search_lexemes(${query.synonyms})) l
       ) x GROUP BY term
     ),
-    qt AS MATERIALIZED (
-      SELECT ql.term, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
+    qa AS MATERIALIZED (
+      SELECT ql.term, t.df <= ${num(r.commonShare)} * st.n AS rare, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
       FROM ql JOIN search_terms t ON t.knowledge_base_id = ${sc.kbId}::uuid AND t.term = ql.term, st
       WHERE ql.w > 0
     ),
-    sc AS MATERIALIZED (
-      SELECT p.segment_row_id AS id,
-        sum(qt.idf * p.tf * ${num(r.k1 + 1)} / (p.tf + ${num(r.k1)} * (${num(1 - r.b)} + ${num(r.b)} * p.dl / st.avgdl))) AS score
+    qt AS MATERIALIZED (SELECT term, idf FROM qa WHERE rare OR NOT EXISTS (SELECT 1 FROM qa WHERE rare)),
+    hits AS MATERIALIZED (
+      SELECT p.segment_row_id AS id, p.file_id, qt.term, qt.idf,
+        qt.idf * p.tf * ${num(r.k1 + 1)} / (p.tf + ${num(r.k1)} * (${num(1 - r.b)} + ${num(r.b)} * p.dl / st.avgdl)) AS s
       FROM qt JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qt.term, st
-      GROUP BY p.segment_row_id
+    ),
+    fc AS MATERIALIZED (
+      SELECT file_id, sum(idf) AS file_idf FROM (SELECT DISTINCT file_id, term, idf FROM hits) x GROUP BY file_id
+    ),
+    sc AS MATERIALIZED (
+      SELECT h.id, sum(h.s) + ${num(r.fileContext)} * (max(fc.file_idf) - sum(h.idf)) AS score
+      FROM hits h JOIN fc ON fc.file_id = h.file_id
+      GROUP BY h.id
     ),
     ${
       hasFilters
