@@ -65,6 +65,22 @@ describe('reading order: column gutters found per band of the page', () => {
   });
 });
 
+describe('running heads and feet', () => {
+  it('a subscript of a displayed formula near the page foot is body text, not a page footer', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        for (let i = 0; i < 40; i++) c.justified(proseWords(`b${i}w`, 14), 72, 540, 80 + i * 12);
+        c.text('q', 177, 706, 7);
+        c.text('= sum of the terms over j', 185, 714, 10);
+        c.text('Page footer text', 72, 760, 8);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const footers = elements.filter((e) => e.type === 'page_footer').map((e) => e.content);
+    expect(footers).toEqual(['Page footer text']);
+  });
+});
+
 describe('tables need evidence: prose, equations, indexes and figure labels stay out', () => {
   it('a borderless table of short aligned cells is still a table', async () => {
     const bytes = await synthPdf([
