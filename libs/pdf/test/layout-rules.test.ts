@@ -231,6 +231,35 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
   });
 });
 
+describe('chart legends', () => {
+  it('a framed chart whose lattice cells hold only words (panel letter, legend) is a figure, not a table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('lead', 14), 72, 540, 80);
+        const [x0, y0, x1, y1] = [120, 120, 420, 300];
+        c.line(x0, y0, x1, y0);
+        c.line(x0, y1, x1, y1);
+        c.line(x0, y0, x0, y1);
+        c.line(x1, y0, x1, y1);
+        c.line(x0 + 150, y0, x0 + 150, y1, 0.3);
+        c.line(x0, y0 + 60, x1, y0 + 60, 0.3);
+        c.line(x0, y0 + 120, x1, y0 + 120, 0.3);
+        c.text('a', x0 + 10, y0 + 30, 9);
+        c.text('fluid', x0 + 10, y0 + 90, 9);
+        c.text('core density', x0 + 160, y0 + 90, 9);
+        c.text('mantle', x0 + 10, y0 + 150, 9);
+        c.text('density', x0 + 160, y0 + 150, 9);
+        c.path(`M ${x0} ${y1} C ${x0 + 80} ${y0 + 10}, ${x0 + 180} ${y1 - 20}, ${x1} ${y0 + 30}`);
+        c.path(`M ${x0} ${y0 + 150} L ${x0 + 100} ${y0 + 100} L ${x0 + 200} ${y0 + 120} L ${x1} ${y0 + 40}`);
+        c.text('Figure 2. Densities against radius.', 120, 330);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+    expect(elements.some((e) => e.type === 'figure')).toBe(true);
+  });
+});
+
 describe('glyphs and text written once', () => {
   it('a spanning header cell is written once in the markdown table', async () => {
     const bytes = await synthPdf([
