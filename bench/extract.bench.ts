@@ -12,7 +12,7 @@ import { createRedis, createWorker, QueueClient } from '../libs/queue/src';
 import { LocalProvider, ModelRegistry, readModelConfig, type ModelProvider } from '../libs/models/src';
 import { startFakeOpenAiServer } from '../libs/models/src/testing';
 import { startWorkflowStack } from '../services/workflow-worker/test/stack';
-import { corpus } from '../services/parse-worker/test/stack';
+import { corpus } from '../libs/testing/src';
 import { ensureTemplate, percentile, round, withSlowdown, type Row } from './lib';
 
 export const name = 'extract';
@@ -125,21 +125,21 @@ export async function run(): Promise<Row[]> {
     const base = await bareRoundTrip(s.gw.deps.env.REDIS_URL);
     const wire = await endToEnd();
     const local = await endToEnd('docfleet-local');
-    // A provider that returns at once, in process: the deployment default of gateway and worker.
+    // A provider that returns at once, in the worker's process, under the deployment default the
+    // gateway pins ('instant'; the gateway only resolves the id, the worker makes the call).
     const immediate: ModelProvider = {
       id: 'immediate',
-      models: () => [{ id: 'immediate', provider: 'openai' }],
+      models: () => [{ id: 'instant', provider: 'openai' }],
       generateJson: async <T>() => ({
         output: { jsonResult: { invoice_number: 'INV-1', total: 1 }, citations: [], warnings: [] } as T,
         usage: { inputTokens: 0, outputTokens: 0 },
-        modelId: 'immediate',
+        modelId: 'instant',
       }),
     };
-    const registry = new ModelRegistry({ ...readModelConfig({}), defaultModel: 'immediate' }, [
+    const registry = new ModelRegistry({ ...readModelConfig({}), defaultModel: 'instant' }, [
       immediate,
       new LocalProvider(),
     ]);
-    s.gw.deps.models = registry;
     s.workflowDeps.models = registry;
     const instant = await endToEnd();
     return withSlowdown([

@@ -11,8 +11,7 @@ import path from 'node:path';
 // The very BullMQ copy libs/queue uses (the repository root does not depend on bullmq).
 import { Queue, Worker } from '../libs/queue/node_modules/bullmq';
 import { QueueClient, createRedis, createWorker } from '../libs/queue/src';
-import { startGateway } from '../services/gateway/test/harness';
-import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
+import { spawnGateway, spawnWorker, type WorkerProcess } from '../libs/testing/src';
 import { ensureTemplate, percentile, round, type Row } from './lib';
 
 export const name = 'queue-latency';
@@ -66,9 +65,9 @@ async function pickup(
 }
 
 export async function run(): Promise<Row[]> {
-  // The gateway as main.ts wires it: auto_parse dispatches the parse job in the upload request.
+  // The gateway as `pnpm start` runs it (a process): auto_parse dispatches the parse job in the upload request.
   await ensureTemplate();
-  const gw = await startGateway({});
+  const gw = await spawnGateway();
   const producer = createRedis(REDIS_URL);
   const consumer = createRedis(REDIS_URL, { forWorker: true });
   const prefixes = { raw: `bl-raw-${randomUUID().slice(0, 6)}`, ours: `bl-ours-${randomUUID().slice(0, 6)}` };

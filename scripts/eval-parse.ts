@@ -1,6 +1,6 @@
 // `pnpm eval:parse [corpusDir] [--json out.json]`: parse-quality evaluation THROUGH THE REAL WORKER.
 // A real gateway (over a fresh database cloned from the migrated template) and the real parse
-// worker run in this process; every corpus document is uploaded with libs/sdk, parsed as a queued
+// worker run as processes (libs/testing, as `pnpm start` runs them); every corpus document is uploaded with libs/sdk, parsed as a queued
 // job, waited on, and its result_md and grounding_json are fetched from the artifact endpoints.
 // The metrics are libs/pdf/eval's (evaluateCorpus takes the parse function): text similarity vs
 // docling, CER on the scanned samples, table cell accuracy vs ICDAR-2013/tabula, region IoU vs ICDAR.
@@ -12,8 +12,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { GroundingDocument } from '../libs/contracts/src';
-import { createLogger } from '../libs/logger/src';
-import { createRedis } from '../libs/queue/src';
 import { DocfleetClient } from '../libs/sdk/src';
 import { evaluateCorpus, printReport, summarise, type EvalParseFn, type EvalRow } from '../libs/pdf/eval';
 import {
@@ -24,9 +22,8 @@ import {
   type OcrDocResult,
   type OcrParseFn,
 } from '../libs/pdf/eval/ocr-eval';
+import { spawnGateway, spawnWorker } from '../libs/testing/src';
 import globalSetup from '../libs/testing/src/global-setup';
-import { startGateway } from '../services/gateway/test/harness';
-import { startParseWorker } from '../services/parse-worker/src/worker';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -55,20 +52,11 @@ async function main(argv: string[]) {
   process.env.OMP_THREAD_LIMIT ??= '1';
 
   await globalSetup();
-  const gw = await startGateway({ MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) });
-  const workerRedis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
-  const worker = startParseWorker(
-    {
-      env: { MAX_PAGES: 2000 },
-      db: gw.db,
-      storage: gw.deps.storage,
-      queues: gw.deps.queues,
-      logger: createLogger('parse-worker', 'warn'),
-      workerId: 'eval',
-      handBack: { requested: false },
-    },
-    { connection: workerRedis, prefix: gw.deps.env.QUEUE_PREFIX },
-  );
+  const gw = await spawnGateway({ env: { MAX_UPLOAD_BYTES: String(200 * 1024 * 1024) } });
+  const worker = await spawnWorker(gw, { MAX_PAGES: '2000', LOG_LEVEL: 'warn' }).catch(async (err) => {
+    await gw.close();
+    throw err;
+  });
   const { key } = await gw.createOrg({ credits: 100_000 });
   const client = new DocfleetClient({
     baseUrl: gw.url,
@@ -133,8 +121,8 @@ async function main(argv: string[]) {
     if (only !== 'corpus')
       ocr = await evaluateOcr(await ocrDocuments(corpus), ocrThroughWorker, (s) => process.stderr.write(`${s}\n`));
   } finally {
-    await worker.close(0).catch(() => undefined);
-    await workerRedis.quit().catch(() => undefined);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
     await gw.close();
   }
   if (rows.length) {

@@ -1,7 +1,7 @@
 // The parse artifact bundle: the contract between the parse worker (writer), the gateway's artifact
 // and segment endpoints, and the index worker (readers). Keys are relative to the manifest's
 // storage_prefix (artifact_manifests.storage_prefix = artifactPrefix(kbId, fileId, manifestId)).
-// artifact_manifests.links maps each spec artifact key to its relative name here (or null).
+// artifact_manifests.links maps each artifact key the API exposes to its relative name here (or null).
 
 export const BUNDLE = {
   result_md: 'result.md',
@@ -19,7 +19,7 @@ export const BUNDLE = {
   page_results: 'page-results',
 } as const;
 
-/** The artifact keys the API exposes (spec, "Artifact manifest"). */
+/** The artifact keys the API exposes (docs/api.md, Resources: Artifact manifest). */
 export const ARTIFACT_KEYS = [
   'result_md',
   'grounding_json',

@@ -1,5 +1,5 @@
 // Document shapes shared by the parsers (libs/pdf, libs/sheets), the index worker, the models and the
-// API. They follow the spec's "Grounding document" and "Segment" sections field for field.
+// API: what the artifact endpoints serve as grounding_json and segments (docs/api.md, Resources).
 
 export interface FractionBox {
   x1: number;

@@ -6,6 +6,7 @@ import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
 import { emitJobEnded } from '@docfleet/webhooks';
+import { reportJobProgress, type JobProgressRow } from './progress-sink';
 
 export const EXTRACT_STAGES = ['load-parse', 'build-evidence', 'extract', 'validate', 'write-artifacts'] as const;
 export type ExtractStage = (typeof EXTRACT_STAGES)[number];
@@ -27,8 +28,12 @@ export async function claimExtractJob(db: Db, jobId: string): Promise<boolean> {
 }
 
 export async function setExtractStage(db: Db, jobId: string, stage: ExtractStage): Promise<void> {
-  await db.$executeRaw`UPDATE jobs SET stage = ${stage}, percent = GREATEST(percent, ${EXTRACT_STAGE_PERCENT[stage]}::int), heartbeat_at = now(), updated_at = now()
-    WHERE id = ${jobId}::uuid AND status = 'running'`;
+  const rows = await db.$queryRaw<
+    JobProgressRow[]
+  >`UPDATE jobs SET stage = ${stage}, percent = GREATEST(percent, ${EXTRACT_STAGE_PERCENT[stage]}::int), heartbeat_at = now(), updated_at = now()
+    WHERE id = ${jobId}::uuid AND status = 'running'
+    RETURNING id, org_id, knowledge_base_id, file_id, kind, stage, percent`;
+  reportJobProgress(rows);
 }
 
 /**

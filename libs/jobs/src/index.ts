@@ -7,6 +7,8 @@ export * from './create';
 export * from './events';
 export * from './extract-job';
 export * from './idempotency';
+export * from './index-job';
 export * from './manifest-ids';
 export * from './parse-job';
+export * from './progress-sink';
 export * from './status';

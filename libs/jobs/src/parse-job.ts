@@ -7,6 +7,7 @@ import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
 import { emitJobEnded } from '@docfleet/webhooks';
+import { reportJobProgress, type JobProgressRow } from './progress-sink';
 
 export interface ParseProgress {
   stage?: string;
@@ -37,14 +38,16 @@ export async function beatParseJob(db: Db, jobId: string, workerId: string): Pro
 
 /** Percent is monotonic (GREATEST); stage, counts and raw status only move while the job is active. */
 export async function setParseProgress(db: Db, jobId: string, p: ParseProgress): Promise<void> {
-  await db.$executeRaw`UPDATE jobs SET
+  const rows = await db.$queryRaw<JobProgressRow[]>`UPDATE jobs SET
       stage = COALESCE(${p.stage ?? null}::text, stage),
       percent = GREATEST(percent, ${Math.min(100, Math.floor(p.percent ?? 0))}::int),
       status = COALESCE(${p.rawStatus ?? null}::text, status),
       total_pages = COALESCE(${p.totalPages ?? null}::int, total_pages),
       completed_pages = COALESCE(${p.completedPages ?? null}::int, completed_pages),
       heartbeat_at = now(), updated_at = now()
-    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running')`;
+    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running')
+    RETURNING id, org_id, knowledge_base_id, file_id, kind, stage, percent`;
+  reportJobProgress(rows);
 }
 
 export interface ParseCompletion {

@@ -101,3 +101,146 @@ describe('a receipt through localExtract', () => {
     expect(findAmounts('Total 7,838.80').map((a) => a.value)).toEqual([7838.8]);
   });
 });
+
+describe('receipt letterheads, addresses and totals (issue 23, constructed text)', () => {
+  const extract = (lines: string[]) => {
+    const text = lines.join('\n\n');
+    const out = localExtract({ segments: [seg(text)] }, SCHEMA);
+    // Every value is cited, and the cited text (verbatim from the segment) contains it.
+    const flat = (s: string) => s.toLowerCase().replace(/\s+/g, ' ');
+    for (const [field, value] of Object.entries(out.jsonResult)) {
+      if (value === null || value === undefined) continue;
+      const c = out.citations.find((x) => x.path === `/${field}`);
+      expect(c).toBeDefined();
+      expect(text.includes(c!.quote)).toBe(true);
+      if (typeof value === 'string' && field !== 'date') expect(flat(c!.quote)).toContain(flat(value));
+      if (typeof value === 'number') expect(findAmounts(c!.quote).some((a) => a.value === value)).toBe(true);
+    }
+    return out.jsonResult;
+  };
+
+  it('keeps the shop name at the top when its owner is printed lower down ("Owned By: … SDN BHD")', () => {
+    const r = extract([
+      'LUCKY STATIONERY SHOP',
+      'NO. 31G, JALAN SETIA INDAH X ,U13/X',
+      '40170 SETIA ALAM',
+      'Tel: +603-3362 4137',
+      'Owned By :',
+      'LUCKY SUPPLY SDN BHD (1135772-K)',
+      'Total 4.50',
+      'CASH 50.00',
+      'CHANGE 45.50',
+    ]);
+    expect(r.company).toBe('LUCKY STATIONERY SHOP');
+    expect(r.address).toBe('NO. 31G, JALAN SETIA INDAH X ,U13/X 40170 SETIA ALAM');
+  });
+
+  it('starts the address on the name line after its registration number', () => {
+    const r = extract([
+      'SUNRISE BAKERIES (KL) SDN BHD (139386 X) Lot 3, Jalan Pelabur 23/1,',
+      '40300 Shah Alam, Selangor.',
+      'Tel: 03-55423228 Fax: 03-55423213',
+      'Total Payable: 14.79',
+      'CASH 20.00',
+    ]);
+    expect(r.company).toBe('SUNRISE BAKERIES (KL) SDN BHD');
+    expect(r.address).toBe('Lot 3, Jalan Pelabur 23/1, 40300 Shah Alam, Selangor.');
+  });
+
+  it('ends the address where a phone number shares its line, and after the state line', () => {
+    expect(
+      extract([
+        'GOLDEN ROAST SDN. BHD.',
+        '75, JALAN SS 22/19, DAMANSARA JAYA, 47400 PJ TEL : 03-7731 8169',
+        'Date: 06/03/2018',
+        'TOTAL 54.50',
+        'CASH 60.00',
+      ]).address,
+    ).toBe('75, JALAN SS 22/19, DAMANSARA JAYA, 47400 PJ');
+    expect(
+      extract([
+        'PIZZA CORNER SDN BHD',
+        'No.12, Jalan Permas Jaya 10,',
+        'Bandar Baru Permas Jaya, 81750 Masai',
+        'Johor',
+        'CARRY OUT NOW Pay By: CASH',
+        'Grand Total : 7.20',
+      ]).address,
+    ).toBe('No.12, Jalan Permas Jaya 10, Bandar Baru Permas Jaya, 81750 Masai Johor');
+  });
+
+  it('reads an address that opens with a house number and has no street word', () => {
+    const r = extract([
+      'THREE FRIENDS CAFE',
+      'BISTRO & BAR',
+      '109, SS21/1A,',
+      'DAMANSARA UTAMA',
+      'GST ID : 001661886464',
+      'TOTAL 343.95',
+      'CASH 350.00',
+    ]);
+    expect(r.address).toBe('109, SS21/1A, DAMANSARA UTAMA');
+  });
+
+  it('does not treat a postcode and town as a registration number', () => {
+    const r = extract([
+      'SANG KEE RESTAURANT',
+      '(001310559-U)',
+      '69, JALAN TEMENGGUNG 3/9',
+      'BANDAR MAHKOTA CHERAS',
+      '43200 CHERAS',
+      'TAX INVOICE',
+      'Total Incl GST 2.50',
+      'Pay Cash 2.50',
+    ]);
+    expect(r.address).toBe('69, JALAN TEMENGGUNG 3/9 BANDAR MAHKOTA CHERAS 43200 CHERAS');
+  });
+
+  it('finds a name with a title before its initials ("MR. D.I.Y. (M) SDN BHD")', () => {
+    expect(findOrganisations('MR. D.I.Y. (M) SDN BHD').map((o) => o.name)).toEqual(['MR. D.I.Y. (M) SDN BHD']);
+  });
+
+  it('takes no company from "from" inside a sentence', () => {
+    const r = extract([
+      'VIVA MARKETING SDN BHD (1070687-M)',
+      '14 JALAN MANIS 4 TAMAN SEGAR 56100 KL',
+      'Rounded Total (RM): 18.80',
+      'Cash 20.00 Change 1.20',
+      'Exchange is done within 7 days from date of receipt in good condition',
+    ]);
+    expect(r.company).toBe('VIVA MARKETING SDN BHD');
+    expect(r.total).toBe(18.8);
+  });
+
+  it('skips a date inside a phone number; reads a French receipt in dirhams', () => {
+    const r = extract([
+      'RELAIS AUTOROUTE',
+      'AUTOROUTE RABAT MEKNES',
+      '15000 KHEMISSET',
+      'Tel. : 05.22.95.66.66',
+      'le 30/03/2018 a 12:36',
+      'CAFE CREME 12.00 2 24.00',
+      'Total Facture : 56.00 DH.',
+      'REGLE PAR ESPECE 56.00 DH',
+    ]);
+    expect(r.date).toBe('2018-03-30');
+    expect(r.total).toBe(56);
+  });
+
+  it('takes the total after tax and rounding, not the subtotal; "Amt Due" is a total', () => {
+    expect(
+      extract([
+        'ROAST HOUSE SDN BHD',
+        'Total Sales (Excluding GST) 51.42',
+        'Total GST 3.08',
+        'Rounding 0.00',
+        'Total Sales (Inclusive of GST) 54.50',
+        'CASH 60.00',
+        'CHANGE 5.50',
+      ]).total,
+    ).toBe(54.5);
+    expect(extract(['KIARA CAFE SDN BHD', 'Sub Total 120.00', 'Service Charge 9.30', 'Amt Due 129.30']).total).toBe(
+      129.3,
+    );
+  });
+});

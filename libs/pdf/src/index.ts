@@ -2,6 +2,7 @@
 export { ParseError, isParseError, type ParseErrorCode } from './parse-error';
 export { inspectDocument, type InspectOptions, type InspectResult, type InputKind } from './inspect/inspect-document';
 export { countPages } from './inspect/count-pages';
+export { pageCountFromTrailer } from './inspect/page-count-head';
 export {
   GRAPHICS_CEILING,
   TEXT_FLOOR_CHARS,
@@ -13,6 +14,11 @@ export { parsePages } from './parse/parse-pages';
 export { pageImageName } from './render/page-renderer';
 export { removeDeadScratch } from './parse/scratch';
 export { startOcrHeadStart, type OcrHeadStart, type OcrHeadStartOptions } from './parse/ocr-head-start';
+export {
+  startImageOcrHeadStart,
+  type ImageOcrHeadStart,
+  type ImageOcrHeadStartOptions,
+} from './parse/image-head-start';
 export type { DecodedImage } from './render/image-input';
 export type { OcrPageReport, OcrVariantReport } from './ocr/recognise';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { characterErrorRate } from '../eval/metrics';
-import { parsePages } from '../src';
+import { parsePages, startImageOcrHeadStart } from '../src';
 import { BORN_DIGITAL, corpus, SCANNED_PDF, TESTOCR_PNG, tempDir, writeTemp } from './helpers/fixtures';
 
 describe('OCR backend', () => {
@@ -29,6 +29,43 @@ describe('OCR backend', () => {
       expect(e.pixel_bbox[2]).toBeLessThanOrEqual(meta.width!);
     }
     await expect(fs.stat(path.join(out, 'pages/page_0001.png'))).resolves.toBeTruthy();
+  });
+
+  it('reads an image with the Tesseract its caller started early, and only with matching settings', async () => {
+    const plain = await parsePages({
+      path: TESTOCR_PNG,
+      kind: 'image',
+      backend: 'ocr',
+      outDir: out,
+      renderPages: false,
+    });
+    const head = startImageOcrHeadStart(TESTOCR_PNG, { timeoutSeconds: 120 });
+    const early = await parsePages({
+      path: TESTOCR_PNG,
+      kind: 'image',
+      backend: 'ocr',
+      outDir: out,
+      renderPages: false,
+      imageOcrHeadStart: head,
+    });
+    expect(early.pages[0]!.markdown).toBe(plain.pages[0]!.markdown);
+    // Handed over once: a second parse (or another file, or other settings) starts its own.
+    const r = (await head.ready)!;
+    expect(await head.take(TESTOCR_PNG, r)).toBeUndefined();
+    const other = startImageOcrHeadStart(TESTOCR_PNG, { timeoutSeconds: 30 });
+    expect(await other.take(TESTOCR_PNG, { ...r, timeoutSeconds: 120 })).toBeUndefined();
+    const elsewhere = startImageOcrHeadStart(TESTOCR_PNG);
+    expect(await elsewhere.take('/elsewhere.png', r)).toBeUndefined();
+    await Promise.all([head.dispose(), other.dispose(), elsewhere.dispose()]);
+    const again = await parsePages({
+      path: TESTOCR_PNG,
+      kind: 'image',
+      backend: 'ocr',
+      outDir: out,
+      renderPages: false,
+      imageOcrHeadStart: other,
+    });
+    expect(again.pages[0]!.markdown).toBe(plain.pages[0]!.markdown);
   });
 
   it('OCRs an image-only PDF with boxes on the page', async () => {

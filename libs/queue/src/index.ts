@@ -15,16 +15,20 @@ export * from './registry';
 export { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 export type { Redis } from 'ioredis';
 
-export function createRedis(url: string, opts: { forWorker?: boolean } = {}): Redis {
+export function createRedis(url: string, opts: { forWorker?: boolean; name?: string } = {}): Redis {
   // BullMQ workers block on Redis; they need maxRetriesPerRequest null.
   return new IORedis(url, {
     maxRetriesPerRequest: opts.forWorker ? null : 3,
     enableReadyCheck: true,
     lazyConnect: false,
+    // CLIENT SETNAME on every (re)connect: other processes see who is connected (CLIENT LIST).
+    ...(opts.name ? { connectionName: opts.name } : {}),
   });
 }
 
 /** Owns one BullMQ Queue per queue name; enqueue() validates the payload against the registry. */
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
 export class QueueClient {
   private readonly queues = new Map<QueueName, Queue>();
   constructor(
@@ -39,6 +43,12 @@ export class QueueClient {
       this.queues.set(name, q);
     }
     return q;
+  }
+
+  /** True while a job of the queue waits, runs or is delayed: some worker may still run it. */
+  async isLive(queue: QueueName, jobId: string): Promise<boolean> {
+    const job = await this.queue(queue).getJob(jobId);
+    return !!job && LIVE_STATES.has(await job.getState());
   }
 
   /**

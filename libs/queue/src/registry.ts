@@ -7,6 +7,17 @@ export type QueueName = (typeof QUEUES)[number];
 
 const trace = z.record(z.string(), z.string()).optional();
 
+/** A duty of the billing service: one run per tick, never retried (the next tick runs it again). */
+function billingDuty<E extends string>(everySeconds: number, env: E) {
+  return {
+    queue: 'billing' as const,
+    payload: z.object({ trace }),
+    attempts: 1,
+    backoffMs: 0,
+    schedule: { everySeconds, env },
+  };
+}
+
 /** Every job of the fleet: its queue, payload schema, attempts and backoff. Payloads carry ids. */
 export const JOBS = {
   'parse.file': {
@@ -81,11 +92,23 @@ export const JOBS = {
     attempts: 1,
     backoffMs: 0,
   },
-  'billing.reap': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
-  'billing.rollover': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
-  'billing.rollup': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
-  'billing.reconcile': { queue: 'billing', payload: z.object({ trace }), attempts: 1, backoffMs: 0 },
-} as const satisfies Record<string, { queue: QueueName; payload: z.ZodType; attempts: number; backoffMs: number }>;
+  // The ledger's duties run on a schedule (services/billing keeps it in Redis): every `everySeconds`
+  // unless the service's `env` variable says otherwise. With WORKER_LOST_SECONDS (40), the reaper
+  // fails and refunds a dead worker's operation within a minute.
+  'billing.reap': billingDuty(15, 'BILLING_REAP_EVERY_SECONDS'),
+  'billing.rollover': billingDuty(3600, 'BILLING_ROLLOVER_EVERY_SECONDS'),
+  'billing.rollup': billingDuty(300, 'BILLING_ROLLUP_EVERY_SECONDS'),
+  'billing.reconcile': billingDuty(300, 'BILLING_RECONCILE_EVERY_SECONDS'),
+} as const satisfies Record<string, JobDef>;
+
+interface JobDef {
+  queue: QueueName;
+  payload: z.ZodType;
+  attempts: number;
+  backoffMs: number;
+  /** A repeatable job: its default cadence and the variable that overrides it. */
+  schedule?: { everySeconds: number; env: string };
+}
 
 export type JobName = keyof typeof JOBS;
 export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]['payload']>;
@@ -95,4 +118,28 @@ export type JobsOfQueue<Q extends QueueName> = {
 
 export function jobsOfQueue(queue: QueueName): JobName[] {
   return (Object.keys(JOBS) as JobName[]).filter((n) => JOBS[n].queue === queue);
+}
+
+type ScheduledJob = { [N in JobName]: (typeof JOBS)[N] extends { schedule: object } ? N : never }[JobName];
+type ScheduleVar<Q extends QueueName> = {
+  [N in ScheduledJob]: (typeof JOBS)[N]['queue'] extends Q ? (typeof JOBS)[N]['schedule']['env'] : never;
+}[ScheduledJob];
+
+function scheduledOf(queue: QueueName) {
+  return jobsOfQueue(queue).flatMap((name) => {
+    const def: JobDef = JOBS[name];
+    return def.schedule ? [{ name, ...def.schedule }] : [];
+  });
+}
+
+/** The configuration of a queue's schedules (zod, for the service's defineEnv): seconds, at least 1. */
+export function scheduleEnv<Q extends QueueName>(queue: Q): Record<ScheduleVar<Q>, z.ZodDefault<z.ZodCoercedNumber>> {
+  return Object.fromEntries(
+    scheduledOf(queue).map((s) => [s.env, z.coerce.number().int().min(1).default(s.everySeconds)]),
+  ) as Record<ScheduleVar<Q>, z.ZodDefault<z.ZodCoercedNumber>>;
+}
+
+/** A queue's repeatable jobs at the cadence `env` configures (parsed with scheduleEnv). */
+export function schedulesOf(queue: QueueName, env: Record<string, unknown>): Array<{ name: JobName; everyMs: number }> {
+  return scheduledOf(queue).map((s) => ({ name: s.name, everyMs: Number(env[s.env] ?? s.everySeconds) * 1000 }));
 }

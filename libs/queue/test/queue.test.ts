@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { QueueClient, createRedis, createWorker, JOBS, QUEUES, jobsOfQueue } from '../src';
+import { z } from 'zod';
+import { QueueClient, createRedis, createWorker, JOBS, QUEUES, jobsOfQueue, scheduleEnv, schedulesOf } from '../src';
 
 const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const workerRedis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { forWorker: true });
@@ -22,6 +23,21 @@ describe('job registry', () => {
 
   it('refuses a payload that does not match the job schema', async () => {
     await expect(queues.enqueue('parse.file', { jobId: 'not-a-uuid', orgId: randomUUID() })).rejects.toThrow();
+  });
+
+  it("declares the billing duties' schedules beside their jobs; the service's environment sets the cadence", () => {
+    const env = z.object(scheduleEnv('billing'));
+    expect(schedulesOf('billing', env.parse({}))).toEqual([
+      { name: 'billing.reap', everyMs: 15_000 },
+      { name: 'billing.rollover', everyMs: 3_600_000 },
+      { name: 'billing.rollup', everyMs: 300_000 },
+      { name: 'billing.reconcile', everyMs: 300_000 },
+    ]);
+    const fast = env.parse({ BILLING_REAP_EVERY_SECONDS: '2' });
+    expect(schedulesOf('billing', fast)[0]).toEqual({ name: 'billing.reap', everyMs: 2000 });
+    expect(() => env.parse({ BILLING_ROLLUP_EVERY_SECONDS: '0' })).toThrow();
+    // Jobs that only run when enqueued have no schedule.
+    expect(schedulesOf('parse', {})).toEqual([]);
   });
 
   it('refuses to start a worker with a job of its queue unhandled', () => {

@@ -3,6 +3,7 @@ import { Transport, type Credentials, type RequestOptions, type TransportOptions
 import { poll, type PollingOptions } from './polling';
 import { ApiKeys, Auth, Billing } from './resources/account';
 import { Artifacts } from './resources/artifacts';
+import { Events } from './resources/events';
 import { Files } from './resources/files';
 import { KnowledgeBases } from './resources/knowledge-bases';
 import { Classify, Edit, Extract, Operations, Split } from './resources/workflows';
@@ -39,6 +40,8 @@ export class DocfleetClient {
   readonly billing: Billing;
   readonly auth: Auth;
   readonly apiKeys: ApiKeys;
+  /** The live event stream (Server-Sent Events). */
+  readonly events: Events;
   readonly #options: DocfleetClientOptions;
   readonly #http: Transport;
 
@@ -56,6 +59,7 @@ export class DocfleetClient {
     this.billing = new Billing(http);
     this.auth = new Auth(http);
     this.apiKeys = new ApiKeys(http);
+    this.events = new Events(http);
   }
 
   /** The base URL without trailing slashes. */

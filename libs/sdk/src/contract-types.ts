@@ -67,3 +67,4 @@ export type WebhookWithSecret = z.infer<typeof api.WebhookWithSecret>;
 export type WebhookDelivery = z.infer<typeof api.WebhookDelivery>;
 export type WebhookDeliveryPage = z.infer<typeof api.WebhookDeliveryPage>;
 export type JobProgressEvent = z.infer<typeof api.JobProgressEvent>;
+export type EventStreamMessage = z.infer<typeof api.EventStreamMessage>;

@@ -30,7 +30,8 @@ export interface RequestOptions {
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
 
-export type ResponseKind = 'json' | 'buffer' | 'auto';
+/** `stream`: the body unread (a ReadableStream), for answers that never end (the event stream). */
+export type ResponseKind = 'json' | 'buffer' | 'auto' | 'stream';
 
 export interface HttpRequest extends RequestOptions {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -96,7 +97,8 @@ export class Transport {
 
   private headers(req: HttpRequest): Record<string, string> {
     const h: Record<string, string> = { 'user-agent': this.userAgent };
-    if (req.response !== 'buffer') h.accept = req.response === 'auto' ? '*/*' : 'application/json';
+    if (req.response === 'stream') h.accept = 'text/event-stream';
+    else if (req.response !== 'buffer') h.accept = req.response === 'auto' ? '*/*' : 'application/json';
     if (this.#apiKey) h['x-api-key'] = this.#apiKey;
     if (this.#bearerToken) h.authorization = `Bearer ${this.#bearerToken}`;
     if (this.orgId) h['x-service-org-id'] = this.orgId;
@@ -226,6 +228,7 @@ async function bytes(res: Response): Promise<Buffer> {
 async function decode(res: Response, kind: ResponseKind, method: string, routePath: string): Promise<unknown> {
   const ct = res.headers.get('content-type') ?? '';
   if (kind === 'buffer') return bytes(res);
+  if (kind === 'stream') return res.body;
   if (kind === 'auto' && !isJson(ct)) return isText(ct) ? res.text() : bytes(res);
   const text = await res.text();
   if (!text) return null;

@@ -5,6 +5,7 @@ export { DEFAULT_POLLING, backoffDelays, isTransient, type PollingOptions } from
 export type { UploadSource } from './upload';
 export type { UploadOptions, ReplaceContentOptions, ListFilesOptions } from './resources/files';
 export type { ArtifactOptions } from './resources/artifacts';
+export { parseEventStream, type EventStreamOptions, type StreamedEvent } from './resources/events';
 export type { LedgerOptions } from './resources/account';
 export type * from './contract-types';
 export type * from './types';

@@ -1,6 +1,6 @@
 import { DocfleetApiError, DocfleetRequestError, DocfleetTimeoutError } from './errors';
 
-/** The spec's suggested polling: start near 2 s, back off to a 10 s ceiling. */
+/** The API's suggested polling (docs/api.md, States): start near 2 s, back off to a 10 s ceiling. */
 export const DEFAULT_POLLING = {
   initialIntervalMs: 2_000,
   maxIntervalMs: 10_000,

@@ -1,12 +1,12 @@
-import path from 'node:path';
+import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
 import type { FetchLike } from '../src/http';
 
-import { CORPUS } from '../../../services/gateway/test/harness';
-
-export { startGateway, type Gateway } from '../../../services/gateway/test/harness';
-
 /** Corpus files are read in place, never modified. */
-export const corpus = (rel: string) => path.join(CORPUS, rel);
+export { corpus } from '@docfleet/testing';
+
+/** The real gateway (libs/testing: a process over its own database, storage and queue prefix). */
+export const startGateway = (env: Record<string, string> = {}) => spawnGateway({ env });
+export type Gateway = GatewayProcess;
 
 export interface Recorded {
   method: string;

@@ -1,11 +1,9 @@
-// A fleet service as a real process (`node --import tsx services/<name>/src/main.ts`, what
-// `pnpm start` runs), for tests that need processes they can kill: it answers once its readiness
-// URL (the gateway's /readyz on PORT, a worker's /readyz on HEALTH_PORT) says 200.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+// A fleet service as a real process for tests that need processes they can kill: it answers once
+// its readiness URL (the gateway's /readyz on PORT, a worker's /readyz on HEALTH_PORT) says 200.
+// Built on the one spawner of service-process.ts.
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from './private-redis';
-
-const ROOT = path.resolve(__dirname, '../../..');
+import { startServiceProcess } from './service-process';
 
 export interface FleetServiceProcess {
   name: string;
@@ -28,54 +26,34 @@ export async function spawnFleetService(
 ): Promise<FleetServiceProcess> {
   const port = await freePort();
   const isGateway = name === 'gateway';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('services', name, 'src', 'main.ts')], {
-    cwd: ROOT,
+  const url = `http://127.0.0.1:${port}`;
+  const p = await startServiceProcess(name, {
     env: {
-      ...process.env,
       LOG_LEVEL: 'warn',
       DB_POOL_MAX: '4',
       ...(isGateway ? { PORT: String(port), HOST: '127.0.0.1', HEALTH_PORT: '0' } : { HEALTH_PORT: String(port) }),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    readyUrl: `${url}/readyz`,
+    ready: (s) => s === 200,
+    readyTimeoutMs: opts.readyTimeoutMs,
+    pollMs: 150,
+    supervised: false,
   });
-  let out = '';
-  child.stdout!.on('data', (b) => (out += b));
-  child.stderr!.on('data', (b) => (out += b));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.on('exit', (code, signal) => r({ code, signal })),
-  );
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
-  for (;;) {
-    if (gone) throw new Error(`${name} exited before it was ready:\n${out}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} not ready within ${opts.readyTimeoutMs ?? 60_000} ms:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
   return {
     name,
-    child,
-    pid: child.pid!,
+    child: p.child,
+    pid: p.child.pid!,
     url,
-    out: () => out,
-    exited,
+    out: p.output,
+    exited: p.exited,
     async kill9() {
-      if (!gone) child.kill('SIGKILL');
-      await exited;
+      if (!p.gone()) p.child.kill('SIGKILL');
+      await p.exited;
     },
     async stop() {
-      if (!gone) child.kill('SIGTERM');
-      await exited;
+      if (!p.gone()) p.child.kill('SIGTERM');
+      await p.exited;
     },
   };
 }

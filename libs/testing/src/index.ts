@@ -6,9 +6,20 @@ export type { PrivatePostgres } from './private-postgres';
 export type { PrivateRedis } from './private-redis';
 export { multipartBody, rawRequest } from './raw-http';
 export type { RawExchange, RawResponse } from './raw-http';
-export { spawnService, spawnWorker } from './service-process';
-export type { ServiceProcess, WorkerProcess, WorkerTarget } from './service-process';
+export { ROOT, spawnService, spawnWorker, startServiceProcess, stopProcess, workerEnvOf } from './service-process';
+export type {
+  ServiceProcess,
+  StartedProcess,
+  StartProcessOptions,
+  WorkerProcess,
+  WorkerTarget,
+} from './service-process';
+export { CORPUS, corpus, gatewayClient, spawnGateway } from './gateway';
+export type { GatewayProcess, Res, SpawnGatewayOptions } from './gateway';
+export { FLEET_WORKERS, INVOICE_PDF, ONLINE_ENV, offlineEnv, startFleet } from './fleet';
+export type { Fleet } from './fleet';
 export { spawnFleetService } from './fleet-service';
 export type { FleetServiceProcess } from './fleet-service';
 export { startWebhookReceiver } from './webhook-receiver';
 export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';
+export { creditInvariants } from './credits';

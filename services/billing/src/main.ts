@@ -2,7 +2,7 @@ import { observeCredits } from '@docfleet/billing';
 import { baseEnv, defineEnv, intFromEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
-import { QueueClient, createRedis, createWorker, keepSchedules, type JobName } from '@docfleet/queue';
+import { QueueClient, createRedis, createWorker, keepSchedules, scheduleEnv, schedulesOf } from '@docfleet/queue';
 import {
   createCreditMetrics,
   createJobMetrics,
@@ -16,18 +16,16 @@ import { createBillingHandlers } from './billing-duties.handler';
 
 const billingEnv = baseEnv.extend({
   HEALTH_PORT: intFromEnv(9104),
-  /** With WORKER_LOST_SECONDS (40), a dead worker's operation is failed and refunded within a minute. */
-  BILLING_REAP_EVERY_SECONDS: intFromEnv(15, 1),
-  BILLING_ROLLOVER_EVERY_SECONDS: intFromEnv(3600, 1),
-  BILLING_ROLLUP_EVERY_SECONDS: intFromEnv(300, 1),
-  BILLING_RECONCILE_EVERY_SECONDS: intFromEnv(300, 1),
+  /** BILLING_<DUTY>_EVERY_SECONDS: the cadence of each duty, declared in the queue registry beside it. */
+  ...scheduleEnv('billing'),
   BILLING_SCHEDULE_CHECK_SECONDS: intFromEnv(30, 1),
   REAPER_RUNNING_STALE_MINUTES: intFromEnv(30, 1),
   REAPER_QUEUED_STALE_HOURS: intFromEnv(24, 1),
 });
 
 // Composition root of the billing service: the ledger's background duties on the 'billing' queue,
-// scheduled with BullMQ job schedulers (one instance runs each tick however many replicas exist).
+// run on the schedules the queue registry declares (job schedulers in Redis: one instance runs each
+// tick however many replicas exist).
 async function main() {
   const telemetry = initTelemetry('billing');
   const env = defineEnv(billingEnv);
@@ -39,15 +37,11 @@ async function main() {
   const registry = createMetricsRegistry('billing');
   // The reaper's finalizeReservation reverses page charges: refunds are counted here.
   observeCredits(createCreditMetrics(registry));
-  const live = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
   const handlers = createBillingHandlers({
     db,
     logger,
     registry,
-    hasLiveOperationJob: async (id, attempt) => {
-      const job = await queues.queue('workflow').getJob(operationJobId(id, attempt));
-      return !!job && live.has(await job.getState());
-    },
+    hasLiveOperationJob: (id, attempt) => queues.isLive('workflow', operationJobId(id, attempt)),
     config: {
       runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000,
       queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000,
@@ -61,31 +55,23 @@ async function main() {
   });
   worker.on('failed', (job, err) => logger.error({ job: job?.name, err }, 'billing job failed'));
 
-  const schedule: Array<[JobName, number]> = [
-    ['billing.reap', env.BILLING_REAP_EVERY_SECONDS],
-    ['billing.rollover', env.BILLING_ROLLOVER_EVERY_SECONDS],
-    ['billing.rollup', env.BILLING_ROLLUP_EVERY_SECONDS],
-    ['billing.reconcile', env.BILLING_RECONCILE_EVERY_SECONDS],
-  ];
+  const schedules = schedulesOf('billing', env);
   // Redis keeps nothing on disk in the quickstart: after a restart the schedules are re-created.
-  const keeper = await keepSchedules(
-    queues.queue('billing'),
-    schedule.map(([name, seconds]) => ({ name, everyMs: seconds * 1000 })),
-    {
-      connection: redis,
-      checkEveryMs: env.BILLING_SCHEDULE_CHECK_SECONDS * 1000,
-      onRestored: (names) =>
-        logger.warn({ schedules: names }, 'billing schedules were missing from Redis and were re-created'),
-      onError: (err) => logger.error({ err }, 'billing schedule check failed'),
-    },
-  );
+  const keeper = await keepSchedules(queues.queue('billing'), schedules, {
+    connection: redis,
+    checkEveryMs: env.BILLING_SCHEDULE_CHECK_SECONDS * 1000,
+    onRestored: (names) =>
+      logger.warn({ schedules: names }, 'billing schedules were missing from Redis and were re-created'),
+    onError: (err) => logger.error({ err }, 'billing schedule check failed'),
+  });
 
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
     registry,
     checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
   });
-  logger.info({ health_port: health.port, schedule: Object.fromEntries(schedule) }, 'billing service started');
+  const schedule = Object.fromEntries(schedules.map((s) => [s.name, s.everyMs / 1000]));
+  logger.info({ health_port: health.port, schedule }, 'billing service started');
 
   onShutdown(
     async () => {

@@ -1,9 +1,15 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { grantCredits, reserveCredits } from '@docfleet/billing';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { createTestDb, freePort, startPrivateRedis, type PrivateRedis, type TestDb } from '@docfleet/testing';
+import {
+  createTestDb,
+  freePort,
+  startPrivateRedis,
+  startServiceProcess,
+  stopProcess,
+  type PrivateRedis,
+  type TestDb,
+} from '@docfleet/testing';
 
 // Redis keeps nothing on disk in the quickstart: a restart must not leave the ledger's duties unscheduled.
 let t: TestDb;
@@ -56,12 +62,9 @@ async function staleReservation() {
 it('re-creates its schedules after Redis restarts empty, and the reaper runs again', async () => {
   const port = await freePort();
   const prefix = `sched${port}`;
-  // node itself with tsx's loader (not the tsx CLI, which runs the service in a grandchild a kill would miss)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/billing/src/main.ts'], {
-    cwd: path.resolve(__dirname, '../../..'),
+  const service = await startServiceProcess('billing', {
+    readyUrl: `http://127.0.0.1:${port}/healthz`,
     env: {
-      ...process.env,
-      DOCFLEET_SUPERVISOR_PID: String(process.pid),
       DATABASE_URL: t.url,
       REDIS_URL: redis.url,
       HEALTH_PORT: String(port),
@@ -70,11 +73,8 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
       BILLING_REAP_EVERY_SECONDS: '1',
       BILLING_SCHEDULE_CHECK_SECONDS: '2',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
+  const { child } = service;
   cleanups.push(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -95,7 +95,8 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
     const until = Date.now() + ms;
     let v = await f();
     while (!ok(v)) {
-      if (Date.now() > until) throw new Error(`${what}: still ${JSON.stringify(v)} after ${ms} ms\n${log}`);
+      if (Date.now() > until)
+        throw new Error(`${what}: still ${JSON.stringify(v)} after ${ms} ms\n${service.output()}`);
       await new Promise((r) => setTimeout(r, 250));
       v = await f();
     }
@@ -116,11 +117,7 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
   );
   expect(reservation.status).toBe('failed');
   expect(Date.now() - t0).toBeLessThan(60_000);
-  expect(log).toContain('billing schedules were missing from Redis and were re-created');
+  expect(service.output()).toContain('billing schedules were missing from Redis and were re-created');
   expect(child.exitCode).toBeNull(); // it never exited
-  const code = await new Promise<number | null>((resolve) => {
-    child.on('exit', resolve);
-    child.kill('SIGTERM');
-  });
-  expect(code).toBe(0);
+  expect((await stopProcess(service)).code).toBe(0);
 }, 120_000);

@@ -1,5 +1,5 @@
 // The user commands end to end (`pnpm docfleet <cmd>`) against a running fleet (gateway, parse,
-// index and workflow workers; services/mcp-server/test/fleet.ts), mostly with --json: stdout must
+// index and workflow workers; startFleet of libs/testing), mostly with --json: stdout must
 // be one JSON document, progress and messages go to stderr. Also: a folder uploaded recursively
 // with a per-file failure report, live parse progress from the index, the progress bar on a
 // terminal (through `script`, which gives the command a pseudo-terminal), and usage errors.
@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { INVOICE_PDF, ROOT, offlineEnv, startFleet, workflowsLanded, type Fleet } from '../../mcp-server/test/fleet';
+import { INVOICE_PDF, ROOT, offlineEnv, startFleet, type Fleet } from '@docfleet/testing';
 
 const run = promisify(execFile);
 let fleet: Fleet;
@@ -185,6 +185,19 @@ describe('pnpm docfleet (user commands)', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`${invoiceId}\\s+${jobs[0].job_id}\\s+completed`));
     expect(text.stderr).toMatch(/AzureInterior\.pdf {2}completed/);
+    expect(text.stderr).not.toContain('polling the index');
+  });
+
+  it('uploads with --parse --watch: the new parses followed live on the event stream to their end', async () => {
+    const dir = path.join(fleet.tmp, 'watched');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'watched.csv'), 'region,revenue\nnorth,10\nsouth,20\n');
+    const r = await docfleet(['upload', dir, '--kb', kbId, '--parse', '--watch']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('following the parses on the event stream');
+    expect(r.stderr).toMatch(/watched\.csv {2}completed/);
+    expect(r.stdout).toMatch(/\S+ completed\s+.*watched\.csv/);
+    expect(r.stdout).not.toContain('parses queued');
   });
 
   it('searches with a readable table and with --json', async () => {
@@ -209,7 +222,7 @@ describe('pnpm docfleet (user commands)', () => {
   });
 });
 
-(workflowsLanded() ? describe : describe.skip)('pnpm docfleet extract and split', () => {
+describe('pnpm docfleet extract and split', () => {
   it('extracts with a JSON Schema (file job) and with a field list (operation)', async () => {
     const jsonSchema = path.join(fleet.tmp, 'schema.json');
     await writeFile(

@@ -1,4 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
+import { Gauge } from 'prom-client';
 import { observeCredits } from '@docfleet/billing';
 import { createCreditMetrics } from '@docfleet/runtime';
 import type { Deps } from './deps';
@@ -22,6 +23,8 @@ import { extractJobRoutes } from './routes/extract-jobs.routes';
 import { splitRoutes } from './routes/split.routes';
 import { classifyEditRoutes } from './routes/classify-edit.routes';
 import { webhookRoutes } from './routes/webhooks.routes';
+import { eventRoutes } from './routes/events.routes';
+import { EventHub } from './domain/events/event-hub';
 
 export const API_VERSION = '0.1.0';
 
@@ -86,6 +89,21 @@ export function buildApp(deps: Deps) {
   splitRoutes(routes, deps);
   classifyEditRoutes(routes, deps);
   webhookRoutes(routes, deps);
+  // One Redis subscription per process for every event stream it holds, taken at the first stream.
+  let hub: EventHub | undefined;
+  eventRoutes(routes, deps, () => (hub ??= new EventHub(deps.redis, deps.env.QUEUE_PREFIX, deps.logger)));
+  new Gauge({
+    name: 'docfleet_event_streams_open',
+    help: 'Event streams (GET /v1/events/stream) this process holds open',
+    registers: [metrics.registry],
+    collect() {
+      this.set(hub?.size ?? 0);
+    },
+  });
+  /** Ends the open event streams (shutdown: a stream would otherwise hold server.close open). */
+  const closeStreams = async () => {
+    await hub?.close();
+  };
 
   // One OpenAPI document from both registries: generated from the validating schemas.
   const openapi = () => {
@@ -119,5 +137,5 @@ export function buildApp(deps: Deps) {
   app.use(privateRouter);
   app.use(notFound);
   app.use(errorHandler);
-  return { app, openapi };
+  return { app, openapi, closeStreams };
 }

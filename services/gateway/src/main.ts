@@ -25,7 +25,7 @@ async function main() {
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
     models: new ModelRegistry(readModelConfig(process.env)),
   };
-  const { app } = buildApp(deps);
+  const { app, closeStreams } = buildApp(deps);
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
   server.listen(env.PORT, env.HOST, () => logger.info({ port: env.PORT }, 'gateway listening'));
@@ -33,10 +33,13 @@ async function main() {
   // SIGTERM/SIGINT (or the supervisor gone): no new connections, finish in-flight requests, then close.
   onShutdown(async (signal) => {
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    await new Promise<void>((resolve) => {
+    const closed = new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    // Event streams never finish on their own: end them (clients resume with Last-Event-ID).
+    await closeStreams();
+    await closed;
     await deps.queues.close().catch(() => undefined);
     await deps.redis.quit().catch(() => undefined);
     await deps.db.$disconnect().catch(() => undefined);

@@ -1,6 +1,4 @@
 import { addVersion, seedAndIndex, seg, type Seeded } from '../../index-worker/test/fixtures';
-import { queryTerms } from '../src/domain/search/query-terms';
-import { RANKING, textSearchSql, type SearchRow } from '../src/domain/search/search-sql';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
@@ -425,30 +423,5 @@ describe('POST /v1/knowledge-bases/{kbId}/search', () => {
       Object.keys(op.requestBody.content['application/json'].schema.properties ?? doc.components.schemas),
     ).toBeDefined();
     expect(op.responses['200']).toBeDefined();
-  });
-
-  it('in a large knowledge base, takes candidates from the rarer words and falls back when common words never meet', async () => {
-    // The knowledge base here is small, so the statement is run with a tiny commonRows to act as a large one.
-    await gw.db.$executeRawUnsafe('ANALYZE evidence_index_segments');
-    const run = async (query: string, commonRows: number) =>
-      (
-        JSON.parse(
-          (
-            await gw.db.$queryRaw<SearchRow[]>(
-              textSearchSql({ kbId, orgId }, queryTerms(query), {}, 30, { ...RANKING, commonRows }),
-            )
-          )[0].hits,
-        ) as Array<{ segmentId: string }>
-      ).map((h) => h.segmentId);
-    // widgets is in 100 segments: with a rare word present it only scores, it does not make candidates
-    expect((await run('widgets consulting', 1_000_000)).length).toBeGreaterThan(1);
-    expect(await run('widgets consulting', 5)).toEqual(['inv-lines']);
-    // only common words: the segments having all of them
-    const both = await run('filler widgets', 5);
-    expect(both).toHaveLength(30);
-    expect(both.every((id) => id.startsWith('bulk-'))).toBe(true);
-    // only common words that never meet: any of them
-    const either = await run('widgets revenue', 2);
-    expect(either.some((id) => id.startsWith('bulk-')) && either.some((id) => id.startsWith('rep-'))).toBe(true);
   });
 });

@@ -6,9 +6,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CORPUS } from './harness';
-import { spawnGateway, type GatewayProcess } from './gateway-process';
-import { multipartBody, rawRequest, type RawResponse } from '@docfleet/testing';
+import {
+  CORPUS,
+  multipartBody,
+  rawRequest,
+  spawnGateway,
+  type GatewayProcess,
+  type RawResponse,
+} from '@docfleet/testing';
 
 const MAX_UPLOAD = 2 * 1024 * 1024;
 const BOUNDARY = 'docfleet-test-boundary-7d1f';

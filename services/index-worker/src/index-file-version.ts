@@ -6,6 +6,7 @@ import type { Logger } from '@docfleet/logger';
 import type { StorageDriver } from '@docfleet/storage';
 import { applyIndexDelta } from './index-state';
 import { jsonArrayElements } from './json-array-stream';
+import { applyTermDelta, termCountsOf } from './search-stats';
 import { SegmentsFile, clean, segmentRows, streamSegmentRows, type SegmentRow } from './segment-rows';
 
 export interface IndexDeps {
@@ -166,18 +167,39 @@ export function filenameWords(filename: string): string {
 /**
  * One multi-row INSERT: the batch travels as a single jsonb parameter and the weighted tsvector is
  * built in SQL: title A, table headers and row labels B, markdown C, and the file name's words D
- * (weak, but they make every segment of "the Azure Interior invoice" match "azure").
+ * (weak, but they make every segment of "the Azure Interior invoice" match "azure"). The same
+ * statement writes the segments' BM25 postings (search_segment_terms(), the one analyser that
+ * search also reads queries with) and their lengths.
  */
 export async function insertRows(tx: Tx, o: RowOwner, rows: SegmentRow[]): Promise<number> {
-  return tx.$executeRaw`
-    INSERT INTO evidence_index_segments (org_id, knowledge_base_id, folder_id, file_id, file_version_id, artifact_manifest_id,
-      segment_id, ordinal, title, markdown, source_type, coordinates, is_table, table_metadata, note_refs, years, quarters, neighbors, tsv)
-    SELECT ${o.orgId}::uuid, ${o.kbId}::uuid, ${o.folderId}::uuid, ${o.fileId}::uuid, ${o.fileVersionId}::uuid, ${o.manifestId}::uuid,
-      r.segment_id, r.ordinal, r.title, r.markdown, r.source_type, r.coordinates, r.is_table, r.table_metadata, r.note_refs, r.years, r.quarters, r.neighbors,
-      setweight(to_tsvector('english', r.title), 'A') || setweight(to_tsvector('english', r.labels), 'B') || setweight(to_tsvector('english', r.markdown), 'C')
-        || setweight(to_tsvector('english', ${filenameWords(o.filename)}), 'D')
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(segment_id text, ordinal int, title text, labels text, markdown text, source_type text,
-      coordinates jsonb, is_table boolean, table_metadata jsonb, note_refs text[], years int[], quarters text[], neighbors jsonb)`;
+  const fileWords = filenameWords(o.filename);
+  const [r] = await tx.$queryRaw<{ n: number }[]>`
+    WITH r AS MATERIALIZED (
+      SELECT gen_random_uuid() AS rid, r.* FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(segment_id text, ordinal int, title text, labels text, markdown text, source_type text,
+        coordinates jsonb, is_table boolean, table_metadata jsonb, note_refs text[], years int[], quarters text[], neighbors jsonb)
+    ),
+    t AS MATERIALIZED (
+      SELECT r.rid, t.term, t.tf FROM r, LATERAL search_segment_terms(r.title, r.labels, r.markdown, ${fileWords}) t
+    ),
+    d AS MATERIALIZED (SELECT t.rid, sum(t.tf) AS dl FROM t GROUP BY t.rid),
+    ins AS (
+      INSERT INTO evidence_index_segments (id, org_id, knowledge_base_id, folder_id, file_id, file_version_id, artifact_manifest_id,
+        segment_id, ordinal, title, markdown, source_type, coordinates, is_table, table_metadata, note_refs, years, quarters, neighbors, tsv, search_length)
+      SELECT r.rid, ${o.orgId}::uuid, ${o.kbId}::uuid, ${o.folderId}::uuid, ${o.fileId}::uuid, ${o.fileVersionId}::uuid, ${o.manifestId}::uuid,
+        r.segment_id, r.ordinal, r.title, r.markdown, r.source_type, r.coordinates, r.is_table, r.table_metadata, r.note_refs, r.years, r.quarters, r.neighbors,
+        setweight(to_tsvector('english', r.title), 'A') || setweight(to_tsvector('english', r.labels), 'B') || setweight(to_tsvector('english', r.markdown), 'C')
+          || setweight(to_tsvector('english', ${fileWords}), 'D'),
+        coalesce(d.dl, 0)
+      FROM r LEFT JOIN d ON d.rid = r.rid
+      RETURNING 1
+    ),
+    post AS (
+      INSERT INTO search_postings (segment_row_id, term, knowledge_base_id, tf, dl)
+      SELECT t.rid, t.term, ${o.kbId}::uuid, t.tf, d.dl FROM t JOIN d ON d.rid = t.rid
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM ins)::int AS n, (SELECT count(*) FROM post)::int AS p`;
+  return r?.n ?? 0;
 }
 
 export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPayload): Promise<IndexOutcome> {
@@ -191,6 +213,8 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
       const now = await check(tx, p, true);
       if ('skip' in now) return { status: 'skipped' as const, reason: now.skip };
       const { file } = now;
+      const ofFile = Prisma.sql`s.file_id = ${p.fileId}::uuid`;
+      const before = await termCountsOf(tx, ofFile);
       const removed = await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid`;
       const owner: RowOwner = {
         orgId: p.orgId,
@@ -205,11 +229,12 @@ export async function indexFileVersion(deps: IndexDeps, p: IndexFileVersionPaylo
       const rows = streamSegmentRowsOf(deps.storage, now.storagePrefix, file.content_type);
       for await (const batch of streamBatches(rows, deps.batchRows ?? DEFAULT_BATCH_ROWS))
         inserted += await insertRows(tx, owner, batch);
+      const length = await applyTermDelta(tx, file.knowledge_base_id, await termCountsOf(tx, ofFile), before);
       await applyIndexDelta(
         tx,
         p.orgId,
         file.knowledge_base_id,
-        { segments: inserted - removed, files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0) },
+        { segments: inserted - removed, files: (inserted > 0 ? 1 : 0) - (removed > 0 ? 1 : 0), length },
         p.fileId,
       );
       // Applied: no longer pending, in the same commit as the rows (issue 13.6).

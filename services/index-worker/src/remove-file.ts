@@ -1,9 +1,10 @@
 // 'index.remove-file': take a trashed or deleted file out of the index. Search already hides such
 // rows at query time (it joins live files and their current version), so this is clean-up and a
 // snapshot refresh, never what correctness depends on.
-import { clearPendingIndexJob, type Tx } from '@docfleet/db';
+import { Prisma, clearPendingIndexJob, type Tx } from '@docfleet/db';
 import type { IndexDeps } from './index-file-version';
 import { applyIndexDelta, indexedKbsOfOrg, recountIndexState } from './index-state';
+import { NO_TERMS, applyTermDelta, termCountsOf } from './search-stats';
 
 export type RemoveOutcome =
   { status: 'removed' | 'pruned'; removed: number } | { status: 'skipped'; reason: 'file_live' };
@@ -37,14 +38,26 @@ export async function removeFile(
         return { status: 'removed' as const, removed };
       }
       if (file.deleted_at) {
+        const gone = await termCountsOf(tx, Prisma.sql`s.file_id = ${p.fileId}::uuid`);
         const removed = await tx.$executeRaw`DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid`;
-        if (removed)
-          await applyIndexDelta(tx, p.orgId, file.knowledge_base_id, { segments: -removed, files: -1 }, p.fileId);
+        if (removed) {
+          const length = await applyTermDelta(tx, file.knowledge_base_id, NO_TERMS, gone);
+          await applyIndexDelta(
+            tx,
+            p.orgId,
+            file.knowledge_base_id,
+            { segments: -removed, files: -1, length },
+            p.fileId,
+          );
+        }
         return { status: 'removed' as const, removed };
       }
+      const stale = Prisma.sql`s.file_id = ${p.fileId}::uuid AND s.file_version_id IS DISTINCT FROM ${file.current_version_id}::uuid`;
+      const gone = await termCountsOf(tx, stale);
       const removed = await tx.$executeRaw`
-        DELETE FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid AND file_version_id IS DISTINCT FROM ${file.current_version_id}::uuid`;
+        DELETE FROM evidence_index_segments s WHERE ${stale}`;
       if (!removed) return { status: 'skipped' as const, reason: 'file_live' as const };
+      const length = await applyTermDelta(tx, file.knowledge_base_id, NO_TERMS, gone);
       const left = await tx.$queryRaw<
         { any: boolean }[]
       >`SELECT EXISTS (SELECT 1 FROM evidence_index_segments WHERE file_id = ${p.fileId}::uuid) AS any`;
@@ -55,6 +68,7 @@ export async function removeFile(
         {
           segments: -removed,
           files: left[0]?.any ? 0 : -1,
+          length,
         },
         p.fileId,
       );

@@ -2,15 +2,15 @@
 // queued again; one with index rows, one whose job is still queued, a young one, and the older
 // manifest of a re-parsed version are left alone.
 import { createLogger } from '@docfleet/logger';
-import { startGateway, type Gateway } from '../../gateway/test/harness';
+import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
 import { sweepUnindexed } from '../src/index-sweep';
 import { addManifest, indexNow, seedParsedFile, seg } from './fixtures';
 
-let gw: Gateway;
+let gw: GatewayProcess;
 let orgId: string;
 let kbId: string;
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await spawnGateway();
   const o = await gw.createOrg();
   orgId = o.orgId;
   kbId = (await gw.req('POST', '/v1/knowledge-bases', { key: o.key, body: { name: 'Sweep' } })).body.knowledge_base.id;

@@ -3,17 +3,17 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
-import { startGateway, type Gateway } from '../../gateway/test/harness';
+import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
 import { createIndexHandlers } from '../src/handlers';
 import { removeFile } from '../src/remove-file';
 import { addManifest, addVersion, indexDeps, indexNow, seedAndIndex, seedParsedFile, seg, waitFor } from './fixtures';
 
-let gw: Gateway;
+let gw: GatewayProcess;
 let key: string;
 let orgId: string;
 let kbId: string;
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
   kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Index' } })).body.knowledge_base.id;
 });

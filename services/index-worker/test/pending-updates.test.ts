@@ -3,22 +3,21 @@
 // restore and permanent delete; a job the queue lost still counts and the sweep queues it again;
 // another knowledge base's jobs never count; once the worker has applied them all it is 0.
 import { randomUUID } from 'node:crypto';
+import { enqueueIndexOfParse } from '@docfleet/jobs';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
-import { startGateway, type Gateway } from '../../gateway/test/harness';
-import { enqueueIndex } from '../../parse-worker/src/parse-file.handler';
-import type { WorkerDeps } from '../../parse-worker/src/deps';
+import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
 import { createIndexHandlers } from '../src/handlers';
 import { sweepUnindexed } from '../src/index-sweep';
 import { indexDeps, seedAndIndex, seedParsedFile, seg, waitFor } from './fixtures';
 
-let gw: Gateway;
+let gw: GatewayProcess;
 let key: string;
 let orgId: string;
 let kbId: string;
 let otherKbId: string;
 beforeAll(async () => {
-  gw = await startGateway();
+  gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
   const kb = (name: string) => gw.req('POST', '/v1/knowledge-bases', { key, body: { name } });
   kbId = (await kb('Pending')).body.knowledge_base.id;
@@ -37,7 +36,7 @@ async function pending(kb = kbId): Promise<number> {
 async function parseCompleted(s: { manifestId: string }) {
   const jobId = randomUUID();
   await gw.db.artifactManifest.update({ where: { id: s.manifestId }, data: { job_id: jobId } });
-  await enqueueIndex({ db: gw.db, queues: gw.deps.queues, logger: silent } as unknown as WorkerDeps, jobId);
+  await enqueueIndexOfParse({ db: gw.db, queues: gw.deps.queues }, jobId);
 }
 
 it('counts exactly the index jobs queued and not yet applied, per knowledge base', async () => {
@@ -52,8 +51,8 @@ it('counts exactly the index jobs queued and not yet applied, per knowledge base
     ),
   );
   for (const p of parsed) await parseCompleted(p);
-  await enqueueIndex(
-    { db: gw.db, queues: gw.deps.queues, logger: silent } as unknown as WorkerDeps,
+  await enqueueIndexOfParse(
+    { db: gw.db, queues: gw.deps.queues },
     (await gw.db.artifactManifest.findUniqueOrThrow({ where: { id: parsed[0]!.manifestId } })).job_id!,
   );
   expect(await pending()).toBe(3);

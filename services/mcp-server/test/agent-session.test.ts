@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { INVOICE_PDF, startFleet, workflowsLanded, type Fleet } from './fleet';
+import { INVOICE_PDF, startFleet, type Fleet } from '@docfleet/testing';
 import { connect, part, textOf, type McpSession } from './mcp-client';
 
 let fleet: Fleet;
@@ -218,11 +218,7 @@ describe('agent session: knowledge base, upload, parse, read, search', () => {
   });
 });
 
-// The extract, split and operations endpoints and the workflow worker land separately (see
-// fleet.ts workflowsLanded()); these steps of the session run as soon as all of them exist.
-const workflowDescribe = workflowsLanded() ? describe : describe.skip;
-
-workflowDescribe('agent session: extraction, split, download and what it cost', () => {
+describe('agent session: extraction, split, download and what it cost', () => {
   const INVOICE_SCHEMA = {
     type: 'object',
     properties: { invoice_number: { type: 'string' }, total: { type: 'number' } },

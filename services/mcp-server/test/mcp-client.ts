@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
-import { ROOT, offlineEnv } from './fleet';
+import { ROOT, offlineEnv } from '@docfleet/testing';
 
 export const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 export const MAIN = path.join('services', 'mcp-server', 'src', 'main.ts');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { MAIN, TSX, connect, textOf, type McpSession } from './mcp-client';
-import { ROOT, offlineEnv } from './fleet';
+import { ROOT, offlineEnv } from '@docfleet/testing';
 
 const run = promisify(execFile);
 const KEY = 'dfk_test_Secret_0123456789abcdef';

@@ -20,6 +20,14 @@ export const parseWorkerEnv = baseEnv.extend({
   PARSE_STALLED_INTERVAL_SECONDS: intFromEnv(15, 1),
   /** Times a job may lose its worker (kill -9, OOM) before it is failed for good. */
   PARSE_MAX_STALLED: intFromEnv(3, 0),
+  /**
+   * How often a worker looks for shards whose worker process is gone (its named Redis connection
+   * closed with it) and hands them to the next free worker (lost-shards.ts); 0 leaves it to BullMQ's
+   * lock expiry and stalled check (PARSE_LOCK_SECONDS + up to two PARSE_STALLED_INTERVAL_SECONDS).
+   */
+  PARSE_LOST_SHARD_CHECK_SECONDS: intFromEnv(2, 0),
+  /** A running shard is a candidate once its row has not moved this long. */
+  PARSE_LOST_SHARD_QUIET_SECONDS: intFromEnv(3, 1),
   /** On SIGTERM: time to finish the current job before handing it back to the queue. */
   PARSE_GRACE_SECONDS: intFromEnv(25, 0),
   /** How often jobs the queue has given up on (or never had) are failed with their credits released. */

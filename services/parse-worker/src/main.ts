@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { observeCredits } from '@docfleet/billing';
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
+import { onJobProgress, publishJobProgressTo } from '@docfleet/jobs';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import {
@@ -19,6 +20,7 @@ import { removeDeadScratch } from '@docfleet/pdf';
 import { initTelemetry } from '@docfleet/telemetry';
 import { parseWorkerEnv } from './config';
 import type { WorkerDeps } from './deps';
+import { workerConnectionName } from './lost-shards';
 import { createParseMetrics } from './parse-metrics';
 import { startParseWorker } from './worker';
 
@@ -28,8 +30,12 @@ async function main() {
   // Tesseract's OpenMP threads fight each other (and the other services) on a busy machine.
   process.env.OMP_THREAD_LIMIT ??= '1';
   const logger = createLogger('parse-worker', env.LOG_LEVEL);
-  const redis = createRedis(env.REDIS_URL);
+  const workerId = `${hostname()}:${process.pid}`;
+  // Named so the other workers see this process alive (lost-shards.ts): the connection dies with it.
+  const redis = createRedis(env.REDIS_URL, { name: workerConnectionName(workerId) });
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  // Progress writes go out on Redis too, so the event stream of any gateway replica carries them.
+  onJobProgress(publishJobProgressTo(redis, env.QUEUE_PREFIX));
   const registry = createMetricsRegistry('parse-worker');
   observeCredits(createCreditMetrics(registry));
   const deps: WorkerDeps = {
@@ -38,7 +44,7 @@ async function main() {
     db: createPrismaClient(env.DATABASE_URL, { poolMax: env.DB_POOL_MAX }),
     storage: createStorage(env.DATA_DIR),
     queues: new QueueClient(redis, env.QUEUE_PREFIX),
-    workerId: `${hostname()}:${process.pid}`,
+    workerId,
     handBack: { requested: false },
     pageImages: env.PARSE_PAGE_IMAGES,
     metrics: createParseMetrics(registry),
@@ -57,6 +63,8 @@ async function main() {
     maxStalledCount: env.PARSE_MAX_STALLED,
     reapIntervalMs: env.PARSE_REAP_INTERVAL_SECONDS * 1000,
     lostMs: env.WORKER_LOST_SECONDS * 1000,
+    lostShardCheckMs: env.PARSE_LOST_SHARD_CHECK_SECONDS * 1000,
+    lostShardQuietMs: env.PARSE_LOST_SHARD_QUIET_SECONDS * 1000,
     jobMetrics: createJobMetrics(registry),
   });
   const health = await startHealthServer({

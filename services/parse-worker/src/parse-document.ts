@@ -10,7 +10,9 @@ import {
   pageBudget,
   parsePages,
   segmentsFromGrounding,
+  startImageOcrHeadStart,
   startOcrHeadStart,
+  type ImageOcrHeadStart,
   type OcrHeadStart,
   type PageBudget,
 } from '@docfleet/pdf';
@@ -53,16 +55,25 @@ export async function parseDocument(ctx: JobContext): Promise<FinishOutcome | 'd
           budget: budgetOf(ctx.deps.env),
         })
       : undefined;
+  // An image always goes to OCR: Tesseract starts now and loads its model while the page is hashed.
+  const imageHead =
+    ctx.kind === 'image'
+      ? startImageOcrHeadStart(ctx.deps.storage.localPath(ctx.version.storage_path), {
+          timeoutSeconds: ctx.options.timeout_seconds,
+        })
+      : undefined;
   try {
-    return await parseDocumentFlow(ctx, head);
+    return await parseDocumentFlow(ctx, head, imageHead);
   } finally {
     await head?.dispose();
+    await imageHead?.dispose();
   }
 }
 
 async function parseDocumentFlow(
   ctx: JobContext,
   head: OcrHeadStart | undefined,
+  imageHead: ImageOcrHeadStart | undefined,
 ): Promise<FinishOutcome | 'dispatched'> {
   const { deps, job, file, version, options } = ctx;
   const kind = ctx.kind as 'pdf' | 'image';
@@ -246,6 +257,7 @@ async function parseDocumentFlow(
       },
       shouldCancel: ctx.shouldStop,
       ocrHeadStart: head,
+      imageOcrHeadStart: imageHead,
       decodedImage: inspect.decodedImage,
     });
     await charger.flush();

@@ -4,9 +4,9 @@
 // fails on the last attempt. A worker killed mid-job is redelivered by BullMQ's stalled-job
 // recovery: page debits are idempotent and the bundle is rewritten under the same names.
 import fs from 'node:fs/promises';
-import { recordPendingIndexJob } from '@docfleet/db';
 import { isSpreadsheetKind } from '@docfleet/contracts';
 import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
+import { enqueueIndexOfParse as enqueueIndex } from '@docfleet/jobs';
 import { isParseError } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
 import { startHeartbeat } from '@docfleet/runtime';
@@ -79,36 +79,12 @@ export function classifyFailure(err: unknown): Failure {
   };
 }
 
+/** The index job of a completed parse (libs/jobs owns it; shards.ts enqueues it the same way). */
+export { enqueueIndex };
+
 /** The event's traceback: the error itself, redacted (publicTraceback); the full chain is logged. */
 function traceback(err: unknown): string {
   return publicTraceback(err);
-}
-
-export async function enqueueIndex(deps: WorkerDeps, jobId: string) {
-  const m = await deps.db.artifactManifest.findFirst({ where: { job_id: jobId, artifact_type: 'parse' } });
-  if (!m) return;
-  const file = await deps.db.file.findUnique({ where: { id: m.file_id }, select: { knowledge_base_id: true } });
-  if (!file) return;
-  // One index job per manifest (BullMQ job id): a redelivered parse does not index twice, nor counts
-  // as pending again once its index job completed (issue 13.6: pending rows are exact).
-  const indexJobId = `index-${m.id}`;
-  const known = await deps.queues.queue('index').getJob(indexJobId);
-  if (known && (await known.isCompleted())) return;
-  const payload = {
-    orgId: m.org_id,
-    fileId: m.file_id,
-    fileVersionId: m.file_version_id,
-    manifestId: m.id,
-    pendingId: indexJobId,
-  };
-  await recordPendingIndexJob(deps.db, {
-    jobId: indexJobId,
-    orgId: m.org_id,
-    kbId: file.knowledge_base_id,
-    name: 'index.file-version',
-    payload,
-  });
-  await deps.queues.enqueue('index.file-version', payload, { jobId: indexJobId });
 }
 
 export async function handleParseFile(

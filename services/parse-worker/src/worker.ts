@@ -1,7 +1,8 @@
 import { createWorker, type Job as QueueJob, type WorkerOptions } from '@docfleet/queue';
 import type { WorkerDeps } from './deps';
 import { handleParseFile } from './parse-file.handler';
-import { reapOnce } from './reaper';
+import { resumeLostShards } from './lost-shards';
+import { KILLED_MESSAGE, reapOnce } from './reaper';
 import { handleParseShard } from './shards';
 
 export interface ParseWorkerOptions {
@@ -17,6 +18,10 @@ export interface ParseWorkerOptions {
   reapIntervalMs?: number;
   /** A running job whose heartbeat is this old has lost its worker (WORKER_LOST_SECONDS; default 40 s). */
   lostMs?: number;
+  /** How often shards of dead workers are looked for (lost-shards.ts); 0 or absent disables it. */
+  lostShardCheckMs?: number;
+  /** A running shard whose row has not moved this long may have lost its worker (default 3 s). */
+  lostShardQuietMs?: number;
 }
 
 export interface RunningParseWorker {
@@ -67,11 +72,30 @@ export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): Runni
     reaper = setInterval(tick, o.reapIntervalMs);
     reaper.unref();
   }
+  let lostCheck: NodeJS.Timeout | undefined;
+  if (o.lostShardCheckMs) {
+    const queue = deps.queues.queue('parse');
+    const opts = {
+      quietMs: o.lostShardQuietMs ?? 3000,
+      maxLost: o.maxStalledCount ?? 3,
+      killedMessage: KILLED_MESSAGE,
+    };
+    let busy = false;
+    lostCheck = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      resumeLostShards(deps, queue, opts)
+        .catch((err) => deps.logger.warn({ err }, 'lost-shard check failed'))
+        .finally(() => (busy = false));
+    }, o.lostShardCheckMs);
+    lostCheck.unref();
+  }
 
   return {
     worker,
     async close(graceMs = 25_000) {
       if (reaper) clearInterval(reaper);
+      if (lostCheck) clearInterval(lostCheck);
       const handBackTimer = setTimeout(() => {
         deps.handBack.requested = true;
       }, graceMs);

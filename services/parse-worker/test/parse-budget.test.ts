@@ -24,20 +24,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => s.close());
 
-async function parseUpload(name: string, data: Buffer, options: Record<string, unknown> = {}) {
-  const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name, data });
-  expect(up.status).toBe(201);
-  const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, { key, body: { options } });
-  expect(r.status).toBe(202);
-  const job = await s.client(key).waitForJob(up.body.file.id, r.body.job.job_id, { timeoutMs: 240_000 });
-  const events = (await s.client(key).files.jobEvents(up.body.file.id, job.job_id)).events;
-  return {
-    fileId: up.body.file.id as string,
-    job,
-    events,
-    reserved: r.body.credit_reservation.amount_credits as number,
-  };
-}
+const parseUpload = (name: string, data: Buffer, options: Record<string, unknown> = {}) =>
+  s.parseUpload(key, kbId, { name, data }, options, { timeoutMs: 240_000 });
 
 // What the caller may never see: absolute paths, poppler's stderr, tool names, stack frames.
 const LEAKS =

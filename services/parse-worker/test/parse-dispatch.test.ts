@@ -1,6 +1,7 @@
 // Dispatch rules through the HTTP API: credits (402 with nothing queued, no over-reservation under
 // concurrency), access, option validation, bulk semantics, retries after failure or cancel,
-// cancelling, clearing failed jobs, a queue outage, and the reaper. The worker starts only for the
+// cancelling, clearing failed jobs, and the reaper (a queue outage at dispatch:
+// services/gateway/test/parse-queue-outage.test.ts). The worker starts only for the
 // last cases, so queued states can be observed without racing it.
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -243,52 +244,6 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     expect([conflict.status, conflict.body.code]).toEqual([409, 'idempotency_conflict']);
     const { jobs } = (await s.gw.req('GET', `/v1/files/${f.id}/jobs`, { key: o.key })).body;
     expect(jobs.map((j: any) => j.job_id)).toEqual([ex.job.job_id, retry.job.job_id, first.job.job_id]);
-  });
-
-  it('a queue outage fails the new job with its reservation; failed jobs can be cleared and retried', async () => {
-    const o = await setup(10);
-    const f = (await o.up('a.pdf')).body.file;
-    const real = s.gw.deps.queues.enqueue;
-    // What a client library may throw: its message names a socket path, its stack the host's files.
-    s.gw.deps.queues.enqueue = async () => {
-      throw new Error('connect ECONNREFUSED 127.0.0.1:6379 (or /var/run/redis/redis-server.sock)');
-    };
-    let r;
-    try {
-      r = await parse(o.key, f.id);
-    } finally {
-      s.gw.deps.queues.enqueue = real;
-    }
-    expect([r.status, r.body.code]).toEqual([503, 'service_unavailable']);
-    const failed = await s.gw.db.job.findFirstOrThrow({ where: { file_id: f.id } });
-    expect(failed).toMatchObject({
-      status: 'failed',
-      error: expect.stringMatching(/could not be queued/),
-      error_code: 'service_unavailable',
-    });
-    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: failed.id } })).toMatchObject({
-      status: 'failed',
-    });
-    const events = (await s.gw.req('GET', `/v1/files/${f.id}/jobs/${failed.id}/events`, { key: o.key })).body.events;
-    // The error's name and message, redacted: no stack frames, no paths (docs/errors.md).
-    expect(events.at(-1)).toMatchObject({
-      event_type: 'job.failed',
-      payload: { code: 'service_unavailable', traceback: 'Error: connect ECONNREFUSED 127.0.0.1:6379 (or <path>)' },
-    });
-
-    const retry = (await parse(o.key, f.id)).body;
-    expect(retry).toMatchObject({ retry_of_job_id: failed.id });
-    const clear = await s.gw.req('DELETE', `/v1/files/${f.id}/jobs/failed`, { key: o.key });
-    expect(clear.body).toEqual({ cleaned: 1, cleaned_job_ids: [failed.id], cleaned_kinds: ['parse'] });
-    expect(await s.gw.db.jobEvent.count({ where: { job_id: failed.id } })).toBe(0);
-    expect(
-      (await s.gw.req('GET', `/v1/files/${f.id}/jobs`, { key: o.key })).body.jobs.map((j: any) => j.job_id),
-    ).toEqual([retry.job.job_id]);
-    expect((await s.gw.req('DELETE', `/v1/files/${f.id}/jobs/failed`, { key: o.key })).body).toEqual({
-      cleaned: 0,
-      cleaned_job_ids: [],
-      cleaned_kinds: [],
-    });
   });
 
   it('the reaper fails a job whose queue entry is gone and closes its reservation', async () => {

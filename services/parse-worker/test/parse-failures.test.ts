@@ -22,15 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-async function parseUpload(name: string, data: Buffer, options: Record<string, unknown> = {}) {
-  const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name, data });
-  expect(up.status).toBe(201);
-  const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, { key, body: { options } });
-  expect(r.status).toBe(202);
-  const c = s.client(key);
-  const job = await c.waitForJob(up.body.file.id, r.body.job.job_id);
-  return { fileId: up.body.file.id as string, job, reserved: r.body.credit_reservation.amount_credits as number };
-}
+const parseUpload = (name: string, data: Buffer, options: Record<string, unknown> = {}) =>
+  s.parseUpload(key, kbId, { name, data }, options);
 
 async function expectCleanFailure(
   fileId: string,

@@ -1,10 +1,15 @@
 // Webhooks end to end with real processes (gateway and webhook worker, `node --import tsx …/main.ts`)
 // over a private database and queue prefix, delivering to real receivers on loopback.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createOrganization, createOrgApiKey } from '@docfleet/auth';
 import { WebhookVerificationError, verifyWebhook } from '@docfleet/sdk';
 import {
   createTestDb,
+  freePort,
   spawnFleetService,
   startWebhookReceiver,
   type FleetServiceProcess,
@@ -216,4 +221,146 @@ describe('webhook endpoints', () => {
     expect(slow.attempts.length).toBeGreaterThanOrEqual(2);
     await slow.close();
   });
+});
+
+describe('server-side request forgery (WEBHOOK_ALLOW_PRIVATE off)', () => {
+  let t2: TestDb;
+  let strictGw: FleetServiceProcess;
+  let strictWorker: FleetServiceProcess;
+  beforeAll(async () => {
+    t2 = await createTestDb();
+    const strict = {
+      ...env,
+      DATABASE_URL: t2.url,
+      QUEUE_PREFIX: `whs${randomUUID().slice(0, 8)}`,
+      WEBHOOK_ALLOW_PRIVATE: 'false',
+    };
+    [strictGw, strictWorker] = await Promise.all([
+      spawnFleetService('gateway', strict),
+      spawnFleetService('webhook-worker', strict),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([strictGw?.stop(), strictWorker?.stop()]);
+    await t2?.drop();
+  });
+
+  const strictCall = async (method: string, p: string, key: string, body?: unknown) => {
+    const r = await fetch(strictGw.url + p, {
+      method,
+      headers: { 'x-api-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+
+  it('refuses loopback, metadata, private and loopback-resolving URLs at create and on change', async () => {
+    const o = await createOrganization(t2.db, 'strict');
+    const key = (await createOrgApiKey(t2.db, o.id)).secret;
+    for (const [url, why] of [
+      ['https://127.0.0.1/hook', /loopback/],
+      ['https://169.254.169.254/latest/meta-data/', /linkLocal|metadata/],
+      ['https://10.0.0.1/hook', /private/],
+      ['https://localhost/hook', /localhost resolves to .*loopback/],
+      [rx.url, /loopback/],
+    ] as const) {
+      const r = await strictCall('POST', '/v1/webhooks', key, { url });
+      expect({ url, status: r.status, code: r.body.code }).toEqual({ url, status: 400, code: 'invalid_webhook_url' });
+      expect(r.body.error ?? r.body.message).toMatch(why);
+    }
+    expect((await strictCall('GET', '/v1/webhooks', key)).body.webhooks).toEqual([]);
+    const ep = await t2.db.webhookEndpoint.create({
+      data: { org_id: o.id, url: 'https://93.184.216.34/hook', events: [], secret: 'whsec_dGVzdA==' },
+    });
+    const moved = await strictCall('PATCH', `/v1/webhooks/${ep.id}`, key, { url: 'https://10.0.0.1/hook' });
+    expect({ status: moved.status, code: moved.body.code }).toEqual({ status: 400, code: 'invalid_webhook_url' });
+  });
+
+  it('refuses again at delivery time: a stored URL that resolves to loopback now is never sent to', async () => {
+    const o = await createOrganization(t2.db, 'rebind');
+    const key = (await createOrgApiKey(t2.db, o.id)).secret;
+    const target = await startWebhookReceiver();
+    // As if the host had resolved to a public address when it was registered (DNS rebinding).
+    const ep = await t2.db.webhookEndpoint.create({
+      data: { org_id: o.id, url: target.url.replace('127.0.0.1', 'localhost'), events: [], secret: 'whsec_dGVzdA==' },
+    });
+    const sent = await strictCall('POST', `/v1/webhooks/${ep.id}/test`, key);
+    expect(sent.status).toBe(202);
+    const d = await until(
+      async () => (await strictCall('GET', `/v1/webhooks/${ep.id}/deliveries`, key)).body.deliveries[0],
+      (x: any) => x?.attempts >= 2,
+    );
+    expect(d.attempt_log[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/loopback/) });
+    expect(target.attempts).toHaveLength(0);
+    await target.close();
+  });
+});
+
+describe('redirects', () => {
+  it('are not followed: a 3xx is a failed attempt, retried', async () => {
+    const moved = await startWebhookReceiver();
+    const { key } = await org();
+    const id = (await call('POST', '/v1/webhooks', key, { url: moved.url })).body.webhook.id;
+    moved.respond({ status: 302 });
+    await call('POST', `/v1/webhooks/${id}/test`, key);
+    const d = await until(
+      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
+      (x: any) => x?.attempts >= 2,
+    );
+    expect(d.attempt_log[0]).toMatchObject({ status_code: 302, error: 'redirect not followed' });
+    expect(d.status).toBe('pending');
+    await moved.close();
+  });
+});
+
+describe('the Python receiver of docs/webhooks.md', () => {
+  it('verifies a real signed delivery and refuses a tampered one', async () => {
+    const doc = readFileSync(path.join(__dirname, '../../../docs/webhooks.md'), 'utf8');
+    const code = /<!-- python-receiver[\s\S]*?```python\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(code).toBeDefined();
+    const dir = mkdtempSync(path.join(tmpdir(), 'docfleet-pyrx-'));
+    writeFileSync(path.join(dir, 'receiver.py'), code!);
+    const { key } = await org();
+    const port = await freePort();
+    const created = await call('POST', '/v1/webhooks', key, { url: `http://127.0.0.1:${port}/hook` });
+    const py = spawn('python3', [path.join(dir, 'receiver.py')], {
+      env: { ...process.env, PORT: String(port), DOCFLEET_WEBHOOK_SECRET: created.body.secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    py.stdout.on('data', (b) => (out += b));
+    py.stderr.on('data', (b) => (out += b));
+    try {
+      // Sent until the receiver listens (its first attempts may find the port closed and are retried).
+      const sent = await call('POST', `/v1/webhooks/${created.body.webhook.id}/test`, key);
+      const d = await until(
+        async () => (await call('GET', `/v1/webhooks/${created.body.webhook.id}/deliveries`, key)).body.deliveries[0],
+        (x: any) => x?.status === 'succeeded',
+      );
+      expect(d).toMatchObject({ status: 'succeeded', last_status_code: 204 });
+      expect(out).toContain(`verified webhook.test ${sent.body.event_id}`);
+      // The same headers over a changed body: refused.
+      const body = JSON.stringify({ id: sent.body.event_id, type: 'webhook.test' });
+      const forged = await fetch(`http://127.0.0.1:${port}/hook`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': sent.body.event_id,
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': 'v1,AAAA',
+        },
+        body,
+      });
+      expect(forged.status).toBe(400);
+      await until(
+        async () => out,
+        (o) => o.includes('refused: no matching signature'),
+        5000,
+      );
+      expect(out).toContain('refused: no matching signature');
+    } finally {
+      py.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { observeCredits } from '@docfleet/billing';
 import { defineEnv } from '@docfleet/config';
+import { onJobProgress, publishJobProgressTo } from '@docfleet/jobs';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
@@ -27,6 +28,8 @@ async function main() {
   const db = createPrismaClient(env.DATABASE_URL, { poolMax: Math.max(env.DB_POOL_MAX, env.WORKFLOW_CONCURRENCY + 1) });
   const redis = createRedis(env.REDIS_URL);
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
+  // Extraction jobs' stage moves go out on Redis too, so any gateway replica's event stream carries them.
+  onJobProgress(publishJobProgressTo(redis, env.QUEUE_PREFIX));
   const registry = createMetricsRegistry('workflow-worker');
   // Refunds of failed and cancelled attempts are written here.
   observeCredits(createCreditMetrics(registry));

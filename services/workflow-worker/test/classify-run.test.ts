@@ -1,7 +1,6 @@
 // Classify through the HTTP API (libs/sdk) with the real parse and workflow workers: synchronous
 // requests that the workflow worker answers, the synchronous credit rule (one debit per
 // idempotency key, never refunded, free retry and replay), both providers' paths, model errors.
-import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient } from '@docfleet/sdk';
 import {
@@ -11,6 +10,7 @@ import {
   startWorkflowFixture,
   type WorkflowFixture,
   type WorkflowStack,
+  withGatewayModels,
 } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
@@ -161,15 +161,11 @@ describe('classify runs with docfleet-local', () => {
     await expect(
       c.classify.run({ file_id: fileId, classes: CLASSES, model_id: 'gpt-nonexistent' }),
     ).rejects.toMatchObject({ status: 400, code: 'unsupported_model' });
-    const keep = s.gw.deps.models;
-    s.gw.deps.models = new ModelRegistry(readModelConfig({ MODEL_DEFAULT: 'none' }));
-    try {
+    await withGatewayModels(s, { MODEL_DEFAULT: 'none' }, fx.key, async (none) => {
       await expect(
-        c.classify.run({ file_id: fileId, classes: CLASSES, idempotency_key: 'none' }),
+        none.classify.run({ file_id: fileId, classes: CLASSES, idempotency_key: 'none' }),
       ).rejects.toMatchObject({ status: 503, code: 'model_provider_unavailable' });
-    } finally {
-      s.gw.deps.models = keep;
-    }
+    });
     expect(await balance()).toBe(before);
     expect(await s.gw.db.operation.count({ where: { org_id: orgId, status: { not: 'completed' } } })).toBe(0);
   });

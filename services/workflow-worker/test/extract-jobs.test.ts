@@ -5,7 +5,14 @@
 import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { corpus, creditInvariants, startWorkflowFixture, type WorkflowFixture, type WorkflowStack } from './stack';
+import {
+  corpus,
+  creditInvariants,
+  startWorkflowFixture,
+  withGatewayModels,
+  type WorkflowFixture,
+  type WorkflowStack,
+} from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
 const OTHER = corpus('f_forms_invoices/invoice2data/QualityHosting.pdf');
@@ -387,28 +394,28 @@ describe('cancel', () => {
       }),
     );
     s.workflowDeps.models = slow;
-    s.gw.deps.models = slow;
     try {
-      fake.enqueue({
-        delayMs: 1500,
-        reply: { json: { jsonResult: { total_amount: 1 }, citations: [], warnings: [] } },
+      await withGatewayModels(s, { MODEL_DEFAULT: 'remote-small' }, fx.key, async (c) => {
+        fake.enqueue({
+          delayMs: 1500,
+          reply: { json: { jsonResult: { total_amount: 1 }, citations: [], warnings: [] } },
+        });
+        const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'cancel-running' });
+        for (let i = 0; i < 100 && (await c.files.job(fileId, r.job.job_id)).job.stage !== 'extract'; i++)
+          await new Promise((res) => setTimeout(res, 50));
+        const flagged = (await c.files.cancelJob(fileId, r.job.job_id)).job;
+        expect(flagged).toMatchObject({ status: 'running', cancel_requested_at: expect.any(String) });
+        const end = await c.waitForJob(fileId, r.job.job_id);
+        expect(end).toMatchObject({ status: 'cancelled' });
+        const types = (await c.files.jobEvents(fileId, r.job.job_id)).events.map((e) => e.event_type);
+        expect(types).toContain('job.cancel_requested');
+        expect(types.at(-1)).toBe('job.cancelled');
+        expect(types).not.toContain('extract.validate');
+        expect(await s.gw.db.artifactManifest.count({ where: { job_id: r.job.job_id } })).toBe(0);
+        expect(await s.gw.db.extractionResult.count({ where: { job_id: r.job.job_id } })).toBe(0);
       });
-      const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'cancel-running' });
-      for (let i = 0; i < 100 && (await c.files.job(fileId, r.job.job_id)).job.stage !== 'extract'; i++)
-        await new Promise((res) => setTimeout(res, 50));
-      const flagged = (await c.files.cancelJob(fileId, r.job.job_id)).job;
-      expect(flagged).toMatchObject({ status: 'running', cancel_requested_at: expect.any(String) });
-      const end = await c.waitForJob(fileId, r.job.job_id);
-      expect(end).toMatchObject({ status: 'cancelled' });
-      const types = (await c.files.jobEvents(fileId, r.job.job_id)).events.map((e) => e.event_type);
-      expect(types).toContain('job.cancel_requested');
-      expect(types.at(-1)).toBe('job.cancelled');
-      expect(types).not.toContain('extract.validate');
-      expect(await s.gw.db.artifactManifest.count({ where: { job_id: r.job.job_id } })).toBe(0);
-      expect(await s.gw.db.extractionResult.count({ where: { job_id: r.job.job_id } })).toBe(0);
     } finally {
       s.workflowDeps.models = keep;
-      s.gw.deps.models = keep;
     }
   });
 });
@@ -425,50 +432,56 @@ describe('a remote model', () => {
       }),
     );
     s.workflowDeps.models = remote;
-    s.gw.deps.models = remote;
     try {
-      const segs = await c.files.segments(fileId);
-      // A value the model cites, and one it returns without a citation that the grounding holds verbatim.
-      const seg = segs.find((x) => /\d/.test(x.markdown))!;
-      const word = seg.markdown.split(/\s+/).find((t) => /^[A-Za-z]{4,}$/.test(t))!;
-      fake.enqueue({
-        reply: {
-          json: {
-            jsonResult: { invoice_number: 'X-1', date: null, total_amount: null, currency: word },
-            citations: [
-              { path: '/invoice_number', segmentId: seg.id, pageNumber: 1, quote: 'not in the text', confidence: 0.9 },
-            ],
-            warnings: [{ code: 'low_contrast', message: 'hard to read' }],
+      await withGatewayModels(s, { MODEL_DEFAULT: 'remote-small' }, fx.key, async (c) => {
+        const segs = await c.files.segments(fileId);
+        // A value the model cites, and one it returns without a citation that the grounding holds verbatim.
+        const seg = segs.find((x) => /\d/.test(x.markdown))!;
+        const word = seg.markdown.split(/\s+/).find((t) => /^[A-Za-z]{4,}$/.test(t))!;
+        fake.enqueue({
+          reply: {
+            json: {
+              jsonResult: { invoice_number: 'X-1', date: null, total_amount: null, currency: word },
+              citations: [
+                {
+                  path: '/invoice_number',
+                  segmentId: seg.id,
+                  pageNumber: 1,
+                  quote: 'not in the text',
+                  confidence: 0.9,
+                },
+              ],
+              warnings: [{ code: 'low_contrast', message: 'hard to read' }],
+            },
           },
-        },
+        });
+        const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'remote-1' });
+        const done = await c.waitForJob(fileId, r.job.job_id);
+        const d = await artifact((done.result as { artifact_manifest_id: string }).artifact_manifest_id);
+        expect(d.modelId).toBe('remote-small');
+        expect(d.data).toEqual({ 'Invoice Number': 'X-1', currency: word });
+        const modelCite = d.citations.find((x: any) => x.path === '/Invoice Number');
+        expect(modelCite).toMatchObject({
+          segmentId: seg.id,
+          confidence: 0.9,
+          source: 'model',
+          elementId: seg.elementIds![0],
+          bbox: expect.any(Object),
+        });
+        const found = d.citations.find((x: any) => x.path === '/currency');
+        expect(found).toMatchObject({ source: 'grounding', elementId: expect.any(String), bbox: expect.any(Object) });
+        expect(found.quote.toLowerCase()).toContain(word.toLowerCase());
+        expect(d.warnings).toEqual(
+          expect.arrayContaining([
+            { code: 'low_contrast', message: 'hard to read' },
+            expect.objectContaining({ code: 'required_value_missing', path: '/total_amount' }),
+          ]),
+        );
+        const currencyNode = d.resultTree.find((n: any) => n.fieldId === 'field-currency');
+        expect(currencyNode.confidence).toBe(found.confidence);
       });
-      const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'remote-1' });
-      const done = await c.waitForJob(fileId, r.job.job_id);
-      const d = await artifact((done.result as { artifact_manifest_id: string }).artifact_manifest_id);
-      expect(d.modelId).toBe('remote-small');
-      expect(d.data).toEqual({ 'Invoice Number': 'X-1', currency: word });
-      const modelCite = d.citations.find((x: any) => x.path === '/Invoice Number');
-      expect(modelCite).toMatchObject({
-        segmentId: seg.id,
-        confidence: 0.9,
-        source: 'model',
-        elementId: seg.elementIds![0],
-        bbox: expect.any(Object),
-      });
-      const found = d.citations.find((x: any) => x.path === '/currency');
-      expect(found).toMatchObject({ source: 'grounding', elementId: expect.any(String), bbox: expect.any(Object) });
-      expect(found.quote.toLowerCase()).toContain(word.toLowerCase());
-      expect(d.warnings).toEqual(
-        expect.arrayContaining([
-          { code: 'low_contrast', message: 'hard to read' },
-          expect.objectContaining({ code: 'required_value_missing', path: '/total_amount' }),
-        ]),
-      );
-      const currencyNode = d.resultTree.find((n: any) => n.fieldId === 'field-currency');
-      expect(currencyNode.confidence).toBe(found.confidence);
     } finally {
       s.workflowDeps.models = keep;
-      s.gw.deps.models = keep;
     }
   });
 });

@@ -11,6 +11,7 @@ import {
   startWorkflowFixture,
   type WorkflowFixture,
   type WorkflowStack,
+  withGatewayModels,
 } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');
@@ -163,16 +164,11 @@ describe('extract run with docfleet-local', () => {
   });
 
   it('answers 503 model_provider_unavailable when the deployment has no default model', async () => {
-    const { ModelRegistry, readModelConfig } = await import('@docfleet/models');
-    const keep = s.gw.deps.models;
-    s.gw.deps.models = new ModelRegistry(readModelConfig({ MODEL_DEFAULT: 'none' }));
-    try {
+    await withGatewayModels(s, { MODEL_DEFAULT: 'none' }, fx.key, async (none) => {
       await expect(
-        c.extract.run({ file_id: fileId, schema: FIELDS, idempotency_key: 'no-default' }),
+        none.extract.run({ file_id: fileId, schema: FIELDS, idempotency_key: 'no-default' }),
       ).rejects.toMatchObject({ status: 503, code: 'model_provider_unavailable' });
-    } finally {
-      s.gw.deps.models = keep;
-    }
+    });
   });
 
   it("hides other organisations' operations and unknown ids behind 404 operation_not_found", async () => {

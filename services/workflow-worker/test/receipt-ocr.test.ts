@@ -108,6 +108,56 @@ describe('a scanned receipt', () => {
   });
 });
 
+describe('receipts whose letterhead, reading or print is harder', () => {
+  const extract = async (fileId: string) => {
+    const job = await c.waitForJob(
+      fileId,
+      (await c.files.extract(fileId, { schema: SCHEMA, schema_name: 'receipt' })).job.job_id,
+    );
+    expect(job.status).toBe('completed');
+    const doc = (await c.artifacts.get(
+      (job.result as { artifact_manifest_id: string }).artifact_manifest_id,
+      'result_json',
+    )) as any;
+    const segments = await c.files.segments(fileId);
+    for (const cite of doc.citations)
+      expect(citationVerifiable(valueAt(doc.jsonResult, cite.path), cite, segments)).toBe(true);
+    return doc.jsonResult;
+  };
+  const ocrEvent = async (r: { fileId: string; jobId: string }) =>
+    (await c.files.jobEvents(r.fileId, r.jobId)).events.find((e) => e.event_type === 'parse.ocr_page')!.payload as any;
+
+  it('reads the address that starts on the name line after the registration number, the date and the amount paid', async () => {
+    // "GARDENIA BAKERIES (KL) SDN BHD (139386 X) Lot 3, Jalan Pelabur 23/1," / "40300 Shah Alam, Selangor."
+    const r = await parse(corpus('c_scanned_images/sroie/349.jpg'));
+    expect(r.done.status).toBe('completed');
+    const out = await extract(r.fileId);
+    expect(out.address).toBe('Lot 3, Jalan Pelabur 23/1, 40300 Shah Alam, Selangor.');
+    expect(out).toMatchObject({ date: '2017-09-25', total: 36.55 });
+  });
+
+  it('reads a confidently read page once, and re-reads small text read with doubt larger', async () => {
+    const sure = await ocrEvent(await parse(corpus('c_scanned_images/sroie/500.jpg')));
+    expect(sure.tried).toHaveLength(1);
+    expect(sure.tried[0].meanConf).toBeGreaterThanOrEqual(90);
+    const doubt = await ocrEvent(await parse(corpus('c_scanned_images/sroie/056.jpg')));
+    expect(doubt.tried.length).toBeGreaterThan(1);
+    expect(doubt.tried[0].meanConf).toBeLessThan(90);
+    expect(doubt.chosen).toMatch(/^upscaled/);
+  });
+
+  it('warns when faint print is read at low confidence instead of completing quietly', async () => {
+    // Pale purple thermal print beside a magenta stripe: Tesseract reads a few words at ~50%.
+    const r = await parse(corpus('c_scanned_images/sroie/506.jpg'));
+    expect(r.done.status).toBe('completed');
+    expect((r.done.result as any).warnings).toEqual([
+      expect.objectContaining({ page_number: 1, code: 'ocr_low_confidence' }),
+    ]);
+    const events = (await c.files.jobEvents(r.fileId, r.jobId)).events;
+    expect(events.find((e) => e.event_type === 'parse.warning')?.message).toMatch(/mean confidence of \d+%/);
+  });
+});
+
 describe('an image with ink but no text', () => {
   it('completes with a warning on the job, and extraction on it says the parse holds no text', async () => {
     // Broad blobs, no letters.

@@ -3,12 +3,19 @@
 // split_model_unavailable failure), both providers' paths, and the page-range download.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient, SplitSession } from '@docfleet/sdk';
 import { pdfPageSizes } from '@docfleet/workflows';
 import { buildPlanPdf, splitPlans } from '../../../libs/models/eval/corpus-sets';
-import { CORPUS, corpus, creditInvariants, remoteModelEnv, startWorkflowStack, type WorkflowStack } from './stack';
+import {
+  CORPUS,
+  corpus,
+  creditInvariants,
+  remoteModelEnv,
+  startWorkflowStack,
+  withGatewayModels,
+  type WorkflowStack,
+} from './stack';
 
 // split_nda_invoice_mix: 12 pages, two windows of the default size (1-10 and 9-12).
 const TRUTH = [
@@ -27,6 +34,7 @@ let c: DocfleetClient;
 let orgId: string;
 let kbId: string;
 let fileId: string;
+let key: string;
 let mixPdf: string;
 
 beforeAll(async () => {
@@ -61,6 +69,7 @@ beforeAll(async () => {
   s = await startWorkflowStack({ modelEnv: remoteModelEnv(fake.url) });
   const org = await s.gw.createOrg({ credits: 100 });
   orgId = org.orgId;
+  key = org.key;
   c = s.client(org.key);
   kbId = (await c.knowledgeBases.create({ name: 'Split' })).knowledge_base.id;
   const plan = (await splitPlans(CORPUS)).find((p) => p.name === 'split_nda_invoice_mix')!;
@@ -240,16 +249,14 @@ describe('split with docfleet-local', () => {
       status: 400,
       code: 'unsupported_model',
     });
-    const keep = s.gw.deps.models;
-    s.gw.deps.models = new ModelRegistry(readModelConfig({ MODEL_DEFAULT: 'none' }));
-    try {
-      await expect(c.split.run({ file_id: fileId, rules: [], idempotency_key: 'no-default' })).rejects.toMatchObject({
-        status: 503,
-        code: 'model_provider_unavailable',
-      });
-    } finally {
-      s.gw.deps.models = keep;
-    }
+    await withGatewayModels(s, { MODEL_DEFAULT: 'none' }, key, async (none) => {
+      await expect(none.split.run({ file_id: fileId, rules: [], idempotency_key: 'no-default' })).rejects.toMatchObject(
+        {
+          status: 503,
+          code: 'model_provider_unavailable',
+        },
+      );
+    });
     const viewer = await s.gw.createSession(orgId, 'viewer');
     await grantViewer(viewer.userId);
     const v = await s.gw.req('POST', '/v1/split/runs', {

@@ -1,21 +1,28 @@
-// Test stack for workflows: the real gateway and parse worker (services/parse-worker/test/stack.ts)
-// plus the real workflow worker in this process, on the same database, storage and queue prefix.
+// Test stack for workflows: the real gateway and parse worker as processes (libs/testing, over a
+// fresh database, storage dir and queue prefix) plus the real workflow worker in this process, on
+// the same database, storage and queue prefix. Clients talk to it through libs/sdk.
 import { grantCredits } from '@docfleet/billing';
 import { createLogger } from '@docfleet/logger';
 import { startFakeOpenAiServer, type FakeOpenAiOptions, type FakeOpenAiServer } from '@docfleet/models/test-servers';
-import type { DocfleetClient } from '@docfleet/sdk';
+import { DocfleetClient } from '@docfleet/sdk';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createRedis } from '@docfleet/queue';
-import { startStack, type Stack } from '../../parse-worker/test/stack';
+import { spawnGateway, spawnWorker, type GatewayProcess, type WorkerProcess } from '@docfleet/testing';
 import { startWorkflowWorker, type RunningWorkflowWorker } from '../src/worker';
 import type { WorkerDeps } from '../src/runners/types';
 
-export { corpus, creditInvariants, CORPUS } from '../../parse-worker/test/stack';
+export { CORPUS, corpus, creditInvariants } from '@docfleet/testing';
 
-export interface WorkflowStack extends Stack {
+export interface WorkflowStack {
+  gw: GatewayProcess;
+  parseWorker: WorkerProcess;
+  /** The deployment's model environment (the gateway's and the workflow worker's). */
+  modelEnv: Record<string, string>;
+  client(key: string, baseUrl?: string): DocfleetClient;
   workflowDeps: WorkerDeps;
   startWorkflow(): RunningWorkflowWorker;
   workflow?: RunningWorkflowWorker;
+  close(): Promise<void>;
 }
 
 /**
@@ -25,37 +32,75 @@ export interface WorkflowStack extends Stack {
 export async function startWorkflowStack(
   o: { modelEnv?: Record<string, string>; workflowWorker?: boolean } = {},
 ): Promise<WorkflowStack> {
-  const s = await startStack();
-  const models = new ModelRegistry(readModelConfig({ ...o.modelEnv }));
-  s.gw.deps.models = models;
-  const redis = createRedis(s.gw.deps.env.REDIS_URL, { forWorker: true });
+  const modelEnv = { ...o.modelEnv };
+  const gw = await spawnGateway({ env: modelEnv });
+  let parseWorker: WorkerProcess;
+  try {
+    parseWorker = await spawnWorker(gw, { LOG_LEVEL: 'warn' });
+  } catch (err) {
+    await gw.close();
+    throw err;
+  }
+  const redis = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
   const workflowDeps: WorkerDeps = {
-    db: s.gw.db,
-    storage: s.gw.deps.storage,
-    models,
-    queues: s.gw.deps.queues,
+    db: gw.db,
+    storage: gw.deps.storage,
+    models: new ModelRegistry(readModelConfig(modelEnv)),
+    queues: gw.deps.queues,
     logger: createLogger('workflow-worker-test', process.env.TEST_LOG_LEVEL ?? 'silent'),
   };
   const running: RunningWorkflowWorker[] = [];
-  const stack = s as WorkflowStack;
-  stack.workflowDeps = workflowDeps;
-  stack.startWorkflow = () => {
-    const w = startWorkflowWorker(workflowDeps, {
-      connection: redis,
-      prefix: s.gw.deps.env.QUEUE_PREFIX,
-      concurrency: 2,
-    });
-    running.push(w);
-    return w;
-  };
-  const close = s.close.bind(s);
-  stack.close = async () => {
-    for (const w of running) await w.close(0).catch(() => undefined);
-    await redis.quit().catch(() => undefined);
-    await close();
+  const stack: WorkflowStack = {
+    gw,
+    parseWorker,
+    modelEnv,
+    workflowDeps,
+    client: (key, baseUrl = gw.url) =>
+      new DocfleetClient({
+        baseUrl,
+        apiKey: key,
+        polling: { initialIntervalMs: 100, maxIntervalMs: 250, factor: 1.2, timeoutMs: 120_000 },
+      }),
+    startWorkflow() {
+      const w = startWorkflowWorker(workflowDeps, {
+        connection: redis,
+        prefix: gw.deps.env.QUEUE_PREFIX,
+        concurrency: 2,
+      });
+      running.push(w);
+      return w;
+    },
+    async close() {
+      for (const w of running) await w.close(0).catch(() => undefined);
+      await redis.quit().catch(() => undefined);
+      if (parseWorker.child.exitCode === null) {
+        parseWorker.child.kill('SIGTERM');
+        await parseWorker.exited;
+      }
+      await gw.close();
+    },
   };
   if (o.workflowWorker !== false) stack.workflow = stack.startWorkflow();
   return stack;
+}
+
+/**
+ * Runs `fn` with a client of another gateway replica of the same deployment (database, storage,
+ * queues) whose model environment is `modelEnv` on top of the stack's: how a test sees what the
+ * gateway answers under other model providers (none, a different default) without restarting it.
+ */
+export async function withGatewayModels<T>(
+  s: WorkflowStack,
+  modelEnv: Record<string, string>,
+  key: string,
+  fn: (c: DocfleetClient) => Promise<T>,
+): Promise<T> {
+  const replica = await spawnGateway({ replicaOf: s.gw, env: { ...s.modelEnv, ...modelEnv } });
+  try {
+    return await fn(s.client(key, replica.url));
+  } finally {
+    await replica.close();
+  }
 }
 
 /** A fake OpenAI-compatible server (model `remote-small`) beside docfleet-local, the default model. */

@@ -1,5 +1,5 @@
-// Extraction schemas (CRUD and generation) and file-path extraction jobs (spec: "Extraction
-// schemas and runs", "Saved schema record", "Extraction document").
+// Extraction schemas (CRUD and generation), saved schema records and file-path extraction jobs with
+// their extraction document (docs/api.md: Resources, Idempotency; the served OpenAPI document).
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common';
 import { Job } from './parse';

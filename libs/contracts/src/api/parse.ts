@@ -1,5 +1,5 @@
-// Parse jobs, job events, credit reservations and artifact manifests (spec: Job, Job event,
-// Artifact manifest, Endpoints > Files). The gateway validates with these and generates OpenAPI;
+// Parse jobs, job events, credit reservations and artifact manifests (docs/api.md: Resources, States,
+// Credits; the served OpenAPI document). The gateway validates with these and generates OpenAPI;
 // the parse worker reads the normalised options it stored on the job.
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common';

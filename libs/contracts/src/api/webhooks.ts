@@ -120,6 +120,11 @@ export const EventStreamQuery = z.object({
   knowledge_base_id: Uuid.optional(),
   file_id: Uuid.optional(),
   types: z.string().max(2000).optional().describe('comma-separated event types, plus `job.progress`'),
+  last_event_id: z
+    .string()
+    .regex(/^\d{1,19}$/)
+    .optional()
+    .describe('resume after this event (the `Last-Event-ID` header wins; for clients that cannot set headers)'),
 });
 /** A progress event of the stream (not a webhook: carried through Redis, never stored). */
 export const JobProgressEvent = z.object({
@@ -135,3 +140,7 @@ export const JobProgressEvent = z.object({
   }),
 });
 export type JobProgressEvent = z.infer<typeof JobProgressEvent>;
+
+/** One `data:` line of the stream: a stored event (with an `id:` line) or a job's progress (without). */
+export const EventStreamMessage = z.union([WebhookEvent, JobProgressEvent]);
+export type EventStreamMessage = z.infer<typeof EventStreamMessage>;

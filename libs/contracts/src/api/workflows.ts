@@ -7,7 +7,7 @@ export const ReasoningLevel = z.enum(['none', 'low', 'medium', 'high']);
 export type ReasoningLevel = z.infer<typeof ReasoningLevel>;
 export const IdempotencyKey = z.string().trim().min(1).max(200);
 
-/** Accepted by every workflow body (spec, "Model controls"). */
+/** The model controls every workflow body accepts (`model_id`, resolved through the deployment's providers). */
 export const ModelControls = z.object({
   model_id: z
     .string()

@@ -12,7 +12,7 @@ import { ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray } from '../ocr/preprocess';
 import { firstReadDpi, recogniseImage, type OcrPageReport, type OcrWord } from '../ocr/recognise';
 import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
-import type { ImagePage } from '../render/image-input';
+import { statedOcrDpi, type ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
 import { readPnm, type RawImage } from '../render/ppm';
 import { rasterisePage } from '../render/rasterise';
@@ -401,15 +401,18 @@ export async function ocrImagePage(
   pageNumber: number,
   tmpDir: string,
   s: OcrSettings,
+  started?: TesseractRun,
 ): Promise<{ elements: LayoutElement[]; report: OcrPageReport }> {
-  const statedDpi = img.densityStated && img.density >= 150 ? img.density : undefined;
-  // Tesseract loads its model while the raster is prepared.
-  const tesseract = startTesseractTsv({
-    dpi: firstReadDpi(statedDpi),
-    lang: s.lang,
-    timeoutSeconds: s.timeoutSeconds,
-    pageNumber,
-  });
+  const statedDpi = statedOcrDpi(img);
+  // Tesseract loads its model while the raster is prepared (or was started by the caller even earlier).
+  const tesseract =
+    started ??
+    startTesseractTsv({
+      dpi: firstReadDpi(statedDpi),
+      lang: s.lang,
+      timeoutSeconds: s.timeoutSeconds,
+      pageNumber,
+    });
   try {
     const { words, report } = await recogniseImage(img, {
       lang: s.lang,

@@ -9,7 +9,8 @@ import { cappedDpi, pageBudget, type PageBudget } from '../budget';
 import { ParseError, isParseError } from '../parse-error';
 import { closePdf, openPdf, readPdfBytes, type PDFDocumentProxy } from '../pdfjs-loader';
 import { CropRasters } from '../render/crop-rasters';
-import { imagePageCount, loadImagePage } from '../render/image-input';
+import { imagePageCount, loadImagePage, statedOcrDpi } from '../render/image-input';
+import { firstReadDpi } from '../ocr/recognise';
 import { writePagePng } from '../render/page-image';
 import { makeScratchDir } from './scratch';
 import { PageRenderer, pageImageName, type RenderedPage } from '../render/page-renderer';
@@ -235,9 +236,19 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
     const relPath = `pages/${pageImageName(n)}`;
     const png = opts.renderPages !== false ? writePagePng(img, path.join(opts.outDir, relPath)) : undefined;
     png?.catch(() => undefined);
-    const { elements, report } = await withPageTimeout(() => ocrImagePage(img, n, tmp, ocr), timeoutMs, n).finally(() =>
-      png?.catch(() => undefined),
-    ); // no encode left running if the page failed
+    const head =
+      n === 1
+        ? await opts.imageOcrHeadStart?.take(opts.path, {
+            dpi: firstReadDpi(statedOcrDpi(img)),
+            lang: ocr.lang,
+            timeoutSeconds: ocr.timeoutSeconds,
+          })
+        : undefined;
+    const { elements, report } = await withPageTimeout(
+      () => ocrImagePage(img, n, tmp, ocr, head),
+      timeoutMs,
+      n,
+    ).finally(() => png?.catch(() => undefined)); // no encode left running if the page failed
     await png;
     const rendered: RenderedPage | undefined = png
       ? { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height }

@@ -2,6 +2,7 @@ import type { GroundingPage } from '@docfleet/contracts';
 import type { PageBudget } from '../budget';
 import type { LayoutElement } from '../types';
 import type { DecodedImage } from '../render/image-input';
+import type { ImageOcrHeadStart } from './image-head-start';
 import type { OcrHeadStart } from './ocr-head-start';
 import type { OcrPageReport } from '../ocr/recognise';
 
@@ -50,6 +51,8 @@ export interface ParsePagesOptions {
    * and OCR settings match, else dropped. parsePages disposes it either way.
    */
   ocrHeadStart?: OcrHeadStart;
+  /** Images: Tesseract the caller started early (startImageOcrHeadStart) for page 1 of this file; disposed by the caller. */
+  imageOcrHeadStart?: ImageOcrHeadStart;
   /**
    * PDFs: pages go through the text and figures phases this many at a time (default: all at once).
    * With `onPageFinished`, 1 stores each page before the next is read (sharded parses).

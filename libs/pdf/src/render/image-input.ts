@@ -1,6 +1,6 @@
 // Image inputs (PNG, JPEG, TIFF, WebP, GIF...) normalised with sharp: EXIF orientation applied,
 // alpha flattened onto white, 8-bit sRGB. Multi-page TIFF/GIF pages become document pages.
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { ParseError } from '../parse-error';
 import type { RawImage } from './ppm';
 
@@ -51,8 +51,7 @@ export async function loadImagePage(path: string, index: number): Promise<ImageP
       .removeAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    const density = meta.density && meta.density >= 50 && meta.density <= 1200 ? meta.density : 300;
-    const densityStated = density === meta.density && (meta.resolutionUnit !== undefined || meta.density !== 72);
+    const { density, densityStated } = densityOf(meta);
     return {
       width: info.width,
       height: info.height,
@@ -64,6 +63,23 @@ export async function loadImagePage(path: string, index: number): Promise<ImageP
   } catch (err) {
     throw imageError(err);
   }
+}
+
+/** Pixels per inch from the file's metadata (300 when it says nothing usable), and whether the file states it. */
+export function densityOf(meta: Metadata): { density: number; densityStated: boolean } {
+  const density = meta.density && meta.density >= 50 && meta.density <= 1200 ? meta.density : 300;
+  return {
+    density,
+    densityStated: density === meta.density && (meta.resolutionUnit !== undefined || meta.density !== 72),
+  };
+}
+
+/**
+ * The resolution handed to Tesseract for an image: the one the file states, when it is at least
+ * 150 (lower values are screen defaults, not the scan's); undefined leaves it to Tesseract's estimate.
+ */
+export function statedOcrDpi(img: { density: number; densityStated?: boolean }): number | undefined {
+  return img.densityStated && img.density >= 150 ? img.density : undefined;
 }
 
 /** Greyscale PGM bytes for Tesseract (uncompressed: no encode cost, Tesseract reads it directly). */

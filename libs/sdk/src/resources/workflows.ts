@@ -34,7 +34,7 @@ export class Extract extends Resource {
     return this.call({ method: 'POST', path: '/v1/extract/schemas', json: body, ...requestOptions(o) });
   }
 
-  /** `{ schemas }`; a bare array answer is accepted too (the spec only says "list of records"). */
+  /** `{ schemas }`; a bare array answer is accepted too. */
   async listSchemas(o?: RequestOptions): Promise<SchemaList> {
     const data = await this.call<SchemaList | SavedSchema[]>({
       method: 'GET',

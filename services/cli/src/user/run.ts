@@ -20,7 +20,13 @@ const json = { json: { type: 'boolean' } } as const;
 const COMMANDS: Record<string, { options: Options; run: Runner }> = {
   kb: { options: { ...json, description: { type: 'string' } }, run: kbCommand },
   upload: {
-    options: { ...json, kb: { type: 'string' }, folder: { type: 'string' }, parse: { type: 'boolean' } },
+    options: {
+      ...json,
+      kb: { type: 'string' },
+      folder: { type: 'string' },
+      parse: { type: 'boolean' },
+      watch: { type: 'boolean' },
+    },
     run: uploadCommand,
   },
   parse: { options: { ...json, watch: { type: 'boolean' } }, run: parseCommand },

@@ -1,7 +1,8 @@
-// `upload PATH… --kb ID [--folder ID] [--parse]`: uploads files one after another, streaming each
-// from disk; on a terminal a progress bar counts bytes and files across the whole batch. A file
-// that fails (duplicate name, unsupported type) is reported and the rest continue; the exit code
-// is 1 when any failed.
+// `upload PATH… --kb ID [--folder ID] [--parse [--watch]]`: uploads files one after another,
+// streaming each from disk; on a terminal a progress bar counts bytes and files across the whole
+// batch. A file that fails (duplicate name, unsupported type) is reported and the rest continue;
+// the exit code is 1 when any failed. With --parse --watch the parses are then followed live on the
+// event stream (as `parse --watch` does) and the exit code is 1 when any did not complete.
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { DocfleetApiError } from '@docfleet/sdk';
@@ -10,6 +11,7 @@ import type { Values } from './run';
 import { PartialFailure, usage, type CommandContext } from './context';
 import { bytes, table } from './table';
 import { collectFiles, type LocalFile } from './walk';
+import { watchParses, type ParseState } from './parse.command';
 
 export interface UploadOutcome {
   path: string;
@@ -88,6 +90,22 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
   }
   bar?.stop();
 
+  let parses: ParseState[] | undefined;
+  if (values.parse && values.watch) {
+    parses = outcomes
+      .filter((o) => o.parse_job_id)
+      .map((o) => ({
+        file_id: o.file_id!,
+        job_id: o.parse_job_id!,
+        status: 'queued',
+        stage: null,
+        percent: 0,
+        error: null,
+      }));
+    if (parses.length) await watchParses(client, io, parses);
+  }
+  const parseOf = (o: UploadOutcome) => parses?.find((p) => p.file_id === o.file_id);
+
   const failed = outcomes.filter((o) => o.error);
   if (io.json)
     await io.result({
@@ -96,6 +114,7 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
       failed: failed.length,
       bytes: totalBytes,
       files: outcomes,
+      ...(parses ? { parses } : {}),
     });
   else {
     await io.out(
@@ -104,7 +123,11 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
         outcomes.map((o) => [
           o.file_id ?? '-',
           bytes(o.bytes),
-          o.error ? `failed: ${o.error.code}` : (o.parse_job_id ?? 'uploaded'),
+          o.error
+            ? `failed: ${o.error.code}`
+            : parseOf(o)
+              ? `${o.parse_job_id} ${parseOf(o)!.status}`
+              : (o.parse_job_id ?? 'uploaded'),
           o.path,
         ]),
         undefined,
@@ -112,8 +135,13 @@ export async function uploadCommand({ client, io }: CommandContext, args: string
       ),
     );
     await io.out(
-      `${outcomes.length - failed.length} of ${outcomes.length} files uploaded (${bytes(totalBytes)})${values.parse ? '; parses queued (docfleet parse FILE_ID… --watch to follow)' : ''}`,
+      `${outcomes.length - failed.length} of ${outcomes.length} files uploaded (${bytes(totalBytes)})${values.parse && !parses ? '; parses queued (docfleet parse FILE_ID… --watch to follow)' : ''}`,
     );
   }
   if (failed.length) throw new PartialFailure(`${failed.length} of ${outcomes.length} uploads failed`);
+  const unparsed = parses?.filter((p) => p.status !== 'completed') ?? [];
+  if (unparsed.length)
+    throw new PartialFailure(
+      `${unparsed.length} of ${parses!.length} parses did not complete: ${unparsed.map((p) => `${p.filename ?? p.file_id}: ${p.error ?? p.status}`).join('; ')}`,
+    );
 }

@@ -181,7 +181,13 @@ export function currencyCandidates(lines: SegLine[]): Candidate[] {
 
 export function firstDateCandidates(lines: SegLine[]): Candidate[] {
   for (let i = 0; i < lines.length; i++) {
-    const d = findDates(lines[i]!.text)[0];
+    const text = lines[i]!.text;
+    // Not a part of a longer number ("Tel. : 05.22.95.66.66") nor on a contact line.
+    const d = findDates(text).find(
+      (h) =>
+        !/^[./-]?\d/.test(text.slice(h.end)) &&
+        !/\b(tel|fax|phone|h\/?p|mobile)\b[^\d]{0,6}$/i.test(text.slice(0, h.start)),
+    );
     if (d) return [cand(lines[i]!, i, d.iso, d.start, d.end, 0.45, 'first date')];
   }
   return [];

@@ -160,7 +160,10 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
     case 'issuer': {
       // A name after a specific label ("Vendor:", "Sold by"), not after the field's own name
       // ("Company No: 742016-W" is a registration number); else the letterhead's name.
-      const named = findLabelled(lines, concept.labels, 'org').filter((c) => isName(String(c.value)));
+      // The label opens its line or carries a colon: "from" inside a sentence labels nothing.
+      const named = findLabelled(lines, concept.labels, 'org').filter(
+        (c) => isName(String(c.value)) && labelLeads(c.quote, c.label ?? ''),
+      );
       const pick = best(named) ?? best(companyCandidates(lines)) ?? best(issuerCandidates(lines));
       ctx.companyPick = pick;
       return pick;
@@ -211,6 +214,12 @@ function scalarCandidate(f: SchemaField, ctx: Ctx): Candidate | undefined {
     default:
       return pick;
   }
+}
+
+/** The label starts the quoted line, or is followed by a colon. */
+function labelLeads(quote: string, label: string): boolean {
+  const l = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s+');
+  return new RegExp(`^[^\\p{L}\\p{N}]*${l}\\b|\\b${l}\\s*:`, 'iu').test(quote);
 }
 
 /** An organisation's name: words of letters, not a number or a code. */

@@ -60,7 +60,11 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
         value = above!;
         first = head[i - 1]!;
       }
-      out.push(quoted(first, line, value, i, 0.85 - i * 0.05, 'legal form'));
+      // "Owned by: SANYU SUPPLY SDN BHD" under a shop's name: the owner, not the name it trades as.
+      const owner = OWNER.test(text.slice(0, o.start)) || (i > 0 && OWNER.test(plain(head[i - 1]!.text).slice(-40)));
+      out.push(
+        quoted(first, line, value, i, owner ? 0.3 : 0.85 - i * 0.05, owner ? 'owner (legal form)' : 'legal form'),
+      );
     }
   });
   // The first line, when it reads as a name, is the name the document goes by (a trading name
@@ -72,11 +76,16 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
     const text = plain(head[top]!.text).trim();
     const words = text.split(/\s+/).filter((w) => /\p{L}/u.test(w));
     const wordy = words.length >= 2 && words.reduce((n, w) => n + w.length, 0) / words.length >= 4;
-    const score = top === 0 && wordy ? 0.78 : out.length ? 0 : 0.55 - top * 0.03;
+    const named = out.some((c) => c.score > 0.3);
+    const score = top === 0 && wordy ? 0.78 : named ? 0 : 0.55 - top * 0.03;
     if (score > 0) out.push(quoted(head[top]!, head[top]!, text, top, score, 'first name-like line'));
   }
   return out;
 }
+
+/** Labels that put an owner or operator's legal name under a trading name. */
+const OWNER =
+  /\b(owned|operated|managed|franchised|run)\s+by\b\s*:?\s*$|\b(a\s+)?(member|subsidiary|division|franchisee)\s+of\b\s*:?\s*$/i;
 
 const SUFFIX_ONLY = /\b(S[DO0]N\.?\s*B[HN][DO0]\)?\.?|BHD\.?|S\/B|LTD\.?|INC\.?|LLC|GMBH|PTE\.?\s+LTD\.?)\s*$/i;
 
@@ -106,8 +115,11 @@ const STREET =
   /\b(no\.?|lot|unit|suite|ste|floor|flr|fl|level|lvl|block|blk|bldg|building|jalan|jln|lorong|lrg|taman|tmn|kawasan|bandar|seksyen|section|street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|place|pl|square|sq|highway|hwy|strasse|straße|str|weg|platz|gasse|rue|avenue|chemin|place|via|viale|piazza|calle|avenida|plaza|carrer|rua|straat|laan|plein|gracht|industrial|park|centre|center|mall|plaza|complex|tower|court)\b/i;
 const POSTCODE = /\b\d{4,6}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b|\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b\d{4}\s?[A-Z]{2}\b/;
 
+// A house or lot number opening the line: "109, SS21/1A,", "12-3A, …".
+const HOUSE_NUMBER = /^\d{1,4}[A-Z]?(?:-\d{1,4}[A-Z]?)?\s*,\s*\S/;
+
 export function looksLikeAddress(text: string): boolean {
-  return STREET.test(text) || (POSTCODE.test(text) && /\p{L}{3,}/u.test(text));
+  return STREET.test(text) || HOUSE_NUMBER.test(text) || (POSTCODE.test(text) && /\p{L}{3,}/u.test(text));
 }
 
 /**
@@ -117,50 +129,83 @@ export function looksLikeAddress(text: string): boolean {
  */
 export function addressCandidates(lines: SegLine[], company?: Candidate): Candidate[] {
   const head = lines.filter((l) => l.page === (lines[0]?.page ?? 1)).slice(0, HEAD_LINES + 6);
-  let start = company
-    ? head.findIndex((l) => l.seg.id === company.seg.id && l.text.includes(company.quote.slice(0, 20))) + 1
-    : 0;
-  if (start < 0) start = 0;
+  const at = company
+    ? head.findIndex((l) => l.seg.id === company.seg.id && l.text.includes(company.quote.slice(0, 20)))
+    : -1;
+  let start = at + 1;
+  // Parts of lines: the address may start on the name's own line, and a contact may share its last line.
+  const block: Array<{ line: SegLine; text: string }> = [];
+  const companyLine = at >= 0 ? head[at]! : undefined;
+  const rest = companyLine && company ? afterName(plain(companyLine.text), String(company.value)) : undefined;
+  if (companyLine && rest && looksLikeAddress(rest) && !NOT_A_NAME.test(rest))
+    block.push({ line: companyLine, text: rest });
   // Registration numbers and qualifiers printed under the name: "(742016-W)", "Co. Reg. 12345-X".
-  while (start < head.length && isRegistration(plain(head[start]!.text))) start++;
-  const block: SegLine[] = [];
+  if (!block.length) while (start < head.length && isRegistration(plain(head[start]!.text))) start++;
+  let postcodeSeen = block.some((b) => POSTCODE_TOWN.test(b.text));
   for (let i = start; i < head.length && block.length < 6; i++) {
     const line = head[i]!;
-    const text = plain(line.text).trim();
-    if (block.length && line.seg.id !== block[0]!.seg.id) break;
+    const full = plain(line.text).trim();
+    // "75, JALAN SS 22/19, 47400 PJ TEL : 03-7731 8169": the address ends where the contact starts.
+    const contact = CONTACT.exec(full);
+    const text =
+      contact && contact.index > 0 && looksLikeAddress(full.slice(0, contact.index))
+        ? full.slice(0, contact.index).replace(/[\s,;:|-]+$/, '')
+        : full;
+    if (block.length && line.seg.id !== block[0]!.line.seg.id) break;
     if (!text || NOT_A_NAME.test(text) || findDates(text).length || isRegistration(text)) {
       if (block.length) break;
       continue; // titles or contacts above the address: look on
     }
+    // The legal entity printed under a trading name ("Becon Enterprise Sdn Bhd (82256-V)").
+    if (
+      !block.length &&
+      findOrganisations(text).length &&
+      !looksLikeAddress(afterName(text, findOrganisations(text)[0]!.name) ?? '')
+    )
+      continue;
     if (!block.length && !looksLikeAddress(text)) {
       if (i - start >= 2) break;
       continue;
     }
-    block.push(line);
-    // A line ending with the postcode and town, or a state/country line after it, closes the block.
-    if (
-      /\b\d{4,6}\b\s+\p{L}[\p{L} .,'-]*[.,]?$/u.test(text) &&
-      i + 1 < head.length &&
-      !looksLikeStateLine(plain(head[i + 1]!.text))
-    )
-      break;
+    // After the postcode and town only a state or country line belongs to the address.
+    if (postcodeSeen && !looksLikeStateLine(text)) break;
+    block.push({ line, text });
+    if (text !== full) break;
+    if (postcodeSeen) break; // the state line after the town closes it
+    // A line ending with the postcode and town closes the block, unless a state line follows.
+    if (POSTCODE_TOWN.test(text)) postcodeSeen = true;
   }
-  if (!block.length || !block.some((l) => /\d/.test(l.text))) return [];
-  const segLines = block[0]!.seg.markdown.split('\n');
-  const first = block[0]!,
-    last = block[block.length - 1]!;
-  const quote = segLines
+  if (!block.length || !block.some((b) => /\d/.test(b.text))) return [];
+  const first = block[0]!.line,
+    last = block[block.length - 1]!.line;
+  const quote = first.seg.markdown
+    .split('\n')
     .slice(first.index, last.index + 1)
     .join('\n')
     .trim();
-  const value = block.map((l) => plain(l.text).trim()).join(' ');
+  const value = block.map((b) => b.text).join(' ');
   return [
     { value, seg: first.seg, page: first.page, quote, score: 0.7, order: lines.indexOf(first), label: 'address block' },
   ];
 }
 
+const POSTCODE_TOWN = /\b\d{4,6}\b\s+\p{L}[\p{L} .,'-]*[.,]?$/u;
+const CONTACT = /\b(tel|telephone|phone|fax|h\/?p|mobile|e-?mail|whatsapps?)\b\s*(no\.?)?\s*[:.]?\s*[+(\d]/i;
+
+/** What follows the company's name on its own line, its registration number skipped: "(139386 X) Lot 3, …". */
+function afterName(text: string, name: string): string | undefined {
+  const at = text.indexOf(name);
+  if (at < 0) return undefined;
+  const rest = text
+    .slice(at + name.length)
+    .replace(/^[\s,.;:-]*([({[]\s*[\w\s.:-]*\d{4,}[\w\s.-]*[)}\]]\s*)?[\s,.;:-]*/, '')
+    .trim();
+  return rest.length >= 6 ? rest : undefined;
+}
+
 function isRegistration(text: string): boolean {
-  return /^\(?[\w\s.-]{0,12}\d{4,}[\w\s./-]{0,8}\)?[.,]?$/.test(text) && !/\p{L}{4,}\s+\p{L}{3,}/u.test(text);
+  if (/^\d{4,6}\s+\p{L}{3,}/u.test(text)) return false; // "43200 CHERAS": a postcode and town
+  return /^\(?[\w\s.:#-]{0,14}\d{4,}[\w\s./-]{0,8}\)?[.,]?$/.test(text) && !/\p{L}{4,}\s+\p{L}{3,}/u.test(text);
 }
 
 function looksLikeStateLine(text: string): boolean {
@@ -169,16 +214,19 @@ function looksLikeStateLine(text: string): boolean {
 }
 
 const TOTAL_LABEL =
-  /\b(grand\s*total|total|jumlah|amount\s+due|balance\s+due|amount\s+payable|nett?|to\s+pay|montant|gesamt|totaal|importe)\b/i;
+  /\b(grand\s*total|total|jumlah|amount\s+due|amt\.?\s+due|balance\s+due|amount\s+payable|nett?|to\s+pay|montant|gesamt|totaal|importe)\b/i;
 // Not the amount paid: sums before tax, counts, tax lines, savings.
 const NOT_PAID =
   /sub\s*-?\s*total|excl|excluding|before|w\/o|qty|quantity|items?\b|savings?|discount|disc\b|\btax\b(?!\s*incl)|\bgst\b(?!\s*\)?\s*$)|\bvat\b|\bsst\b|service\s+charge|points?|deposit|tendered/i;
 const INCLUDED = /incl|inclusive|after|rounded|nett?\b|grand|payable|due|to\s+pay/i;
-const PAYMENT = /\b(cash|change|tender(ed)?|paid|payment|visa|master\s*card|card|debit|credit|e-?wallet|balance)\b/i;
+const PAYMENT =
+  /\b(cash|change|tender(ed)?|paid|payment|visa|master\s*card|card|debit|credit|e-?wallet|balance|tunai|esp[eè]ces?|r[eé]gl[eé]|efectivo|pagado|bar|rendu)\b/i;
 
 /** Receipts and slips print how they were paid (cash, change, card). */
 export function isReceiptLike(lines: SegLine[]): boolean {
-  return lines.some((l) => /\b(cash|change|tunai|baki|tendered)\b/i.test(l.text));
+  return lines.some((l) =>
+    /\b(cash|change|tunai|baki|tendered|receipt|resit|cashier|esp[eè]ces?|efectivo)\b/i.test(l.text),
+  );
 }
 
 interface Amt {
@@ -201,9 +249,9 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
   lines.forEach((line, i) => {
     const text = plain(line.text);
     const found = findAmounts(text);
-    const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b/i.test(text)
+    const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b|\brendu\b/i.test(text)
       ? 'change'
-      : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card)\b/i.test(text)
+      : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card|esp[eè]ces?|r[eé]gl[eé]|efectivo|pagado)\b/i.test(text)
         ? 'cash'
         : /round(ing)?\s*(adj|adjustment)/i.test(text)
           ? 'round'

@@ -45,6 +45,7 @@ export const CURRENCY_CODES = [
   'THB',
   'PHP',
   'AED',
+  'MAD',
 ];
 const WORDS: Array<[RegExp, string]> = [
   [/\bU\.?S\.? dollars?\b|\bdollars?\b/i, 'USD'],
@@ -53,7 +54,8 @@ const WORDS: Array<[RegExp, string]> = [
   [/\brupees?\b/i, 'INR'],
 ];
 
-const CUR = `(?:US\\$|S\\$|\\$|€|£|₹|¥|Rs\\.?|RM|${CURRENCY_CODES.join('|')})`;
+// "DH"/"DHS": the dirham as Moroccan receipts print it after the amount.
+const CUR = `(?:US\\$|S\\$|\\$|€|£|₹|¥|Rs\\.?|RM|DHS?(?![A-Za-z])|${CURRENCY_CODES.join('|')})`;
 const NUM = '-?\\d{1,3}(?:[ .,\u202f]\\d{3})*(?:[.,]\\d{1,2})?|-?\\d+(?:[.,]\\d{1,2})?';
 const AMOUNT_RE = new RegExp(`(${CUR})?\\s?(${NUM})(?!\\d)\\s?(${CUR})?`, 'g');
 
@@ -78,6 +80,7 @@ export function currencyOf(token: string | undefined): string | undefined {
   const t = token.trim();
   if (/^Rs\.?$/.test(t)) return 'INR';
   if (t === 'RM') return 'MYR';
+  if (/^DHS?$/.test(t)) return 'MAD';
   if (t === 'S$') return 'SGD';
   if (CURRENCY_CODES.includes(t.toUpperCase())) return t.toUpperCase();
   return SYMBOLS.find(([re]) => re.test(t))?.[1];

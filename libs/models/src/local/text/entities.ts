@@ -83,6 +83,8 @@ export interface OrgHit {
   end: number;
 }
 
+const ABBREVIATION = /^(mr|mrs|ms|dr|st|no|jr|sr|prof|mt|ft)\.$/i;
+
 const LEGAL_TAIL = new RegExp(String.raw`[,\s]+${SUFFIX}$`, 'i');
 
 export function findOrganisations(text: string): OrgHit[] {
@@ -92,7 +94,10 @@ export function findOrganisations(text: string): OrgHit[] {
     let words = m[1]!.split(/\s+/);
     // A sentence end inside the run ("Delaware. The Bank of …") starts the name after it; initials
     // ("J.") and the run's last word do not count.
-    const cut = words.slice(0, -1).reduce((at, w, i) => (/[a-z]{2,}\.$|[A-Z]{2,}\.$|\d\.$/.test(w) ? i + 1 : at), 0);
+    // Titles and abbreviations ("MR. D.I.Y.", "NO. 1 Trading", "ST. JOHN") end no sentence.
+    const cut = words
+      .slice(0, -1)
+      .reduce((at, w, i) => (/[a-z]{2,}\.$|[A-Z]{2,}\.$|\d\.$/.test(w) && !ABBREVIATION.test(w) ? i + 1 : at), 0);
     words = words.slice(cut);
     // "Special Committee of the Board of Directors of UnionBanCal Corporation" names a body of the
     // company; the company is what follows the last "… of".

@@ -1,6 +1,7 @@
-// The search query as terms: lowercased tokens, filler words dropped, synonyms attached. The
-// tokens reach PostgreSQL only as bound parameters of plainto_tsquery / phraseto_tsquery (see
-// search-sql.ts); nothing a caller types ever becomes SQL or tsquery syntax.
+// The search query: its text goes to PostgreSQL's search_lexemes(), the one analyser of index and
+// query (search-sql.ts), as a bound parameter; filler words are dropped there by their lexemes
+// (FILLER_TEXT), and the synonyms of its words travel beside it. Nothing a caller types ever
+// becomes SQL or tsquery syntax.
 import { SYNONYMS } from './synonyms';
 
 /** One query word with the alternatives that also satisfy it (the word itself comes first). */
@@ -181,6 +182,20 @@ export function tokenize(query: string): string[] {
     if (t && t.length <= MAX_TOKEN_CHARS) out.push(t);
   }
   return out;
+}
+
+/** The filler words as one text, analysed in SQL like the query so their lexemes can be dropped. */
+export const FILLER_TEXT = [...FILLER].join(' ');
+
+/** What the search statement binds: the query as typed, and its words' synonyms as one text. */
+export interface QueryText {
+  text: string;
+  synonyms: string;
+}
+
+export function queryText(query: string): QueryText {
+  const synonyms = queryTerms(query).flatMap((g) => g.alternatives);
+  return { text: query.normalize('NFKC'), synonyms: [...new Set(synonyms)].join(' ') };
 }
 
 /** Query → term groups, at most MAX_TERMS, first occurrence order. Empty for a blank query. */

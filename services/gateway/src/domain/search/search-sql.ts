@@ -1,9 +1,9 @@
 // The search statement: one round trip answers whether the knowledge base exists in the caller's
-// organisation, its index state (index_version, snapshot) and the hits. Query words arrive as
-// bound parameters of plainto_tsquery / phraseto_tsquery, which parse them with the same English
-// configuration the index was built with; the SQL text only ever contains our own placeholders.
+// organisation, its index state (index_version, snapshot) and the hits. The query text arrives as a
+// bound parameter of search_lexemes(), the analyser the index was built with; the SQL text only
+// ever contains our own placeholders and numbers.
 import { Prisma } from '@docfleet/db';
-import type { TermGroup } from './query-terms';
+import { FILLER_TEXT, MAX_TERMS, type QueryText } from './query-terms';
 
 export interface SearchScope {
   kbId: string;
@@ -19,35 +19,21 @@ export interface SearchFilters {
   tableOnly?: boolean;
 }
 
-/** Ranking knobs; the defaults were measured with `pnpm eval:search` and `pnpm bench --only search` (docs/benchmarks.md). */
+/** Ranking knobs; the defaults were measured with `pnpm eval:search` (docs/benchmarks.md). */
 export interface Ranking {
-  /** ts_rank_cd weights for D (file name), C (body), B (table labels), A (title). */
-  weights: [number, number, number, number];
-  /** ts_rank_cd normalisation; must keep the rank below 1 (32: rank / (rank + 1)) for the rerank bound to hold. */
-  normalisation: number;
+  /** BM25 term-frequency saturation. */
+  k1: number;
+  /** BM25 length normalisation (0: none, 1: full). */
+  b: number;
+  /** Weight of a synonym's lexemes beside the query's own words (1). */
+  synonymWeight: number;
   /** score multiplier for table segments */
   tableBoost: number;
-  /** base, segment-coverage and file-coverage parts of the coverage factor (sum 1) */
-  coverage: [number, number, number];
-  /** candidates (by coverage bound) that get the exact ts_rank_cd; at least 3 × limit */
-  rerank: number;
-  /** a word expected in more than this many of the knowledge base's segments does not make candidates when a rarer one is there */
-  commonRows: number;
-  /** at most this many candidates are scored */
-  maxCandidates: number;
+  /** Without filters, only this many best-scored segments (at least 4 × limit) are checked for visibility. */
+  prefetch: number;
 }
-// Measured on the corpus questions (bench/eval): weights {0.1, 0.2, 0.5, 1.0} with length
-// normalisation gave MRR@10 0.78; flatter weights and normalisation 32 gave 0.88. A heading is
-// repeated as the title of every segment under it, so a steep title weight let headings win.
-export const RANKING: Ranking = {
-  weights: [0.2, 0.5, 0.6, 0.7],
-  normalisation: 32,
-  tableBoost: 1.15,
-  coverage: [0.15, 0.55, 0.3],
-  rerank: 200,
-  commonRows: 500,
-  maxCandidates: 5000,
-};
+// k1 and b are BM25's usual values (those of SQLite FTS5 and Lucene).
+export const RANKING: Ranking = { k1: 1.2, b: 0.75, synonymWeight: 0.3, tableBoost: 1.15, prefetch: 100 };
 
 /** The statement's one row (none when the knowledge base is not the caller's organisation's). */
 export interface SearchRow {
@@ -71,17 +57,6 @@ export interface SearchRow {
 function num(n: number): Prisma.Sql {
   if (!Number.isFinite(n)) throw new Error(`not a finite number: ${n}`);
   return Prisma.raw(String(n));
-}
-
-function tsquery(term: string): Prisma.Sql {
-  return term.includes(' ')
-    ? Prisma.sql`phraseto_tsquery('english', ${term})`
-    : Prisma.sql`plainto_tsquery('english', ${term})`;
-}
-
-/** One word and its synonyms, OR-ed: a tsquery satisfied by any of them. */
-function groupQuery(g: TermGroup): Prisma.Sql {
-  return Prisma.sql`(${Prisma.join([g.word, ...g.alternatives].map(tsquery), ' || ')})`;
 }
 
 function filters(sc: SearchScope, f: SearchFilters): Prisma.Sql {
@@ -132,166 +107,104 @@ function envelope(sc: SearchScope, f: SearchFilters, ctes: Prisma.Sql): Prisma.S
 const VISIBLE = Prisma.sql`JOIN files f ON f.id = s.file_id AND f.deleted_at IS NULL AND f.current_version_id = s.file_version_id`;
 
 /**
- * Text search.
+ * Text search: BM25 over the knowledge base's postings, in PostgreSQL.
  *
- * Candidates. A segment is a candidate when it contains a query word (or a synonym). Words that
- * are common in a large knowledge base (their share of all segments in PostgreSQL's statistics,
- * pg_stats' most_common_elems of the tsv column, times the knowledge base's segment count, is
- * over `commonRows`) do not make candidates on their own when the query has a rarer word:
- * "Azure Interior bank account number" takes the segments with azure or interior, and scores them
- * on all five words. A query made only of common words takes the segments having all of them, or,
- * when none has, those having any. At most `maxCandidates` are scored. Without statistics (a fresh
- * database) every word counts as rare.
- *
- * Score. coverage factor = 0.15 + 0.55 · segment coverage² + 0.30 · file coverage², where coverage
- * is the IDF-weighted share of query words present (in the segment; anywhere in its file among
- * the candidates), IDF over the candidates: a rare word such as a name or a number counts more
- * than one every candidate has, and a question naming a document ("the AOL Verizon agreement")
- * lifts that document's segments even where they do not repeat its name. Then
- *   score = coverage factor × ts_rank_cd/(ts_rank_cd + 1) × `tableBoost` for table segments,
- * ts_rank_cd being cover density with weights by field (title A, table labels B, body C, file name D).
- *
- * Cost. ts_rank_cd is the expensive part (~25 µs a row for a long OR query). The rank term is
- * below 1, so coverage factor × boost bounds the score: only the `rerank` candidates with the
- * highest bound get ts_rank_cd (all of them when every candidate has every word).
+ * The query goes through search_lexemes() (the migration's SQL function), the same analyser the
+ * index worker indexed the segments with, so "Arp2/3" or "CK-666" yield the same lexemes on both
+ * sides. Filler words are dropped the same way (their lexemes), and a word's synonyms join the
+ * query at `synonymWeight`. For each query lexeme, search_terms gives its document frequency in this
+ * knowledge base, and the (knowledge_base_id, term) index of search_postings its segments with
+ * their term frequency and length: the score is
+ *   Σ w · idf · tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)),  idf = ln(1 + (N − df + 0.5)/(df + 0.5))
+ * with N and avgdl from evidence_index_state, × `tableBoost` for table segments. No row is read
+ * outside the index until the best `prefetch` segments are known; only those are joined to check
+ * that they are visible (live file, current version) and to apply the filters. If too few survive
+ * (or any filter is given), every scored segment is checked.
  */
 export function textSearchSql(
   sc: SearchScope,
-  groups: TermGroup[],
+  query: QueryText,
   f: SearchFilters,
   limit: number,
   r: Ranking = RANKING,
 ): Prisma.Sql {
-  if (groups.length === 1) return oneWordSql(sc, groups[0], f, limit, r);
-  const gs = groups.map(groupQuery);
-  const idx = gs.map((_, i) => i);
-  const bit = (i: number) => Prisma.sql`(1::bigint << ${num(i)})`;
-  const mask = Prisma.join(
-    idx.map((i) => Prisma.sql`CASE WHEN s.tsv @@ q.gs[${num(i + 1)}] THEN ${bit(i)} ELSE 0::bigint END`),
-    ' | ',
-  );
-  const df = Prisma.join(
-    idx.map((i) => Prisma.sql`count(*) FILTER (WHERE c.mask & ${bit(i)} <> 0)::float8`),
-    ', ',
-  );
-  const weights = Prisma.sql`(SELECT ARRAY(SELECT CASE WHEN d = 0 THEN 0 ELSE ln(1 + x.n / d) END FROM unnest(x.df) d) AS w
-    FROM (SELECT count(*)::float8 AS n, ARRAY[${df}] AS df FROM cand c) x)`;
-  const cov = (m: Prisma.Sql) =>
-    Prisma.sql`((${Prisma.join(
-      idx.map((i) => Prisma.sql`idf.w[${num(i + 1)}] * ((${m} >> ${num(i)}) & 1)`),
-      ' + ',
-    )}) / greatest(${Prisma.join(
-      idx.map((i) => Prisma.sql`idf.w[${num(i + 1)}]`),
-      ' + ',
-    )}, 1e-9))`;
-  // Share of segments having the word (any alternative; a multi-word alternative counts its rarest lexeme).
-  const share = (g: TermGroup) => Prisma.sql`(SELECT least(1, coalesce(sum(af), 0)) FROM (
-      SELECT (SELECT min(coalesce((SELECT st.freqs[array_position(st.elems, l.lexeme)] FROM st), 0)) FROM unnest(to_tsvector('english', a)) l) AS af
-      FROM unnest(${[g.word, ...g.alternatives]}::text[]) a) x)`;
-  const rare = (i: number) => Prisma.sql`g.share[${num(i + 1)}] * g.n <= ${num(r.commonRows)}`;
-  const candidates = (query: Prisma.Sql, extra: Prisma.Sql) => Prisma.sql`
-      SELECT s.id, s.file_id, s.ordinal, s.is_table, (${mask}) AS mask
-      FROM q
-      JOIN evidence_index_segments s ON s.tsv @@ ${query}
+  const hasFilters = Boolean(f.fileIds || f.folderId || f.years?.length || f.sourceType || f.tableOnly);
+  const prefetch = Math.max(r.prefetch, 4 * limit);
+  const ranked = (from: Prisma.Sql, extra: Prisma.Sql) => Prisma.sql`
+      SELECT s.id, s.file_id, s.ordinal, c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END AS score
+      FROM ${from} c
+      JOIN evidence_index_segments s ON s.id = c.id
       ${VISIBLE}
       WHERE ${filters(sc, f)} ${extra}
-      LIMIT ${num(r.maxCandidates)}`;
+      ORDER BY score DESC, s.file_id, s.ordinal
+      LIMIT ${num(limit)}`;
   return envelope(
     sc,
     f,
     Prisma.sql`
     st AS MATERIALIZED (
-      SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
-      WHERE schemaname = current_schema() AND tablename = 'evidence_index_segments' AND attname = 'tsv' LIMIT 1
+      SELECT greatest(segment_count, 1)::float8 AS n, greatest(total_length / greatest(segment_count, 1), 1e-9) AS avgdl
+      FROM evidence_index_state WHERE knowledge_base_id = ${sc.kbId}::uuid
     ),
-    g AS MATERIALIZED (
-      SELECT ARRAY[${Prisma.join(gs)}]::tsquery[] AS gs, ARRAY[${Prisma.join(groups.map(share))}]::float8[] AS share,
-        coalesce((SELECT segment_count FROM evidence_index_state WHERE knowledge_base_id = ${sc.kbId}::uuid), 0)::float8 AS n
+    ql AS MATERIALIZED (
+      SELECT term, max(w) AS w FROM (
+        (SELECT l.lexeme AS term, 1::float8 AS w FROM unnest(search_lexemes(${query.text})) l
+         WHERE l.lexeme <> ALL (tsvector_to_array(search_lexemes(${FILLER_TEXT})))
+         ORDER BY l.positions[1] LIMIT ${num(MAX_TERMS)})
+        UNION ALL
+        SELECT l.lexeme, ${num(r.synonymWeight)}::float8 FROM unnest(search_lexemes(${query.synonyms})) l
+      ) x GROUP BY term
     ),
-    q AS MATERIALIZED (
-      SELECT g.gs, (${Prisma.join(
-        idx.map((i) => Prisma.sql`g.gs[${num(i + 1)}]`),
-        ' || ',
-      )}) AS qor,
-        CASE WHEN ${Prisma.join(idx.map(rare), ' OR ')}
-          THEN (${Prisma.join(
-            idx.map((i) => Prisma.sql`CASE WHEN ${rare(i)} THEN g.gs[${num(i + 1)}] ELSE ''::tsquery END`),
-            ' || ',
-          )})
-          ELSE (${Prisma.join(
-            idx.map((i) => Prisma.sql`g.gs[${num(i + 1)}]`),
-            ' && ',
-          )}) END AS qgen,
-        NOT (${Prisma.join(idx.map(rare), ' OR ')}) AS strict
-      FROM g
+    qt AS MATERIALIZED (
+      SELECT ql.term, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
+      FROM ql JOIN search_terms t ON t.knowledge_base_id = ${sc.kbId}::uuid AND t.term = ql.term, st
+      WHERE ql.w > 0
     ),
-    first AS MATERIALIZED (${candidates(Prisma.sql`q.qgen`, Prisma.empty)}),
-    cand AS MATERIALIZED (
-      SELECT * FROM first
-      UNION ALL (${candidates(Prisma.sql`q.qor`, Prisma.sql`AND q.strict AND NOT EXISTS (SELECT 1 FROM first)`)})
+    sc AS MATERIALIZED (
+      SELECT p.segment_row_id AS id,
+        sum(qt.idf * p.tf * ${num(r.k1 + 1)} / (p.tf + ${num(r.k1)} * (${num(1 - r.b)} + ${num(r.b)} * p.dl / st.avgdl))) AS score
+      FROM qt JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qt.term, st
+      GROUP BY p.segment_row_id
     ),
-    idf AS MATERIALIZED ${weights},
-    bounded AS (
-      SELECT c.id, c.file_id, c.ordinal,
-        (${num(r.coverage[0])} + ${num(r.coverage[1])} * power(${cov(Prisma.sql`c.mask`)}, 2) + ${num(r.coverage[2])} * power(${cov(Prisma.sql`c.fmask`)}, 2))
-          * CASE WHEN c.is_table THEN ${num(r.tableBoost)} ELSE 1 END AS bound
-      FROM (SELECT cand.*, bit_or(cand.mask) OVER (PARTITION BY cand.file_id) AS fmask FROM cand) c, idf
-      ORDER BY bound DESC, c.file_id, c.ordinal
-      LIMIT (SELECT CASE WHEN (SELECT count(DISTINCT mask) FROM cand) > 1 THEN ${num(Math.max(r.rerank, 3 * limit))} ELSE ${num(r.maxCandidates)} END)
-    ),
-    ranked AS (
-      SELECT b.id, b.file_id, b.ordinal, b.bound * ts_rank_cd(ARRAY[${Prisma.join(r.weights.map(num))}]::float4[], s.tsv, q.qor, ${num(r.normalisation)}) AS score
-      FROM bounded b JOIN evidence_index_segments s ON s.id = b.id, q
-      ORDER BY score DESC, b.file_id, b.ordinal
-      LIMIT ${num(limit)}
-    ),
+    ${
+      hasFilters
+        ? Prisma.sql`ranked AS (${ranked(Prisma.sql`sc`, Prisma.empty)}),`
+        : Prisma.sql`pre AS MATERIALIZED (SELECT id, score FROM sc ORDER BY score DESC, id LIMIT ${num(prefetch)}),
+    r1 AS MATERIALIZED (${ranked(Prisma.sql`pre`, Prisma.empty)}),
+    r2 AS MATERIALIZED (${ranked(
+      Prisma.sql`sc`,
+      Prisma.sql`AND (SELECT count(*) FROM r1) < ${num(limit)} AND (SELECT count(*) FROM sc) > ${num(prefetch)}`,
+    )}),
+    ranked AS (SELECT * FROM r2 UNION ALL SELECT * FROM r1 WHERE NOT EXISTS (SELECT 1 FROM r2)),`
+    }
     top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
   );
 }
 
 /**
- * One query word (with its synonyms): every candidate covers all of the query, so the coverage
- * factor is 1 and the score is ts_rank_cd × `tableBoost`, computed while the candidates are read
- * (no second visit to their rows).
+ * Blank query: the filters alone, in document order (file name, then position in the file). Files
+ * are read in that order from files_live_knowledge_base_id_filename_id_idx and each one's segments
+ * from (file_version_id, ordinal), so `limit` 1 reads one file's first segment, not the knowledge base.
  */
-function oneWordSql(sc: SearchScope, g: TermGroup, f: SearchFilters, limit: number, r: Ranking): Prisma.Sql {
-  return envelope(
-    sc,
-    f,
-    Prisma.sql`
-    q AS MATERIALIZED (SELECT ${groupQuery(g)} AS q),
-    cand AS (
-      SELECT s.id, s.file_id, s.ordinal, s.is_table, s.tsv
-      FROM q
-      JOIN evidence_index_segments s ON s.tsv @@ q.q
-      ${VISIBLE}
-      WHERE ${filters(sc, f)}
-      LIMIT ${num(r.maxCandidates)}
-    ),
-    ranked AS (
-      SELECT c.id, c.file_id, c.ordinal,
-        ts_rank_cd(ARRAY[${Prisma.join(r.weights.map(num))}]::float4[], c.tsv, q.q, ${num(r.normalisation)}) * CASE WHEN c.is_table THEN ${num(r.tableBoost)} ELSE 1 END AS score
-      FROM cand c, q
-      ORDER BY score DESC, c.file_id, c.ordinal
-      LIMIT ${num(limit)}
-    ),
-    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
-  );
-}
-
-/** Blank query: the filters alone, in document order (file name, then position in the file). */
 export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number): Prisma.Sql {
   return envelope(
     sc,
     f,
     Prisma.sql`
     top AS (
-      SELECT s.id, 0::float8 AS score, row_number() OVER (ORDER BY f.filename, s.file_id, s.ordinal) AS pos
-      FROM evidence_index_segments s
-      ${VISIBLE}
-      WHERE ${filters(sc, f)}
-      ORDER BY f.filename, s.file_id, s.ordinal
-      LIMIT ${num(limit)}
+      SELECT x.id, 0::float8 AS score, row_number() OVER (ORDER BY x.filename, x.file_id, x.ordinal) AS pos
+      FROM (
+        SELECT s.id, f.filename, s.file_id, s.ordinal
+        FROM files f
+        CROSS JOIN LATERAL (
+          SELECT s.id, s.file_id, s.ordinal FROM evidence_index_segments s
+          WHERE s.file_version_id = f.current_version_id AND ${filters(sc, f)}
+          ORDER BY s.ordinal LIMIT ${num(limit)}
+        ) s
+        WHERE f.knowledge_base_id = ${sc.kbId}::uuid AND f.org_id = ${sc.orgId}::uuid AND f.deleted_at IS NULL
+        ORDER BY f.filename, f.id, s.ordinal
+        LIMIT ${num(limit)}
+      ) x
     )`,
   );
 }

@@ -7,8 +7,8 @@ import { queryRows, type Prisma } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadKb } from '../knowledge-bases/knowledge-bases';
-import { queryTerms } from './query-terms';
-import { filterOnlySql, noHitsSql, textSearchSql, type SearchRow, type SearchScope } from './search-sql';
+import { queryText } from './query-terms';
+import { filterOnlySql, textSearchSql, type SearchRow, type SearchScope } from './search-sql';
 import type { SearchRequest } from './search-request';
 
 /** The one statement a search runs (exported for the benchmark, which runs the same SQL directly). */
@@ -21,9 +21,8 @@ export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql
     tableOnly: req.tableOnly,
   };
   if (!req.query.trim()) return filterOnlySql(sc, filters, req.limit);
-  const terms = queryTerms(req.query);
   // A query with no searchable word left ("the", "?!") matches nothing rather than everything.
-  return terms.length ? textSearchSql(sc, terms, filters, req.limit) : noHitsSql(sc, filters);
+  return textSearchSql(sc, queryText(req.query), filters, req.limit);
 }
 
 /** The search response, with `hits` as JSON text: PostgreSQL built it, nothing re-encodes it. */
