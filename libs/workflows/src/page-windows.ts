@@ -154,3 +154,56 @@ export async function openPageWindows(
     },
   };
 }
+
+export interface SelectedSegments {
+  manifest: ArtifactManifest;
+  /** Segments of the parse, all of them. */
+  total: number;
+  /** The segments asked for (all when no ids were given), in reading order. */
+  segments: Segment[];
+  pageCount: number;
+}
+
+/**
+ * Extraction's evidence selection without the bundle: segments.json streamed, keeping only the
+ * segments asked for, and grounding.json's pages counted as they stream by, so neither file is
+ * held whole (without segment_ids every segment is kept: they are the model's input). Extraction's prompt is segments only; it needs no pages.
+ */
+export async function loadSelectedSegments(
+  db: Db | Tx,
+  storage: StorageDriver,
+  opts: Pick<LoadOptions, 'orgId' | 'fileVersionId' | 'missingCode' | 'segmentIds'>,
+): Promise<SelectedSegments> {
+  const code = opts.missingCode ?? 'file_must_be_parsed';
+  const missing = () =>
+    new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
+  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
+  if (!manifest) throw missing();
+  const segKey = `${manifest.storage_prefix}/${BUNDLE.segments_json}`;
+  const grKey = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
+  if (!(await storage.exists(segKey))) throw missing();
+  const wanted = opts.segmentIds?.length ? new Set(opts.segmentIds) : null;
+  const segments: Segment[] = [];
+  let total = 0;
+  let lastPage = 0;
+  try {
+    for await (const el of jsonArrayElements(storage.readStream(segKey))) {
+      const s = el as Segment;
+      total++;
+      lastPage = Math.max(lastPage, segmentPage(s));
+      if (!wanted || wanted.has(s.id)) segments.push(s);
+    }
+  } catch {
+    throw missing();
+  }
+  // As pageCountOf: the grounding's pages (counted as they stream by, none kept), else the segments'.
+  let groundingPages = 0;
+  if (await storage.exists(grKey)) {
+    try {
+      for await (const _ of jsonArrayElements(storage.readStream(grKey), { at: 'pages' })) groundingPages++;
+    } catch {
+      groundingPages = 0;
+    }
+  }
+  return { manifest, total, segments, pageCount: groundingPages || lastPage };
+}

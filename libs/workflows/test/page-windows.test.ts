@@ -11,7 +11,7 @@ import { BUNDLE, type GroundingDocument, type Segment } from '@docfleet/contract
 import type { GenerateJsonRequest, ResolvedModel } from '@docfleet/models';
 import { createStorage, type StorageDriver } from '@docfleet/storage';
 import { createTestDb, type TestDb } from '@docfleet/testing';
-import { openPageWindows, runSplit } from '../src';
+import { loadSelectedSegments, openPageWindows, runSplit } from '../src';
 
 const PAGES = 3000;
 const PER_PAGE = 10;
@@ -186,6 +186,17 @@ it('runs split window by window, streaming the bundle forward instead of loading
   expect(session.records[1]!.segmentIds).toHaveLength(RECORD * PER_PAGE);
   expect(session.records[1]!.segmentIds[0]).toBe('s101-0');
   expect(session.records[1]!.segmentIds.at(-1)).toBe('s200-9');
+});
+
+it("selects extraction's segments from the stream without reading either file whole", async () => {
+  reads.length = 0;
+  const ids = ['s2999-3', 's17-0', 'not-there'];
+  const sel = await loadSelectedSegments(t.db, storage, { orgId, fileVersionId: versionId, segmentIds: ids });
+  expect(sel.segments.map((s) => s.id)).toEqual(['s17-0', 's2999-3']); // reading order
+  expect(sel.total).toBe(PAGES * PER_PAGE);
+  expect(sel.pageCount).toBe(PAGES);
+  expect(consumed.get(BUNDLE.segments_json)).toBe(segBytes);
+  expect(reads).toEqual([]);
 });
 
 it('refuses a segments.json that goes back to an earlier page instead of dropping segments', async () => {
