@@ -65,6 +65,22 @@ describe('reading order: column gutters found per band of the page', () => {
   });
 });
 
+describe('running heads and feet', () => {
+  it('a subscript of a displayed formula near the page foot is body text, not a page footer', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        for (let i = 0; i < 40; i++) c.justified(proseWords(`b${i}w`, 14), 72, 540, 80 + i * 12);
+        c.text('q', 177, 706, 7);
+        c.text('= sum of the terms over j', 185, 714, 10);
+        c.text('Page footer text', 72, 760, 8);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const footers = elements.filter((e) => e.type === 'page_footer').map((e) => e.content);
+    expect(footers).toEqual(['Page footer text']);
+  });
+});
+
 describe('tables need evidence: prose, equations, indexes and figure labels stay out', () => {
   it('a borderless table of short aligned cells is still a table', async () => {
     const bytes = await synthPdf([
@@ -207,6 +223,35 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
         c.path(`M ${x0} ${y1} C ${x0 + 80} ${y0 + 10}, ${x0 + 180} ${y1 - 20}, ${x1} ${y0 + 30}`);
         c.path(`M ${x0} ${y0 + 200} L ${x0 + 100} ${y0 + 150} L ${x0 + 200} ${y0 + 170} L ${x1} ${y0 + 60}`);
         c.text('Figure 1. A curve over a grid.', 120, 390);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+    expect(elements.some((e) => e.type === 'figure')).toBe(true);
+  });
+});
+
+describe('chart legends', () => {
+  it('a framed chart whose lattice cells hold only words (panel letter, legend) is a figure, not a table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('lead', 14), 72, 540, 80);
+        const [x0, y0, x1, y1] = [120, 120, 420, 300];
+        c.line(x0, y0, x1, y0);
+        c.line(x0, y1, x1, y1);
+        c.line(x0, y0, x0, y1);
+        c.line(x1, y0, x1, y1);
+        c.line(x0 + 150, y0, x0 + 150, y1, 0.3);
+        c.line(x0, y0 + 60, x1, y0 + 60, 0.3);
+        c.line(x0, y0 + 120, x1, y0 + 120, 0.3);
+        c.text('a', x0 + 10, y0 + 30, 9);
+        c.text('fluid', x0 + 10, y0 + 90, 9);
+        c.text('core density', x0 + 160, y0 + 90, 9);
+        c.text('mantle', x0 + 10, y0 + 150, 9);
+        c.text('density', x0 + 160, y0 + 150, 9);
+        c.path(`M ${x0} ${y1} C ${x0 + 80} ${y0 + 10}, ${x0 + 180} ${y1 - 20}, ${x1} ${y0 + 30}`);
+        c.path(`M ${x0} ${y0 + 150} L ${x0 + 100} ${y0 + 100} L ${x0 + 200} ${y0 + 120} L ${x1} ${y0 + 40}`);
+        c.text('Figure 2. Densities against radius.', 120, 330);
       },
     ]);
     const { elements } = await parseSynthetic(bytes);

@@ -170,3 +170,4 @@ export class FilesystemStorage implements StorageDriver {
 export function createStorage(dataDir: string): StorageDriver {
   return new FilesystemStorage(path.join(dataDir, 'storage'));
 }
+export { jsonArrayElements, type JsonArrayOptions } from './json-array-stream';

@@ -2,6 +2,7 @@
 // the Operation resource and its charging, evidence loading from parse artifacts, and the
 // workflow runners themselves. See README.md.
 export * from './evidence';
+export * from './page-windows';
 export * from './keys';
 export * from './operations/operations';
 export * from './extract/result-tree';

@@ -17,12 +17,13 @@ let gwA: FleetServiceProcess;
 let gwB: FleetServiceProcess;
 let relay: FleetServiceProcess;
 let parser: FleetServiceProcess;
+let env: Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   t = await createTestDb();
   dataDir = await mkdtemp(path.join(tmpdir(), 'docfleet-sse-'));
-  const env = {
+  env = {
     DATABASE_URL: t.url,
     DATA_DIR: dataDir,
     QUEUE_PREFIX: `sse${randomUUID().slice(0, 8)}`,
@@ -83,7 +84,9 @@ async function collect(client: DocfleetClient, o: EventStreamOptions = {}): Prom
       while (!check(events)) {
         if (failure) throw failure;
         if (Date.now() > deadline)
-          throw new Error(`stream condition not met; got ${events.map((e) => e.event).join(', ') || 'nothing'}`);
+          throw new Error(
+            `stream condition not met; got ${events.length}: ${[...new Set(events.map((e) => e.event))].join(', ')}`,
+          );
         await sleep(20);
       }
       return events;
@@ -207,6 +210,30 @@ describe('GET /v1/events/stream', () => {
     expect(new Set(ids).size).toBe(6);
     resumed.stop();
   }, 60_000);
+
+  it('with two relays racing, a burst of commits arrives complete and in position order', async () => {
+    const second = await spawnFleetService('webhook-worker', env);
+    try {
+      const me = await org();
+      const stream = await collect(me.b);
+      const N = 300;
+      // One commit each, as fast as they go: the two relays take turns and publish out of order.
+      for (let i = 0; i < N; i++)
+        await t.db.$transaction(async (tx) => {
+          await tx.webhookEvent.create({
+            data: { org_id: me.orgId, event_type: 'index.updated', resource_key: `burst:${i}`, payload: { i } },
+          });
+          await tx.$executeRaw`SELECT pg_notify('docfleet_webhook_events', '')`;
+        });
+      const got = await stream.until((es) => es.length >= N, 60_000);
+      expect(got.map((e) => (e.data as any).data.i)).toEqual(Array.from({ length: N }, (_, i) => i));
+      const ids = got.map((e) => BigInt(e.id!));
+      expect(ids.every((id, k) => k === 0 || id > ids[k - 1]!)).toBe(true);
+      stream.stop();
+    } finally {
+      await second.stop();
+    }
+  }, 120_000);
 
   it('answers with SSE headers, sends heartbeats and lets go of a stream when the client leaves', async () => {
     const me = await org();

@@ -49,6 +49,16 @@ export function marginalType(b: Block, others: Block[], s: PageStats): ElementTy
     return gap > -1 ? Math.min(min, gap) : min;
   }, Infinity);
   if (!pageNumberLike && clearance < 1.2 * size) return undefined;
+  // A running head or foot has its band of the page to itself: a fragment with other text right
+  // beside it on the same band (a sub- or superscript of a displayed formula) is body text.
+  const crowded = others.some(
+    (o) =>
+      o !== b &&
+      !PAGE_NUMBER.test(blockText(o)) &&
+      Math.min(o.y1, b.y1) - Math.max(o.y0, b.y0) > 0 &&
+      Math.max(o.x0 - b.x1, b.x0 - o.x1) < 2 * size,
+  );
+  if (!pageNumberLike && crowded) return undefined;
   const veryTop = b.y1 < s.height * 0.09;
   const veryBottom = b.y0 > s.height * 0.93;
   const besidePageNumber = others.some(

@@ -69,6 +69,9 @@ function isChart(t: TableModel, figures: Box[]): boolean {
   if (mathShare(t.cells.map((c) => c.text)) > 0.4) return true;
   const inFigure = figures.some((f) => intersectionArea(f, t) >= 0.5 * Math.min(boxArea(f), boxArea(t)));
   if (!inFigure) return false;
+  // A lattice inside a chart whose cells hold no number at all carries a panel letter, a legend or
+  // axis titles: a table drawn among curves would hold values.
+  if (!t.cells.some((c) => /\d/.test(c.text))) return true;
   return t.cells.filter((c) => c.text).length < 0.7 * t.cells.length;
 }
 

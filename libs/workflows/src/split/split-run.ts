@@ -17,7 +17,8 @@ import {
 import type { api } from '@docfleet/contracts';
 import { isApiError } from '@docfleet/errors';
 import { measureQuality, repairWindows, type WindowAnswer } from './repair';
-import { planWindows, windowEvidence, DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_PAGES } from './windows';
+import type { PageWindowReader } from '../page-windows';
+import { planWindows, windowEvidence, DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_PAGES, type SplitWindow } from './windows';
 
 /** Every window's model call failed: the operation's error begins with this code (spec). */
 export class SplitModelUnavailable extends Error {
@@ -29,7 +30,13 @@ export class SplitModelUnavailable extends Error {
 }
 
 export interface SplitRunInput {
-  evidence: Evidence;
+  /** The whole document's evidence (the eval and small callers), or `windows` below. */
+  evidence?: Evidence;
+  /**
+   * Reads one window's evidence at a time, in ascending ranges (openPageWindows), so a run holds a
+   * window of the document, not all of it. `segmentIdsIn` lists a record's segments afterwards.
+   */
+  windows?: Pick<PageWindowReader, 'read' | 'segmentIdsIn'>;
   pageCount: number;
   rules: SplitRule[];
   model: ResolvedModel;
@@ -44,6 +51,12 @@ export interface SplitRunInput {
 const reasonOf = (err: unknown) =>
   isModelError(err) || isApiError(err) ? `${err.code}: ${err.message}` : ((err as Error)?.message ?? String(err));
 const noop = async () => undefined;
+
+function evidenceOfWindow(c: SplitRunInput, w: SplitWindow): Promise<Evidence> | Evidence {
+  if (c.windows) return c.windows.read(w.first, w.last);
+  if (!c.evidence) throw new Error('splitPages needs evidence or a window reader');
+  return windowEvidence(c.evidence, w);
+}
 
 /** Windows then repair; returns the records (without ids) and what the repair found. */
 export async function splitPages(c: SplitRunInput) {
@@ -63,7 +76,7 @@ export async function splitPages(c: SplitRunInput) {
       modelCalls++;
       const { output } = await c.model.generateJson<SplitOutput>(
         buildSplitRequest({
-          evidence: windowEvidence(c.evidence, w),
+          evidence: await evidenceOfWindow(c, w),
           rules: c.rules,
           reasoningLevel: c.reasoningLevel ?? 'medium',
           ...(c.signal ? { signal: c.signal } : {}),
@@ -95,12 +108,14 @@ export async function runSplit(
     documentType: x.documentType,
     startPage: x.startPage,
     endPage: x.endPage,
-    segmentIds: c.evidence.segments
-      .filter((s) => {
-        const p = segmentPage(s);
-        return p >= x.startPage && p <= x.endPage;
-      })
-      .map((s) => s.id),
+    segmentIds: c.windows
+      ? c.windows.segmentIdsIn(x.startPage, x.endPage)
+      : (c.evidence?.segments ?? [])
+          .filter((s) => {
+            const p = segmentPage(s);
+            return p >= x.startPage && p <= x.endPage;
+          })
+          .map((s) => s.id),
     metadata: { pageCount: x.endPage - x.startPage + 1, windows: x.windows.map((w) => w + 1) },
     confidence: Math.round(x.confidence * 100) / 100,
     boundaryReason: x.boundaryReason,

@@ -1,10 +1,14 @@
 import type { api } from '@docfleet/contracts';
 import { ApiError } from '@docfleet/errors';
 import type { ReasoningLevel } from '@docfleet/models';
-import { loadParseBundle, pageCountOf, runExtract } from '@docfleet/workflows';
+import { loadSelectedSegments, runExtract } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
-/** extract_run: the file version the gateway validated, the resolved field list, one model call. */
+/**
+ * extract_run: the file version the gateway validated, the resolved field list, one model call.
+ * segments.json is streamed keeping only the selected segments; grounding.json is not loaded (the
+ * prompt is segments only; its pages are counted as they stream by).
+ */
 export async function extractRunRunner(ctx: RunContext) {
   const r = ctx.request as {
     file_version_id: string;
@@ -13,13 +17,13 @@ export async function extractRunRunner(ctx: RunContext) {
     reasoning_level: ReasoningLevel;
   };
   await ctx.progress(0, 1, 'extract');
-  const all = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+  const wanted = r.segment_ids?.length ? r.segment_ids : undefined;
+  const all = await loadSelectedSegments(ctx.deps.db, ctx.deps.storage, {
     orgId: ctx.op.org_id,
     fileVersionId: r.file_version_id,
-    withGrounding: true,
+    ...(wanted ? { segmentIds: wanted } : {}),
   });
-  const wanted = r.segment_ids?.length ? new Set(r.segment_ids) : undefined;
-  const selected = wanted ? all.segments.filter((s) => wanted.has(s.id)) : all.segments;
+  const selected = all.segments;
   if (!selected.length) {
     // Name what the caller sent: segment ids that are not in the parse, or no ids and a parse with no text.
     throw new ApiError(
@@ -32,10 +36,9 @@ export async function extractRunRunner(ctx: RunContext) {
   const output = await runExtract({
     operationId: ctx.op.id,
     schema: r.schema,
-    allSegments: all.segments.length,
+    allSegments: all.total,
     segments: selected,
-    ...(all.grounding ? { grounding: all.grounding } : {}),
-    pageCount: pageCountOf(all),
+    pageCount: all.pageCount,
     reasoningLevel: r.reasoning_level,
     model: ctx.model(),
     signal: ctx.signal,

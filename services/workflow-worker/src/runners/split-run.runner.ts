@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { api } from '@docfleet/contracts';
 import type { Prisma } from '@docfleet/db';
 import type { ReasoningLevel, SplitRule } from '@docfleet/models';
-import { evidenceOf, loadParseBundle, pageCountOf, runSplit, suggestSplitRules } from '@docfleet/workflows';
+import { evidenceOf, loadParseBundle, openPageWindows, runSplit, suggestSplitRules } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
 interface SplitRequest {
@@ -14,12 +14,13 @@ interface SplitRequest {
 
 /**
  * split_run: windows of pages through the model, then the repair pass; cancel is checked before
- * each window and between repair steps. The session is stored (one row per operation, replaced if
+ * each window and between repair steps. Each window's pages are streamed from the stored bundle
+ * when the window runs (openPageWindows), so a 10,000-page document is never held whole. The session is stored (one row per operation, replaced if
  * a crashed attempt is run again) and is the operation's output.
  */
 export async function splitRunRunner(ctx: RunContext) {
   const r = ctx.request as unknown as SplitRequest;
-  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+  const windows = await openPageWindows(ctx.deps.db, ctx.deps.storage, {
     orgId: ctx.op.org_id,
     fileVersionId: r.file_version_id,
     withGrounding: true,
@@ -29,8 +30,8 @@ export async function splitRunRunner(ctx: RunContext) {
     select: { id: true },
   });
   const session = await runSplit({
-    evidence: evidenceOf(bundle),
-    pageCount: pageCountOf(bundle),
+    windows,
+    pageCount: windows.pageCount,
     rules: r.rules ?? [],
     model: ctx.model(),
     reasoningLevel: r.reasoning_level,
@@ -41,7 +42,7 @@ export async function splitRunRunner(ctx: RunContext) {
     operationId: ctx.op.id,
     sourceDocId: ctx.op.file_id!,
     sourceDocName: r.file_name,
-  });
+  }).finally(() => windows.close());
   await ctx.checkpoint();
   const json = session as unknown as Prisma.InputJsonValue;
   await ctx.deps.db.splitSession.upsert({

@@ -1,9 +1,8 @@
 // GET /v1/events/stream: one organisation's events as Server-Sent Events. Stored events (the
-// webhook outbox, positioned by the relay's stream_seq) carry `id: <seq>`, so a client that
-// reconnects with Last-Event-ID gets, from PostgreSQL, every event after it in order, then the live
-// ones; job progress (never stored) carries no id and is not replayed. The live subscription is
-// taken before the replay query, and events already sent are skipped by position, so nothing
-// between the two is lost or sent twice.
+// webhook outbox, positioned by the relay's stream_seq) carry `id: <seq>` and are always read from
+// PostgreSQL by position (a Redis message only says "there is more"), so a client that reconnects
+// with Last-Event-ID gets every event after it in order, then the live ones, none lost or repeated;
+// job progress (never stored) comes straight from Redis, carries no id and is not replayed.
 import type { Request, Response } from 'express';
 import { Prisma, type Db } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
@@ -71,10 +70,12 @@ export async function openEventStream(
   f: StreamFilter,
   lastSeq: bigint | null,
 ): Promise<void> {
+  // The position of the last stored event this stream has passed (sent or filtered out in SQL).
   let sent = lastSeq ?? -1n;
-  let replaying = true;
+  let ready = false;
   let done = false;
-  const buffered: LiveMessage[] = [];
+  let pumping = false;
+  let again = false;
   let unsubscribe: () => void = () => undefined;
   let heartbeat: NodeJS.Timeout | undefined;
 
@@ -88,7 +89,8 @@ export async function openEventStream(
       res.end();
     }
   };
-  req.on('close', () => finish());
+  // The response's close is the client leaving (a request's close can come as soon as its body is read).
+  res.on('close', () => finish());
   res.on('error', () => finish());
 
   const write = (chunk: string): boolean => {
@@ -97,13 +99,50 @@ export async function openEventStream(
     if (!ok && res.writableLength > MAX_BUFFERED_BYTES) finish('too slow a reader; reconnect with Last-Event-ID');
     return ok;
   };
-  const sendLive = (m: LiveMessage) => {
+
+  /**
+   * Sends every stored event after `sent`, from PostgreSQL, in position order. Run on each live
+   * event: the relays publish after their commits, so two relays' messages can arrive out of
+   * order, but once any position is visible every lower one is (a relay draws positions only
+   * while holding the lock its predecessor released at commit). So the database, never the order
+   * of messages, decides what is next: nothing is skipped or sent twice.
+   */
+  const pump = async (): Promise<void> => {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        for (;;) {
+          const rows = await storedAfter(deps.db, f, sent, REPLAY_PAGE);
+          for (const r of rows) {
+            if (done) return;
+            sent = r.stream_seq;
+            if (!write(`id: ${r.stream_seq}\nevent: ${r.event_type}\ndata: ${JSON.stringify(eventBody(r))}\n\n`))
+              await new Promise<void>((resolve) => {
+                res.once('drain', resolve);
+                res.once('close', resolve);
+              });
+          }
+          if (rows.length < REPLAY_PAGE || done) break;
+        }
+      } while (again && !done);
+    } catch (err) {
+      deps.logger.warn({ err }, 'event stream read failed');
+      finish('reading events failed; reconnect with Last-Event-ID');
+    } finally {
+      pumping = false;
+    }
+  };
+
+  const onLive = (m: LiveMessage) => {
     if (m.kind === 'event') {
-      const seq = BigInt(m.seq);
-      if (seq <= sent) return;
-      sent = seq;
-      if (!matches(f, m.event.type, m.knowledge_base_id, m.file_id)) return;
-      write(`id: ${m.seq}\nevent: ${m.event.type}\ndata: ${JSON.stringify(m.event)}\n\n`);
+      // A doorbell: the event itself is read back from the database in position order.
+      if (!ready || BigInt(m.seq) <= sent) return;
+      if (matches(f, m.event.type, m.knowledge_base_id, m.file_id)) void pump();
     } else {
       const d = m.progress.data;
       if (!matches(f, m.progress.type, d.knowledge_base_id, d.file_id)) return;
@@ -111,11 +150,15 @@ export async function openEventStream(
     }
   };
 
-  unsubscribe = await deps.hub.add(f.orgId, {
-    deliver: (m) => (replaying ? buffered.push(m) : sendLive(m)),
-    end: (reason) => finish(reason),
-  });
+  // Subscribe first, then fix the starting position: whatever commits after this is announced.
+  unsubscribe = await deps.hub.add(f.orgId, { deliver: onLive, end: (reason) => finish(reason) });
   if (done) return unsubscribe(); // the client left while we subscribed
+  try {
+    if (lastSeq === null) sent = await latestPosition(deps.db, f.orgId);
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
 
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -128,27 +171,14 @@ export async function openEventStream(
   res.write(`retry: 2000\n: connected\n\n`);
   heartbeat = setInterval(() => write(': ping\n\n'), deps.heartbeatMs);
   heartbeat.unref();
+  ready = true;
+  // The replay (with Last-Event-ID), and anything that committed while the stream was opening.
+  await pump();
+}
 
-  try {
-    if (lastSeq !== null) {
-      for (;;) {
-        const rows = await storedAfter(deps.db, f, sent, REPLAY_PAGE);
-        for (const r of rows) {
-          if (done) return;
-          sent = r.stream_seq;
-          if (!write(`id: ${r.stream_seq}\nevent: ${r.event_type}\ndata: ${JSON.stringify(eventBody(r))}\n\n`))
-            await new Promise<void>((resolve) => {
-              res.once('drain', resolve);
-              res.once('close', resolve);
-            });
-        }
-        if (rows.length < REPLAY_PAGE || done) break;
-      }
-    }
-  } catch (err) {
-    deps.logger.warn({ err }, 'event stream replay failed');
-    return finish('replay failed; reconnect with Last-Event-ID');
-  }
-  replaying = false;
-  for (const m of buffered.splice(0)) sendLive(m);
+/** The organisation's newest stream position (a live-only stream starts after it). */
+async function latestPosition(db: Db, orgId: string): Promise<bigint> {
+  const [row] = await db.$queryRaw<{ s: bigint | null }[]>`SELECT max(stream_seq) AS s FROM webhook_events
+    WHERE org_id = ${orgId}::uuid AND stream_seq IS NOT NULL`;
+  return row?.s ?? -1n;
 }
