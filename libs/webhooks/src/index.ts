@@ -12,3 +12,4 @@ export * from './progress';
 export * from './relay';
 export * from './delivery-state';
 export * from './state-events';
+export * from './retention';

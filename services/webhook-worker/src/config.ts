@@ -23,5 +23,9 @@ export const webhookWorkerEnv = baseEnv.extend({
   WEBHOOK_SWEEP_INTERVAL_MS: intFromEnv(5000, 50),
   /** A job whose worker died is handed to another after this long (BullMQ lock). */
   WEBHOOK_JOB_LOCK_MS: intFromEnv(30_000, 1000),
+  /** Stored events (and their finished deliveries) older than this are deleted; at least 1 h (SSE resume). */
+  WEBHOOK_EVENT_RETENTION_HOURS: intFromEnv(168, 1),
+  /** How often expired events are pruned (bounded batches per run). */
+  WEBHOOK_PRUNE_INTERVAL_MS: intFromEnv(600_000, 1000),
 });
 export type WebhookWorkerEnv = z.infer<typeof webhookWorkerEnv>;

@@ -11,6 +11,7 @@ import {
   startHealthServer,
 } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
+import { pruneWebhookEvents } from '@docfleet/webhooks';
 import { webhookWorkerEnv } from './config';
 import { deliverOnce } from './deliver.handler';
 import { startRelay } from './relay-loop';
@@ -81,6 +82,15 @@ async function main() {
     intervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
     sweepIntervalMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
   });
+  // Retention: expired events and their finished deliveries go in bounded batches; any worker may
+  // run it (SKIP LOCKED keeps two from touching the same rows).
+  const prune = () =>
+    pruneWebhookEvents(db, { retentionHours: env.WEBHOOK_EVENT_RETENTION_HOURS })
+      .then((n) => n.events && logger.info(n, 'expired webhook events pruned'))
+      .catch((err) => logger.warn({ err }, 'webhook event pruning failed; the next run retries'));
+  const pruneTimer = setInterval(() => void prune(), env.WEBHOOK_PRUNE_INTERVAL_MS);
+  pruneTimer.unref();
+  void prune();
   const health = await startHealthServer({
     port: env.HEALTH_PORT,
     registry,
@@ -91,6 +101,7 @@ async function main() {
   // SIGTERM: stop relaying and taking jobs; attempts in flight finish and are recorded.
   onShutdown(
     async () => {
+      clearInterval(pruneTimer);
       await relay.stop();
       await worker.close();
       await health.close();
