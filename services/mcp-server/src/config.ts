@@ -25,7 +25,8 @@ const Env = z.object({
       (v) => /^https?:\/\/[^/]/i.test(v) && URL.canParse(v),
       'must be an http(s) URL such as http://127.0.0.1:8080',
     ),
-  // Only the README's three spellings (TRUE_VALUES: true, 1, yes) turn the permanent-delete tools on; anything else leaves them off.
+  // Only the README's three spellings (TRUE_VALUES: true, 1, yes) turn the permanent-delete tools on;
+  // anything else leaves them off.
   SERVICE_MCP_ALLOW_DESTRUCTIVE: z
     .string()
     .optional()

@@ -18,7 +18,10 @@ const KEY = 'dfk_test_Secret_0123456789abcdef';
 const NOWHERE = 'http://127.0.0.1:9'; // discard port: nothing answers
 const UUID0 = '00000000-0000-4000-8000-000000000000';
 
-/** The promised tool table (counts in the root README, "Tool server and command line"): name -> [required params, optional params]. */
+/**
+ * The promised tool table (counts in the root README, "Tool server and command line"):
+ * name -> [required params, optional params].
+ */
 const SPEC: Record<string, [string[], string[]]> = {
   service_list_knowledge_bases: [[], []],
   service_create_knowledge_base: [['name'], ['description']],

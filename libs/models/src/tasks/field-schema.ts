@@ -1,6 +1,6 @@
-// Extraction schemas (DocAI-style field lists; docs/api.md, "Extraction schemas"): normalisation of names and types, stable
-// field ids, and the derived JSON Schema. The extract task, the local model and the worker all
-// key results by the normalised names produced here. The shapes are the API's (libs/contracts).
+// Extraction schemas, DocAI-style field lists (docs/api.md, "Extraction schemas"): normalisation of
+// names and types, stable field ids, and the derived JSON Schema. The extract task, the local model and the
+// worker all key results by the normalised names produced here. The shapes are the API's (libs/contracts).
 import type { api } from '@docfleet/contracts';
 
 export type FieldType = api.FieldType;
@@ -49,8 +49,8 @@ export function normalizeFieldSchema(schema: {
 }
 
 /**
- * Derivation (docs/api.md, "Extraction schemas"): object with properties/required/additionalProperties false; a table or array
- * field becomes an array whose items are a bare object (no item properties).
+ * Derivation (docs/api.md, "Extraction schemas"): object with properties/required/additionalProperties
+ * false; a table or array field becomes an array whose items are a bare object (no item properties).
  */
 export function fieldListToJsonSchema(schema: FieldListSchema): Record<string, unknown> {
   const prop = (f: SchemaField): Record<string, unknown> => {

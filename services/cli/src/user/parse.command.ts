@@ -9,7 +9,7 @@ import { PartialFailure, usage, type CommandContext, type Io } from './context';
 import { table } from './table';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-/** Live display: the 2 s start of docs/api.md (States), with a lower ceiling than bulk waits since a person is watching. */
+/** Live display: the 2 s start of docs/api.md (States), a lower ceiling than bulk waits: a person watches. */
 const WATCH_POLLING = { initialIntervalMs: 2_000, maxIntervalMs: 5_000, factor: 1.5, timeoutMs: 0 };
 /** While following the event stream, the index is re-read this rarely (in case stored events stall). */
 const STREAM_SAFETY_POLL_MS = 15_000;

@@ -53,7 +53,10 @@ export function normaliseScope(s: ExtractScope | undefined): ExtractScope | unde
   return Object.keys(out).length ? out : undefined;
 }
 
-/** docs/api.md, Idempotency: `extract:<file_version_id>:<schema_hash>:<options_hash>` (the schema name counts as an option). */
+/**
+ * docs/api.md, Idempotency: `extract:<file_version_id>:<schema_hash>:<options_hash>` (the schema name
+ * counts as an option).
+ */
 export const defaultExtractKey = (
   fileVersionId: string,
   schema: unknown,
@@ -176,9 +179,9 @@ export async function dispatchFileExtract(
 }
 
 /**
- * Bulk (docs/api.md, "Bulk requests"): not atomic; files in request order, the first failure aborts and earlier jobs keep
- * running; with a key each file uses `<key>:<file_id>`. A file whose current version has no parse
- * is parsed first through the ordinary parse dispatch (reserved and charged as a parse, replayed
+ * Bulk (docs/api.md, "Bulk requests"): not atomic; files in request order, the first failure aborts
+ * and earlier jobs keep running; with a key each file uses `<key>:<file_id>`. A file whose current version
+ * has no parse is parsed first through the ordinary parse dispatch (reserved and charged as a parse, replayed
  * when that parse is already queued), and its extraction job waits for that parse.
  */
 export async function dispatchExtractBulk(

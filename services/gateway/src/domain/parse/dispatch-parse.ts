@@ -132,9 +132,9 @@ export async function dispatchParse(
 }
 
 /**
- * Bulk dispatch (docs/api.md, "Bulk requests"): not atomic. Files dispatch in request order; the first failure aborts and
- * jobs queued before it stay queued with their credits reserved. With a key, each file's key is
- * `<key>:<file_id>`. The error of an aborted bulk names the failing file and the jobs already queued.
+ * Bulk dispatch (docs/api.md, "Bulk requests"): not atomic. Files dispatch in request order; the first
+ * failure aborts and jobs queued before it stay queued with their credits reserved. With a key, each file's
+ * key is `<key>:<file_id>`. The error of an aborted bulk names the failing file and the jobs already queued.
  */
 export async function dispatchParseBulk(
   deps: DispatchDeps,

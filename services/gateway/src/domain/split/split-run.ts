@@ -6,7 +6,7 @@ import { dispatchQueued, type QueuedResponse } from '../operations/dispatch-oper
 import { resolveModelFor, workflowFile } from '../operations/workflow-input';
 
 /**
- * POST /v1/split/runs. Validation in docs/api.md's order ("Validation order") (access, permission, parse, model), then the
+ * POST /v1/split/runs. Validation in docs/api.md's "Validation order" (access, permission, parse, model), then the
  * queued-operation rule. Default key: file (its current version, so new content is new work),
  * rules and model (docs/api.md, "Split": it cannot tell two deliberate identical runs apart).
  */
