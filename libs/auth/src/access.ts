@@ -11,7 +11,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   viewer: ['files.read'],
 };
 
-/** Who is calling. API keys are organisation-root: every check passes for them (spec). */
+/** Who is calling. API keys are organisation-root: every check passes for them (docs/api.md, Conventions). */
 export interface Principal {
   kind: 'api_key' | 'session';
   orgId: string;

@@ -23,7 +23,7 @@ export function defineEnv<S extends z.ZodObject>(
 
 const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
-/** Variables every service reads (decisions.md, "Names and process contract"). */
+/** Variables every service reads (the root README, "Configuration"). */
 export const baseEnv = z.object({
   NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/docfleet'),

@@ -1,4 +1,4 @@
-// Cooperative cancel (decisions.md). A queued job is cancelled at once and its reservation closed
+// Cooperative cancel (docs/api.md, States). A queued job is cancelled at once and its reservation closed
 // as cancelled in the same transaction; a running job gets cancel_requested_at and its worker stops
 // at its next page or stage boundary (cancelRequested); a terminal job is returned as it is.
 import { finalizeReservation } from '@docfleet/billing';

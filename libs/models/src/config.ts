@@ -1,5 +1,5 @@
 // Deployment configuration of the model layer, read once from the environment. Available models are
-// configuration, not a fixed list (spec, Versioning 6). Problems fail start-up with one line naming
+// configuration, not a fixed list (README, "Configuration"). Problems fail start-up with one line naming
 // the variable, like every other docfleet setting.
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, type RetryPolicy } from './retry';
 

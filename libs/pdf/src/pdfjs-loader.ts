@@ -44,7 +44,7 @@ export function pdfjsAssets(): Record<string, string> {
   return assetDirs;
 }
 
-/** Checks the `%PDF-` signature (allowed anywhere in the first 1024 bytes by the spec). */
+/** Checks the `%PDF-` signature (the PDF reference allows it anywhere in the first 1024 bytes). */
 export function looksLikePdf(head: Uint8Array): boolean {
   const text = Buffer.from(head.subarray(0, 1024)).toString('latin1');
   return text.includes('%PDF-');

@@ -1,5 +1,5 @@
 // Request shapes of the endpoints whose gateway routes have not landed yet (parse jobs, artifacts,
-// segments, search, extraction, operations, split, classify, edit), checked against the spec with a
+// segments, search, extraction, operations, split, classify, edit), checked against the API reference with a
 // recording fetch. The gateway tests in this folder exercise the routes that exist.
 import { DocfleetClient } from '../src';
 import { json, scriptedFetch, type Recorded } from './helpers';

@@ -93,7 +93,7 @@ export function buildSheetSegments(
   return [...iterateSheetSegments(source, options)];
 }
 
-/** The spreadsheet fields of a parse manifest (spec: unit, source_type, segment_count). */
+/** The spreadsheet fields of a parse manifest (unit, source_type, segment_count; api.ArtifactManifest). */
 export function spreadsheetManifestFields(
   sheetCount: number,
   segmentCount: number,

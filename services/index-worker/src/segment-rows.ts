@@ -62,7 +62,7 @@ function placeOf(c: Record<string, unknown>): string {
 }
 
 /**
- * Rows in document order. Segments without markdown are dropped (spec, Segment); a repeated
+ * Rows in document order. Segments without markdown are dropped (docs/api.md, "Parse backend `auto`"); a repeated
  * segment id keeps its first occurrence's id and later ones get a `~n` suffix, so one bad bundle
  * cannot make the unique (file_version_id, segment_id) key fail the whole job forever.
  */

@@ -1,4 +1,4 @@
-// Which manifest service_read_artifact reads. The spec's rule: sort the file's manifests by
+// Which manifest service_read_artifact reads. The rule (docs/api.md, "Reading artifacts"): sort the file's manifests by
 // created_at and take the newest, never trusting the listing's order. `result_json` lives on
 // extract manifests, every other key on parse manifests, so the newest manifest of the matching
 // type is the one that can carry the key.

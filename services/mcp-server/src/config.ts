@@ -1,10 +1,10 @@
-// The tool server's environment (spec, "Local tool server"), parsed once with zod. Any problem
+// The tool server's environment (the root README, "Tool server and command line"), parsed once with zod. Any problem
 // becomes one line on stderr: the server never starts on half-valid configuration, and stdout
 // stays reserved for the protocol.
 import { z } from 'zod';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
-/** The gateway's own default MAX_UPLOAD_BYTES (decisions.md): larger files would be refused anyway. */
+/** The gateway's own default MAX_UPLOAD_BYTES (docs/api.md, Limits): larger files would be refused anyway. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
 
 const TRUE_VALUES = new Set(['true', '1', 'yes']);
@@ -25,7 +25,8 @@ const Env = z.object({
       (v) => /^https?:\/\/[^/]/i.test(v) && URL.canParse(v),
       'must be an http(s) URL such as http://127.0.0.1:8080',
     ),
-  // Only the spec's three spellings turn the permanent-delete tools on; anything else leaves them off.
+  // Only the README's three spellings (TRUE_VALUES: true, 1, yes) turn the permanent-delete tools on;
+  // anything else leaves them off.
   SERVICE_MCP_ALLOW_DESTRUCTIVE: z
     .string()
     .optional()

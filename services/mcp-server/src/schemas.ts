@@ -32,7 +32,7 @@ export const absolutePath = (param: string, what: string) =>
     .describe(what);
 
 /**
- * A field of a DocAI-style field list (spec, "Extraction schema"); nested through `children`. Type
+ * A field of a DocAI-style field list (docs/api.md, "Extraction schemas"); nested through `children`. Type
  * aliases, not interfaces, so a field list is assignable to the SDK's request body (a JSON object).
  */
 export type FieldInput = {

@@ -1,4 +1,4 @@
-// The tool server as a process, without a fleet: the tool catalogue against the spec's table
+// The tool server as a process, without a fleet: the tool catalogue against the table below (the promised catalogue)
 // (names, parameters, read-only annotations, the destructive gate), the start-up contract
 // (missing key: one stderr line and a non-zero exit; stdout carries only protocol), input
 // validation messages, an independent client (the MCP inspector CLI), and the rule that the API
@@ -18,7 +18,10 @@ const KEY = 'dfk_test_Secret_0123456789abcdef';
 const NOWHERE = 'http://127.0.0.1:9'; // discard port: nothing answers
 const UUID0 = '00000000-0000-4000-8000-000000000000';
 
-/** The spec's tool table: name -> [required params, optional params]. */
+/**
+ * The promised tool table (counts in the root README, "Tool server and command line"):
+ * name -> [required params, optional params].
+ */
 const SPEC: Record<string, [string[], string[]]> = {
   service_list_knowledge_bases: [[], []],
   service_create_knowledge_base: [['name'], ['description']],

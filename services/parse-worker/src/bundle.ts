@@ -57,7 +57,7 @@ export async function writeSegments(outDir: string, segments: Iterable<Segment>)
   return n;
 }
 
-/** Readable artifacts of a previous bundle (the spec's condition for a `reused` completion). */
+/** Readable artifacts of a previous bundle (the condition for a `reused` completion; docs/api.md, States). */
 export async function bundleReadable(root: string, names: string[]): Promise<boolean> {
   for (const n of names) {
     try {

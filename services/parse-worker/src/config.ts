@@ -46,7 +46,7 @@ export const parseWorkerEnv = baseEnv.extend({
   PARSE_PAGE_MAX_PIXELS: intFromEnv(16_384, 256),
   /**
    * Diagnostics and benchmarks only: `false` skips page images (the manifest's `pages` link is then
-   * null, which the spec does not foresee for PDFs and images). Default true.
+   * null, which the API does not foresee for PDFs and images). Default true.
    */
   PARSE_PAGE_IMAGES: z
     .enum(['true', 'false'])

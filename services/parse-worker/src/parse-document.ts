@@ -100,7 +100,7 @@ async function parseDocumentFlow(
     keepImage: kind === 'image',
     budget: { ...budget, maxSeconds: Math.min(budget.maxSeconds, options.timeout_seconds) },
   });
-  // Spec: images always go to OCR; `auto` follows inspectDocument's decision (the spec's rule).
+  // Images always go to OCR; `auto` follows inspectDocument's decision (docs/api.md, "Parse backend `auto`").
   const backend = kind === 'image' ? 'ocr' : options.backend === 'auto' ? inspect.backend.backend : options.backend;
   const pageImages = deps.pageImages !== false;
   const settings: ParseSettings = {

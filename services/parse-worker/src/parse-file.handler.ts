@@ -27,7 +27,7 @@ import { parseDocument } from './parse-document';
 import { unitsOfResult } from './parse-metrics';
 import { parseSheets } from './parse-spreadsheet';
 
-/** The recognisable message for inputs that are not what their name claims (spec, Errors). */
+/** The recognisable message for inputs that are not what their name claims (docs/errors.md, Job failures). */
 const NO_ARTIFACTS = 'The parser finished without expected artifacts';
 
 interface Failure {

@@ -28,7 +28,7 @@ export function failureMessage(err: unknown): string {
  * an operation that already ended, is dropped. Every outcome is written by endAttempt: completion
  * with the output, failure with its reason, or cancel at a checkpoint; failed and cancelled
  * attempts of queued workflows are refunded in that same transaction. Synchronous workflows
- * (classify, edit) are never refunded (spec: their charge stands when the model call fails).
+ * (classify, edit) are never refunded (docs/api.md, Credits: their charge stands when the model call fails).
  * A worker that dies mid-run leaves the attempt in_progress with a heartbeat that stops: BullMQ
  * hands the job to another worker, which runs the attempt again; a synchronous request waiting on
  * it starts a fresh attempt once the heartbeat is WORKER_LOST_SECONDS old, and the reaper fails

@@ -1,5 +1,5 @@
 // Classify and edit: synchronous workflows (the model runs inside the request), 1 credit per
-// idempotency key. Shapes from decisions.md.
+// idempotency key. Rules in docs/api.md (Idempotency, Credits).
 import { z } from 'zod';
 import { JsonObject, Timestamp, Uuid } from './common';
 import { ModelControls } from './workflows';

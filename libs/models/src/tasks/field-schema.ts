@@ -1,6 +1,6 @@
-// The spec's "Extraction schema" (DocAI-style field list): normalisation of names and types, stable
-// field ids, and the derived JSON Schema. The extract task, the local model and the worker all
-// key results by the normalised names produced here. The shapes are the API's (libs/contracts).
+// Extraction schemas, DocAI-style field lists (docs/api.md, "Extraction schemas"): normalisation of
+// names and types, stable field ids, and the derived JSON Schema. The extract task, the local model and the
+// worker all key results by the normalised names produced here. The shapes are the API's (libs/contracts).
 import type { api } from '@docfleet/contracts';
 
 export type FieldType = api.FieldType;
@@ -10,7 +10,7 @@ export const FIELD_TYPES: readonly FieldType[] = ['string', 'number', 'boolean',
 export type SchemaField = api.SchemaField;
 export type FieldListSchema = api.FieldList;
 
-/** Lowercase; every run of characters outside [a-z0-9_] becomes `_` (spec rule, nothing more). */
+/** Lowercase; every run of characters outside [a-z0-9_] becomes `_` (docs/api.md, nothing more). */
 export function normalizeFieldName(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9_]+/g, '_');
 }
@@ -49,8 +49,8 @@ export function normalizeFieldSchema(schema: {
 }
 
 /**
- * Spec derivation: object with properties/required/additionalProperties false; a table or array
- * field becomes an array whose items are a bare object (no item properties).
+ * Derivation (docs/api.md, "Extraction schemas"): object with properties/required/additionalProperties
+ * false; a table or array field becomes an array whose items are a bare object (no item properties).
  */
 export function fieldListToJsonSchema(schema: FieldListSchema): Record<string, unknown> {
   const prop = (f: SchemaField): Record<string, unknown> => {

@@ -1,5 +1,5 @@
 // Output shapes of every model task and the JSON schemas the providers are asked to satisfy. They
-// carry exactly what the spec's operation outputs need; the worker adds ids, metrics and credits.
+// carry exactly what the API's operation outputs (libs/contracts) need; the worker adds ids, metrics and credits.
 import type { api } from '@docfleet/contracts';
 import { nullableResultSchema, type SchemaField } from './field-schema';
 

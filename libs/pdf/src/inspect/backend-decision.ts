@@ -1,6 +1,6 @@
-// The spec's auto-backend rule: a PDF goes to the text-layer backend only if EVERY page has at
-// least 150 text characters and less than 10% graphics coverage, and the document has no form
-// fields and no stamp annotations. Anything else goes to OCR as a whole.
+// The auto-backend rule (docs/api.md, "Parse backend `auto`"): a PDF goes to the text-layer backend
+// only if EVERY page has at least 150 text characters and less than 10% graphics coverage, and the document
+// has no form fields and no stamp annotations. Anything else goes to OCR as a whole.
 import type { PDFDocumentProxy } from 'pdfjs-dist/types/src/display/api';
 import { DEFAULT_PAGE_BUDGET, maxGraphicsItems, type PageBudget } from '../budget';
 import { unionAreaFraction } from '../geometry';

@@ -1,4 +1,4 @@
-// Layout elements (page points) → spec grounding elements: fractional and pixel boxes, stable
+// Layout elements (page points) → API grounding elements (docs/api.md, Resources): fractional and pixel boxes, stable
 // ids, labels, markdown anchors, table cells. Ids hash the element's type, text and rounded
 // position, so an unchanged element keeps its citation anchor across re-parses even when other
 // elements on the page come or go.

@@ -42,7 +42,7 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
     if (seps.length === 0) {
       const k = modalPhraseCount(words);
       if (k < 2) return undefined;
-      // One axis falls back to a uniform split: the spec's `grid-estimate`.
+      // One axis falls back to a uniform split: `grid-estimate` (docs/api.md, Resources: boxes).
       for (let i = 1; i < k; i++) seps.push(region.x0 + ((region.x1 - region.x0) * i) / k);
       estimatedCols = true;
     }

@@ -1,4 +1,4 @@
-// The file-job path of extraction (spec: "Extraction document (file-job path, artifact
+// The file-job path of extraction (docs/api.md, "Extraction results"; "Extraction document (file-job path, artifact
 // result_json)"): a JSON Schema in, one model call over the scoped evidence, then what the
 // operation path does not do — Draft 2020-12 validation of the result, citations resolved against
 // the grounding, missing values marked, node confidence the minimum of its citations, and a

@@ -1,4 +1,4 @@
-// The operation path of extraction (spec: "Extraction output (operation path)"): one model call
+// The operation path of extraction (docs/api.md, "Extraction results": operation path): one model call
 // over the selected segments, the output passed through as the model returned it, plus the
 // result tree and metrics. Cancel is checked exactly once, immediately before the model call.
 import {

@@ -1,7 +1,7 @@
-// File-job citations (spec: "Citations are merged with citations resolved against the grounding;
-// each additionally carries elementId and bbox"). A model citation names a segment; a segment may
-// merge several grounding elements, so the element whose text holds the quote (or the value) is
-// the one cited. A value the model returned without a citation gets one when its text is found
+// File-job citations (docs/api.md, "Extraction results": "Citations are merged with citations
+// resolved against the grounding; each additionally carries elementId and bbox"). A model citation names a
+// segment; a segment may merge several grounding elements, so the element whose text holds the quote (or the
+// value) is the one cited. A value the model returned without a citation gets one when its text is found
 // verbatim in an element of the selected segments: that is provenance the grounding proves.
 import type { FractionBox, GroundingDocument, Segment } from '@docfleet/contracts';
 import { segmentPage, type Citation } from '@docfleet/models';

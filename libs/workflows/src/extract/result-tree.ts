@@ -1,11 +1,11 @@
-// The spec's result tree: one node per schema field in schema order, children for objects and
-// for the rows of tables and arrays. Shared by both extraction paths; the file-job path adds
-// `missingReason` and takes the minimum citation confidence instead of the first. The node's wire
+// The result tree (docs/api.md, "Extraction results"): one node per schema field in schema order,
+// children for objects and for the rows of tables and arrays. Shared by both extraction paths; the file-job
+// path adds `missingReason` and takes the minimum citation confidence instead of the first. The node's wire
 // shape is api.ResultNode (libs/contracts).
 import type { api } from '@docfleet/contracts';
 import type { Citation, SchemaField } from '@docfleet/models';
 
-/** Confidence of a node without any citation: "unattributed" (spec). */
+/** Confidence of a node without any citation: "unattributed" (docs/api.md, "Extraction results"). */
 export const UNATTRIBUTED = 0.8;
 
 export interface TreeOptions {

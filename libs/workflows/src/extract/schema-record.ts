@@ -1,5 +1,6 @@
-// Saved extraction schemas (spec: "Saved schema record"): what the gateway's CRUD and the schema
-// generation runner both write, so a generated schema and a hand-made one look the same.
+// Saved extraction schemas (docs/api.md, Resources: Schema; wire shape in libs/contracts): what the
+// gateway's CRUD and the schema generation runner both write, so a generated schema and a hand-made one look
+// the same.
 import type { api } from '@docfleet/contracts';
 import { fieldListToJsonSchema, normalizeFieldSchema, type FieldListSchema } from '@docfleet/models';
 import type { ExtractionSchema } from '@docfleet/db';

@@ -1,4 +1,4 @@
-// The Operation resource (spec: "Operation", "States and transitions"). Every queued workflow and
+// The Operation resource (docs/api.md, Resources and States). Every queued workflow and
 // every synchronous one is a row in `operations`; this module owns its wire shape, its charging
 // keys and its terminal transitions, so the gateway (cancel of a queued attempt) and the workflow
 // worker (completion, failure, cancel at a checkpoint) move it the same way.
@@ -58,7 +58,7 @@ export type Ending =
 
 /**
  * Ends one attempt: writes the terminal status and, for a failed or cancelled queued attempt, the
- * refund of its charge in the same transaction (spec). Guarded by attempt and a non-terminal
+ * refund of its charge in the same transaction (docs/api.md, Credits). Guarded by attempt and a non-terminal
  * status, so a stale worker or a racing cancel cannot end an attempt twice. Returns the row when
  * this call ended it, null when something else already had.
  */

@@ -1,6 +1,6 @@
 // split_run and split_rules_suggest, as the workflow worker runs them and the eval measures them:
 // model calls per window (progress phase `windows`), then the repair pass (phase `repair`), with
-// cancel checkpoints between windows and inside the repair. The session is the spec's "Split
+// cancel checkpoints between windows and inside the repair. The session is the API's "Split
 // session"; ids and timestamps come from the caller so the worker can store the row under them.
 import {
   buildSplitRequest,
@@ -20,7 +20,7 @@ import { measureQuality, repairWindows, type WindowAnswer } from './repair';
 import type { PageWindowReader } from '../page-windows';
 import { planWindows, windowEvidence, DEFAULT_WINDOW_OVERLAP, DEFAULT_WINDOW_PAGES, type SplitWindow } from './windows';
 
-/** Every window's model call failed: the operation's error begins with this code (spec). */
+/** Every window's model call failed: the operation's error begins with this code (docs/api.md, "Split"). */
 export class SplitModelUnavailable extends Error {
   readonly code = 'split_model_unavailable';
   constructor(firstReason: string) {

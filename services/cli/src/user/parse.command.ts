@@ -1,7 +1,7 @@
 // `parse FILE_ID… [--watch]`: queues the parses (one bulk call, request order), and with --watch
 // follows them on the event stream (GET /v1/events/stream: progress as it happens, no polling)
 // until every job is terminal; when the stream cannot be used, on the knowledge-base index (the
-// endpoint the spec means for watching many files: one conditional request per poll).
+// endpoint docs/api.md (States) names for watching many files: one conditional request per poll).
 import type { DocfleetClient, IndexEnvelope, Job } from '@docfleet/sdk';
 import cliProgress from 'cli-progress';
 import type { Values } from './run';
@@ -9,7 +9,7 @@ import { PartialFailure, usage, type CommandContext, type Io } from './context';
 import { table } from './table';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-/** Live display: the spec's 2 s start, with a lower ceiling than bulk waits since a person is watching. */
+/** Live display: the 2 s start of docs/api.md (States), a lower ceiling than bulk waits: a person watches. */
 const WATCH_POLLING = { initialIntervalMs: 2_000, maxIntervalMs: 5_000, factor: 1.5, timeoutMs: 0 };
 /** While following the event stream, the index is re-read this rarely (in case stored events stall). */
 const STREAM_SAFETY_POLL_MS = 15_000;

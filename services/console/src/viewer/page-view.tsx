@@ -180,7 +180,7 @@ const Boxes = memo(function Boxes({
   );
 });
 
-/** Spec rule: a precise cell box only on a detected axis; an estimated axis is drawn as a band. */
+/** docs/api.md (Resources, boxes): a precise cell box only on a detected axis; an estimated axis is drawn as a band. */
 function Cells({ el }: { el: GroundingElement }) {
   const cols = el.cellGrid?.cols ?? (el.cellsSource === 'grid-estimate' ? 'estimated' : 'detected');
   const rows = el.cellGrid?.rows ?? cols;

@@ -244,7 +244,8 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
       apiErr = new ApiError('unsupported_media_type', 'The body is not encoded as its Content-Encoding says.');
     else apiErr = new ApiError('invalid_request_body', 'The request body could not be read.');
   } else if (isDatabaseUnavailable(err)) {
-    // A busy, restarting or unreachable database: the client's retry can succeed, so 503 (spec), never 500.
+    // A busy, restarting or unreachable database: the client's retry can succeed, so 503, never 500
+    // (docs/api.md, "Database unavailable").
     (req.log ?? console).warn({ err }, 'database unavailable');
     apiErr = new ApiError('service_unavailable', 'The database is busy or unavailable; try again shortly.', {
       headers: { 'retry-after': '2' },

@@ -29,7 +29,7 @@ export interface RouteDef<
   /** Error codes the route can answer with, documented in OpenAPI. */
   errors?: string[];
   /**
-   * Body fields whose absence the spec answers with a code of its own (a workflow request without
+   * Body fields whose absence docs/errors.md answers with a code of its own (a workflow request without
    * `file_id` is 400 file_id_is_required, not invalid_request_body). Checked before the body schema.
    */
   required?: Partial<Record<string, ErrorCode>>;

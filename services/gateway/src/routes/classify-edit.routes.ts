@@ -20,7 +20,7 @@ const SYNC_ERRORS = [
   'model_call_failed',
   'service_unavailable',
 ];
-/** Spec: a workflow request without file_id is 400 file_id_is_required. */
+/** docs/api.md ("Validation order"): a workflow request without file_id is 400 file_id_is_required. */
 export const WORKFLOW_REQUIRED = { file_id: 'file_id_is_required' } as const;
 const SYNC_NOTE =
   '1 credit per idempotency_key (a retry with the same key is not charged again; a completed run replays its stored output)';

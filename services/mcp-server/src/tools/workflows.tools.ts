@@ -104,7 +104,7 @@ export const workflowTools = [
           ...queuedAnswer(await client.split.suggestRules({ file_id }), 'rule suggestion'),
         };
       // The default split key is derived from file, rules and model, so two deliberate identical
-      // runs would collapse into one; a fresh key per call makes each call new work (spec, Split).
+      // runs would collapse into one; a fresh key per call makes each call new work (docs/api.md, "Split").
       return {
         mode: 'split_run',
         ...queuedAnswer(await client.split.run({ file_id, rules: rules!, idempotency_key: randomUUID() }), 'the split'),

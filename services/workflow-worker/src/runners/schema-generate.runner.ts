@@ -23,7 +23,7 @@ export function generatedSchemaId(operationId: string): string {
 /**
  * schema_generate: derives a field list from the parse of the version the gateway validated (only
  * the given segments when segment_ids were sent), one model call after the cancel checkpoint, and
- * saves it attached to the file (spec: "Saves the schema").
+ * saves it attached to the file (docs/api.md, "Extraction schemas").
  */
 export async function schemaGenerateRunner(ctx: RunContext): Promise<api.SchemaGenerateOutput> {
   const r = ctx.request as {

@@ -33,7 +33,7 @@ export interface RunContext {
   model(): ResolvedModel;
   /** Cooperative cancel point: throws OperationCancelled when a cancel was requested. */
   checkpoint(): Promise<void>;
-  /** Advisory progress (spec: done/total/phase). */
+  /** Advisory progress (docs/api.md, States: done/total/phase). */
   progress(done: number, total: number, phase: string): Promise<void>;
   /** Aborted when the worker shuts down. */
   signal: AbortSignal;

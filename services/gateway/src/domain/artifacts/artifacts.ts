@@ -122,8 +122,9 @@ async function object(deps: Pick<Deps, 'storage'>, storageKey: string, missing: 
 }
 
 /**
- * segments.json of the newest parse of the file's current version (spec: "content from the newest
- * parse"; old versions do not count). 409 file_must_be_parsed when there is none to read.
+ * segments.json of the newest parse of the file's current version (docs/api.md, "Reading artifacts":
+ * "content from the newest parse"; old versions do not count). 409 file_must_be_parsed when there is none to
+ * read.
  */
 export async function segmentsObject(deps: Pick<Deps, 'db' | 'storage'>, p: Principal, fileId: string) {
   const file = await loadFile(deps.db, p, fileId);

@@ -26,7 +26,7 @@ export async function login(deps: Pick<Deps, 'db' | 'env'>, email: string, passw
 // argon2id hash of a random throwaway password.
 const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$yqTMcsb2ot8Yv7oHUspUJTp12jf+Qs3p2FpUlpNG2Z0';
 
-/** Key management is for an organisation admin signed in as a person (spec: staff cannot). */
+/** Key management is for an organisation admin signed in as a person (staff cannot; docs/errors.md). */
 function requireAdminSession(p: Principal) {
   if (p.kind !== 'session' || p.role !== 'admin')
     throw new ApiError('permission_required', 'Only an organisation admin, signed in, can manage API keys.');

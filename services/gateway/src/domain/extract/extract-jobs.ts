@@ -1,4 +1,4 @@
-// File-path extraction jobs (spec: POST /v1/files/{fileId}/extract and /v1/files/extract/bulk).
+// File-path extraction jobs (POST /v1/files/{fileId}/extract and /v1/files/extract/bulk; docs/api.md, Idempotency).
 // A Job row of kind 'extract' queued as 'extract.file' on the workflow queue; no credits. The
 // JSON Schema, scope, schema name and the model are stored in the job's options, so the worker
 // runs exactly what was asked and the job shows it.
@@ -53,7 +53,10 @@ export function normaliseScope(s: ExtractScope | undefined): ExtractScope | unde
   return Object.keys(out).length ? out : undefined;
 }
 
-/** Spec: `extract:<file_version_id>:<schema_hash>:<options_hash>` (the schema name counts as an option). */
+/**
+ * docs/api.md, Idempotency: `extract:<file_version_id>:<schema_hash>:<options_hash>` (the schema name
+ * counts as an option).
+ */
 export const defaultExtractKey = (
   fileVersionId: string,
   schema: unknown,
@@ -176,9 +179,9 @@ export async function dispatchFileExtract(
 }
 
 /**
- * Bulk (spec): not atomic; files in request order, the first failure aborts and earlier jobs keep
- * running; with a key each file uses `<key>:<file_id>`. A file whose current version has no parse
- * is parsed first through the ordinary parse dispatch (reserved and charged as a parse, replayed
+ * Bulk (docs/api.md, "Bulk requests"): not atomic; files in request order, the first failure aborts
+ * and earlier jobs keep running; with a key each file uses `<key>:<file_id>`. A file whose current version
+ * has no parse is parsed first through the ordinary parse dispatch (reserved and charged as a parse, replayed
  * when that parse is already queued), and its extraction job waits for that parse.
  */
 export async function dispatchExtractBulk(

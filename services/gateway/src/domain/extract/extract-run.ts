@@ -9,7 +9,7 @@ import { resolveModelFor, workflowFile } from '../operations/workflow-input';
 import { loadSchema } from './schema-access';
 
 /**
- * POST /v1/extract/runs. Validation in the spec's order (access, permission, parse artifacts,
+ * POST /v1/extract/runs. Validation in docs/api.md's order ("Validation order") (access, permission, parse artifacts,
  * schema, model), then the queued-operation rule. The default key is derived from the file, the
  * resolved schema contents (not the schema_id: editing a saved schema makes a new run) and the
  * model; given segment_ids are part of it too, so a narrower run is not a replay of a wider one.

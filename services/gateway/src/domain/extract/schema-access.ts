@@ -3,7 +3,7 @@ import type { Db, ExtractionSchema } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 
 /**
- * Schema access follows attachment (spec): viewer access on its file if set, else on its
+ * Schema access follows attachment (docs/api.md, "Extraction schemas"): viewer access on its file if set, else on its
  * knowledge base, else the plain files.read (read) or files.write (write) permission.
  * Soft-deleted and other organisations' schemas are 404 schema_not_found.
  */

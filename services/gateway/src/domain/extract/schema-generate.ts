@@ -6,7 +6,10 @@ import type { Deps } from '../../deps';
 import { dispatchQueued, type QueuedResponse } from '../operations/dispatch-operation';
 import { resolveModelFor, workflowFile } from '../operations/workflow-input';
 
-/** Spec: for schema generation an unknown reasoning_level falls back to medium (elsewhere it is refused). */
+/**
+ * docs/api.md ("Extraction schemas"): for schema generation an unknown reasoning_level falls back to
+ * medium (elsewhere it is refused).
+ */
 export const generationReasoning = (v: string | undefined): ReasoningLevel =>
   (REASONING_LEVELS as readonly string[]).includes(v ?? '') ? (v as ReasoningLevel) : 'medium';
 

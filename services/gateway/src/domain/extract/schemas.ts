@@ -1,4 +1,4 @@
-// Extraction schema CRUD (spec: "Extraction schemas and runs", "Saved schema record"). No credits.
+// Extraction schema CRUD (docs/api.md, "Extraction schemas" and Credits). No credits.
 // The field list is stored normalised; jsonSchema is derived from it unless the caller supplies
 // one, and re-derived on a field edit only while it still is the derived one.
 import { hasPermission, reachableKbIds, type Principal } from '@docfleet/auth';

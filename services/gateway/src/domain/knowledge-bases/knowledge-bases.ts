@@ -37,7 +37,7 @@ export async function createKnowledgeBase(
           created_by_user_id: p.userId ?? null,
         },
       });
-      // A member who creates a knowledge base manages it (decisions.md).
+      // A member who creates a knowledge base manages it (docs/api.md, Conventions).
       if (!isRoot(p) && p.userId) {
         await tx.rbacGrant.create({
           data: {

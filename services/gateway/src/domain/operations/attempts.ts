@@ -7,7 +7,7 @@ import { ApiError } from '@docfleet/errors';
 import { NO_PROGRESS, operationJobId, type OperationType } from '@docfleet/workflows';
 import type { Deps } from '../../deps';
 
-/** Every model workflow needs this permission (spec), and cancel demands it again. */
+/** Every model workflow needs this permission (docs/api.md, "Validation order"), and cancel demands it again. */
 export const WORKFLOW_PERMISSION = 'extract.run';
 
 export interface WorkflowRequest<T extends OperationType = OperationType> {

@@ -7,7 +7,7 @@ import { attemptKey, endAttempt, serializeOperation, type QueuedOperationType } 
 import type { Deps } from '../../deps';
 import { enqueueAttempt, priorOperation, startAttempt, type WorkflowRequest } from './attempts';
 
-/** Every queued workflow costs one credit per attempt (spec). */
+/** Every queued workflow costs one credit per attempt (docs/api.md, Credits). */
 export const QUEUED_CREDITS = 1;
 
 export type QueuedRequest = WorkflowRequest<QueuedOperationType>;
@@ -15,7 +15,7 @@ export type QueuedRequest = WorkflowRequest<QueuedOperationType>;
 export type QueuedResponse = { status: 202; body: api.QueuedAck } | { status: 200; body: unknown };
 
 /**
- * The queued-operation response rule (spec), for every queued workflow. The caller has already
+ * The queued-operation response rule (docs/api.md, Idempotency), for every queued workflow. The caller has already
  * validated access, permission, parse artifacts, schema and model. Here: debit → create or reset
  * the operation (one transaction, so a declined debit leaves nothing) → enqueue.
  *

@@ -16,13 +16,13 @@ import { enqueueAttempt, priorOperation, startAttempt, type WorkflowRequest } fr
 
 export type SyncRequest = WorkflowRequest<SyncOperationType>;
 
-/** How long a synchronous request is held for its run (spec: minutes on large documents). */
+/** How long a synchronous request is held for its run (minutes on large documents). */
 export const SYNC_WAIT_MS = 15 * 60_000;
 
 /**
  * Synchronous workflows (classify, edit). The model runs on the workflow worker, because only the
  * worker may reach model providers (deploy/k8s network policy); the request is held until the
- * operation is terminal. Credit rule (spec): one debit per idempotency key, never refunded.
+ * operation is terminal. Credit rule (docs/api.md, Credits): one debit per idempotency key, never refunded.
  *
  *   no prior run            → create the operation and debit, in one transaction; run   (debited)
  *   queued or in_progress   → wait for that run                                          (not debited)

@@ -24,7 +24,7 @@ export async function loadOperation(db: Db, p: Principal, operationId: string) {
 }
 
 /**
- * Cooperative cancel (spec). A queued attempt no worker has taken yet ends here, refunded in the
+ * Cooperative cancel (docs/api.md, States). A queued attempt no worker has taken yet ends here, refunded in the
  * same transaction; a running one is flagged and ends at its next checkpoint (the worker writes
  * the terminal status and the refund). Terminal operations are returned unchanged.
  */

@@ -17,7 +17,7 @@ export function resolveModelFor(deps: Pick<Deps, 'models'>, modelId: string | un
 }
 
 /**
- * The checks every workflow makes before it charges, in the spec's order: the file and viewer
+ * The checks every workflow makes before it charges, in docs/api.md's "Validation order": the file and viewer
  * access to it, the workflow permission, and a readable parse of its current version.
  */
 export async function workflowFile(

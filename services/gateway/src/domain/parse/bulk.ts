@@ -1,7 +1,7 @@
 import { ApiError } from '@docfleet/errors';
 
 /**
- * The error of a bulk dispatch that stopped at one file (spec: bulk is not atomic; the first
+ * The error of a bulk dispatch that stopped at one file (docs/api.md, "Bulk requests": bulk is not atomic; the first
  * failure aborts, earlier jobs keep running): it names the failing file and the jobs already queued.
  */
 export function bulkAborted(err: ApiError, fileId: string, queuedJobIds: string[]): ApiError {

@@ -27,7 +27,7 @@ export interface DispatchResult {
 }
 
 /**
- * Queues a parse of the file's current version (spec: POST /v1/files/{fileId}/parse).
+ * Queues a parse of the file's current version (POST /v1/files/{fileId}/parse; docs/api.md, Idempotency).
  *
  * Idempotency: without a key, the key is derived from the file version and the normalised options;
  * an active or completed job under it is returned as is, a failed or cancelled one is retried under
@@ -132,9 +132,9 @@ export async function dispatchParse(
 }
 
 /**
- * Bulk dispatch (spec): not atomic. Files dispatch in request order; the first failure aborts and
- * jobs queued before it stay queued with their credits reserved. With a key, each file's key is
- * `<key>:<file_id>`. The error of an aborted bulk names the failing file and the jobs already queued.
+ * Bulk dispatch (docs/api.md, "Bulk requests"): not atomic. Files dispatch in request order; the first
+ * failure aborts and jobs queued before it stay queued with their credits reserved. With a key, each file's
+ * key is `<key>:<file_id>`. The error of an aborted bulk names the failing file and the jobs already queued.
  */
 export async function dispatchParseBulk(
   deps: DispatchDeps,

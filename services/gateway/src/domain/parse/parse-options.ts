@@ -21,6 +21,6 @@ export function optionsHash(o: api.ParseOptions): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
-/** Spec: the default key is derived from the file version and the options. */
+/** docs/api.md, Idempotency: the default key is derived from the file version and the options. */
 export const defaultParseKey = (fileVersionId: string, o: api.ParseOptions) =>
   `parse:${fileVersionId}:${optionsHash(o)}`;

@@ -1,4 +1,4 @@
-// The synonym list of search (spec: "a word like bills also matches invoice and charges").
+// The synonym list of search (docs/api.md, Limits: "bills also matches invoice and charges").
 // Each line is a group: its first word (or that word's plural: bills) also matches the others.
 // Members are written as people type them; PostgreSQL's English stemmer normalises them like the indexed text
 // (bills/bill, charges/charge). A member with a space is matched as a phrase.

@@ -6,9 +6,9 @@ import { dispatchQueued, type QueuedResponse } from '../operations/dispatch-oper
 import { resolveModelFor, workflowFile } from '../operations/workflow-input';
 
 /**
- * POST /v1/split/runs. Validation in the spec's order (access, permission, parse, model), then the
+ * POST /v1/split/runs. Validation in docs/api.md's "Validation order" (access, permission, parse, model), then the
  * queued-operation rule. Default key: file (its current version, so new content is new work),
- * rules and model (spec: it cannot tell two deliberate identical runs apart).
+ * rules and model (docs/api.md, "Split": it cannot tell two deliberate identical runs apart).
  */
 export async function dispatchSplitRun(deps: Deps, p: Principal, body: api.SplitRunBody): Promise<QueuedResponse> {
   const { file } = await workflowFile(deps, p, body.file_id);
