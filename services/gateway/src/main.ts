@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
 import { defineEnv, gatewayEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
@@ -12,6 +13,12 @@ import type { Deps } from './deps';
 
 // Composition root: config, logger, database, queues, storage; then listen, and drain on SIGTERM.
 async function main() {
+  // Prisma 7's query compiler is WebAssembly, compiled at the first query; V8 then recompiles its hot
+  // functions with TurboFan and keeps both: +110 MiB RSS at the first authenticated request, most
+  // of the 140 MiB above start-up that put the gateway over 300 MiB (issue 17). Baseline (Liftoff)
+  // code only: +60 MiB, peak 270 vs 305-343 MiB in the same probe, and no slower query compilation
+  // measured (docs/benchmarks.md, issue 17). Must run before the first query.
+  setFlagsFromString('--liftoff-only');
   const telemetry = initTelemetry('gateway');
   const env = defineEnv(gatewayEnv);
   const logger = createLogger('gateway', env.LOG_LEVEL);
