@@ -51,7 +51,7 @@ interface Answer {
 }
 type Case = () => Promise<Answer>;
 
-describe("the spec's error table", () => {
+describe('the error table of docs/errors.md', () => {
   it('answers every row with its status and code, one request each', async () => {
     const rows = specRows();
     expect(rows.length).toBeGreaterThan(20);

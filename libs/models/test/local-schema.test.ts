@@ -48,7 +48,7 @@ describe('docfleet-local schema_generate', () => {
     expect((again.jsonResult[table.name] as unknown[]).length).toBe(2);
   });
 
-  it('normalises field names and types per the spec', () => {
+  it('normalises field names and types per docs/api.md', () => {
     const s = normalizeFieldSchema({
       fields: [{ name: 'Invoice No.', type: 'currency', children: [{ name: 'Sub Item', type: 'number' }] }],
     });

@@ -100,7 +100,7 @@ describe('upload', () => {
     await expect(client.files.upload(Buffer.from('a,b\n1,2\n'), { knowledgeBaseId: kbId })).rejects.toThrow(/filename/);
   });
 
-  it('maps upload refusals to the spec codes', async () => {
+  it('maps upload refusals to the documented error codes', async () => {
     await expect(
       client.files.upload(Buffer.from('just text, not a PDF'), { knowledgeBaseId: kbId, filename: 'notes.pdf' }),
     ).rejects.toMatchObject({ status: 415, code: 'unsupported_file_type', method: 'POST', path: '/v1/files' });

@@ -56,7 +56,7 @@ describe('upload', () => {
     expect(r2.body.file.filename).toBe('Rechnung-ß.pdf');
   });
 
-  it('rejects bad input with the spec codes and leaves nothing behind', async () => {
+  it('rejects bad input with the documented error codes and leaves nothing behind', async () => {
     const before = await gw.db.file.count();
     const cases: Array<[Record<string, string>, { name: string; data: Buffer | string }, number, string]> = [
       [{ knowledge_base_id: kbId, metadata: '{not json' }, { name: 'm.pdf', data: pdf }, 400, 'invalid_metadata'],

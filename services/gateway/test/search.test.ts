@@ -109,7 +109,7 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 describe('POST /v1/knowledge-bases/{kbId}/search', () => {
-  it('answers with the spec envelope and every field of a hit', async () => {
+  it('answers with the documented envelope and every field of a hit', async () => {
     const r = await search({ query: 'consulting hours price' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['hits', 'index_version', 'knowledge_base_id', 'snapshot', 'status']);

@@ -80,7 +80,7 @@ describe('tool catalogue', () => {
     await full?.close();
   });
 
-  it('registers 23 tools without the flag and 25 with it, 10 of them read-only, named and shaped as the spec says', async () => {
+  it('registers 23 tools without the flag and 25 with it, 10 of them read-only, named and shaped as docs/api.md says', async () => {
     const { tools: without } = await plain.client.listTools();
     const { tools: withFlag } = await full.client.listTools();
     expect(without.map((t) => t.name).sort()).toEqual(

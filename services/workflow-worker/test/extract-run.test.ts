@@ -45,7 +45,7 @@ const ledger = (operationId: string) =>
 
 describe('extract run with docfleet-local', () => {
   let opId: string;
-  it('answers 202 queued, charges 1 credit under :attempt-1, and completes with the spec output', async () => {
+  it('answers 202 queued, charges 1 credit under :attempt-1, and completes with the documented output', async () => {
     const before = await balance();
     const r = await c.extract.run({ file_id: fileId, schema: FIELDS });
     expect(r.status).toBe(202);

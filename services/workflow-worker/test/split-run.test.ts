@@ -129,7 +129,7 @@ describe('split with docfleet-local', () => {
     expect(again).toEqual({ status: 200, body: op.output });
   });
 
-  it('runs windows then the repair pass and completes with the spec split session, stored', async () => {
+  it('runs windows then the repair pass and completes with the documented split session, stored', async () => {
     const before = await balance();
     const r = await c.split.run({ file_id: fileId, rules: [] });
     expect(r.status).toBe(202);
