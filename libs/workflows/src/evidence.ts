@@ -33,17 +33,26 @@ export function newestParseManifest(db: Db | Tx, orgId: string, fileVersionId: s
   });
 }
 
-export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts: LoadOptions): Promise<ParseBundle> {
+/**
+ * The newest parse of a version with its bundle's keys, and the error a missing or unreadable
+ * bundle answers with (every reader of a parse refuses the same way).
+ */
+export async function newestParse(db: Db | Tx, opts: Pick<LoadOptions, 'orgId' | 'fileVersionId' | 'missingCode'>) {
   const code = opts.missingCode ?? 'file_must_be_parsed';
-  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
   const missing = () =>
     new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
+  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
   if (!manifest) throw missing();
+  const segKey = `${manifest.storage_prefix}/${BUNDLE.segments_json}`;
+  const grKey = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
+  return { manifest, code, missing, segKey, grKey };
+}
+
+export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts: LoadOptions): Promise<ParseBundle> {
+  const { manifest, code, missing, segKey, grKey } = await newestParse(db, opts);
   let segments: Segment[];
   try {
-    segments = JSON.parse(
-      (await storage.read(`${manifest.storage_prefix}/${BUNDLE.segments_json}`)).toString('utf8'),
-    ) as Segment[];
+    segments = JSON.parse((await storage.read(segKey)).toString('utf8')) as Segment[];
   } catch {
     throw missing();
   }
@@ -55,9 +64,8 @@ export async function loadParseBundle(db: Db | Tx, storage: StorageDriver, opts:
   }
   let grounding: GroundingDocument | undefined;
   if (opts.withGrounding) {
-    const key = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
-    if (await storage.exists(key))
-      grounding = JSON.parse((await storage.read(key)).toString('utf8')) as GroundingDocument;
+    if (await storage.exists(grKey))
+      grounding = JSON.parse((await storage.read(grKey)).toString('utf8')) as GroundingDocument;
   }
   return { manifest, segments, ...(grounding ? { grounding } : {}) };
 }
@@ -76,13 +84,8 @@ export async function assertParsed(
     await loadParseBundle(db, storage, opts);
     return;
   }
-  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
-  if (!manifest || !(await storage.exists(`${manifest.storage_prefix}/${BUNDLE.segments_json}`))) {
-    throw new ApiError(
-      opts.missingCode ?? 'file_must_be_parsed',
-      'The current version of this file has no readable parse yet; parse it first.',
-    );
-  }
+  const { missing, segKey } = await newestParse(db, opts);
+  if (!(await storage.exists(segKey))) throw missing();
 }
 
 export function evidenceOf(bundle: ParseBundle): Evidence {

@@ -7,10 +7,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import { BUNDLE, type GroundingDocument, type GroundingPage, type Segment } from '@docfleet/contracts';
 import type { ArtifactManifest, Db, Tx } from '@docfleet/db';
-import { ApiError } from '@docfleet/errors';
 import { pageTextsFromGrounding, segmentPage, type Evidence } from '@docfleet/models';
 import { jsonArrayElements, type StorageDriver } from '@docfleet/storage';
-import { newestParseManifest, type LoadOptions } from './evidence';
+import { newestParse, type LoadOptions } from './evidence';
 
 /** Elements of a page-ordered stream, served by ascending page ranges. */
 class PageCursor<T> {
@@ -95,13 +94,7 @@ export async function openPageWindows(
   storage: StorageDriver,
   opts: Pick<LoadOptions, 'orgId' | 'fileVersionId' | 'missingCode' | 'withGrounding'>,
 ): Promise<PageWindowReader> {
-  const code = opts.missingCode ?? 'file_must_be_parsed';
-  const missing = () =>
-    new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
-  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
-  if (!manifest) throw missing();
-  const segKey = `${manifest.storage_prefix}/${BUNDLE.segments_json}`;
-  const grKey = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
+  const { manifest, missing, segKey, grKey } = await newestParse(db, opts);
   if (!(await storage.exists(segKey))) throw missing();
   const withGrounding = !!opts.withGrounding && (await storage.exists(grKey));
 
@@ -174,13 +167,7 @@ export async function loadSelectedSegments(
   storage: StorageDriver,
   opts: Pick<LoadOptions, 'orgId' | 'fileVersionId' | 'missingCode' | 'segmentIds'>,
 ): Promise<SelectedSegments> {
-  const code = opts.missingCode ?? 'file_must_be_parsed';
-  const missing = () =>
-    new ApiError(code, 'The current version of this file has no readable parse yet; parse it first.');
-  const manifest = await newestParseManifest(db, opts.orgId, opts.fileVersionId);
-  if (!manifest) throw missing();
-  const segKey = `${manifest.storage_prefix}/${BUNDLE.segments_json}`;
-  const grKey = `${manifest.storage_prefix}/${BUNDLE.grounding_json}`;
+  const { manifest, missing, segKey, grKey } = await newestParse(db, opts);
   if (!(await storage.exists(segKey))) throw missing();
   const wanted = opts.segmentIds?.length ? new Set(opts.segmentIds) : null;
   const segments: Segment[] = [];
