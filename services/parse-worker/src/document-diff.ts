@@ -6,6 +6,7 @@ import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } f
 import { bundleReadable } from './bundle';
 import type { WorkerDeps } from './deps';
 import type { JobContext } from './job-context';
+import { reusedManifestHead } from './manifest-head';
 import { diffPages, findPreviousParse, samePositions, type ParseSettings, type PreviousParse } from './page-diff';
 import { dispatchShards } from './shards';
 
@@ -140,7 +141,7 @@ export async function completeIfUnchanged(ctx: JobContext, d: PageDiff): Promise
   ) {
     return null;
   }
-  const { deps, job, file, version } = ctx;
+  const { deps, job } = ctx;
   await addJobEvent(
     deps.db,
     job.id,
@@ -155,14 +156,7 @@ export async function completeIfUnchanged(ctx: JobContext, d: PageDiff): Promise
     pageCount,
     pageHashes: d.inspect.pageHashes,
     manifest: {
-      id: ctx.manifestId,
-      org_id: job.org_id,
-      file_id: file.id,
-      file_version_id: version.id,
-      job_id: job.id,
-      artifact_type: 'parse',
-      storage_prefix: prev.manifest.storage_prefix,
-      links: prev.manifest.links ?? {},
+      ...reusedManifestHead(ctx, prev.manifest),
       manifest: {
         ...d.baseManifest,
         changed_pages: [],

@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BUNDLE } from '@docfleet/contracts';
+import type { ArtifactManifest } from '@docfleet/db';
 import type { JobContext } from './job-context';
 
 export async function pdfManifestHead(ctx: JobContext, pageImages: boolean) {
@@ -25,5 +26,23 @@ export async function pdfManifestHead(ctx: JobContext, pageImages: boolean) {
       tables_json: null,
       result_json: null,
     },
+  };
+}
+
+/**
+ * The row of a parse that keeps an earlier parse's bundle (nothing changed since): this job's ids, the
+ * earlier bundle's storage and files. PDFs and workbooks reuse alike.
+ */
+export function reusedManifestHead(ctx: JobContext, prev: ArtifactManifest) {
+  const { job, file, version } = ctx;
+  return {
+    id: ctx.manifestId,
+    org_id: job.org_id,
+    file_id: file.id,
+    file_version_id: version.id,
+    job_id: job.id,
+    artifact_type: 'parse' as const,
+    storage_prefix: prev.storage_prefix,
+    links: prev.links ?? {},
   };
 }

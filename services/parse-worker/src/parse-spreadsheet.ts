@@ -11,6 +11,7 @@ import {
 } from '@docfleet/sheets';
 import { bundleReadable, writeSegments } from './bundle';
 import { CancelSignal, UnitCharger, type JobContext } from './job-context';
+import { reusedManifestHead } from './manifest-head';
 import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
 import { findPreviousParse } from './page-diff';
 
@@ -57,14 +58,7 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
       stage: 'reused',
       pageCount: sheetCount,
       manifest: {
-        id: ctx.manifestId,
-        org_id: job.org_id,
-        file_id: file.id,
-        file_version_id: version.id,
-        job_id: job.id,
-        artifact_type: 'parse',
-        storage_prefix: prev.manifest.storage_prefix,
-        links: prev.manifest.links ?? {},
+        ...reusedManifestHead(ctx, prev.manifest),
         manifest: {
           ...((prev.manifest.manifest ?? {}) as Record<string, unknown>),
           reused_from_manifest_id: prev.manifest.id,
