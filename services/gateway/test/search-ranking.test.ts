@@ -135,6 +135,10 @@ describe('group_by file: the file-level order (issue 22.4)', () => {
       ['tricky.pdf', 'arp'],
       ['rare.pdf', 'fibrosis'],
     ]);
+    // With a filter (the statement's other path) too.
+    const tricky = grouped.find((h) => h.docName === 'tricky.pdf') as Hit & { fileId: string };
+    const filtered = await hitsOf({ query, limit: 80, group_by: 'file', file_ids: [tricky.fileId] });
+    expect(filtered.map((h) => h.segmentId)).toEqual(['arp']);
     // The limit counts files, and the camelCase form is accepted too.
     expect(await hitsOf({ query, limit: 2, groupBy: 'file' })).toEqual(firstOfEachFile.slice(0, 2));
   });
