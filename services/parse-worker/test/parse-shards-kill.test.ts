@@ -2,8 +2,8 @@
 // workers are started after each kill; the job completes with every page once in the bundle, no
 // page charged twice, no reservation left held, ledger sum = balance, and each kill loses at most
 // the page the worker was on (pages read twice, counted from the workers' `shard page read` lines).
-// The killed worker's shard must be taken again within seconds (the lock of a dead worker expires
-// after PARSE_LOCK_SECONDS and the stalled check hands the shard on), not left `running`.
+// The killed worker's shard must be handed on within seconds (lost-shards.ts sees the dead worker's
+// Redis connection gone), not left `running` until BullMQ's lock expiry and stalled check.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { longPdf, pageMark } from './long-pdf';
@@ -20,6 +20,11 @@ const ENV = {
   // shard must be resumed well before its lock would expire.
   // Small shards: more of them, so each kill finds a shard mid-way.
   PARSE_SHARD_PAGES: '16',
+  // The pace is the test's, not the machine's: a text page parses in ~5 ms on an idle machine, so
+  // 400 pages would be done before 5 kills (each waits for a replacement worker to start) got in.
+  // 300 ms more per page (after it is read, before it is stored; config.ts) keeps the job running
+  // ~60 s+ with 2 workers, and a kill then lands mid-page: at most that page is read again.
+  PARSE_TEST_PAGE_DELAY_MS: '300',
   LOG_LEVEL: 'debug',
 };
 beforeAll(async () => {
@@ -100,11 +105,14 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
     const at = Date.now();
     killed.push({ pid: victim.proc.child.pid!, shard: victim.shard, at });
     fleet.push(await spawnWorker(s.gw, ENV));
-    // The shard is taken again (by a live worker) within seconds, not left running for the dead one.
+    // The shard is handed on within seconds (back to the front of the queue, `queued`, or already
+    // taken by a live worker), not left running for the dead one. Which worker takes it next, and
+    // when, is CPU scheduling (a replacement starting on a loaded machine can take longer than 20 s);
+    // that it was taken is shown below: the job completes with every page once.
     for (;;) {
       const st = await state(jobId);
       const sh = st.shards.find((x) => x.shard_no === victim.shard)!;
-      if (sh.status === 'done' || !sh.worker?.endsWith(`:${victim.proc.child.pid}`)) {
+      if (sh.status !== 'running' || !sh.worker?.endsWith(`:${victim.proc.child.pid}`)) {
         resumedAfterMs.push(Date.now() - at);
         break;
       }
@@ -160,6 +168,6 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
   expect(new Set(read).size).toBe(PAGES);
   expect(lost).toBeLessThanOrEqual(KILLS);
   process.stdout.write(
-    `kill test: ${KILLS} kills, ${lost} page(s) read twice, shard resumed after ${resumedAfterMs.join(', ')} ms\n`,
+    `kill test: ${KILLS} kills, ${lost} page(s) read twice, shard handed on after ${resumedAfterMs.join(', ')} ms\n`,
   );
 }, 400_000);
