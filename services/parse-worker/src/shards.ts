@@ -29,7 +29,7 @@ import {
 } from '@docfleet/jobs';
 import { reusePage, type ParseSettings } from './page-diff';
 import { budgetOf, type FailedPageEntry } from './parse-document';
-import { classifyFailure, enqueueIndex } from './parse-file.handler';
+import { classifyFailure, enqueueIndex } from './jobs/parse-file.handler';
 
 /** What the planning `parse.file` run decided; read by every shard and by the assembler. */
 export interface ShardPlan {

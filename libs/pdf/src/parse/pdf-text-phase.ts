@@ -11,6 +11,7 @@ import { layoutPage } from '../layout/page-layout';
 import { toParseError } from '../pdfjs-loader';
 import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
+import { elementsToDisplay } from '../text-layer/reading-frame';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
@@ -81,9 +82,9 @@ export async function layoutPdfPages(
             return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o));
           const laid: LaidOutPage = {
             pageNumber: n,
-            widthPt: loaded.width,
-            heightPt: loaded.height,
-            elements: layoutPage(loaded),
+            widthPt: vpWidth(loaded),
+            heightPt: vpHeight(loaded),
+            elements: layoutLoadedPage(loaded),
             source: 'text',
           };
           return laid;
@@ -178,7 +179,7 @@ async function ocrPdfPage(
   if (!r.elements.some((e) => e.text.trim())) {
     const loaded = await loadTextPage(doc, n, o.budget).catch(() => undefined);
     if (loaded && loaded.textChars > 0) {
-      laid.elements = layoutPage(loaded);
+      laid.elements = layoutLoadedPage(loaded);
       laid.source = 'text';
     }
   }
@@ -196,6 +197,14 @@ async function ocrPdfPage(
   });
   return laid;
 }
+
+/** Lays a loaded page out in its reading frame; the elements come back on the page as displayed. */
+export function layoutLoadedPage(p: LoadedPage) {
+  return elementsToDisplay(layoutPage(p), p.frame);
+}
+const quarter = (p: LoadedPage) => p.frame.turn === 90 || p.frame.turn === 270;
+const vpWidth = (p: LoadedPage) => (quarter(p) ? p.height : p.width);
+const vpHeight = (p: LoadedPage) => (quarter(p) ? p.width : p.height);
 
 /**
  * A text layer is unusable when it is (nearly) empty, mostly undecodable glyphs, or a thin

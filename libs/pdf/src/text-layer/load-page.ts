@@ -7,11 +7,20 @@ import { DEFAULT_PAGE_BUDGET, maxGraphicsItems, type PageBudget } from '../budge
 import { GraphicsScanner } from '../inspect/graphics-scan';
 import type { PageLayoutInput } from '../types';
 import { overBudget, readTextContent, walkOperators } from './operator-stream';
+import { dominantTurn, graphicsIntoFrame, intoFrame, readingFrame, type ReadingFrame } from './reading-frame';
 import { pageFontLookup, textRunsFromContent } from './text-runs';
+import type { Matrix } from '../geometry';
+import { multiply } from '../geometry';
 
+/**
+ * A page ready for layout. `width`, `height`, `runs` and `graphics` are in the page's reading
+ * frame (reading-frame.ts): the displayed page itself unless most of its text runs sideways or
+ * upside down; `frame` maps back to the page as displayed.
+ */
 export interface LoadedPage extends PageLayoutInput {
   /** Characters in the text layer, whitespace excluded (auto-backend floor). */
   textChars: number;
+  frame: ReadingFrame;
 }
 
 export async function loadTextPage(
@@ -35,10 +44,27 @@ export async function loadTextPage(
       limits,
     );
     const content = await readTextContent(page, limits);
-    const runs = textRunsFromContent(content, vp.transform, pageFontLookup(page));
+    const vt = vp.transform.slice(0, 6) as Matrix;
+    const turn = dominantTurn(
+      content.items.flatMap((raw) => {
+        const it = raw as { str?: unknown; transform?: number[] };
+        if (typeof it.str !== 'string' || !it.transform) return [];
+        return [{ m: multiply(it.transform as Matrix, vt), chars: it.str.replace(/\s/g, '').length }];
+      }),
+    );
+    const frame = readingFrame(turn, vp.width, vp.height);
+    const runs = textRunsFromContent(content, intoFrame(vt, frame), pageFontLookup(page));
     let textChars = 0;
     for (const r of runs) textChars += r.text.replace(/\s/g, '').length;
-    return { width: vp.width, height: vp.height, runs, graphics: scanner.graphics, source: 'text', textChars };
+    return {
+      width: frame.width,
+      height: frame.height,
+      runs,
+      graphics: graphicsIntoFrame(scanner.graphics, frame),
+      source: 'text',
+      textChars,
+      frame,
+    };
   } finally {
     // Frees the page's decoded images; fonts stay cached on the document.
     page.cleanup();
