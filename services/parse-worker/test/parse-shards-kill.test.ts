@@ -28,9 +28,10 @@ const ENV = {
   PARSE_SHARD_PAGES: '16',
   // The pace is the test's, not the machine's: a text page parses in ~5 ms on an idle machine, so
   // 400 pages would be done before 5 kills (each waits for a replacement worker to start) got in.
-  // 300 ms more per page (after it is read, before it is stored; config.ts) keeps the job running
-  // ~60 s+ with 2 workers, and a kill then lands mid-page: at most that page is read again.
-  PARSE_TEST_PAGE_DELAY_MS: '300',
+  // 500 ms more per page (after it is read, before it is stored; config.ts) keeps the job running
+  // ~100 s with 2 workers while a kill cycle (replacement start, hand-on) uses ~25 pages, and a
+  // kill then lands mid-page: at most that page is read again.
+  PARSE_TEST_PAGE_DELAY_MS: '500',
   LOG_LEVEL: 'debug',
 };
 beforeAll(async () => {
