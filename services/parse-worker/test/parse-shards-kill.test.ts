@@ -8,13 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { longPdf, pageMark } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import {
-  describeShardState,
-  shardState,
-  spawnWorkerFleet,
-  type WorkerFleet,
-  type WorkerProcess,
-} from '@docfleet/testing';
+import { describeShardState, shardState, workerFleet, type WorkerFleet, type WorkerProcess } from '@docfleet/testing';
 
 const PAGES = 400;
 const KILLS = 5;
@@ -36,8 +30,9 @@ const ENV = {
 };
 beforeAll(async () => {
   s = await startStack({}, { worker: false });
+  fleet = workerFleet(s.gw, ENV);
   pdf = await longPdf(PAGES);
-  fleet = await spawnWorkerFleet(s.gw, 2, ENV);
+  await fleet.spawn(2);
 }, 120_000);
 afterAll(async () => {
   fleet?.killAll();
