@@ -3,7 +3,7 @@
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { Prisma } from '../libs/db/src';
-import { buildIndex } from '../services/gateway/src/domain/index/build-index';
+import { buildKbListing } from '../services/gateway/src/domain/knowledge-bases/kb-listing';
 import {
   closedLoop,
   httpLoad,
@@ -28,7 +28,7 @@ const WARMUP_SECONDS = 2;
 /** Round-robin stretches per case (see roundRobin in lib.ts). */
 const ROUNDS = 3;
 
-type Principal = Parameters<typeof buildIndex>[1];
+type Principal = Parameters<typeof buildKbListing>[1];
 
 /** Median wall time of `reps` calls made one after the other (after two unmeasured ones). */
 async function medianMs(fn: () => Promise<unknown>, reps = 15): Promise<number> {
@@ -130,7 +130,7 @@ export async function run(): Promise<Row[]> {
     const withJob = first.body.files.filter((f: { latest_parse_job: unknown }) => f.latest_parse_job).length;
     const withArtifacts = first.body.files.filter((f: { parse_artifacts: unknown }) => f.parse_artifacts).length;
 
-    // The SQL the endpoint runs, captured from buildIndex itself so the baseline cannot drift from it.
+    // The SQL the endpoint runs, captured from buildKbListing itself so the baseline cannot drift from it.
     const principal: Principal = { kind: 'api_key', orgId, role: 'admin', apiKeyId: keyId };
     let captured: Prisma.Sql | undefined;
     const spy = new Proxy(gw.db, {
@@ -144,12 +144,12 @@ export async function run(): Promise<Row[]> {
         return Reflect.get(target, prop, receiver);
       },
     });
-    await buildIndex({ db: spy }, principal, kbId);
-    if (!captured) throw new Error('buildIndex ran no $queryRaw: cannot capture its SQL');
+    await buildKbListing({ db: spy }, principal, kbId);
+    if (!captured) throw new Error('buildKbListing ran no $queryRaw: cannot capture its SQL');
     const { text: sql, values } = captured;
 
     // Profile: response size, serialisation cost, and the plan of the index query.
-    const built = await buildIndex({ db: gw.db }, principal, kbId);
+    const built = await buildKbListing({ db: gw.db }, principal, kbId);
     if (built.notModified) throw new Error('unexpected 304 without If-None-Match');
     const body = built.body;
     const etag = `"${built.version}"`;
@@ -170,7 +170,7 @@ export async function run(): Promise<Row[]> {
       sql_pg_ms: await medianMs(() => pool.query(sql, values)),
       sql_pg_no_type_parsing_ms: await medianMs(() => pool.query({ text: sql, values, types: rawText })),
       sql_prisma_ms: await medianMs(() => gw.db.$queryRawUnsafe(sql, ...values)),
-      build_index_ms: await medianMs(() => buildIndex({ db: gw.db }, principal, kbId)),
+      build_index_ms: await medianMs(() => buildKbListing({ db: gw.db }, principal, kbId)),
       http_get_ms: await medianMs(async () => {
         const r = await fetch(gw.url + path, { headers: { 'x-api-key': key } });
         await r.arrayBuffer();
@@ -205,7 +205,7 @@ export async function run(): Promise<Row[]> {
       [
         { label: 'sql', measure: loop(() => pool.query(sql, values)) },
         { label: 'prisma', measure: loop(() => gw.db.$queryRawUnsafe(sql, ...values)) },
-        { label: 'buildIndex', measure: loop(() => buildIndex({ db: gw.db }, principal, kbId)) },
+        { label: 'buildIndex', measure: loop(() => buildKbListing({ db: gw.db }, principal, kbId)) },
         {
           label: 'http',
           measure: (seconds, warmupSeconds) =>

@@ -22,7 +22,7 @@ import { artifactPrefix } from '../libs/storage/src';
 import { searchStatement } from '../services/gateway/src/domain/search/search';
 import { normaliseSearchBody, type SearchRequest } from '../services/gateway/src/domain/search/search-request';
 import type { SearchScope } from '../services/gateway/src/domain/search/search-sql';
-import { indexFileVersion } from '../services/index-worker/src/index-file-version';
+import { indexFileVersion } from '../services/index-worker/src/jobs/index-file-version.handler';
 import { percentile, round, startBenchGateway, type Row } from './lib';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';
 import { loadBeir } from './eval/beir';

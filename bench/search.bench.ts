@@ -22,7 +22,7 @@ import { createLogger } from '../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../libs/storage/src';
 import { searchStatement } from '../services/gateway/src/domain/search/search';
 import { normaliseSearchBody } from '../services/gateway/src/domain/search/search-request';
-import { indexFileVersion } from '../services/index-worker/src/index-file-version';
+import { indexFileVersion } from '../services/index-worker/src/jobs/index-file-version.handler';
 import { segmentRows, type SegmentRow } from '../services/index-worker/src/segment-rows';
 import { corpusDocuments, documentSegments } from './eval/corpus-segments';
 import { machine, percentile, round, startBenchGateway, type Row } from './lib';

@@ -25,7 +25,7 @@ import pg from 'pg';
 import { BUNDLE } from '../../libs/contracts/src';
 import { createLogger } from '../../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../../libs/storage/src';
-import { indexFileVersion } from '../../services/index-worker/src/index-file-version';
+import { indexFileVersion } from '../../services/index-worker/src/jobs/index-file-version.handler';
 import { percentile, round, startBenchGateway } from '../lib';
 import {
   beirCollections,

@@ -68,6 +68,26 @@ describe('OCR backend', () => {
     expect(again.pages[0]!.markdown).toBe(plain.pages[0]!.markdown);
   });
 
+  it('decodes the image and starts its first reading before it is taken, and cleans up after', async () => {
+    const head = startImageOcrHeadStart(TESTOCR_PNG, { timeoutSeconds: 120 });
+    const page = (await head.decodedPage)!;
+    const meta = await sharp(TESTOCR_PNG).metadata();
+    expect([page.width, page.height]).toEqual([meta.width, meta.height]);
+    const r = (await head.ready)!;
+    const run = (await head.take(TESTOCR_PNG, r))!;
+    // Page 1 was prepared and handed to Tesseract already: the same file gives the same reading.
+    expect(run.prepared).toBeDefined();
+    const file = run.prepared!.file;
+    await expect(fs.stat(file)).resolves.toBeTruthy();
+    expect(await run.recognize(file)).toMatch(/\tThis\t|\bThis\b/);
+    await head.dispose();
+    await expect(fs.stat(file)).rejects.toThrow();
+    // Disposed before anything was taken: Tesseract stopped, nothing left behind.
+    const unused = startImageOcrHeadStart(TESTOCR_PNG);
+    await unused.ready;
+    await unused.dispose();
+  });
+
   it('OCRs an image-only PDF with boxes on the page', async () => {
     const res = await parsePages({ path: SCANNED_PDF, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
     const page = res.pages[0]!;

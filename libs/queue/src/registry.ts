@@ -84,8 +84,19 @@ export const JOBS = {
     attempts: 2,
     backoffMs: 2000,
   },
-  // One delivery attempt of one webhook (services/webhook-worker). Retries are the delivery's own
-  // schedule (libs/webhooks), each a new job; BullMQ only re-runs a job whose worker died.
+  // A doorbell for the webhook workers (services/webhook-worker): "deliveries are due". The worker
+  // that takes it claims due deliveries from PostgreSQL in batches until none is left; the rows, not
+  // the jobs, are the work (a lost doorbell costs at most the worker's poll interval). The relay
+  // rings one per WEBHOOK_CONCURRENCY new deliveries, so the waiting list still grows with the
+  // backlog for KEDA; a failed attempt rings a delayed one at its retry time.
+  'webhook.wake': {
+    queue: 'webhook',
+    payload: z.object({ reason: z.string().max(200).optional(), trace }),
+    attempts: 1,
+    backoffMs: 0,
+  },
+  // Before doorbells, one job per delivery attempt. Still consumed (as a doorbell) so jobs queued by
+  // an older release are not left behind during a rollout; nothing enqueues it any more.
   'webhook.deliver': {
     queue: 'webhook',
     payload: z.object({ deliveryId: z.string().uuid(), trace }),

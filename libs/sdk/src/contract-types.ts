@@ -19,8 +19,9 @@ export type KnowledgeBaseList = z.infer<typeof api.KnowledgeBaseList>;
 export type FolderEnvelope = z.infer<typeof api.FolderEnvelope>;
 
 // Index
-export type IndexEnvelope = z.infer<typeof api.IndexEnvelope>;
-export type IndexEntry = z.infer<typeof api.IndexEntry>;
+/** The knowledge-base listing (`GET …/index`); the SDK keeps its public name. */
+export type IndexEnvelope = z.infer<typeof api.KbListing>;
+export type IndexEntry = z.infer<typeof api.KbListingEntry>;
 export type JobSummary = z.infer<typeof api.JobSummary>;
 
 // Files

@@ -6,37 +6,48 @@ import type { Db, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '@docfle
 import { emitEvent } from './outbox';
 import { nextAttemptAt, type RetrySchedule } from './schedule';
 
-export type Claim =
-  | { kind: 'claimed'; delivery: WebhookDelivery; endpoint: WebhookEndpoint; event: WebhookEvent }
-  | { kind: 'not-due'; at: Date }
-  | { kind: 'blocked' | 'busy' | 'done' };
+export interface Claimed {
+  delivery: WebhookDelivery;
+  endpoint: WebhookEndpoint;
+  event: WebhookEvent;
+}
 
 /**
- * Takes a due delivery: one statement leases it and returns it with its endpoint and event (the
- * lease, the order check and the reads were four round trips; at hundreds of deliveries a second
- * the round trips, not the POSTs, were the limit).
+ * Takes up to `limit` due deliveries in one statement: leases them (`FOR UPDATE SKIP LOCKED`, so
+ * concurrent workers take disjoint rows) and returns each with its endpoint and event. A delivery
+ * is only taken when no earlier delivery of the same resource to the same endpoint is still pending
+ * (order per resource), so two of one resource are never out at once. The lease outlives one
+ * attempt: a live worker records the attempt before it runs out; a killed worker's runs out and
+ * another takes the delivery again (at-least-once, the same event id).
  */
-export async function claimDelivery(db: Db, id: string, leaseMs: number): Promise<Claim> {
-  const taken = await db.$queryRaw<(WebhookDelivery & { ep: Json | null; ev: Json | null })[]>`WITH c AS (
-      UPDATE webhook_deliveries d
-        SET locked_until = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
-      WHERE d.id = ${id}::uuid AND d.status = 'pending' AND d.next_attempt_at <= now() + interval '50 milliseconds'
+export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<Claimed[]> {
+  if (limit <= 0) return [];
+  const taken = await db.$queryRaw<(WebhookDelivery & { ep: Json | null; ev: Json | null })[]>`WITH cand AS (
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.next_attempt_at <= now() + interval '50 milliseconds'
         AND (d.locked_until IS NULL OR d.locked_until < now())
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id
           AND p.resource_key = d.resource_key AND p.event_seq < d.event_seq AND p.status = 'pending')
+      ORDER BY d.next_attempt_at, d.event_seq
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), c AS (
+      UPDATE webhook_deliveries d
+        SET locked_until = now() + ${leaseMs} * interval '1 millisecond', updated_at = now()
+      FROM cand WHERE d.id = cand.id
+        AND d.status = 'pending' AND (d.locked_until IS NULL OR d.locked_until < now())
       RETURNING d.*)
     SELECT c.*, to_jsonb(ep) AS ep, to_jsonb(ev) AS ev FROM c
-      LEFT JOIN webhook_endpoints ep ON ep.id = c.endpoint_id LEFT JOIN webhook_events ev ON ev.id = c.event_id`;
-  if (!taken.length) {
-    const d = await db.webhookDelivery.findUnique({ where: { id } });
-    if (!d || d.status !== 'pending') return { kind: 'done' };
-    if (d.next_attempt_at.getTime() > Date.now() + 50) return { kind: 'not-due', at: d.next_attempt_at };
-    if (d.locked_until && d.locked_until.getTime() > Date.now()) return { kind: 'busy' };
-    return { kind: 'blocked' };
+      LEFT JOIN webhook_endpoints ep ON ep.id = c.endpoint_id LEFT JOIN webhook_events ev ON ev.id = c.event_id
+    ORDER BY c.event_seq`;
+  const out: Claimed[] = [];
+  for (const row of taken) {
+    const { ep, ev, ...delivery } = row;
+    // Cascades remove deliveries with their endpoint; an event is pruned only without pending deliveries.
+    if (!ep || !ev) continue;
+    out.push({ delivery, endpoint: endpointFromJson(ep), event: eventFromJson(ev) });
   }
-  const { ep, ev, ...delivery } = taken[0]!;
-  if (!ep || !ev) throw new Error(`webhook delivery ${id}: its endpoint or event is gone`);
-  return { kind: 'claimed', delivery, endpoint: endpointFromJson(ep), event: eventFromJson(ev) };
+  return out;
 }
 
 type Json = Record<string, unknown>;
@@ -85,7 +96,10 @@ export async function recordAttempt(
   r: AttemptResult,
   opts: { schedule: RetrySchedule; disableAfterMs: number; giveUp?: string },
 ): Promise<Ending> {
-  if (r.ok && !opts.giveUp) return recordSuccess(db, d, r);
+  if (r.ok && !opts.giveUp) {
+    await recordSuccesses(db, [{ delivery: d, result: r }]);
+    return { status: 'succeeded', nextAttemptAt: null, disabled: false, successor: await successorOf(db, d) };
+  }
   return db.$transaction(async (tx) => {
     const attempt = d.attempts + 1;
     await tx.webhookDeliveryAttempt.create({
@@ -155,28 +169,44 @@ export async function recordAttempt(
 }
 
 /**
- * A successful attempt in one statement (atomic without a transaction): the attempt row, the
- * delivery's end, the endpoint's failure clock cleared, and the successor read (another row, so the
- * statement's snapshot is the right one).
+ * Successful attempts of many deliveries in one statement (atomic without a transaction): their
+ * attempt rows, the deliveries' ends and their endpoints' failure clocks cleared. At hundreds of
+ * deliveries a second the round trips, not the POSTs, were the limit.
  */
-async function recordSuccess(db: Db, d: WebhookDelivery, r: AttemptResult): Promise<Ending> {
-  const attempt = d.attempts + 1;
-  const rows = await db.$queryRaw<{ id: string }[]>`WITH a AS (
+export async function recordSuccesses(db: Db, done: { delivery: WebhookDelivery; result: AttemptResult }[]) {
+  if (!done.length) return;
+  const ids = done.map((x) => x.delivery.id);
+  const attempts = done.map((x) => x.delivery.attempts + 1);
+  const codes = done.map((x) => x.result.statusCode ?? 0);
+  const ms = done.map((x) => x.result.durationMs);
+  const endpoints = [...new Set(done.map((x) => x.delivery.endpoint_id))];
+  await db.$executeRaw`WITH r AS (
+      SELECT * FROM unnest(${ids}::uuid[], ${attempts}::int[], ${codes}::int[], ${ms}::int[]) AS r(id, attempt, code, ms)
+    ), a AS (
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
-      VALUES (${d.id}::uuid, ${attempt}, ${r.statusCode}, ${r.error}, ${r.durationMs})
+      SELECT id, attempt, code, NULL, ms FROM r
     ), u AS (
-      UPDATE webhook_deliveries SET attempts = ${attempt}, status = 'succeeded', locked_until = NULL,
-        last_status_code = ${r.statusCode}, last_error = ${r.error}, last_duration_ms = ${r.durationMs},
-        completed_at = now(), updated_at = now()
-      WHERE id = ${d.id}::uuid
-    ), f AS (
-      UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
-      WHERE id = ${d.endpoint_id}::uuid AND failing_since IS NOT NULL
+      UPDATE webhook_deliveries d SET attempts = r.attempt, status = 'succeeded', locked_until = NULL,
+        last_status_code = r.code, last_error = NULL, last_duration_ms = r.ms, completed_at = now(), updated_at = now()
+      FROM r WHERE d.id = r.id
     )
-    SELECT id FROM webhook_deliveries WHERE endpoint_id = ${d.endpoint_id}::uuid
-      AND resource_key = ${d.resource_key} AND status = 'pending' AND event_seq > ${d.event_seq}
-    ORDER BY event_seq LIMIT 1`;
-  return { status: 'succeeded', nextAttemptAt: null, disabled: false, successor: rows[0]?.id ?? null };
+    UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
+    WHERE id = ANY(${endpoints}::uuid[]) AND failing_since IS NOT NULL`;
+}
+
+/** The next pending delivery of the same resource after `d` (free to go once `d` ended). */
+async function successorOf(db: Db, d: WebhookDelivery): Promise<string | null> {
+  const s = await db.webhookDelivery.findFirst({
+    where: {
+      endpoint_id: d.endpoint_id,
+      resource_key: d.resource_key,
+      status: 'pending',
+      event_seq: { gt: d.event_seq },
+    },
+    orderBy: { event_seq: 'asc' },
+    select: { id: true },
+  });
+  return s?.id ?? null;
 }
 
 /** Ends a delivery without sending (its endpoint is off): the successor may go. */
@@ -191,12 +221,4 @@ export async function abandonDelivery(db: Db, d: WebhookDelivery, why: string) {
       giveUp: why,
     },
   );
-}
-
-/** Pending deliveries that are due and nobody is sending (lost queue entries, a killed worker). */
-export async function dueDeliveries(db: Db, graceMs: number, limit = 500): Promise<{ id: string; attempts: number }[]> {
-  return db.$queryRaw`SELECT id, attempts FROM webhook_deliveries
-    WHERE status = 'pending' AND next_attempt_at <= now() - ${graceMs} * interval '1 millisecond'
-      AND (locked_until IS NULL OR locked_until < now())
-    ORDER BY next_attempt_at LIMIT ${limit}`;
 }

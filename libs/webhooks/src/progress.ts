@@ -10,6 +10,13 @@ export type LiveMessage =
   | {
       kind: 'event';
       seq: string;
+      /**
+       * The stream position relayed just before this one (the relay draws positions in blocks,
+       * one relay at a time). A subscriber that saw `prev_seq` last has seen every position up to
+       * `seq`; otherwise (messages of two relays crossing, a position lost to a rolled-back relay,
+       * a publisher without it) it reads from PostgreSQL by position.
+       */
+      prev_seq?: string;
       org_id: string;
       knowledge_base_id: string | null;
       file_id: string | null;

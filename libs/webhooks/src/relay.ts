@@ -87,6 +87,7 @@ export async function relayBatch(db: Db, limit = 500): Promise<RelayOutcome> {
     const events: LiveMessage[] = rows.map((r, i) => ({
       kind: 'event',
       seq: String(seqs[i]),
+      prev_seq: String(seqs[i]! - 1n),
       org_id: r.org_id,
       knowledge_base_id: r.knowledge_base_id,
       file_id: r.file_id,

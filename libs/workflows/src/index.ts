@@ -3,6 +3,7 @@
 // workflow runners themselves. See README.md.
 export * from './evidence';
 export * from './page-windows';
+export * from './bounded-evidence';
 export * from './keys';
 export * from './operations/operations';
 export * from './extract/result-tree';

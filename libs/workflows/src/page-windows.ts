@@ -57,7 +57,7 @@ class PageCursor<T> {
  * schema_version and document of a grounding.json, read from its first bytes: both writers put
  * `pages` last, and `"pages":[` cannot occur unescaped inside a string before it.
  */
-async function groundingHead(storage: StorageDriver, key: string): Promise<Omit<GroundingDocument, 'pages'>> {
+export async function groundingHead(storage: StorageDriver, key: string): Promise<Omit<GroundingDocument, 'pages'>> {
   const stream = storage.readStream(key);
   const decoder = new StringDecoder('utf8');
   let text = '';

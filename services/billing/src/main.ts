@@ -1,8 +1,8 @@
 import { observeCredits } from '@docfleet/billing';
-import { baseEnv, defineEnv, intFromEnv } from '@docfleet/config';
+import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
-import { QueueClient, createRedis, createWorker, keepSchedules, scheduleEnv, schedulesOf } from '@docfleet/queue';
+import { QueueClient, createRedis, keepSchedules, schedulesOf } from '@docfleet/queue';
 import {
   createCreditMetrics,
   createJobMetrics,
@@ -12,16 +12,8 @@ import {
 } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { operationJobId } from '@docfleet/workflows';
-import { createBillingHandlers } from './billing-duties.handler';
-
-const billingEnv = baseEnv.extend({
-  HEALTH_PORT: intFromEnv(9104),
-  /** BILLING_<DUTY>_EVERY_SECONDS: the cadence of each duty, declared in the queue registry beside it. */
-  ...scheduleEnv('billing'),
-  BILLING_SCHEDULE_CHECK_SECONDS: intFromEnv(30, 1),
-  REAPER_RUNNING_STALE_MINUTES: intFromEnv(30, 1),
-  REAPER_QUEUED_STALE_HOURS: intFromEnv(24, 1),
-});
+import { billingEnv } from './config';
+import { startBillingWorker } from './worker';
 
 // Composition root of the billing service: the ledger's background duties on the 'billing' queue,
 // run on the schedules the queue registry declares (job schedulers in Redis: one instance runs each
@@ -37,23 +29,20 @@ async function main() {
   const registry = createMetricsRegistry('billing');
   // The reaper's finalizeReservation reverses page charges: refunds are counted here.
   observeCredits(createCreditMetrics(registry));
-  const handlers = createBillingHandlers({
-    db,
-    logger,
-    registry,
-    hasLiveOperationJob: (id, attempt) => queues.isLive('workflow', operationJobId(id, attempt)),
-    config: {
-      runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000,
-      queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000,
-      operationLostMs: env.WORKER_LOST_SECONDS * 1000,
+  const worker = startBillingWorker(
+    {
+      db,
+      logger,
+      registry,
+      hasLiveOperationJob: (id, attempt) => queues.isLive('workflow', operationJobId(id, attempt)),
+      config: {
+        runningStaleMs: env.REAPER_RUNNING_STALE_MINUTES * 60_000,
+        queuedStaleMs: env.REAPER_QUEUED_STALE_HOURS * 3600_000,
+        operationLostMs: env.WORKER_LOST_SECONDS * 1000,
+      },
     },
-  });
-  const worker = createWorker('billing', handlers, {
-    connection: workerRedis,
-    prefix: env.QUEUE_PREFIX,
-    metrics: createJobMetrics(registry),
-  });
-  worker.on('failed', (job, err) => logger.error({ job: job?.name, err }, 'billing job failed'));
+    { connection: workerRedis, prefix: env.QUEUE_PREFIX, metrics: createJobMetrics(registry) },
+  );
 
   const schedules = schedulesOf('billing', env);
   // Redis keeps nothing on disk in the quickstart: after a restart the schedules are re-created.

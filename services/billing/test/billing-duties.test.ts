@@ -19,7 +19,7 @@ import { createLogger } from '@docfleet/logger';
 import { Registry } from 'prom-client';
 import { createTestDb, type TestDb } from '@docfleet/testing';
 import { attemptKey } from '@docfleet/workflows';
-import { createBillingHandlers } from '../src/billing-duties.handler';
+import { createBillingHandlers } from '../src/worker';
 
 let t: TestDb;
 beforeAll(async () => {

@@ -116,3 +116,47 @@ describe('BM25 with per-knowledge-base statistics', () => {
     expect((await top('fibrosis', other))[0]).toMatch(/^o-/);
   });
 });
+
+describe('group_by file: the file-level order (issue 22.4)', () => {
+  type Hit = { segmentId: string; docName: string; score: number };
+  const hitsOf = async (body: Record<string, unknown>) =>
+    (await gw.req('POST', `/v1/knowledge-bases/${kbId}/search`, { key, body })).body.hits as Hit[];
+
+  it('keeps each file’s best segment, files in the order of that score, so one file does not crowd out others', async () => {
+    const query = 'fibrosis Arp2/3';
+    const all = await hitsOf({ query, limit: 80 });
+    // Without grouping, tricky.pdf's segments (Arp2/3, and others with a "3") fill a limit of 2.
+    expect((await hitsOf({ query, limit: 2 })).map((h) => h.docName)).toEqual(['tricky.pdf', 'tricky.pdf']);
+    const firstOfEachFile = all.filter((h, i) => all.findIndex((x) => x.docName === h.docName) === i);
+    const grouped = await hitsOf({ query, limit: 80, group_by: 'file' });
+    expect(grouped).toEqual(firstOfEachFile);
+    expect(new Set(grouped.map((h) => h.docName)).size).toBe(grouped.length);
+    expect(grouped.slice(0, 2).map((h) => [h.docName, h.segmentId])).toEqual([
+      ['tricky.pdf', 'arp'],
+      ['rare.pdf', 'fibrosis'],
+    ]);
+    // With a filter (the statement's other path) too.
+    const tricky = grouped.find((h) => h.docName === 'tricky.pdf') as Hit & { fileId: string };
+    const filtered = await hitsOf({ query, limit: 80, group_by: 'file', file_ids: [tricky.fileId] });
+    expect(filtered.map((h) => h.segmentId)).toEqual(['arp']);
+    // The limit counts files, and the camelCase form is accepted too.
+    expect(await hitsOf({ query, limit: 2, groupBy: 'file' })).toEqual(firstOfEachFile.slice(0, 2));
+  });
+
+  it('a blank query lists each file’s first segment in file name order', async () => {
+    const grouped = await hitsOf({ query: '', limit: 10, group_by: 'file' });
+    expect(grouped.map((h) => [h.docName, h.segmentId])).toEqual([
+      ['background.pdf', 'common-0'],
+      ['rare.pdf', 'fibrosis'],
+      ['tricky.pdf', 'arp'],
+    ]);
+  });
+
+  it('refuses another grouping', async () => {
+    const res = await gw.req('POST', `/v1/knowledge-bases/${kbId}/search`, {
+      key,
+      body: { query: 'fibrosis', group_by: 'folder' },
+    });
+    expect([res.status, res.body.code]).toEqual([400, 'invalid_request_body']);
+  });
+});

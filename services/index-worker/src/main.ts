@@ -1,13 +1,13 @@
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
-import { QueueClient, createRedis, createWorker } from '@docfleet/queue';
+import { QueueClient, createRedis } from '@docfleet/queue';
 import { createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { createStorage } from '@docfleet/storage';
 import { indexWorkerEnv } from './config';
-import { createIndexHandlers } from './handlers';
 import { sweepUnindexed } from './index-sweep';
+import { startIndexWorker } from './worker';
 
 // Composition root of the index worker: consumes the 'index' queue, writes evidence_index_segments.
 async function main() {
@@ -19,24 +19,22 @@ async function main() {
   const redis = createRedis(env.REDIS_URL);
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
   const registry = createMetricsRegistry('index-worker');
-  const handlers = createIndexHandlers({
-    db,
-    logger,
-    registry,
-    storage: createStorage(env.DATA_DIR),
-    batchRows: env.INDEX_BATCH_ROWS,
-    txTimeoutMs: env.INDEX_TX_TIMEOUT_MS,
-  });
-  const worker = createWorker('index', handlers, {
-    connection: workerRedis,
-    prefix: env.QUEUE_PREFIX,
-    metrics: createJobMetrics(registry),
-    concurrency: env.INDEX_CONCURRENCY,
-  });
-  worker.on('failed', (job, err) =>
-    logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'index job failed'),
+  const worker = startIndexWorker(
+    {
+      db,
+      logger,
+      registry,
+      storage: createStorage(env.DATA_DIR),
+      batchRows: env.INDEX_BATCH_ROWS,
+      txTimeoutMs: env.INDEX_TX_TIMEOUT_MS,
+    },
+    {
+      connection: workerRedis,
+      prefix: env.QUEUE_PREFIX,
+      metrics: createJobMetrics(registry),
+      concurrency: env.INDEX_CONCURRENCY,
+    },
   );
-  worker.on('error', (err) => logger.error({ err }, 'index worker error'));
 
   const health = await startHealthServer({
     port: env.HEALTH_PORT,

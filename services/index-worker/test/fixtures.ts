@@ -5,7 +5,8 @@ import { BUNDLE, type Segment } from '@docfleet/contracts';
 import type { Db } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { artifactPrefix, fileVersionKey, type StorageDriver } from '@docfleet/storage';
-import { indexFileVersion, type IndexDeps } from '../src/index-file-version';
+import type { IndexDeps } from '../src/deps';
+import { indexFileVersion } from '../src/jobs/index-file-version.handler';
 
 export interface Env {
   db: Db;

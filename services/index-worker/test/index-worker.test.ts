@@ -4,8 +4,8 @@ import { Client } from 'pg';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
 import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
-import { createIndexHandlers } from '../src/handlers';
-import { removeFile } from '../src/remove-file';
+import { createIndexHandlers } from '../src/worker';
+import { removeFile } from '../src/jobs/index-remove-file.handler';
 import { addManifest, addVersion, indexDeps, indexNow, seedAndIndex, seedParsedFile, seg, waitFor } from './fixtures';
 
 let gw: GatewayProcess;

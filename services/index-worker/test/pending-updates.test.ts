@@ -7,7 +7,7 @@ import { enqueueIndexOfParse } from '@docfleet/jobs';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
 import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
-import { createIndexHandlers } from '../src/handlers';
+import { createIndexHandlers } from '../src/worker';
 import { sweepUnindexed } from '../src/index-sweep';
 import { indexDeps, seedAndIndex, seedParsedFile, seg, waitFor } from './fixtures';
 

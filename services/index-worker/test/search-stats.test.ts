@@ -2,7 +2,7 @@
 // total_length) stay equal to a recount of the postings through index, re-index, trash, prune and
 // permanent delete, per knowledge base.
 import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
-import { removeFile } from '../src/remove-file';
+import { removeFile } from '../src/jobs/index-remove-file.handler';
 import { addManifest, addVersion, indexDeps, indexNow, seedAndIndex, seg } from './fixtures';
 
 let gw: GatewayProcess;

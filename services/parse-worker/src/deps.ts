@@ -16,6 +16,7 @@ export interface WorkerDeps {
         | 'PARSE_PAGE_MAX_MEGAPIXELS'
         | 'PARSE_PAGE_MAX_PIXELS'
         | 'PARSE_SHARD_PAGES'
+        | 'PARSE_TEST_PAGE_DELAY_MS'
       >
     >;
   db: Db;

@@ -1,7 +1,14 @@
 // Stages of parseDocumentFlow before any page is parsed: page-diff (5), reuse of an unchanged
 // document, and the hand-off of a long PDF to page-range shards.
 import { BUNDLE } from '@docfleet/contracts';
-import { inspectDocument, pageBudget, type InspectResult, type OcrHeadStart, type PageBudget } from '@docfleet/pdf';
+import {
+  inspectDocument,
+  pageBudget,
+  type ImageOcrHeadStart,
+  type InspectResult,
+  type OcrHeadStart,
+  type PageBudget,
+} from '@docfleet/pdf';
 import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
 import { bundleReadable } from './bundle';
 import type { WorkerDeps } from './deps';
@@ -59,7 +66,11 @@ export interface PageDiff {
  * Stage page-diff (5): inspect and hash the pages (within the page budget and the job's timeout) and
  * compare them with the previous parse of the file. Drops page 1's OCR head start when page 1 is reused.
  */
-export async function diffStage(ctx: JobContext, head: OcrHeadStart | undefined): Promise<PageDiff> {
+export async function diffStage(
+  ctx: JobContext,
+  head: OcrHeadStart | undefined,
+  imageHead?: ImageOcrHeadStart,
+): Promise<PageDiff> {
   const { deps, job, file, version, options } = ctx;
   const kind = ctx.kind as 'pdf' | 'image';
   const db = deps.db;
@@ -81,6 +92,8 @@ export async function diffStage(ctx: JobContext, head: OcrHeadStart | undefined)
     maxPages: deps.env.MAX_PAGES,
     decideBackend: kind === 'pdf' && options.backend === 'auto',
     keepImage: kind === 'image',
+    // The image head start decodes page 1 as the job starts: hashed here rather than decoded again.
+    ...(imageHead ? { decodedPage1: imageHead.decodedPage } : {}),
     budget: { ...budget, maxSeconds: Math.min(budget.maxSeconds, options.timeout_seconds) },
   });
   // Images always go to OCR; `auto` follows inspectDocument's decision (docs/api.md, "Parse backend `auto`").

@@ -45,7 +45,7 @@ async function parseDocumentFlow(
   head: OcrHeadStart | undefined,
   imageHead: ImageOcrHeadStart | undefined,
 ): Promise<FinishOutcome | 'dispatched'> {
-  const diff = await diffStage(ctx, head); // page-diff (5)
+  const diff = await diffStage(ctx, head, imageHead); // page-diff (5)
   const reused = await completeIfUnchanged(ctx, diff); // reused: nothing changed, no credits
   if (reused) return reused;
   const dispatched = await dispatchIfLong(ctx, diff, head); // a long PDF: page-range shards

@@ -10,6 +10,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BUNDLE, GROUNDING_SCHEMA_VERSION, type GroundingPage } from '@docfleet/contracts';
 import { ParseError, isParseError, parsePages, segmentsFromGrounding, textLayerEvent } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
@@ -28,7 +29,7 @@ import {
 } from '@docfleet/jobs';
 import { reusePage, type ParseSettings } from './page-diff';
 import { budgetOf, type FailedPageEntry } from './parse-document';
-import { classifyFailure, enqueueIndex } from './parse-file.handler';
+import { classifyFailure, enqueueIndex } from './jobs/parse-file.handler';
 
 /** What the planning `parse.file` run decided; read by every shard and by the assembler. */
 export interface ShardPlan {
@@ -301,6 +302,7 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
   ctx.log.info({ first, last, stored: done, todo: todo.length }, 'shard started');
   if (!todo.length) return;
   let lastWrite = Date.now();
+  const testDelayMs = deps.env.PARSE_TEST_PAGE_DELAY_MS ?? 0;
   await parsePages({
     path: deps.storage.localPath(ctx.version.storage_path),
     kind: 'pdf',
@@ -320,6 +322,8 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
       if (phase === 'text' && page) ctx.log.debug({ page: page.pageNumber }, 'shard page read');
     },
     onPageFinished: async (p) => {
+      // Tests only (PARSE_TEST_PAGE_DELAY_MS, refused in production): a slower page, read but not yet stored.
+      if (testDelayMs > 0) await sleep(testDelayMs);
       const r: ShardPageResult = {
         page_number: p.pageNumber,
         grounding: p.grounding,

@@ -1,6 +1,6 @@
 import { createWorker, type Job as QueueJob, type WorkerOptions } from '@docfleet/queue';
 import type { WorkerDeps } from './deps';
-import { handleParseFile } from './parse-file.handler';
+import { handleParseFile } from './jobs/parse-file.handler';
 import { resumeLostShards } from './lost-shards';
 import { KILLED_MESSAGE, reapOnce } from './reaper';
 import { handleParseShard } from './shards';

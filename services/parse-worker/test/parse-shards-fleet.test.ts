@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { longPdf, pageMark } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
+import { spawnWorkerFleet, type WorkerFleet } from '@docfleet/testing';
 
 const PAGES = 300;
 /** The kill and cancel scenarios need several shards, not 300 pages: 160 keeps the file's wall time down. */
@@ -15,7 +15,7 @@ const SHORT = 160;
 let s: Stack;
 let pdf: Buffer;
 let short: Buffer;
-const fleet: WorkerProcess[] = [];
+let fleet: WorkerFleet;
 const ENV = {
   PARSE_LOCK_SECONDS: '2',
   PARSE_STALLED_INTERVAL_SECONDS: '1',
@@ -27,15 +27,15 @@ beforeAll(async () => {
   s = await startStack({}, { worker: false });
   pdf = await longPdf(PAGES);
   short = await longPdf(SHORT);
-  for (let i = 0; i < 3; i++) fleet.push(await spawnWorker(s.gw, ENV));
+  fleet = await spawnWorkerFleet(s.gw, 3, ENV);
 }, 120_000);
 afterAll(async () => {
-  for (const p of fleet) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  fleet?.killAll();
   await s?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const alive = () => fleet.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+const alive = () => fleet.alive();
 
 async function dispatch(key: string, name: string, data = pdf) {
   const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name } })).body.knowledge_base.id;
@@ -57,7 +57,7 @@ async function waitTerminal(jobId: string, seen: number[] = [], ms = 160_000) {
     if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
     if (Date.now() > until) {
       const shards = await s.gw.db.parseShard.findMany({ where: { job_id: jobId }, orderBy: { shard_no: 'asc' } });
-      const tails = fleet.map((w) => w.output().slice(-1500)).join('\n----\n');
+      const tails = fleet.tails(1500);
       throw new Error(
         `job ${jobId} still ${job.status} at ${job.percent}% (${job.stage}); shards ${JSON.stringify(shards.map((x) => [x.shard_no, x.status, x.done_pages, x.attempts]))}\n${tails}`,
       );
@@ -97,13 +97,7 @@ async function expectWholeBundle(jobId: string, pages: number) {
 
 /** `shard page read` lines of every worker: a page read twice is work a kill lost. */
 function pagesRead(jobId: string): number[] {
-  const out: number[] = [];
-  for (const w of fleet)
-    for (const line of w.output().split('\n')) {
-      if (!line.includes('shard page read') || !line.includes(jobId)) continue;
-      out.push(JSON.parse(line).page as number);
-    }
-  return out;
+  return fleet.lines('shard page read', jobId).map((line) => JSON.parse(line).page as number);
 }
 
 it('300 pages on 3 worker processes: every page once in the bundle and in the ledger; percent monotonic', async () => {

@@ -6,12 +6,12 @@
 // stop (no page is read or charged for the job once it has failed).
 import { longPdf } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
+import { describeShardState, isAlive, shardState, spawnWorkerFleet, type WorkerFleet } from '@docfleet/testing';
 
 const PAGES = 400;
 let s: Stack;
 let pdf: Buffer;
-const fleet: WorkerProcess[] = [];
+let fleet: WorkerFleet;
 const ENV = {
   // Large shards: the shard killed once is still mid-way when the worker resuming it is killed.
   PARSE_SHARD_PAGES: '100',
@@ -21,34 +21,22 @@ const ENV = {
 beforeAll(async () => {
   s = await startStack({}, { worker: false });
   pdf = await longPdf(PAGES);
-  for (let i = 0; i < 3; i++) fleet.push(await spawnWorker(s.gw, ENV));
+  fleet = await spawnWorkerFleet(s.gw, 3, ENV);
 }, 120_000);
 afterAll(async () => {
-  for (const p of fleet) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+  fleet?.killAll();
   await s?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const isAlive = (p: WorkerProcess) => p.child.exitCode === null && p.child.signalCode === null;
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
-async function state(jobId: string) {
-  const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
-  const shards = await s.gw.db.parseShard.findMany({ where: { job_id: jobId }, orderBy: { shard_no: 'asc' } });
-  return { job, shards };
-}
-
-function describe(st: Awaited<ReturnType<typeof state>>) {
-  const tails = fleet.map((w) => `pid ${w.child.pid}:\n${w.output().slice(-1200)}`).join('\n----\n');
-  return `job ${st.job.status} ${st.job.percent}% ${st.job.error}; shards ${JSON.stringify(st.shards.map((x) => [x.shard_no, x.status, x.done_pages, x.attempts, x.worker]))}\n${tails}`;
-}
+const state = (jobId: string) => shardState(s.gw.db, jobId);
+const describe = (st: Awaited<ReturnType<typeof state>>) => describeShardState(st, fleet);
 
 /** `shard page read` lines of every worker (killed ones included) for this job. */
 function pagesRead(jobId: string): number {
-  let n = 0;
-  for (const w of fleet)
-    for (const line of w.output().split('\n')) if (line.includes('shard page read') && line.includes(jobId)) n++;
-  return n;
+  return fleet.lines('shard page read', jobId).length;
 }
 
 /** Waits until shard `shardNo` is running on a live worker (not one in `not`), with pages still to go. */
@@ -61,7 +49,7 @@ async function holderOf(jobId: string, shardNo: number | undefined, not: number[
       if (shardNo !== undefined && sh.shard_no !== shardNo) continue;
       if (shardNo === undefined && sh.done_pages < 1) continue; // first kill: a shard under way
       if (sh.status !== 'running' || sh.done_pages >= sh.pages.length - 10) continue;
-      const proc = fleet.find(
+      const proc = fleet.workers.find(
         (p) => isAlive(p) && !not.includes(p.child.pid!) && sh.worker?.endsWith(`:${p.child.pid}`),
       );
       if (proc) return { proc, shard: sh };
@@ -86,7 +74,7 @@ it('a shard whose worker dies more often than PARSE_MAX_STALLED fails the job wi
   const victim = first.shard;
   first.proc.child.kill('SIGKILL');
   await first.proc.exited;
-  fleet.push(await spawnWorker(s.gw, ENV));
+  await fleet.spawn();
 
   // The lost-shard check hands it on (one loss, allowed); kill 2: the worker that resumed it.
   const second = await holderOf(jobId, victim.shard_no, [first.proc.child.pid!]);

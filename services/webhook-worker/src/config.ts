@@ -3,7 +3,7 @@ import { baseEnv, intFromEnv, webhookPolicyEnv, z } from '@docfleet/config';
 export const webhookWorkerEnv = baseEnv.extend({
   ...webhookPolicyEnv.shape,
   HEALTH_PORT: intFromEnv(9105),
-  /** Deliveries sent at once by this process (each waits on a receiver, not on the CPU). */
+  /** Deliveries out at once in this process (each waits on a receiver, not on the CPU); also the claim batch. */
   WEBHOOK_CONCURRENCY: intFromEnv(32, 1),
   /** A receiver that has not answered within this long is a failed attempt. */
   WEBHOOK_TIMEOUT_MS: intFromEnv(10_000, 100),
@@ -19,9 +19,9 @@ export const webhookWorkerEnv = baseEnv.extend({
   WEBHOOK_DISABLE_AFTER_MS: intFromEnv(3 * 24 * 3600_000, 0),
   /** How often the outbox is read when no NOTIFY woke the relay. */
   WEBHOOK_RELAY_INTERVAL_MS: intFromEnv(1000, 10),
-  /** How often due deliveries without a queue entry (Redis lost it, a worker died) are queued again. */
+  /** How often each worker looks for due deliveries without a doorbell (a lost doorbell, a killed worker's lease run out). */
   WEBHOOK_SWEEP_INTERVAL_MS: intFromEnv(5000, 50),
-  /** A job whose worker died is handed to another after this long (BullMQ lock). */
+  /** A doorbell whose worker died is handed to another after this long (BullMQ lock). */
   WEBHOOK_JOB_LOCK_MS: intFromEnv(30_000, 1000),
   /** Stored events (and their finished deliveries) older than this are deleted; at least 1 h (SSE resume). */
   WEBHOOK_EVENT_RETENTION_HOURS: intFromEnv(168, 1),

@@ -13,10 +13,12 @@ import {
 import { initTelemetry } from '@docfleet/telemetry';
 import { pruneWebhookEvents } from '@docfleet/webhooks';
 import { webhookWorkerEnv } from './config';
-import { deliverOnce } from './deliver.handler';
+import { DeliveryLoop } from './delivery-loop';
 import { startRelay } from './relay-loop';
 
-// Composition root of the webhook worker: relays the outbox and consumes the 'webhook' queue.
+// Composition root of the webhook worker: relays the outbox, runs the delivery loop, and takes
+// doorbells from the 'webhook' queue (one at a time: a process holds one while its loop drains,
+// so the next doorbell goes to a process with room, and waiting doorbells mean a backlog).
 async function main() {
   const telemetry = initTelemetry('webhook-worker');
   const env = defineEnv(webhookWorkerEnv);
@@ -38,7 +40,7 @@ async function main() {
     buckets: [0.005, 0.02, 0.05, 0.1, 0.5, 1, 5, 10],
     registers: [registry],
   });
-  const deps = {
+  const loop = new DeliveryLoop({
     db,
     queues,
     logger,
@@ -53,19 +55,21 @@ async function main() {
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     maxResponseBytes: env.WEBHOOK_MAX_RESPONSE_BYTES,
     disableAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
-    onAttempt: (a: { ok: boolean; ms: number }) => {
+    concurrency: env.WEBHOOK_CONCURRENCY,
+    pollMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
+    onAttempt: (a) => {
       attempts.inc({ outcome: a.ok ? 'ok' : 'failed' });
       seconds.observe(a.ms / 1000);
     },
-  };
+  });
   const worker = createWorker(
     'webhook',
-    { 'webhook.deliver': (p) => deliverOnce(deps, p.deliveryId) },
+    { 'webhook.wake': () => loop.drain(), 'webhook.deliver': () => loop.drain() },
     {
       connection: workerRedis,
       prefix: env.QUEUE_PREFIX,
       metrics: createJobMetrics(registry),
-      concurrency: env.WEBHOOK_CONCURRENCY,
+      concurrency: 1,
       lockDurationMs: env.WEBHOOK_JOB_LOCK_MS,
       stalledIntervalMs: Math.max(1000, Math.floor(env.WEBHOOK_JOB_LOCK_MS / 2)),
     },
@@ -80,7 +84,8 @@ async function main() {
     prefix: env.QUEUE_PREFIX,
     logger,
     intervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
-    sweepIntervalMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
+    onDeliveries: () => loop.kick(),
+    doorbellEvery: env.WEBHOOK_CONCURRENCY,
   });
   // Retention: expired events and their finished deliveries go in bounded batches; any worker may
   // run it (SKIP LOCKED keeps two from touching the same rows).
@@ -103,6 +108,7 @@ async function main() {
     async () => {
       clearInterval(pruneTimer);
       await relay.stop();
+      await loop.stop();
       await worker.close();
       await health.close();
       await queues.close().catch(() => undefined);

@@ -1,12 +1,12 @@
 // Moves the outbox to deliveries as soon as an event commits: LISTEN on the outbox channel (the
 // emitting transaction NOTIFYs at commit), with a poll every WEBHOOK_RELAY_INTERVAL_MS in case a
 // notification was missed (a dropped connection). Relayed events go out on the Redis events
-// channel for the event streams; each new delivery gets a queue job. A sweep queues due deliveries
-// that have none (a Redis that lost its jobs, a job that died with its worker twice).
+// channel for the event streams. New deliveries wake this process's delivery loop at once and ring
+// one doorbell per `doorbellEvery` of them on the queue, so other worker processes join in.
 import type { Db } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import type { QueueClient, Redis } from '@docfleet/queue';
-import { OUTBOX_CHANNEL, dueDeliveries, eventsChannel, relayBatch } from '@docfleet/webhooks';
+import { OUTBOX_CHANNEL, eventsChannel, relayBatch } from '@docfleet/webhooks';
 import { Client } from 'pg';
 
 export interface RelayDeps {
@@ -17,7 +17,10 @@ export interface RelayDeps {
   prefix: string;
   logger: Logger;
   intervalMs: number;
-  sweepIntervalMs: number;
+  /** New deliveries were relayed: this process's delivery loop. */
+  onDeliveries: (count: number) => void;
+  /** One doorbell per this many new deliveries (the worker's concurrency). */
+  doorbellEvery: number;
 }
 
 export async function startRelay(deps: RelayDeps): Promise<{ stop(): Promise<void>; kick(): void }> {
@@ -38,11 +41,16 @@ export async function startRelay(deps: RelayDeps): Promise<{ stop(): Promise<voi
         for (const e of out.events) pipe.publish(eventsChannel(deps.prefix), JSON.stringify(e));
         await pipe.exec().catch((err) => deps.logger.warn({ err }, 'event stream publish failed'));
       }
-      await Promise.all(
-        out.deliveries.map((id) =>
-          deps.queues.enqueue('webhook.deliver', { deliveryId: id }, { jobId: `whd-${id}-0` }),
-        ),
-      );
+      if (out.deliveries.length) {
+        deps.onDeliveries(out.deliveries.length);
+        const rings = Math.min(64, Math.ceil(out.deliveries.length / deps.doorbellEvery));
+        const tag = out.deliveries[0]!;
+        await Promise.all(
+          Array.from({ length: rings }, (_, i) =>
+            deps.queues.enqueue('webhook.wake', { reason: 'relayed' }, { jobId: `whw-${tag}-r${i}` }),
+          ),
+        ).catch((err) => deps.logger.warn({ err }, 'doorbell not rung; the workers poll'));
+      }
       if (!out.more) return;
     }
   };
@@ -82,26 +90,12 @@ export async function startRelay(deps: RelayDeps): Promise<{ stop(): Promise<voi
 
   const poll = setInterval(kick, deps.intervalMs);
   poll.unref();
-  const sweep = setInterval(() => {
-    void (async () => {
-      const due = await dueDeliveries(deps.db, deps.sweepIntervalMs);
-      const slot = Math.floor(Date.now() / deps.sweepIntervalMs);
-      await Promise.all(
-        due.map((d) =>
-          deps.queues.enqueue('webhook.deliver', { deliveryId: d.id }, { jobId: `whd-${d.id}-${d.attempts}-s${slot}` }),
-        ),
-      );
-      if (due.length) deps.logger.info({ count: due.length }, 'due webhook deliveries queued again');
-    })().catch((err) => deps.logger.warn({ err }, 'webhook sweep failed'));
-  }, deps.sweepIntervalMs);
-  sweep.unref();
 
   return {
     kick,
     async stop() {
       stopped = true;
       clearInterval(poll);
-      clearInterval(sweep);
       await running;
       await listener?.end().catch(() => undefined);
     },

@@ -1,10 +1,30 @@
-import { createWorker, type createRedis, type WorkerOptions } from '@docfleet/queue';
+import { createWorker, type createRedis, type Handlers, type WorkerOptions } from '@docfleet/queue';
+import type { WorkerDeps } from './deps';
+import { extractFileHandler } from './jobs/extract-file.handler';
+import { runOperation } from './jobs/operation-run.handler';
 
 type Redis = ReturnType<typeof createRedis>;
 type Worker = ReturnType<typeof createWorker>;
-import { extractFileHandler } from './extract-file/extract-file.handler';
-import { createWorkflowHandlers } from './handlers';
-import type { WorkerDeps } from './runners/types';
+
+export interface WorkflowHandlers {
+  handlers: Handlers<'workflow'>;
+  /** Aborts model calls in flight (shutdown). */
+  abort(): void;
+}
+
+export function createWorkflowHandlers(
+  deps: WorkerDeps,
+  extra: { extractFile: Handlers<'workflow'>['extract.file'] },
+): WorkflowHandlers {
+  const controller = new AbortController();
+  return {
+    handlers: {
+      'operation.run': (payload) => runOperation(deps, payload, controller.signal),
+      'extract.file': extra.extractFile,
+    },
+    abort: () => controller.abort(),
+  };
+}
 
 export interface WorkflowWorkerOptions {
   connection: Redis;

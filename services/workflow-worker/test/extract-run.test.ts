@@ -3,7 +3,7 @@
 // refunds, cancel, validation order, model errors, and the extraction output's shape.
 import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { runOperation } from '../src/run-operation';
+import { runOperation } from '../src/jobs/operation-run.handler';
 import {
   brokeOrgWithParsedFile,
   corpus,

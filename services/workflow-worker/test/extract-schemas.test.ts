@@ -4,7 +4,7 @@
 // operation that saves its schema exactly once.
 import { grantKbAccess } from '../../../libs/auth/src';
 import type { DocfleetClient } from '@docfleet/sdk';
-import { runOperation } from '../src/run-operation';
+import { runOperation } from '../src/jobs/operation-run.handler';
 import { corpus, creditInvariants, startWorkflowStack, type WorkflowStack } from './stack';
 
 const INVOICE = corpus('f_forms_invoices/invoice2data/AzureInterior.pdf');

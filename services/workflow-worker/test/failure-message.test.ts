@@ -2,7 +2,7 @@
 // with no paths or stack frames (issue 19.3, docs/errors.md).
 import { ApiError } from '@docfleet/errors';
 import { ModelError } from '@docfleet/models';
-import { failureMessage } from '../src/run-operation';
+import { failureMessage } from '../src/jobs/operation-run.handler';
 
 it('keeps the code and the sentence and drops paths and frames', () => {
   const raw = new Error("EACCES: permission denied, open '/srv/docfleet/data/kb/1/files/2/segments.json'");

@@ -9,7 +9,7 @@ import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createRedis } from '@docfleet/queue';
 import { spawnGateway, spawnWorker, type GatewayProcess, type WorkerProcess } from '@docfleet/testing';
 import { startWorkflowWorker, type RunningWorkflowWorker } from '../src/worker';
-import type { WorkerDeps } from '../src/runners/types';
+import type { WorkerDeps } from '../src/deps';
 
 export { CORPUS, corpus, creditInvariants } from '@docfleet/testing';
 

@@ -82,7 +82,8 @@ const ArtifactLinks = z.object({
   imgs: z.string().nullable(),
 });
 
-export const IndexEntry = z.object({
+/** One file of the knowledge-base listing (GET /v1/knowledge-bases/{kbId}/index; not the search index). */
+export const KbListingEntry = z.object({
   file_id: Uuid,
   filename: z.string(),
   content_type: z.string(),
@@ -104,11 +105,11 @@ export const IndexEntry = z.object({
     .object({ manifest_id: Uuid, created_at: Timestamp, links: z.object({ result_json: z.string().nullable() }) })
     .nullable(),
 });
-export type IndexEntry = z.infer<typeof IndexEntry>;
+export type KbListingEntry = z.infer<typeof KbListingEntry>;
 
-export const IndexEnvelope = z.object({
+export const KbListing = z.object({
   knowledge_base: z.object({ id: Uuid, name: z.string() }),
   index_version: z.string(),
-  files: z.array(IndexEntry),
+  files: z.array(KbListingEntry),
 });
-export const IndexQuery = z.object({ folder_id: Uuid.optional() });
+export const KbListingQuery = z.object({ folder_id: Uuid.optional() });

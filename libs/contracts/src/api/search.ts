@@ -20,6 +20,9 @@ const FolderId = Uuid.nullable();
 const SourceType = SafeString(64);
 const TableOnly = z.boolean();
 
+/** Hits stay segments; `file` collapses them to each file's best segment, so one document's segments do not crowd out others. */
+const SearchGroupBy = z.enum(['file']);
+
 /** snake_case fields, and their camelCase forms (accepted for older clients); snake_case wins when both are sent. */
 export const SearchBody = z.object({
   query: SafeString(SEARCH_MAX_QUERY_CHARS)
@@ -44,6 +47,10 @@ export const SearchBody = z.object({
   sourceType: SourceType.optional(),
   table_only: TableOnly.optional().describe('only table segments'),
   tableOnly: TableOnly.optional(),
+  group_by: SearchGroupBy.optional().describe(
+    'file: at most one hit per file (its best-scoring segment), files in the order of that score (blank query: file name order)',
+  ),
+  groupBy: SearchGroupBy.optional(),
 });
 export type SearchBody = z.infer<typeof SearchBody>;
 
@@ -57,7 +64,7 @@ export const SearchHit = z.object({
   docName: z.string(),
   title: z.string(),
   markdown: z.string(),
-  score: z.number().describe('cover-density rank against the query; comparable within one response only'),
+  score: z.number().describe('BM25 score against the query; comparable within one response only'),
   sourceType: z.string(),
   coordinates: JsonObject.describe(
     'PDF: pageNumber, xmin, ymin, xmax, ymax (0-1000), sourceType; spreadsheet: sheetIndex, sheetName, startRow, endRow, startCol, endCol, rangeA1',

@@ -2,6 +2,7 @@
 // system prompt, evidence rendering and output schema. Remote models read `prompt`; docfleet-local
 // reads `input` and `evidence` (the same information, structured).
 import { evidencePages, segmentPage } from '../evidence';
+import type { Segment } from '@docfleet/contracts';
 import type { Evidence, GenerateJsonRequest, ReasoningLevel } from '../types';
 import { normalizeFieldSchema, type FieldListSchema } from './field-schema';
 import {
@@ -27,6 +28,11 @@ interface Common {
   signal?: AbortSignal;
 }
 
+/** One segment as renderSegments shows it (a reader that stops at the budget measures the same blocks). */
+export function segmentBlock(s: Segment): string {
+  return `[segment ${s.id} | page ${segmentPage(s)}]\n${s.markdown.trim()}\n`;
+}
+
 /** Segments as `[segment <id> | page N]` blocks in reading order, cut at the budget. */
 export function renderSegments(
   ev: Evidence,
@@ -35,7 +41,7 @@ export function renderSegments(
   const parts: string[] = [];
   let used = 0;
   for (const s of ev.segments) {
-    const block = `[segment ${s.id} | page ${segmentPage(s)}]\n${s.markdown.trim()}\n`;
+    const block = segmentBlock(s);
     if (used + block.length > budget) return { text: parts.join('\n'), used, truncated: true };
     parts.push(block);
     used += block.length;
@@ -43,10 +49,22 @@ export function renderSegments(
   return { text: parts.join('\n'), used, truncated: false };
 }
 
+/** The least text renderPages gives a page, however many pages there are. */
+export const MIN_PAGE_CHARS = 400;
+
+/**
+ * Pages renderPages fits in the budget at MIN_PAGE_CHARS each (300 at the default budget): a reader
+ * of the pages a page-wise prompt needs stops there, as more pages would only be cut to the minimum
+ * and overflow the budget.
+ */
+export function pagesWithinBudget(budget = DEFAULT_CONTEXT_CHARS): number {
+  return Math.max(1, Math.floor(budget / MIN_PAGE_CHARS));
+}
+
 /** Pages as `=== page N ===` blocks (headers and footers included), each cut to fit the budget. */
 export function renderPages(ev: Evidence, budget = DEFAULT_CONTEXT_CHARS): string {
   const pages = evidencePages(ev);
-  const per = Math.max(400, Math.floor(budget / Math.max(1, pages.length)));
+  const per = Math.max(MIN_PAGE_CHARS, Math.floor(budget / Math.max(1, pages.length)));
   return pages
     .map((p) => `=== page ${p.pageNumber} ===\n${p.text.length > per ? `${p.text.slice(0, per)} […]` : p.text}`)
     .join('\n\n');

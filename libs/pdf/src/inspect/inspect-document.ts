@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_PAGE_BUDGET, type PageBudget } from '../budget';
 import { closePdf, openPdf, readPdfBytes, toParseError, type PDFDocumentProxy } from '../pdfjs-loader';
 import { ParseError, isParseError } from '../parse-error';
-import { imagePageCount, loadImagePage, type DecodedImage } from '../render/image-input';
+import { imagePageCount, loadImagePage, type DecodedImage, type ImagePage } from '../render/image-input';
 import { walkOperators, readTextContent } from '../text-layer/operator-stream';
 import { decidePdfBackend, type BackendDecision } from './backend-decision';
 import { pdfPageTree } from './page-hash';
@@ -21,6 +21,11 @@ export interface InspectOptions {
    * them instead of decoding the file a second time.
    */
   keepImage?: boolean;
+  /**
+   * Images: page 1 already decoded by the caller (an image OCR head start's `decodedPage`), used
+   * instead of decoding it again when it resolves to an image.
+   */
+  decodedPage1?: Promise<ImagePage | undefined>;
   /** Per-page budget for what pdf.js reads (backend decision, fallback hashes). Default DEFAULT_PAGE_BUDGET. */
   budget?: PageBudget;
   /** Stop once this time (Date.now()) has passed: ParseError 'page_timeout' (the job's own limit). */
@@ -137,7 +142,7 @@ async function inspectImage(path: string, opts: InspectOptions): Promise<Inspect
   let decodedImage: DecodedImage | undefined;
   for (let i = 0; i < pageCount; i++) {
     // Hash decoded pixels, so the same picture re-encoded or in another file hashes the same.
-    const img = await loadImagePage(path, i);
+    const img = (i === 0 ? await opts.decodedPage1 : undefined) ?? (await loadImagePage(path, i));
     pageHashes.push(
       createHash('sha256').update(`${img.width}x${img.height}x${img.channels}`).update(img.data).digest('hex'),
     );

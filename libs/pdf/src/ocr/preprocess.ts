@@ -2,6 +2,7 @@
 // dark scanner borders and margins cropped, dashed and dotted separator rules (receipts print
 // them between sections) whitened so they are not read as rows of letters, and the variants a
 // failed first reading is retried with (contrast-stretched and binarised, inverted).
+import fs from 'node:fs/promises';
 import sharp from 'sharp';
 import type { RawImage } from '../render/ppm';
 
@@ -274,11 +275,19 @@ export function invert(img: GrayImage): GrayImage {
   return { ...img, data };
 }
 
-export function pgmBytes(img: GrayImage): Buffer {
-  return Buffer.concat([
-    Buffer.from(`P5\n${img.width} ${img.height}\n255\n`, 'latin1'),
-    img.data.subarray(0, img.width * img.height),
-  ]);
+/** Writes the image as a binary PGM without copying its pixels into one buffer first. */
+export async function writePgm(file: string, img: GrayImage): Promise<void> {
+  const fh = await fs.open(file, 'w');
+  try {
+    const parts = [
+      Buffer.from(`P5\n${img.width} ${img.height}\n255\n`, 'latin1'),
+      img.data.subarray(0, img.width * img.height),
+    ];
+    const { bytesWritten } = await fh.writev(parts);
+    if (bytesWritten !== parts[0]!.length + parts[1]!.length) throw new Error(`short write of ${file}`);
+  } finally {
+    await fh.close();
+  }
 }
 
 export async function resizeGray(img: GrayImage, s: number): Promise<GrayImage> {

@@ -16,13 +16,14 @@ import {
   invert,
   meanBrightness,
   paperRect,
-  pgmBytes,
   resizeGray,
   rowBands,
   toGray,
   whiten,
+  writePgm,
   type GrayImage,
   type Rect,
+  type RuleBand,
 } from './preprocess';
 import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
@@ -75,6 +76,50 @@ export interface RecogniseOptions {
   statedDpi?: number;
   /** Tesseract started early with the first variant's arguments (`startTesseractTsv({ dpi: firstReadDpi(...) })`). */
   tesseract?: TesseractRun;
+  /**
+   * The first reading prepared by the caller (prepareFirstReading on the same image) and already
+   * handed to `tesseract` as `file`: it is not prepared or written again.
+   */
+  prepared?: { first: FirstReading; file: string };
+}
+
+/** The cleaned page and the variant read first (prepareFirstReading). */
+export interface FirstReading {
+  paper: Rect;
+  rules: RuleBand[];
+  textRowPx?: number;
+  clean: GrayImage;
+  variant: Variant;
+  /** Scale of the first reading (below 1 for pages wider than a 300-dpi page). */
+  s0: number;
+}
+
+/**
+ * The page Tesseract reads first: dark borders cropped, dashed rules whitened, wide pages downscaled
+ * to a 300-dpi page's width. Pure on the pixels, so a caller can prepare it (and start Tesseract on
+ * it) before the job knows it will parse the page.
+ */
+export async function prepareFirstReading(img: RawImage, statedDpi?: number): Promise<FirstReading> {
+  const gray = toGray(img);
+  const paper = paperRect(gray);
+  const page = crop(gray, paper);
+  const { rules, textRowPx } = rowBands(page);
+  const clean = whiten(page, rules);
+  const dpi = firstReadDpi(statedDpi);
+  // Photos and high-resolution scans wider than a 300-dpi page are read at that size first
+  // (Tesseract's time grows with the pixels, not with the text); small text is read again larger.
+  const s0 = clean.width > MAX_FIRST_WIDTH ? MAX_FIRST_WIDTH / clean.width : 1;
+  const variant: Variant =
+    s0 < 1
+      ? {
+          name: `downscaled x${s0.toFixed(2)}`,
+          image: await resizeGray(clean, s0),
+          scale: s0,
+          rotation: 0,
+          dpi: dpi ? dpi * s0 : 0,
+        }
+      : { name: 'as-is', image: clean, scale: 1, rotation: 0, dpi };
+  return { paper, rules, textRowPx, clean, variant, s0 };
 }
 
 /** Cap height Tesseract reads best at; text much smaller than this is upscaled. */
@@ -101,7 +146,7 @@ const MAX_FIRST_WIDTH = 2500;
 /** The --dpi of the first reading: the stated resolution, or 0 for Tesseract's own estimate. */
 export const firstReadDpi = (statedDpi?: number) => statedDpi ?? 0;
 
-interface Variant {
+export interface Variant {
   name: string;
   image: GrayImage;
   scale: number;
@@ -119,11 +164,9 @@ export async function recogniseImage(
   img: RawImage,
   opts: RecogniseOptions,
 ): Promise<{ words: OcrWord[]; report: OcrPageReport }> {
-  const gray = toGray(img);
-  const paper = paperRect(gray);
-  const page = crop(gray, paper);
-  const { rules, textRowPx } = rowBands(page);
-  const clean = whiten(page, rules);
+  const gray = { width: img.width, height: img.height };
+  const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
+  const { paper, rules, textRowPx, clean, s0 } = prep;
   const dpi = firstReadDpi(opts.statedDpi);
   const toOriginal = (v: Variant, w: OcrWord): OcrWord => {
     // Undo the turn (in the scaled variant's pixels), then the scale, then the crop.
@@ -133,10 +176,10 @@ export async function recogniseImage(
     return { ...w, x0: x0 / s + paper.x, y0: y0 / s + paper.y, x1: x1 / s + paper.x, y1: y1 / s + paper.y };
   };
   let n = 0;
-  const read = async (v: Variant, started?: TesseractRun): Promise<Reading> => {
+  const read = async (v: Variant, started?: TesseractRun, given?: string): Promise<Reading> => {
     const t0 = Date.now();
-    const file = path.join(opts.tmpDir, `ocr-${opts.pageNumber}-${n++}.pgm`);
-    await fs.writeFile(file, pgmBytes(v.image));
+    const file = given ?? path.join(opts.tmpDir, `ocr-${opts.pageNumber}-${n++}.pgm`);
+    if (!given) await writePgm(file, v.image);
     try {
       const tsv = started
         ? await started.recognize(file)
@@ -167,22 +210,7 @@ export async function recogniseImage(
     }
   };
 
-  // Photos and high-resolution scans wider than a 300-dpi page are read at that size first
-  // (Tesseract's time grows with the pixels, not with the text); small text is read again larger.
-  const s0 = clean.width > MAX_FIRST_WIDTH ? MAX_FIRST_WIDTH / clean.width : 1;
-  const first =
-    s0 < 1
-      ? await read(
-          {
-            name: `downscaled x${s0.toFixed(2)}`,
-            image: await resizeGray(clean, s0),
-            scale: s0,
-            rotation: 0,
-            dpi: dpi ? dpi * s0 : 0,
-          },
-          opts.tesseract,
-        )
-      : await read({ name: 'as-is', image: clean, scale: 1, rotation: 0, dpi }, opts.tesseract);
+  const first = await read(prep.variant, opts.tesseract, opts.tesseract ? opts.prepared?.file : undefined);
   const readings: Reading[] = [first];
   const textPx = medianTextHeight(first.words, s0);
   const goodWords = (r: Reading) => r.words.filter((w) => w.conf >= 50 && /[A-Za-z0-9]{2,}/.test(w.text)).length;
@@ -234,7 +262,7 @@ export async function recogniseImage(
   if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
     // A page read at low confidence may be on its side or upside down.
     const osdFile = path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`);
-    await fs.writeFile(osdFile, pgmBytes(bestSoFar.variant.image));
+    await writePgm(osdFile, bestSoFar.variant.image);
     const o = await detectOrientation(osdFile, opts).finally(() => fs.rm(osdFile, { force: true }));
     if (o && o.rotate && o.confidence >= 1.5) {
       const v = bestSoFar.variant;

@@ -11,7 +11,7 @@ import { rereadTables } from '../ocr/table-structure-pass';
 import { ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray } from '../ocr/preprocess';
 import { takeTextLayer, type TextLayerInput } from '../ocr/text-layer-words';
-import { firstReadDpi, recogniseImage, type OcrPageReport, type OcrWord } from '../ocr/recognise';
+import { firstReadDpi, recogniseImage, type FirstReading, type OcrPageReport, type OcrWord } from '../ocr/recognise';
 import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
 import { statedOcrDpi, type ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
@@ -415,7 +415,7 @@ export async function ocrImagePage(
   pageNumber: number,
   tmpDir: string,
   s: OcrSettings,
-  started?: TesseractRun,
+  started?: TesseractRun & { prepared?: { first: FirstReading; file: string } },
 ): Promise<{ elements: LayoutElement[]; report: OcrPageReport }> {
   const statedDpi = statedOcrDpi(img);
   // Tesseract loads its model while the raster is prepared (or was started by the caller even earlier).
@@ -435,6 +435,8 @@ export async function ocrImagePage(
       tmpDir,
       statedDpi,
       tesseract,
+      // Page 1 of an image may already be prepared and being read (the worker's head start).
+      ...(started?.prepared ? { prepared: { first: started.prepared.first, file: started.prepared.file } } : {}),
     });
     const k = 72 / img.density;
     // Tabular pages scan for rules and re-read tables on the pixels at the scale the page was read at.

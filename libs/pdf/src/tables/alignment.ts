@@ -18,13 +18,19 @@ export function textRows(words: Word[]): Word[][] {
   return rows.map((r) => r.words);
 }
 
+const NUMBER = /^[(+\-–−]?[$€£]?\d[\d,.]*%?\)?$/;
+
 /** Phrases: words of one text row joined when closer than about half an em. */
 export function rowPhrases(row: Word[], gapEm = 0.6): Box[] {
   const ws = [...row].sort((a, b) => a.x0 - b.x0);
   const out: Box[] = [];
+  let prev: Word | undefined;
   for (const w of ws) {
     const last = out[out.length - 1];
-    if (last && w.x0 - last.x1 < gapEm * w.size) {
+    // Two numbers are two values unless only a word space parts them ("12 345" as thousands).
+    const em = prev && NUMBER.test(prev.text) && NUMBER.test(w.text) ? Math.min(gapEm, 0.35) : gapEm;
+    prev = w;
+    if (last && w.x0 - last.x1 < em * w.size) {
       last.x1 = Math.max(last.x1, w.x1);
       last.y0 = Math.min(last.y0, w.y0);
       last.y1 = Math.max(last.y1, w.y1);
@@ -44,10 +50,12 @@ export function columnSeparators(words: Word[], x0: number, x1: number, minRowsF
   const n = Math.max(1, Math.ceil((x1 - x0) / res));
   const count = new Uint16Array(n);
   const any = new Uint8Array(n);
-  for (const row of rows) {
-    for (const p of rowPhrases(row)) {
+  const phrases = rows.map((row) => rowPhrases(row));
+  for (const row of phrases) {
+    for (const p of row) {
       const a = Math.max(0, Math.floor((p.x0 - x0) / res));
-      const b = Math.min(n - 1, Math.ceil((p.x1 - x0) / res));
+      // Slot i covers [x0 + i·res, x0 + (i + 1)·res): the phrase's last slot is the one holding x1.
+      const b = Math.min(n - 1, Math.ceil((p.x1 - x0) / res) - 1);
       for (let i = a; i <= b; i++) {
         count[i]!++;
         any[i] = 1;
@@ -78,7 +86,13 @@ export function columnSeparators(words: Word[], x0: number, x1: number, minRowsF
             z1 = k;
           }
         const mid = z0 >= 0 ? (z0 + z1) / 2 : (runStart + i - 1) / 2;
-        seps.push(x0 + mid * res);
+        // A gap that some row crosses must still part at least two rows into text on both sides:
+        // the blank right part of a left-aligned column under a wide header parts none.
+        const lo = x0 + runStart * res,
+          hi = x0 + i * res;
+        const crossed = z0 < 0 || z0 > runStart || z1 < i - 1;
+        const parted = phrases.filter((r) => r.some((p) => p.x1 <= lo + res) && r.some((p) => p.x0 >= hi - res)).length;
+        if (!crossed || parted >= 2) seps.push(x0 + mid * res);
       }
       runStart = -1;
     }

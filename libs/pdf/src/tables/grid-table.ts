@@ -60,8 +60,10 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
           cy = (w.y0 + w.y1) / 2;
         return cx > xs[c]!.pos && cx < xs[c + 1]!.pos && ruled(xs[c]!.pos, cy) && ruled(xs[c + 1]!.pos, cy);
       });
+      // A group header over its sub-columns ("Non-Hispanic white" over "Male | Female") crosses
+      // the gap between them: with enough rows, one row in eight may cross it.
       if (textRows(inCol).length >= 4)
-        for (const pos of columnSeparators(inCol, xs[c]!.pos, xs[c + 1]!.pos, 99)) extra.push({ pos, fromRule: false });
+        for (const pos of columnSeparators(inCol, xs[c]!.pos, xs[c + 1]!.pos, 8)) extra.push({ pos, fromRule: false });
     }
     if (extra.length) xs = mergeBoundaries([...xs, ...extra]);
   }
@@ -74,16 +76,20 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
   const bandRows = bandTextRows(ys, words);
   const nonEmpty = bandRows.filter((n) => n > 0);
   const singleShare = nonEmpty.length ? nonEmpty.filter((n) => n === 1).length / nonEmpty.length : 0;
-  if (!(inp.kind === 'lattice' && ys.length >= 3 && singleShare >= 0.6)) {
-    const extra: Boundary[] = [];
-    for (let i = 0; i + 1 < ys.length; i++) {
-      const inBand = words.filter((w) => (w.y0 + w.y1) / 2 > ys[i]!.pos && (w.y0 + w.y1) / 2 < ys[i + 1]!.pos);
-      for (const pos of rowSeparators(inBand, ys[i]!.pos, ys[i + 1]!.pos)) extra.push({ pos, fromRule: false });
-    }
-    ys = mergeBoundaries([...ys, ...extra]);
+  // A lattice whose ruled rows mostly hold one text row each keeps its rules as the rows (a
+  // second text row inside a ruled row is wrapped cell text), except in a band that holds a run
+  // of complete rows: a ruled header over an unruled body, or a body ruled only above its total.
+  const ruledRows = inp.kind === 'lattice' && ys.length >= 3 && singleShare >= 0.6;
+  const extra: Boundary[] = [];
+  for (let i = 0; i + 1 < ys.length; i++) {
+    const inBand = words.filter((w) => (w.y0 + w.y1) / 2 > ys[i]!.pos && (w.y0 + w.y1) / 2 < ys[i + 1]!.pos);
+    if (ruledRows && !holdsCompleteRows(inBand, xs)) continue;
+    for (const pos of rowSeparators(inBand, ys[i]!.pos, ys[i + 1]!.pos)) extra.push({ pos, fromRule: false });
   }
+  ys = mergeBoundaries([...ys, ...extra]);
   xs = pruneEmpty(xs, words, 'x');
   ys = pruneEmpty(ys, words, 'y');
+  ys = joinWrappedRows(ys, xs, words);
   let R = ys.length - 1;
   const C = xs.length - 1;
   if (R < 2 || C < 2 || R * C > 5000) return undefined;
@@ -126,7 +132,15 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
   // boxed paragraphs have rules too).
   const needRows = colsFromRules ? 2 : Math.max(2, Math.ceil(0.6 * R));
   if (rowsWithTwo.size < needRows) return undefined;
-  if (!colsFromRules && words.length && words.filter((w) => w.mono).length > 0.8 * words.length) return undefined;
+  // Typewriter text in columns is a code listing, unless it is mostly figures (a table set in a
+  // monospaced font, as plain-text statistical reports are).
+  if (
+    !colsFromRules &&
+    words.length &&
+    words.filter((w) => w.mono).length > 0.8 * words.length &&
+    words.filter((w) => /^[(+\-–−]?[$€£]?[\d.,]*\d[\d.,]*%?\)?$/.test(w.text)).length < 0.5 * words.length
+  )
+    return undefined;
 
   const headerRows = detectHeaderRows(
     cells,
@@ -221,6 +235,78 @@ function pruneEmpty(bs: Boundary[], words: Word[], axis: 'x' | 'y'): Boundary[] 
     else if (i > 0) out.splice(i, 1);
   }
   return out;
+}
+
+/**
+ * Wrapped cell text: a text row set closer under the one above than the table's rows are to each
+ * other (the leading inside a cell is tighter than the pitch between rows) continues the row
+ * above when it only adds lines to cells that row already fills, starting no further left than
+ * their first lines (a hanging indent or the same margin; an outdented label is a new section).
+ * In a header, where nothing is a figure, a wrapped label may also sit beside cells that are
+ * centred on it ("Number" beside "Margin of / error").
+ */
+function joinWrappedRows(ys: Boundary[], xs: Boundary[], words: Word[]): Boundary[] {
+  if (ys.length < 5) return ys;
+  const bandOf = (w: Word) => indexOf(ys, (w.y0 + w.y1) / 2);
+  const bands: Word[][] = ys.slice(1).map(() => []);
+  for (const w of words) {
+    const b = bandOf(w);
+    if (b >= 0) bands[b]!.push(w);
+  }
+  const lastBase = (ws: Word[]) => Math.max(...ws.map((w) => w.baseline));
+  const firstBase = (ws: Word[]) => Math.min(...ws.map((w) => w.baseline));
+  const pitches: number[] = [];
+  for (let i = 1; i < bands.length; i++)
+    if (!ys[i]!.fromRule && bands[i - 1]!.length && bands[i]!.length)
+      pitches.push(firstBase(bands[i]!) - lastBase(bands[i - 1]!));
+  if (pitches.length < 3) return ys;
+  pitches.sort((a, b) => a - b);
+  const pitch = pitches[Math.floor(pitches.length / 2)]!;
+  const colOf = (w: Word) => indexOf(xs, (w.x0 + w.x1) / 2);
+  const out = [ys[0]!];
+  let upper = bands[0]!;
+  for (let i = 1; i < bands.length; i++) {
+    const lower = bands[i]!;
+    let join = false;
+    if (!ys[i]!.fromRule && upper.length && lower.length && firstBase(lower) - lastBase(upper) < 0.85 * pitch) {
+      const left = new Map<number, number>();
+      for (const w of upper) left.set(colOf(w), Math.min(left.get(colOf(w)) ?? Infinity, w.x0));
+      const figures = [...upper, ...lower].some((w) => FIGURE.test(w.text));
+      join = lower.every((w) => {
+        const x = left.get(colOf(w));
+        if (x === undefined) return !figures;
+        return Math.min(...lower.filter((o) => colOf(o) === colOf(w)).map((o) => o.x0)) >= x - 1;
+      });
+      // A lower row holding a column the upper row leaves empty needs the header exception.
+      if (join && figures && lower.some((w) => !left.has(colOf(w)))) join = false;
+    }
+    if (join) upper = [...upper, ...lower];
+    else {
+      out.push(ys[i]!);
+      upper = lower;
+    }
+  }
+  out.push(ys[ys.length - 1]!);
+  return out;
+}
+
+/** A figure: digits, without a word of two letters ("2.3", "(4.7)", "1990-94", but not "(000 ecu)"). */
+const FIGURE = /^(?!.*\p{L}{2})[^\d]*\d/u;
+
+/**
+ * A band of text rows that are table rows rather than the wrapped lines of its cells: at least
+ * three text rows, and most of them reach into two or more columns.
+ */
+function holdsCompleteRows(words: Word[], xs: Boundary[]): boolean {
+  const rows = textRows(words);
+  if (rows.length < 3) return false;
+  // A wrapped header also reaches into several columns on each of its lines, but leaves the stub
+  // (first column) empty below its first line and holds few figures.
+  const complete = rows.filter((r) => {
+    const cols = new Set(r.map((w) => indexOf(xs, (w.x0 + w.x1) / 2)));
+    return cols.size >= 2 && cols.has(0) && r.some((w) => FIGURE.test(w.text));
+  }).length;
+  return complete >= 0.6 * rows.length;
 }
 
 function bandTextRows(ys: Boundary[], words: Word[]): number[] {

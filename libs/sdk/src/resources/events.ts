@@ -100,9 +100,31 @@ export class Events {
         });
         reconnects = 0;
         o.onOpen?.();
-        for await (const m of parseEventStream(res.data, (ms) => (retryMs = ms))) {
-          if (m.id) last = m.id;
-          yield { id: m.id, event: m.event, data: JSON.parse(m.data) as EventStreamMessage };
+        const messages = parseEventStream(res.data, (ms) => (retryMs = ms));
+        try {
+          for (;;) {
+            let next: IteratorResult<{ id: string | null; event: string; data: string }>;
+            try {
+              next = await messages.next();
+            } catch (err) {
+              if (o.signal?.aborted) return;
+              // The connection was cut while the body streamed (fetch's `TypeError: terminated`, a
+              // reset): a dropped connection like one refused before its answer, so it is reopened
+              // from the last event id, not ended (a caller would otherwise give up on the stream).
+              throw new DocfleetRequestError({
+                code: 'network_error',
+                method: 'GET',
+                path: '/v1/events/stream',
+                reason: `the event stream was cut (${(err as Error)?.message ?? String(err)})`,
+              });
+            }
+            if (next.done) break;
+            const m = next.value;
+            if (m.id) last = m.id;
+            yield { id: m.id, event: m.event, data: JSON.parse(m.data) as EventStreamMessage };
+          }
+        } finally {
+          await messages.return(undefined);
         }
       } catch (err) {
         if (o.signal?.aborted) return;

@@ -1,6 +1,6 @@
 // `parse FILE_ID… [--watch]`: queues the parses (one bulk call, request order), and with --watch
 // follows them on the event stream (GET /v1/events/stream: progress as it happens, no polling)
-// until every job is terminal; when the stream cannot be used, on the knowledge-base index (the
+// until every job is terminal; when the stream cannot be used, on the knowledge-base listing (the
 // endpoint docs/api.md (States) names for watching many files: one conditional request per poll).
 import type { DocfleetClient, IndexEnvelope, Job } from '@docfleet/sdk';
 import cliProgress from 'cli-progress';
@@ -11,7 +11,7 @@ import { table } from './table';
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** Live display: the 2 s start of docs/api.md (States), a lower ceiling than bulk waits: a person watches. */
 const WATCH_POLLING = { initialIntervalMs: 2_000, maxIntervalMs: 5_000, factor: 1.5, timeoutMs: 0 };
-/** While following the event stream, the index is re-read this rarely (in case stored events stall). */
+/** While following the event stream, the listing is re-read this rarely (in case stored events stall). */
 const STREAM_SAFETY_POLL_MS = 15_000;
 
 export interface ParseState {
@@ -72,7 +72,7 @@ export async function watchParses(client: DocfleetClient, io: Io, states: ParseS
   const shown = new Map<string, string>();
 
   const show = (s: ParseState, j: JobView) => {
-    // A job's state only moves forward: a late progress message or an older index never undoes an end.
+    // A job's state only moves forward: a late progress message or an older listing never undoes an end.
     if (!TERMINAL.has(s.status)) {
       Object.assign(s, { status: j.status, stage: j.stage, percent: Math.max(s.percent, j.percent), error: j.error });
       if (j.page_count !== undefined) s.page_count = j.page_count;
@@ -85,17 +85,17 @@ export async function watchParses(client: DocfleetClient, io: Io, states: ParseS
       if (!io.json) io.err(line);
     }
   };
-  const apply = (index: IndexEnvelope) => {
-    for (const entry of index.files) {
+  const apply = (listing: IndexEnvelope) => {
+    for (const entry of listing.files) {
       const s = states.find((x) => x.file_id === entry.file_id);
       const j = entry.latest_parse_job;
       if (!s || !j || j.job_id !== s.job_id) continue;
       show(s, { ...j, page_count: entry.page_count });
     }
   };
-  const done = (index: IndexEnvelope) => {
-    apply(index);
-    return states.filter((s) => s.knowledge_base_id === index.knowledge_base.id).every((s) => TERMINAL.has(s.status));
+  const done = (listing: IndexEnvelope) => {
+    apply(listing);
+    return states.filter((s) => s.knowledge_base_id === listing.knowledge_base.id).every((s) => TERMINAL.has(s.status));
   };
   try {
     const kbIds = [...new Set(states.map((s) => s.knowledge_base_id!))];
@@ -124,7 +124,7 @@ interface JobView {
 
 /**
  * Follows the jobs on the event stream: progress as the workers report it, the end as its stored
- * event. Each (re)opened stream first reads the index once, so a job that moved before the stream
+ * event. Each (re)opened stream first reads the listing once, so a job that moved before the stream
  * was open is caught up; a slow re-read covers a deployment whose webhook worker (the relay of
  * stored events) is down. Throws when the stream cannot be used, so the caller polls instead.
  */
@@ -134,7 +134,7 @@ async function followOnStream(
   states: ParseState[],
   kbIds: string[],
   show: (s: ParseState, j: JobView) => void,
-  apply: (index: IndexEnvelope) => void,
+  apply: (listing: IndexEnvelope) => void,
 ): Promise<void> {
   const byJob = new Map(states.map((s) => [s.job_id, s]));
   const allDone = () => states.every((s) => TERMINAL.has(s.status));
@@ -181,7 +181,7 @@ async function followOnStream(
     ctl.abort();
   }
   if (!allDone()) throw new Error('the event stream ended');
-  // The page counts of the index (the stream's end event carries the job, not the file).
+  // The page counts of the listing (the stream's end event carries the job, not the file).
   await catchUpCounts(client, kbIds, states);
 }
 

@@ -9,10 +9,10 @@ import { Uploader } from './uploader';
 
 const ACTIVE = new Set(['queued', 'running']);
 
-/** Polls the index (conditionally: an unchanged index answers 304) while any job is in flight. */
-function useIndex(kbId: string) {
+/** Polls the knowledge-base listing (conditionally: an unchanged listing answers 304) while any job is in flight. */
+function useKbListing(kbId: string) {
   const { client } = useConsole();
-  const [index, setIndex] = useState<IndexEnvelope>();
+  const [listing, setListing] = useState<IndexEnvelope>();
   const [error, setError] = useState<unknown>();
   const [tick, setTick] = useState(0);
   const last = useRef<IndexEnvelope | undefined>(undefined);
@@ -27,7 +27,7 @@ function useIndex(kbId: string) {
           : await client.knowledgeBases.index(kbId, { signal: ac.signal });
         if (ac.signal.aborted) return;
         last.current = fresh;
-        setIndex(fresh);
+        setListing(fresh);
         setError(undefined);
         const busy = fresh.files.some(
           (f) => ACTIVE.has(f.latest_parse_job?.status ?? '') || ACTIVE.has(f.latest_extract_job?.status ?? ''),
@@ -45,12 +45,12 @@ function useIndex(kbId: string) {
       clearTimeout(timer);
     };
   }, [client, kbId, tick]);
-  return { index, error, refresh: () => setTick((t) => t + 1) };
+  return { listing, error, refresh: () => setTick((t) => t + 1) };
 }
 
 export default function KnowledgeBase({ kbId }: { kbId: string }) {
   const { client } = useConsole();
-  const { index, error: indexError, refresh } = useIndex(kbId);
+  const { listing, error: listingError, refresh } = useKbListing(kbId);
   const [error, setError] = useState<unknown>();
   const [folder, setFolder] = useState<string>('all');
   const [extraFolders, setExtraFolders] = useState<Array<{ id: string; name: string }>>([]);
@@ -64,17 +64,17 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
         if (f.deleted_at) out.push(f);
       return out;
     },
-    [client, kbId, showTrash, index?.index_version],
+    [client, kbId, showTrash, listing?.index_version],
   );
 
   const folders = useMemo(() => {
     const m = new Map<string, string>();
-    for (const f of index?.files ?? []) if (f.folder_id) m.set(f.folder_id, f.folder_name ?? f.folder_id);
+    for (const f of listing?.files ?? []) if (f.folder_id) m.set(f.folder_id, f.folder_name ?? f.folder_id);
     for (const f of extraFolders) m.set(f.id, f.name);
     return [...m].map(([id, name]) => ({ id, name })).sort((a, b) => a.name.localeCompare(b.name));
-  }, [index, extraFolders]);
+  }, [listing, extraFolders]);
 
-  const files = (index?.files ?? []).filter(
+  const files = (listing?.files ?? []).filter(
     (f) => folder === 'all' || (folder === 'root' ? !f.folder_id : f.folder_id === folder),
   );
 
@@ -107,13 +107,13 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
       <p className="crumbs">
         <a href="#/">Knowledge bases</a> ›
       </p>
-      <h1 id="kb-title">{index?.knowledge_base.name ?? 'Knowledge base'}</h1>
+      <h1 id="kb-title">{listing?.knowledge_base.name ?? 'Knowledge base'}</h1>
       <div className="actions">
         <a className="button" href={href(['kb', kbId, 'search'])}>
           Search this knowledge base
         </a>
       </div>
-      <ErrorBanner error={error ?? indexError} onClose={error ? () => setError(undefined) : undefined} />
+      <ErrorBanner error={error ?? listingError} onClose={error ? () => setError(undefined) : undefined} />
       <Uploader
         kbId={kbId}
         folderId={folder !== 'all' && folder !== 'root' ? folder : undefined}
@@ -144,7 +144,7 @@ export default function KnowledgeBase({ kbId }: { kbId: string }) {
         </label>
       </div>
 
-      {index && files.length === 0 && <p className="muted">No files here yet. Drop files above to upload them.</p>}
+      {listing && files.length === 0 && <p className="muted">No files here yet. Drop files above to upload them.</p>}
       {files.length > 0 && (
         <div className="table-wrap">
           <table className="files" aria-label="Files">

@@ -10,7 +10,7 @@ import {
   listKnowledgeBases,
   renameKnowledgeBase,
 } from '../domain/knowledge-bases/knowledge-bases';
-import { buildIndex } from '../domain/index/build-index';
+import { buildKbListing } from '../domain/knowledge-bases/kb-listing';
 
 const KbParams = z.object({ kbId: api.Uuid });
 const tags = ['Knowledge bases'];
@@ -96,15 +96,15 @@ export function knowledgeBaseRoutes(r: ApiRoutes, deps: Deps) {
       summary: 'Every file with its job state and artifact links',
       tags,
       params: KbParams,
-      query: api.IndexQuery,
+      query: api.KbListingQuery,
       responses: {
-        200: { description: 'index; ETag is the index_version', schema: api.IndexEnvelope },
+        200: { description: 'index; ETag is the index_version', schema: api.KbListing },
         304: { description: 'unchanged since the If-None-Match index_version' },
       },
       errors: ['knowledge_base_not_found', 'folder_not_found'],
     },
     async ({ req, res, params, query, principal }) => {
-      const out = await buildIndex(deps, principal, params.kbId, query.folder_id, req.header('if-none-match'));
+      const out = await buildKbListing(deps, principal, params.kbId, query.folder_id, req.header('if-none-match'));
       res.setHeader('ETag', `"${out.version}"`);
       res.setHeader('Cache-Control', 'private, no-cache');
       if (out.notModified) {

@@ -162,10 +162,12 @@ export function webhookRoutes(r: ApiRoutes, deps: Deps) {
     async ({ params, principal }) => {
       requireOrgAdmin(principal, WHAT);
       const d = await redeliver(deps.db, principal.orgId, params.webhookId, params.deliveryId);
-      // The worker's sweep would find it too; the job makes it immediate.
+      // The workers' poll would find it too; the doorbell makes it immediate.
       await deps.queues
-        .enqueue('webhook.deliver', { deliveryId: d.id }, { jobId: `whd-${d.id}-r${Date.now()}` })
-        .catch((err) => deps.logger.warn({ err, delivery_id: d.id }, 'redelivery not queued; the sweep will send it'));
+        .enqueue('webhook.wake', { reason: 'redeliver' }, { jobId: `whw-${d.id}-r${Date.now()}` })
+        .catch((err) =>
+          deps.logger.warn({ err, delivery_id: d.id }, 'redelivery doorbell not rung; the poll sends it'),
+        );
       return { status: 202, body: { delivery: serializeDelivery(d) } };
     },
   );

@@ -1,6 +1,6 @@
 import type { Prisma } from '@docfleet/db';
 import type { ReasoningLevel } from '@docfleet/models';
-import { classifyDocument, evidenceOf, loadParseBundle, pageCountOf, suggestClasses } from '@docfleet/workflows';
+import { classifyDocument, loadLeadingPages, suggestClasses } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
 interface ClassifyRequest {
@@ -11,20 +11,20 @@ interface ClassifyRequest {
   reasoning_level: ReasoningLevel;
 }
 
+/**
+ * The pages the prompt shows (issue 17.5): the first pagesWithinBudget() pages, streamed from the
+ * parse, never the whole of a 10,000-page one. A document of that many pages or fewer is read whole.
+ */
 const load = (ctx: RunContext, r: ClassifyRequest) =>
-  loadParseBundle(ctx.deps.db, ctx.deps.storage, {
-    orgId: ctx.op.org_id,
-    fileVersionId: r.file_version_id,
-    withGrounding: true,
-  });
+  loadLeadingPages(ctx.deps.db, ctx.deps.storage, { orgId: ctx.op.org_id, fileVersionId: r.file_version_id });
 
 /** classify_run (synchronous; the gateway holds the request until this ends): stored as a ClassificationResult. */
 export async function classifyRunRunner(ctx: RunContext) {
   const r = ctx.request as unknown as ClassifyRequest;
-  const bundle = await load(ctx, r);
+  const { evidence, pageCount } = await load(ctx, r);
   const result = await classifyDocument({
-    evidence: evidenceOf(bundle),
-    pageCount: pageCountOf(bundle),
+    evidence,
+    pageCount,
     classes: r.classes ?? [],
     multiLabel: r.multi_label === true,
     model: ctx.model(),
@@ -49,10 +49,10 @@ export async function classifyRunRunner(ctx: RunContext) {
 /** classify_suggest (synchronous): suggested classes, stored as a ClassificationResult of kind suggest. */
 export async function classifySuggestRunner(ctx: RunContext) {
   const r = ctx.request as unknown as ClassifyRequest;
-  const bundle = await load(ctx, r);
+  const { evidence, pageCount } = await load(ctx, r);
   const result = await suggestClasses({
-    evidence: evidenceOf(bundle),
-    pageCount: pageCountOf(bundle),
+    evidence,
+    pageCount,
     ...(r.guidelines ? { guidelines: r.guidelines } : {}),
     model: ctx.model(),
     reasoningLevel: r.reasoning_level,

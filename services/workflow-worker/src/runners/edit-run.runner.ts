@@ -1,6 +1,6 @@
 import type { Prisma } from '@docfleet/db';
 import type { ReasoningLevel } from '@docfleet/models';
-import { evidenceOf, loadParseBundle, proposeEdit } from '@docfleet/workflows';
+import { loadSegmentsWithin, proposeEdit } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
 interface EditRequest {
@@ -16,13 +16,15 @@ interface EditRequest {
  */
 export async function editRunRunner(ctx: RunContext) {
   const r = ctx.request as unknown as EditRequest;
-  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+  // The segments the prompt shows (renderSegments' budget), streamed: a proposal can only touch
+  // segments the model saw, and a 10,000-page parse is never held whole (issue 17.5).
+  const { evidence } = await loadSegmentsWithin(ctx.deps.db, ctx.deps.storage, {
     orgId: ctx.op.org_id,
     fileVersionId: r.file_version_id,
     withGrounding: true,
   });
   const { proposal, diff, modelId } = await proposeEdit({
-    evidence: evidenceOf(bundle),
+    evidence,
     prompt: r.prompt,
     rules: r.rules ?? [],
     model: ctx.model(),

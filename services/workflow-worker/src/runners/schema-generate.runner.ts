@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { api } from '@docfleet/contracts';
 import { isUniqueViolation, type Prisma } from '@docfleet/db';
 import {
-  buildEvidence,
   buildSchemaGenerateRequest,
   DEFAULT_CONTEXT_CHARS,
   fieldListToJsonSchema,
@@ -10,7 +9,7 @@ import {
   type ReasoningLevel,
   type SchemaGenerateOutput,
 } from '@docfleet/models';
-import { loadParseBundle, normalizedForStorage, pageCountOf } from '@docfleet/workflows';
+import { loadSegmentsWithin, normalizedForStorage } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
 /** One saved schema per operation: its id is derived from the operation, so a re-run after a crash updates that row instead of saving a second. */
@@ -35,14 +34,15 @@ export async function schemaGenerateRunner(ctx: RunContext): Promise<api.SchemaG
   };
   const { db, storage } = ctx.deps;
   await ctx.progress(0, 1, 'generate');
-  const bundle = await loadParseBundle(db, storage, {
+  // The segments the prompt shows (renderSegments' budget) with their pages, streamed: a sample of
+  // a long document, never the whole of a 10,000-page parse (issue 17.5); the rest is only counted.
+  // With segment_ids the page texts of the grounding would bring back what was left out.
+  const { evidence, segmentCount, pageCount } = await loadSegmentsWithin(db, storage, {
     orgId: ctx.op.org_id,
     fileVersionId: r.file_version_id,
-    withGrounding: true,
+    withGrounding: !r.segment_ids?.length,
     ...(r.segment_ids?.length ? { segmentIds: r.segment_ids } : {}),
   });
-  // With segment_ids the page texts of the grounding would bring back what was left out.
-  const evidence = buildEvidence(bundle.segments, r.segment_ids?.length ? undefined : bundle.grounding);
   const req = buildSchemaGenerateRequest({
     evidence,
     reasoningLevel: r.reasoning_level,
@@ -109,8 +109,8 @@ export async function schemaGenerateRunner(ctx: RunContext): Promise<api.SchemaG
     documentType,
     schemaRationale: typeof res.output.schemaRationale === 'string' ? res.output.schemaRationale : '',
     metrics: {
-      segmentCount: bundle.segments.length,
-      pageCount: pageCountOf(bundle),
+      segmentCount,
+      pageCount,
       contextChars: renderSegments(evidence, DEFAULT_CONTEXT_CHARS).used,
       modelCalls: 1,
     },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { api } from '@docfleet/contracts';
 import type { Prisma } from '@docfleet/db';
 import type { ReasoningLevel, SplitRule } from '@docfleet/models';
-import { evidenceOf, loadParseBundle, openPageWindows, runSplit, suggestSplitRules } from '@docfleet/workflows';
+import { loadLeadingPages, openPageWindows, runSplit, suggestSplitRules } from '@docfleet/workflows';
 import type { RunContext } from './types';
 
 interface SplitRequest {
@@ -63,13 +63,13 @@ export async function splitRunRunner(ctx: RunContext) {
 export async function splitRulesSuggestRunner(ctx: RunContext): Promise<api.SplitRulesOutput> {
   const r = ctx.request as unknown as SplitRequest;
   await ctx.progress(0, 1, 'rules');
-  const bundle = await loadParseBundle(ctx.deps.db, ctx.deps.storage, {
+  // The first pages the prompt shows (pagesWithinBudget), streamed, not the whole parse (issue 17.5).
+  const { evidence } = await loadLeadingPages(ctx.deps.db, ctx.deps.storage, {
     orgId: ctx.op.org_id,
     fileVersionId: r.file_version_id,
-    withGrounding: true,
   });
   const out = await suggestSplitRules({
-    evidence: evidenceOf(bundle),
+    evidence,
     model: ctx.model(),
     reasoningLevel: r.reasoning_level,
     signal: ctx.signal,

@@ -1,19 +1,6 @@
-import type { Db, Operation } from '@docfleet/db';
-import type { Logger } from '@docfleet/logger';
-import type { ModelRegistry, ResolvedModel } from '@docfleet/models';
-import type { QueueClient } from '@docfleet/queue';
-import type { StorageDriver } from '@docfleet/storage';
-
-export interface WorkerDeps {
-  db: Db;
-  storage: StorageDriver;
-  models: ModelRegistry;
-  logger: Logger;
-  /** For workflows that enqueue follow-up work (e.g. a parse before a bulk extraction). */
-  queues?: QueueClient;
-  /** How often a running attempt writes its heartbeat (WORKER_HEARTBEAT_SECONDS; default 10 s). */
-  heartbeatMs?: number;
-}
+import type { Operation } from '@docfleet/db';
+import type { ResolvedModel } from '@docfleet/models';
+import type { WorkerDeps } from '../deps';
 
 /** Thrown by a checkpoint when a cancel was requested; the attempt ends `cancelled`. */
 export class OperationCancelled extends Error {

@@ -5,7 +5,7 @@ import type { ArtifactManifest } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadFile } from '../files/files';
-import { artifactLinks } from '../index/build-index';
+import { artifactLinks } from '../knowledge-bases/kb-listing';
 
 export function serializeManifest(m: ArtifactManifest): api.ArtifactManifest {
   return {

@@ -9,7 +9,11 @@ import { eventsChannel, type LiveMessage } from '@docfleet/webhooks';
 import type { Redis } from 'ioredis';
 
 export interface StreamListener {
-  deliver(m: LiveMessage): void;
+  /**
+   * `contiguous`: this stored event's `prev_seq` is the last position this hub saw, so every
+   * position before it reached this process in order (see `chain`).
+   */
+  deliver(m: LiveMessage, contiguous: boolean): void;
   /** The subscription broke (or the process is shutting down): end the stream. */
   end(reason: string): void;
 }
@@ -19,12 +23,25 @@ export class EventHub {
   private ready: Promise<void> | null = null;
   private readonly byOrg = new Map<string, Set<StreamListener>>();
   private closed = false;
+  /** The highest stream position heard, and a counter bumped whenever the positions heard skip or cross. */
+  private last: bigint | null = null;
+  private breaks = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly logger: Logger,
   ) {}
+
+  /**
+   * The hub's unbroken chain of positions: while this is unchanged, every stored event relayed
+   * reached this process in position order, each right after its predecessor. A stream that read
+   * PostgreSQL up to the positions heard at chain `c` may take later messages as they come while
+   * the chain is still `c`; after a break it reads from the database again.
+   */
+  get chain(): number {
+    return this.breaks;
+  }
 
   /** Open streams in this process (metrics, tests). */
   get size(): number {
@@ -56,6 +73,8 @@ export class EventHub {
       sub.on('error', (err) => this.logger.warn({ err }, 'event stream subscription error'));
       // Lost while connected: whatever was published meanwhile is gone for this replica.
       sub.on('close', () => {
+        this.last = null;
+        this.breaks++;
         if (!this.closed) this.endAll('the event subscription was interrupted; resume with Last-Event-ID');
       });
       await sub.subscribe(eventsChannel(this.prefix));
@@ -75,9 +94,23 @@ export class EventHub {
     } catch {
       return;
     }
+    let contiguous = false;
+    if (m.kind === 'event') {
+      let seq: bigint;
+      let prev: bigint | null;
+      try {
+        seq = BigInt(m.seq);
+        prev = m.prev_seq === undefined ? null : BigInt(m.prev_seq);
+      } catch {
+        return;
+      }
+      contiguous = prev !== null && this.last !== null && prev === this.last;
+      if (!contiguous) this.breaks++;
+      if (this.last === null || seq > this.last) this.last = seq;
+    }
     const set = this.byOrg.get(m.org_id);
     if (!set) return;
-    for (const l of [...set]) l.deliver(m);
+    for (const l of [...set]) l.deliver(m, contiguous);
   }
 
   private endAll(reason: string): void {

@@ -1,8 +1,11 @@
 // GET /v1/events/stream: one organisation's events as Server-Sent Events. Stored events (the
-// webhook outbox, positioned by the relay's stream_seq) carry `id: <seq>` and are always read from
-// PostgreSQL by position (a Redis message only says "there is more"), so a client that reconnects
-// with Last-Event-ID gets every event after it in order, then the live ones, none lost or repeated;
-// job progress (never stored) comes straight from Redis, carries no id and is not replayed.
+// webhook outbox, positioned by the relay's stream_seq) carry `id: <seq>` and go out in position
+// order: the replay (Last-Event-ID) and any catch-up are read from PostgreSQL by position; once a
+// stream has caught up, a live message is written straight from Redis only while the hub's chain
+// of positions is unbroken (each message names the position before it, and the hub heard that one
+// last), so nothing can be skipped; any break (two relays' messages crossing, a lost position)
+// sends the stream back to PostgreSQL. Job progress (never stored) comes straight from Redis,
+// carries no id and is not replayed.
 import type { Request, Response } from 'express';
 import { Prisma, type Db } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
@@ -76,6 +79,8 @@ export async function openEventStream(
   let done = false;
   let pumping = false;
   let again = false;
+  // The hub's chain at which this stream last caught up from the database (-1: not yet).
+  let syncedChain = -1;
   let unsubscribe: () => void = () => undefined;
   let heartbeat: NodeJS.Timeout | undefined;
 
@@ -113,9 +118,12 @@ export async function openEventStream(
       return;
     }
     pumping = true;
+    let chain = -1;
     try {
       do {
         again = false;
+        // Everything heard so far is visible to the reads below (a relay publishes after commit).
+        chain = deps.hub.chain;
         for (;;) {
           const rows = await storedAfter(deps.db, f, sent, REPLAY_PAGE);
           for (const r of rows) {
@@ -130,6 +138,7 @@ export async function openEventStream(
           if (rows.length < REPLAY_PAGE || done) break;
         }
       } while (again && !done);
+      if (!done) syncedChain = chain;
     } catch (err) {
       deps.logger.warn({ err }, 'event stream read failed');
       finish('reading events failed; reconnect with Last-Event-ID');
@@ -138,10 +147,21 @@ export async function openEventStream(
     }
   };
 
-  const onLive = (m: LiveMessage) => {
+  const onLive = (m: LiveMessage, contiguous: boolean) => {
     if (m.kind === 'event') {
-      // A doorbell: the event itself is read back from the database in position order.
-      if (!ready || BigInt(m.seq) <= sent) return;
+      if (!ready) return; // the first pump reads it
+      const seq = BigInt(m.seq);
+      if (!pumping && contiguous && syncedChain === deps.hub.chain) {
+        // Caught up and nothing skipped since: this message is the next position; write it as is.
+        if (seq <= sent) return;
+        if (matches(f, m.event.type, m.knowledge_base_id, m.file_id)) {
+          sent = seq;
+          write(`id: ${m.seq}\nevent: ${m.event.type}\ndata: ${JSON.stringify(m.event)}\n\n`);
+        }
+        return;
+      }
+      // Otherwise a doorbell: read from the database in position order (which syncs the chain again).
+      if (seq <= sent) return;
       if (matches(f, m.event.type, m.knowledge_base_id, m.file_id)) void pump();
     } else {
       const d = m.progress.data;

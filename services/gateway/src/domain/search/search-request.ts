@@ -10,6 +10,8 @@ export interface SearchRequest {
   years?: number[];
   sourceType?: string;
   tableOnly: boolean;
+  /** At most one hit per file (its best segment), files best first. */
+  groupByFile: boolean;
 }
 
 export function normaliseSearchBody(b: api.SearchBody): SearchRequest {
@@ -22,5 +24,6 @@ export function normaliseSearchBody(b: api.SearchBody): SearchRequest {
     years: b.years,
     sourceType: (b.source_type ?? b.sourceType)?.trim() || undefined,
     tableOnly: b.table_only ?? b.tableOnly ?? false,
+    groupByFile: (b.group_by ?? b.groupBy) === 'file',
   };
 }

@@ -139,19 +139,37 @@ const VISIBLE = Prisma.sql`JOIN files f ON f.id = s.file_id AND f.deleted_at IS 
  * only elsewhere in the segment's file, × `tableBoost` for table segments. No row is read
  * outside the index until the best `prefetch` segments are known; only those are joined to check
  * that they are visible (live file, current version) and to apply the filters. If too few survive
- * (or any filter is given), every scored segment is checked.
+ * (or any filter is given), every scored segment is checked. With `groupByFile`, each file keeps only
+ * its best segment (the file's score is its best passage's, as document ranking from passages does),
+ * so one document's many matching segments do not crowd other documents out of `limit`.
  */
 export function textSearchSql(
   sc: SearchScope,
   query: QueryText,
   f: SearchFilters,
   limit: number,
+  groupByFile = false,
   r: Ranking = RANKING,
 ): Prisma.Sql {
   const hasFilters = Boolean(f.fileIds || f.folderId || f.years?.length || f.sourceType || f.tableOnly);
   const prefetch = Math.max(r.prefetch, 4 * limit);
-  const ranked = (from: Prisma.Sql, extra: Prisma.Sql) => Prisma.sql`
-      SELECT s.id, s.file_id, s.ordinal, c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END AS score
+  const score = Prisma.sql`c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END`;
+  const ranked = (from: Prisma.Sql, extra: Prisma.Sql) =>
+    groupByFile
+      ? // Each file's best visible segment (ties: the earlier one), then the files by that score.
+        Prisma.sql`
+      SELECT id, file_id, ordinal, score FROM (
+        SELECT s.id, s.file_id, s.ordinal, ${score} AS score,
+          row_number() OVER (PARTITION BY s.file_id ORDER BY ${score} DESC, s.ordinal) AS file_rank
+        FROM ${from} c
+        JOIN evidence_index_segments s ON s.id = c.id
+        ${VISIBLE}
+        WHERE ${filters(sc, f)} ${extra}
+      ) g WHERE file_rank = 1
+      ORDER BY score DESC, file_id, ordinal
+      LIMIT ${num(limit)}`
+      : Prisma.sql`
+      SELECT s.id, s.file_id, s.ordinal, ${score} AS score
       FROM ${from} c
       JOIN evidence_index_segments s ON s.id = c.id
       ${VISIBLE}
@@ -213,8 +231,9 @@ export function textSearchSql(
  * Blank query: the filters alone, in document order (file name, then position in the file). Files
  * are read in that order from files_live_knowledge_base_id_filename_id_idx and each one's segments
  * from (file_version_id, ordinal), so `limit` 1 reads one file's first segment, not the knowledge base.
+ * With `groupByFile`, each file's first segment only.
  */
-export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number): Prisma.Sql {
+export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number, groupByFile = false): Prisma.Sql {
   return envelope(
     sc,
     f,
@@ -227,7 +246,7 @@ export function filterOnlySql(sc: SearchScope, f: SearchFilters, limit: number):
         CROSS JOIN LATERAL (
           SELECT s.id, s.file_id, s.ordinal FROM evidence_index_segments s
           WHERE s.file_version_id = f.current_version_id AND ${filters(sc, f)}
-          ORDER BY s.ordinal LIMIT ${num(limit)}
+          ORDER BY s.ordinal LIMIT ${num(groupByFile ? 1 : limit)}
         ) s
         WHERE f.knowledge_base_id = ${sc.kbId}::uuid AND f.org_id = ${sc.orgId}::uuid AND f.deleted_at IS NULL
         ORDER BY f.filename, f.id, s.ordinal

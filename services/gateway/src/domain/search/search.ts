@@ -20,9 +20,9 @@ export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql
     sourceType: req.sourceType,
     tableOnly: req.tableOnly,
   };
-  if (!req.query.trim()) return filterOnlySql(sc, filters, req.limit);
+  if (!req.query.trim()) return filterOnlySql(sc, filters, req.limit, req.groupByFile);
   // A query with no searchable word left ("the", "?!") matches nothing rather than everything.
-  return textSearchSql(sc, queryText(req.query), filters, req.limit);
+  return textSearchSql(sc, queryText(req.query), filters, req.limit, req.groupByFile);
 }
 
 /** The search response, with `hits` as JSON text: PostgreSQL built it, nothing re-encodes it. */

@@ -9,8 +9,9 @@ import {
   reportProgress,
   type OperationType,
 } from '@docfleet/workflows';
-import { RUNNERS } from './runners';
-import { OperationCancelled, type RunContext, type WorkerDeps } from './runners/types';
+import type { WorkerDeps } from '../deps';
+import { RUNNERS } from '../runners';
+import { OperationCancelled, type RunContext } from '../runners/types';
 
 const isQueuedType = (t: string) => (QUEUED_OPERATION_TYPES as readonly string[]).includes(t);
 

@@ -2,22 +2,12 @@
 // manifest, in one transaction, so a search never sees half a document or two versions at once.
 import { BUNDLE } from '@docfleet/contracts';
 import { Prisma, clearPendingIndexJob, type Db, type Tx } from '@docfleet/db';
-import type { Logger } from '@docfleet/logger';
 import type { StorageDriver } from '@docfleet/storage';
-import { applyIndexDelta } from './index-state';
-import { jsonArrayElements } from './json-array-stream';
-import { applyTermDelta, termCountsOf } from './search-stats';
-import { SegmentsFile, clean, segmentRows, streamSegmentRows, type SegmentRow } from './segment-rows';
-
-export interface IndexDeps {
-  db: Db;
-  storage: StorageDriver;
-  logger: Logger;
-  /** Rows per INSERT statement (one jsonb parameter each). */
-  batchRows?: number;
-  /** Interactive transaction time limit; a 20k-segment workbook takes seconds. */
-  txTimeoutMs?: number;
-}
+import type { IndexDeps } from '../deps';
+import { applyIndexDelta } from '../index-state';
+import { jsonArrayElements } from '../json-array-stream';
+import { applyTermDelta, termCountsOf } from '../search-stats';
+import { SegmentsFile, clean, segmentRows, streamSegmentRows, type SegmentRow } from '../segment-rows';
 
 export type SkipReason =
   'file_not_found' | 'file_deleted' | 'version_not_current' | 'manifest_not_found' | 'manifest_not_newest';

@@ -2,9 +2,9 @@
 // rows at query time (it joins live files and their current version), so this is clean-up and a
 // snapshot refresh, never what correctness depends on.
 import { Prisma, clearPendingIndexJob, type Tx } from '@docfleet/db';
-import type { IndexDeps } from './index-file-version';
-import { applyIndexDelta, indexedKbsOfOrg, recountIndexState } from './index-state';
-import { NO_TERMS, applyTermDelta, termCountsOf } from './search-stats';
+import type { IndexDeps } from '../deps';
+import { applyIndexDelta, indexedKbsOfOrg, recountIndexState } from '../index-state';
+import { NO_TERMS, applyTermDelta, termCountsOf } from '../search-stats';
 
 export type RemoveOutcome =
   { status: 'removed' | 'pruned'; removed: number } | { status: 'skipped'; reason: 'file_live' };

@@ -11,8 +11,8 @@ import { isParseError } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
 import { startHeartbeat } from '@docfleet/runtime';
 import { isSheetParseError } from '@docfleet/sheets';
-import type { WorkerDeps } from './deps';
-import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from './job-context';
+import type { WorkerDeps } from '../deps';
+import { CancelSignal, HandBackSignal, PermanentFailure, buildContext, type JobContext } from '../job-context';
 import {
   TERMINAL_JOB_STATUSES,
   addJobEvent,
@@ -23,9 +23,9 @@ import {
   handBackParseJob,
   type FinishOutcome,
 } from '@docfleet/jobs';
-import { parseDocument } from './parse-document';
-import { unitsOfResult } from './parse-metrics';
-import { parseSheets } from './parse-spreadsheet';
+import { parseDocument } from '../parse-document';
+import { unitsOfResult } from '../parse-metrics';
+import { parseSheets } from '../parse-spreadsheet';
 
 /** The recognisable message for inputs that are not what their name claims (docs/errors.md, Job failures). */
 const NO_ARTIFACTS = 'The parser finished without expected artifacts';

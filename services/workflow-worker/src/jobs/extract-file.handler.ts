@@ -10,7 +10,7 @@ import { isApiError, publicTraceback, redactDetail } from '@docfleet/errors';
 import { isModelError } from '@docfleet/models';
 import { DelayedError, type Job, type JobPayload } from '@docfleet/queue';
 import { pageCountOf, runExtractFile } from '@docfleet/workflows';
-import type { WorkerDeps } from '../runners/types';
+import type { WorkerDeps } from '../deps';
 import {
   EXTRACT_STAGES,
   TERMINAL_JOB_STATUSES,

@@ -14,7 +14,7 @@ import {
   type ParseBundle,
   type runExtractFile,
 } from '@docfleet/workflows';
-import type { WorkerDeps } from '../runners/types';
+import type { WorkerDeps } from '../deps';
 import {
   TERMINAL_JOB_STATUSES,
   addJobEvent,

@@ -1,9 +1,10 @@
 import { clearPendingIndexJob } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
-import type { Handlers } from '@docfleet/queue';
+import { createWorker, type Handlers, type WorkerOptions } from '@docfleet/queue';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { indexFileVersion, type IndexDeps } from './index-file-version';
-import { removeFile } from './remove-file';
+import type { IndexDeps } from './deps';
+import { indexFileVersion } from './jobs/index-file-version.handler';
+import { removeFile } from './jobs/index-remove-file.handler';
 
 /** The handlers of the 'index' queue (createWorker refuses to start if one is missing). */
 export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry?: Registry }): Handlers<'index'> {
@@ -60,4 +61,30 @@ export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry
       return out;
     },
   };
+}
+
+export interface IndexWorkerOptions {
+  connection: WorkerOptions['connection'];
+  prefix: string;
+  concurrency: number;
+  /** Job duration and counts (libs/runtime createJobMetrics). */
+  metrics?: WorkerOptions['metrics'];
+}
+
+/** The 'index' queue consumer (main.ts starts it; tests may run the handlers alone). */
+export function startIndexWorker(
+  deps: IndexDeps & { logger: Logger; registry?: Registry },
+  o: IndexWorkerOptions,
+): ReturnType<typeof createWorker> {
+  const worker = createWorker('index', createIndexHandlers(deps), {
+    connection: o.connection,
+    prefix: o.prefix,
+    metrics: o.metrics,
+    concurrency: o.concurrency,
+  });
+  worker.on('failed', (job, err) =>
+    deps.logger.error({ job_id: job?.id, job: job?.name, attempts: job?.attemptsMade, err }, 'index job failed'),
+  );
+  worker.on('error', (err) => deps.logger.error({ err }, 'index worker error'));
+  return worker;
 }

@@ -2,8 +2,8 @@ import type { Principal } from '@docfleet/auth';
 import { Prisma } from '@docfleet/db';
 import type { api } from '@docfleet/contracts';
 import type { Deps } from '../../deps';
-import { loadKb } from '../knowledge-bases/knowledge-bases';
-import { loadFolder } from '../knowledge-bases/folders';
+import { loadKb } from './knowledge-bases';
+import { loadFolder } from './folders';
 import { publicJobStatus } from '@docfleet/jobs';
 
 /** Artifact links are API paths (prefix {base_url}, send the same auth header). */
@@ -80,11 +80,12 @@ const job = (
     : null;
 
 /**
- * A cheap stamp of everything an index entry shows: live file count, and the newest change to a
+ * A cheap stamp of everything a listing entry shows: live file count, and the newest change to a
  * file, a job (workers must bump jobs.updated_at with every progress write) or an artifact manifest.
- * Clients polling the index send it back as If-None-Match and get 304 while nothing changed.
+ * It is the wire's `index_version` of GET /v1/knowledge-bases/{kbId}/index (not the search index's
+ * version): clients polling the listing send it back as If-None-Match and get 304 while nothing changed.
  */
-export async function indexVersion(deps: Pick<Deps, 'db'>, kbId: string, folderId?: string): Promise<string> {
+export async function listingVersion(deps: Pick<Deps, 'db'>, kbId: string, folderId?: string): Promise<string> {
   const rows = await deps.db.$queryRaw<{ n: number; stamp: Date | null }[]>`
     SELECT (SELECT count(*)::int FROM files f WHERE f.knowledge_base_id = ${kbId}::uuid AND f.deleted_at IS NULL
               ${folderId ? Prisma.sql`AND f.folder_id = ${folderId}::uuid` : Prisma.empty}) AS n,
@@ -97,11 +98,12 @@ export async function indexVersion(deps: Pick<Deps, 'db'>, kbId: string, folderI
 }
 
 /**
- * Every live file of a knowledge base with its newest parse/extract job and artifacts, in one
- * query: polling the index is how clients watch bulk work, so it must stay cheap at thousands of files.
+ * The knowledge-base listing (GET /v1/knowledge-bases/{kbId}/index; "index" is its wire name only):
+ * every live file of a knowledge base with its newest parse/extract job and artifacts, in one query.
+ * Polling the listing is how clients watch bulk work, so it must stay cheap at thousands of files.
  * Artifacts shown are those of the current version only.
  */
-export async function buildIndex(
+export async function buildKbListing(
   deps: Pick<Deps, 'db'>,
   p: Principal,
   kbId: string,
@@ -110,7 +112,7 @@ export async function buildIndex(
 ) {
   const kb = await loadKb(deps.db, p, kbId, 'viewer');
   if (folderId) await loadFolder(deps, kb.id, folderId);
-  const version = await indexVersion(deps, kb.id, folderId);
+  const version = await listingVersion(deps, kb.id, folderId);
   if (ifNoneMatch && ifNoneMatch.replace(/^W\//, '').replace(/"/g, '') === version)
     return { notModified: true as const, version };
   const rows = await deps.db.$queryRaw<Row[]>`
@@ -131,7 +133,7 @@ export async function buildIndex(
     WHERE f.knowledge_base_id = ${kb.id}::uuid AND f.deleted_at IS NULL
       ${folderId ? Prisma.sql`AND f.folder_id = ${folderId}::uuid` : Prisma.empty}
     ORDER BY f.created_at DESC, f.id DESC`;
-  const files: api.IndexEntry[] = rows.map((r) => ({
+  const files: api.KbListingEntry[] = rows.map((r) => ({
     file_id: r.file_id,
     filename: r.filename,
     content_type: r.content_type,
@@ -169,7 +171,7 @@ export async function buildIndex(
           manifest_id: r.pm_id,
           created_at: r.pm_created_at!.toISOString(),
           links: artifactLinks(r.pm_id, r.pm_links ?? {}, PARSE_LINK_KEYS) as NonNullable<
-            api.IndexEntry['parse_artifacts']
+            api.KbListingEntry['parse_artifacts']
           >['links'],
         }
       : null,
