@@ -136,6 +136,18 @@ describe('table structure', () => {
     expect(row.slice(1)).toEqual(['707', '(7.2)']);
   });
 
+  it('keeps a header centred over short row labels in the labels column', () => {
+    const runs = [run('Species', 110, 120), run('Criterion', 250, 120)];
+    ['Mink', 'Otter', 'Kingfisher', 'Osprey', 'Eagle'].forEach((n, i) =>
+      runs.push(run(n, 62, 134 + i * 13), rrun(String(1000 + 37 * i), 290, 134 + i * 13)),
+    );
+    const [t] = tablesOf(layout(runs));
+    expect(t!.cols).toBe(2);
+    const g = grid(t!);
+    expect(g[0]).toEqual(['Species', 'Criterion']);
+    expect(g[3]).toEqual(['Kingfisher', '1074']);
+  });
+
   it('finds a table set in a monospaced font and leaves a monospaced code listing alone', () => {
     const table = [run('Proportion', 72, 132, 10, true)];
     ['1.0', '1.1', '1.2', '1.3'].forEach((t, c) => table.push(rrun(t, 250 + c * 40, 132, 10, true)));

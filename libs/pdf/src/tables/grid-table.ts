@@ -88,6 +88,7 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
   }
   ys = mergeBoundaries([...ys, ...extra]);
   xs = pruneEmpty(xs, words, 'x');
+  xs = joinHeaderOnlyColumns(xs, words);
   ys = pruneEmpty(ys, words, 'y');
   ys = joinWrappedRows(ys, xs, words);
   let R = ys.length - 1;
@@ -233,6 +234,31 @@ function pruneEmpty(bs: Boundary[], words: Word[], axis: 'x' | 'y'): Boundary[] 
     // Remove the inner boundary of the empty slice (never the outer edges).
     if (i + 1 < out.length - 1) out.splice(i + 1, 1);
     else if (i > 0) out.splice(i, 1);
+  }
+  return out;
+}
+
+/**
+ * A column that holds only a header line or two, beside a column that never shares a text row
+ * with it, is that column's header set off-centre ("Species" centred over short left-aligned
+ * names): the text-derived boundary between them goes. Only text boundaries; rules stay.
+ */
+function joinHeaderOnlyColumns(xs: Boundary[], words: Word[]): Boundary[] {
+  const rows = textRows(words);
+  const out = [...xs];
+  for (let k = out.length - 2; k >= 1; k--) {
+    if (out[k]!.fromRule) continue;
+    const a = out[k - 1]!.pos,
+      m = out[k]!.pos,
+      b = out[k + 1]!.pos;
+    const rowsIn = (lo: number, hi: number) =>
+      new Set(rows.flatMap((r, i) => (r.some((w) => (w.x0 + w.x1) / 2 > lo && (w.x0 + w.x1) / 2 < hi) ? [i] : [])));
+    const left = rowsIn(a, m),
+      right = rowsIn(m, b);
+    if ([...left].some((i) => right.has(i))) continue;
+    const [few, many] = left.size <= right.size ? [left, right] : [right, left];
+    // The header lines sit above every line of the column they head.
+    if (few.size >= 1 && few.size <= 2 && many.size >= 3 && Math.max(...few) < Math.min(...many)) out.splice(k, 1);
   }
   return out;
 }
