@@ -23,5 +23,5 @@ export type { FleetServiceProcess } from './fleet-service';
 export { startWebhookReceiver } from './webhook-receiver';
 export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';
 export { creditInvariants } from './credits';
-export { describeShardState, isAlive, shardState, spawnWorkerFleet } from './worker-fleet';
+export { describeShardState, isAlive, shardState, workerFleet } from './worker-fleet';
 export type { ShardState, WorkerFleet } from './worker-fleet';

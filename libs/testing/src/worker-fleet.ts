@@ -10,8 +10,8 @@ export const isAlive = (p: WorkerProcess): boolean => p.child.exitCode === null 
 export interface WorkerFleet {
   /** Every worker spawned, in order, killed ones included. */
   readonly workers: WorkerProcess[];
-  /** One more worker with the fleet's environment (a replacement after a kill). */
-  spawn(): Promise<WorkerProcess>;
+  /** `count` more workers (default one: a replacement after a kill), started one after another. */
+  spawn(count?: number): Promise<WorkerProcess[]>;
   alive(): WorkerProcess[];
   /** The live worker whose lease owner (`host:pid`, as jobs and shards record it) is `owner`. */
   holding(owner: string | null | undefined): WorkerProcess | undefined;
@@ -23,19 +23,22 @@ export interface WorkerFleet {
   killAll(): void;
 }
 
-export async function spawnWorkerFleet(
-  gw: WorkerTarget,
-  count: number,
-  env: Record<string, string> = {},
-  service = 'parse-worker',
-): Promise<WorkerFleet> {
+/**
+ * An empty fleet: `await fleet.spawn(n)` in beforeAll. It exists before its first worker starts, so an
+ * afterAll `killAll()` also stops the workers of a beforeAll that timed out half-way.
+ */
+export function workerFleet(gw: WorkerTarget, env: Record<string, string> = {}, service = 'parse-worker'): WorkerFleet {
   const workers: WorkerProcess[] = [];
-  const fleet: WorkerFleet = {
+  return {
     workers,
-    async spawn() {
-      const w = await spawnWorker(gw, env, service);
-      workers.push(w);
-      return w;
+    async spawn(count = 1) {
+      const started: WorkerProcess[] = [];
+      for (let i = 0; i < count; i++) {
+        const w = await spawnWorker(gw, env, service);
+        workers.push(w);
+        started.push(w);
+      }
+      return started;
     },
     alive: () => workers.filter(isAlive),
     holding: (owner) => workers.find((p) => isAlive(p) && !!owner?.endsWith(`:${p.child.pid}`)),
@@ -46,8 +49,6 @@ export async function spawnWorkerFleet(
       for (const p of workers) if (isAlive(p)) p.child.kill('SIGKILL');
     },
   };
-  for (let i = 0; i < count; i++) await fleet.spawn();
-  return fleet;
 }
 
 /** A parse job's row and its shards (in shard order). */

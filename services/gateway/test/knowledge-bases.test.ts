@@ -163,6 +163,14 @@ describe('knowledge bases', () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.body.index_version).not.toBe(idx.body.index_version);
+    // A write whose stamp is older than one a poll has already seen (its transaction stamped first
+    // and committed last) still changes the version: the version is not the newest stamp.
+    const seen = changed.headers.get('etag')!;
+    await gw.db
+      .$executeRaw`UPDATE files SET updated_at = updated_at - interval '1 hour' WHERE id = ${up.body.file.id}::uuid`;
+    const late = await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { key, headers: { 'if-none-match': seen } });
+    expect(late.status).toBe(200);
+    expect(late.body.index_version).not.toBe(changed.body.index_version);
     await gw.req('PATCH', `/v1/files/${up.body.file.id}/move`, { key, body: { folder_id: folder.id } });
     const filtered = await gw.req('GET', `/v1/knowledge-bases/${kb.id}/index?folder_id=${folder.id}`, { key });
     expect(filtered.body.files.map((f: any) => f.filename)).toEqual(['azure.pdf']);

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { BUNDLE, type GroundingPage, type Segment } from '@docfleet/contracts';
-import type { OcrPageReport } from '@docfleet/pdf';
+import type { OcrPageReport, TextLayerUse } from '@docfleet/pdf';
 
 export const pageResultName = (n: number) => `page_${String(n).padStart(4, '0')}.json`;
 
@@ -21,6 +21,8 @@ export interface PageResult {
   source: 'text' | 'ocr';
   /** Image pages: which OCR preprocessing won, what was tried, and warnings (ink but no text). */
   ocr?: OcrPageReport;
+  /** OCR'd PDF pages with a text layer: whether its characters were taken (it agreed with OCR). */
+  text_layer?: TextLayerUse;
 }
 
 export async function writeJson(file: string, value: unknown): Promise<void> {

@@ -8,6 +8,7 @@ import {
   assembleDocument,
   parsePages,
   segmentsFromGrounding,
+  textLayerEvent,
   type ImageOcrHeadStart,
   type OcrHeadStart,
 } from '@docfleet/pdf';
@@ -153,6 +154,7 @@ async function recordPage(ctx: JobContext, p: ParsedPage, out: ParsedPages): Pro
     files: p.files,
     source: p.source,
     ...(p.ocr ? { ocr: p.ocr } : {}),
+    ...(p.textLayer ? { text_layer: p.textLayer } : {}),
   };
   out.results.set(p.pageNumber, r);
   await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
@@ -173,6 +175,10 @@ async function recordPage(ctx: JobContext, p: ParsedPage, out: ParsedPages): Pro
         code: w.code,
       });
     }
+  }
+  if (p.textLayer) {
+    const e = textLayerEvent(p.pageNumber, p.textLayer);
+    await addJobEvent(db, ctx.job.id, 'parse.text_layer', 'parse', e.message, e.payload);
   }
   if (p.failed) out.failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
   else if (p.noImage) out.noImagePages.push(p.pageNumber);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BUNDLE, GROUNDING_SCHEMA_VERSION, type GroundingPage } from '@docfleet/contracts';
-import { ParseError, isParseError, parsePages, segmentsFromGrounding } from '@docfleet/pdf';
+import { ParseError, isParseError, parsePages, segmentsFromGrounding, textLayerEvent } from '@docfleet/pdf';
 import { DelayedError, type Job as QueueJob, type JobPayload } from '@docfleet/queue';
 import { startHeartbeat } from '@docfleet/runtime';
 import { pageResultName, writeJson, type PageResult } from './bundle';
@@ -331,6 +331,7 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
         files: p.files,
         source: p.source,
         ...(p.ocr ? { ocr: p.ocr } : {}),
+        ...(p.textLayer ? { text_layer: p.textLayer } : {}),
         ...(p.failed ? { failed: p.failed } : {}),
         ...(p.noImage ? { no_image: p.noImage } : {}),
       };
@@ -366,6 +367,10 @@ async function pageEvents(ctx: JobContext, r: ShardPageResult) {
     );
     for (const w of o.warnings)
       await addEvent(db, ctx.job.id, 'parse.warning', 'parse', w.message, { page_number: n, code: w.code });
+  }
+  if (r.text_layer) {
+    const e = textLayerEvent(n, r.text_layer);
+    await addEvent(db, ctx.job.id, 'parse.text_layer', 'parse', e.message, e.payload);
   }
   if (r.failed)
     await addEvent(db, ctx.job.id, 'parse.page_failed', 'parse', `Page ${n} was not parsed: ${r.failed.message}`, {

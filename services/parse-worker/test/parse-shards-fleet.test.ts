@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { longPdf, pageMark } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { spawnWorkerFleet, type WorkerFleet } from '@docfleet/testing';
+import { workerFleet, type WorkerFleet } from '@docfleet/testing';
 
 const PAGES = 300;
 /** The kill and cancel scenarios need several shards, not 300 pages: 160 keeps the file's wall time down. */
@@ -25,9 +25,10 @@ const ENV = {
 };
 beforeAll(async () => {
   s = await startStack({}, { worker: false });
+  fleet = workerFleet(s.gw, ENV);
   pdf = await longPdf(PAGES);
   short = await longPdf(SHORT);
-  fleet = await spawnWorkerFleet(s.gw, 3, ENV);
+  await fleet.spawn(3);
 }, 120_000);
 afterAll(async () => {
   fleet?.killAll();

@@ -8,13 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { longPdf, pageMark } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import {
-  describeShardState,
-  shardState,
-  spawnWorkerFleet,
-  type WorkerFleet,
-  type WorkerProcess,
-} from '@docfleet/testing';
+import { describeShardState, shardState, workerFleet, type WorkerFleet, type WorkerProcess } from '@docfleet/testing';
 
 const PAGES = 400;
 const KILLS = 5;
@@ -28,15 +22,17 @@ const ENV = {
   PARSE_SHARD_PAGES: '16',
   // The pace is the test's, not the machine's: a text page parses in ~5 ms on an idle machine, so
   // 400 pages would be done before 5 kills (each waits for a replacement worker to start) got in.
-  // 300 ms more per page (after it is read, before it is stored; config.ts) keeps the job running
-  // ~60 s+ with 2 workers, and a kill then lands mid-page: at most that page is read again.
-  PARSE_TEST_PAGE_DELAY_MS: '300',
+  // 500 ms more per page (after it is read, before it is stored; config.ts) keeps the job running
+  // ~100 s with 2 workers while a kill cycle (replacement start, hand-on) uses ~25 pages, and a
+  // kill then lands mid-page: at most that page is read again.
+  PARSE_TEST_PAGE_DELAY_MS: '500',
   LOG_LEVEL: 'debug',
 };
 beforeAll(async () => {
   s = await startStack({}, { worker: false });
+  fleet = workerFleet(s.gw, ENV);
   pdf = await longPdf(PAGES);
-  fleet = await spawnWorkerFleet(s.gw, 2, ENV);
+  await fleet.spawn(2);
 }, 120_000);
 afterAll(async () => {
   fleet?.killAll();

@@ -6,7 +6,7 @@
 // stop (no page is read or charged for the job once it has failed).
 import { longPdf } from './long-pdf';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { describeShardState, isAlive, shardState, spawnWorkerFleet, type WorkerFleet } from '@docfleet/testing';
+import { describeShardState, isAlive, shardState, workerFleet, type WorkerFleet } from '@docfleet/testing';
 
 const PAGES = 400;
 let s: Stack;
@@ -20,8 +20,9 @@ const ENV = {
 };
 beforeAll(async () => {
   s = await startStack({}, { worker: false });
+  fleet = workerFleet(s.gw, ENV);
   pdf = await longPdf(PAGES);
-  fleet = await spawnWorkerFleet(s.gw, 3, ENV);
+  await fleet.spawn(3);
 }, 120_000);
 afterAll(async () => {
   fleet?.killAll();

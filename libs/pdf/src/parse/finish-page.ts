@@ -70,7 +70,14 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
     const name = names.get(el);
     return name ? `imgs/${name}` : undefined;
   });
-  return { pageNumber: n, grounding, markdown, files, source: page.source };
+  return {
+    pageNumber: n,
+    grounding,
+    markdown,
+    files,
+    source: page.source,
+    ...(page.textLayer ? { textLayer: page.textLayer } : {}),
+  };
 }
 
 /** A raster for the crops, or none: no source given, or the page's raster is over the page budget (no crops then). */

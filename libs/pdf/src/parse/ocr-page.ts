@@ -10,6 +10,7 @@ import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
 import { ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray } from '../ocr/preprocess';
+import { takeTextLayer, type TextLayerInput } from '../ocr/text-layer-words';
 import { firstReadDpi, recogniseImage, type FirstReading, type OcrPageReport, type OcrWord } from '../ocr/recognise';
 import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
 import { statedOcrDpi, type ImagePage } from '../render/image-input';
@@ -165,6 +166,7 @@ export async function ocrRaster(
   s: OcrSettings,
   raster: () => Promise<RawImage> = memo(() => readPnm(file)),
   tesseract?: TesseractRun,
+  textLayer?: TextLayerInput,
 ): Promise<LayoutElement[]> {
   const tsv = tesseract
     ? await tesseract.recognize(file)
@@ -191,6 +193,7 @@ export async function ocrRaster(
     tmpDir: path.dirname(file),
     pageNumber,
     s,
+    textLayer,
   });
 }
 
@@ -205,6 +208,8 @@ interface OcrLayoutContext {
   tmpDir: string;
   pageNumber: number;
   s: OcrSettings;
+  /** The PDF page's own text layer: its characters replace the OCR words' where it agrees. */
+  textLayer?: TextLayerInput;
 }
 
 /**
@@ -213,6 +218,12 @@ interface OcrLayoutContext {
  * scan and the structure pass; plain pages cost no more than their one Tesseract reading.
  */
 export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Promise<LayoutElement[]> {
+  const layer = c.textLayer?.runs;
+  if (layer && c.textLayer) {
+    const taken = takeTextLayer(words, c.k, layer);
+    words = taken.items;
+    c.textLayer.use = taken.use;
+  }
   const rows = ocrRows(words);
   let runs = rowsToRuns(rows, c.k);
   const plain = layoutOcr(runs, emptyGraphics(), c.widthPt, c.heightPt);
@@ -249,6 +260,8 @@ export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Pro
         lang: c.s.lang,
         timeoutSeconds: c.s.timeoutSeconds,
       });
+      // The table's second reading takes the agreeing text layer's characters too.
+      if (layer && c.textLayer?.use?.used) runs = takeTextLayer(runs, 1, layer).items;
       tables = byRules.length ? ruled(runs) : grid(runs);
     }
   }
@@ -362,6 +375,7 @@ export async function ocrPdfRaster(
   s: OcrSettings,
   image?: OcrPageImage,
   tesseract?: TesseractRun,
+  textLayer?: TextLayerInput,
 ): Promise<OcrPageResult> {
   const raster = memo(() => readPnm(file));
   const atPageDpi = memo(async () => {
@@ -377,7 +391,7 @@ export async function ocrPdfRaster(
     : undefined;
   png?.catch(() => undefined);
   try {
-    const elements = await ocrRaster(file, pageNumber, widthPt, heightPt, s, raster, tesseract);
+    const elements = await ocrRaster(file, pageNumber, widthPt, heightPt, s, raster, tesseract, textLayer);
     if (!image) return { elements };
     const pageImage = png ? await png : undefined;
     const crops = elements.some((e) => CROPPED.has(e.type));

@@ -5,6 +5,7 @@ import type { DecodedImage } from '../render/image-input';
 import type { ImageOcrHeadStart } from './image-head-start';
 import type { OcrHeadStart } from './ocr-head-start';
 import type { OcrPageReport } from '../ocr/recognise';
+import type { TextLayerUse } from '../ocr/text-layer-words';
 
 export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
@@ -77,6 +78,8 @@ export interface ParsedPage {
   source: ParseBackend;
   /** Image pages: which preprocessing won the OCR, what was tried, and any warning (no text read). */
   ocr?: OcrPageReport;
+  /** OCR'd PDF pages that have a text layer: whether its characters were taken (it agreed with OCR). */
+  textLayer?: TextLayerUse;
   /** Set when the page is over its budget: its grounding holds what could be read (often nothing). */
   failed?: FailedPage;
   /** Read, but its page image is over the page budget: no pages/page_NNNN.png (nor crops) for it. */
@@ -101,4 +104,5 @@ export interface LaidOutPage {
   failed?: FailedPage;
   /** Resolution of its page image and pixel boxes (the requested dpi capped by the pixel budget). */
   dpi?: number;
+  textLayer?: TextLayerUse;
 }

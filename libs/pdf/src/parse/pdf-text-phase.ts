@@ -12,6 +12,7 @@ import { toParseError } from '../pdfjs-loader';
 import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
 import { elementsToDisplay } from '../text-layer/reading-frame';
+import type { TextLayerInput } from '../ocr/text-layer-words';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
@@ -69,7 +70,17 @@ export async function layoutPdfPages(
     const page = await withPageTimeout(
       async () => {
         try {
-          if (o.backend === 'ocr') return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o, next));
+          if (o.backend === 'ocr')
+            return await overBudgetAsFailed(n, doc, () =>
+              ocrPdfPage(
+                doc,
+                n,
+                prefetch,
+                o,
+                next,
+                loadTextPage(doc, n, budget).catch(() => undefined),
+              ),
+            );
           let loaded: LoadedPage;
           try {
             loaded = await loadTextPage(doc, n, budget);
@@ -79,7 +90,9 @@ export async function layoutPdfPages(
             return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o), err);
           }
           if (o.fallbackOcr && !usableTextLayer(loaded))
-            return await overBudgetAsFailed(n, doc, () => ocrPdfPage(doc, n, prefetch, o));
+            return await overBudgetAsFailed(n, doc, () =>
+              ocrPdfPage(doc, n, prefetch, o, undefined, Promise.resolve(loaded)),
+            );
           const laid: LaidOutPage = {
             pageNumber: n,
             widthPt: vpWidth(loaded),
@@ -137,6 +150,7 @@ async function ocrPdfPage(
   prefetch: OcrRasterPrefetch,
   o: TextPhaseOptions,
   next?: number,
+  textLayer?: Promise<LoadedPage | undefined>,
 ): Promise<LaidOutPage> {
   const page = await doc.getPage(n);
   const vp = page.getViewport({ scale: 1 });
@@ -146,6 +160,9 @@ async function ocrPdfPage(
   const own = !!a && a.claim(n);
   const relPath = `pages/${pageImageName(n)}`;
   const png = own && a!.renderPages ? path.join(a!.outDir, relPath) : undefined;
+  // The page's own text layer (read while the raster is made) lends OCR its characters where it agrees.
+  const layer = textLayer?.then(ocrTextLayer);
+  layer?.catch(() => undefined);
   let r;
   let pageDpi = a?.dpiOf(n) ?? o.ocr.dpi;
   try {
@@ -161,6 +178,7 @@ async function ocrPdfPage(
       { ...o.ocr, dpi: rasterDpi },
       own ? { dpi: pageDpi, pngFile: png } : undefined,
       job.tesseract,
+      await layer,
     );
   } finally {
     job.tesseract.cancel(); // no-op once it has finished
@@ -173,6 +191,8 @@ async function ocrPdfPage(
     source: 'ocr',
     dpi: pageDpi,
   };
+  const used = (await layer)?.use;
+  if (used) laid.textLayer = used;
   // A raster can come out blank where the file has text: poppler's rasteriser draws no glyphs on
   // pages of tens of thousands of points (measured: nothing at 100,000 pt, at any resolution). When
   // OCR read nothing, the page's own text layer (read within the budget) is used if it has text.
@@ -196,6 +216,12 @@ async function ocrPdfPage(
     timeoutMs: a!.timeoutMs,
   });
   return laid;
+}
+
+/** A loaded page's text layer as OCR's helper: upright pages with text only (OCR reads them as displayed). */
+function ocrTextLayer(p: LoadedPage | undefined): TextLayerInput | undefined {
+  if (!p || p.frame.turn !== 0 || p.textChars === 0) return undefined;
+  return { runs: p.runs };
 }
 
 /** Lays a loaded page out in its reading frame; the elements come back on the page as displayed. */

@@ -80,21 +80,30 @@ const job = (
     : null;
 
 /**
- * A cheap stamp of everything a listing entry shows: live file count, and the newest change to a
- * file, a job (workers must bump jobs.updated_at with every progress write) or an artifact manifest.
- * It is the wire's `index_version` of GET /v1/knowledge-bases/{kbId}/index (not the search index's
- * version): clients polling the listing send it back as If-None-Match and get 304 while nothing changed.
+ * A cheap stamp of everything a listing entry shows: live file count, and a digest of every file,
+ * job (workers must bump jobs.updated_at with every progress write) and artifact manifest of the
+ * knowledge base. It is the wire's `index_version` of GET /v1/knowledge-bases/{kbId}/index (not the
+ * search index's version): clients polling the listing send it back as If-None-Match and get 304
+ * while nothing changed.
+ *
+ * A digest (a sum of per-row hashes of id and stamp), not the newest stamp: `updated_at` is written
+ * before its transaction commits, so a transaction that stamps first and commits last would add a
+ * row older than the newest stamp a poll has already seen, and a max() would answer 304 for it for
+ * as long as nothing else changed. The sum changes with any row's stamp, whatever order commits
+ * land in.
  */
 export async function listingVersion(deps: Pick<Deps, 'db'>, kbId: string, folderId?: string): Promise<string> {
-  const rows = await deps.db.$queryRaw<{ n: number; stamp: Date | null }[]>`
+  const rows = await deps.db.$queryRaw<{ n: number; digest: bigint | null }[]>`
     SELECT (SELECT count(*)::int FROM files f WHERE f.knowledge_base_id = ${kbId}::uuid AND f.deleted_at IS NULL
               ${folderId ? Prisma.sql`AND f.folder_id = ${folderId}::uuid` : Prisma.empty}) AS n,
-      GREATEST(
-        (SELECT max(f.updated_at) FROM files f WHERE f.knowledge_base_id = ${kbId}::uuid),
-        (SELECT max(j.updated_at) FROM jobs j WHERE j.knowledge_base_id = ${kbId}::uuid),
-        (SELECT max(m.created_at) FROM artifact_manifests m JOIN files f ON f.id = m.file_id WHERE f.knowledge_base_id = ${kbId}::uuid)
-      ) AS stamp`;
-  return `${rows[0].n}.${rows[0].stamp?.getTime() ?? 0}`;
+      (SELECT coalesce(sum(hashtext(f.id::text || f.updated_at::text)::bigint), 0)
+         FROM files f WHERE f.knowledge_base_id = ${kbId}::uuid)
+      + (SELECT coalesce(sum(hashtext(j.id::text || j.updated_at::text)::bigint), 0)
+           FROM jobs j WHERE j.knowledge_base_id = ${kbId}::uuid)
+      + (SELECT coalesce(sum(hashtext(m.id::text)::bigint), 0)
+           FROM artifact_manifests m JOIN files f ON f.id = m.file_id WHERE f.knowledge_base_id = ${kbId}::uuid)
+      AS digest`;
+  return `${rows[0].n}.${(rows[0].digest ?? 0n).toString(36).replace('-', 'n')}`;
 }
 
 /**

@@ -1,0 +1,139 @@
+// OCR keeps a trustworthy text layer (issue 21.7): a PDF page read with backend "ocr" takes its
+// text layer's characters for the words the layer overlaps when the layer agrees with OCR, and
+// ignores a layer that says something else than the page shows (invisible text over the image).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { parsePages } from '../src';
+import { takeTextLayer, textLayerEvent } from '../src/ocr/text-layer-words';
+import type { TextRun } from '../src/types';
+import { corpus, tempDir, writeTemp } from './helpers/fixtures';
+import { groundingPlainText, textScore } from '../eval/text-eval';
+import { parseIcdarStructure } from '../eval/metrics/icdar-xml';
+import { cellAccuracy } from '../eval/metrics/table-accuracy';
+
+jest.setTimeout(180_000);
+
+const LINES = [
+  'Order reference 2012_2 was shipped on 14.03.2021 to the depot.',
+  'Identifiers: l1Il|O0o and rnrn-mm; e-mail ops@example.org.',
+  'The third line of ordinary prose keeps the page long enough for OCR.',
+  'A fourth line with numbers 11,062.6 and 0.99 and a URL www.example.org/a_b.',
+];
+const HIDDEN = [
+  'Zebra quantum jukebox vexed fjord nymphs with a waltz of glyphs today.',
+  'Nothing here is what the page shows; a broken layer under the image.',
+  'Invisible words keep their places yet say something else entirely.',
+  'Five hexing wizard bots jump quickly over the lazy brown dogs again.',
+];
+
+async function pdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  LINES.forEach((line, i) => page.drawText(line, { x: 72, y: 720 - i * 24, size: 12, font }));
+  return doc.save();
+}
+
+/** A scan of `visible` (its page as a 150-dpi image) under an invisible text layer saying HIDDEN. */
+async function scanWithWrongLayer(visible: string): Promise<Uint8Array> {
+  const base = visible.replace(/\.pdf$/, '-scan');
+  await promisify(execFile)('pdftoppm', ['-png', '-r', '150', '-singlefile', visible, base]);
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 0, y: 0, width: 612, height: 792 });
+  HIDDEN.forEach((line, i) => page.drawText(line, { x: 72, y: 720 - i * 24, size: 12, font, opacity: 0 }));
+  return doc.save();
+}
+
+describe('OCR and the page text layer', () => {
+  let out: string;
+  beforeAll(async () => {
+    out = await tempDir('ocr-layer-');
+  });
+  afterAll(() => fs.rm(out, { recursive: true, force: true }));
+
+  it('takes the characters of an agreeing text layer and says so', async () => {
+    const file = await writeTemp(out, 'agree.pdf', await pdf());
+    const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
+    const p = res.pages[0]!;
+    expect(p.source).toBe('ocr');
+    expect(p.textLayer?.used).toBe(true);
+    expect(p.textLayer!.agreement).toBeGreaterThanOrEqual(0.8);
+    const text = p.markdown.replace(/\\/g, '');
+    for (const line of LINES) expect(text).toContain(line);
+    expect(textLayerEvent(1, p.textLayer!).payload).toMatchObject({ page_number: 1, source: 'text_layer' });
+  });
+
+  it('matches layer words to OCR words by position, and ignores a layer that disagrees', () => {
+    const run = (text: string, x0: number, x1: number, y0 = 100): TextRun => ({
+      text,
+      x0,
+      x1,
+      y0,
+      y1: y0 + 12,
+      size: 12,
+      baseline: y0 + 10,
+      bold: false,
+      italic: false,
+      mono: false,
+    });
+    // OCR words in 300-dpi pixels (k = 72 / 300).
+    const k = 72 / 300;
+    const px = (x: number) => x / k;
+    const ocr = [
+      { text: '2012.2', x0: px(72), x1: px(110), y0: px(100), y1: px(112) },
+      { text: 'shipped', x0: px(114), x1: px(160), y0: px(100), y1: px(112) },
+      { text: 'alone', x0: px(300), x1: px(330), y0: px(100), y1: px(112) },
+    ];
+    const agreeing = takeTextLayer(ocr, k, [run('2012_2 shipped', 72, 160)]);
+    expect(agreeing.use).toMatchObject({ used: true, overlapped: 2, replaced: 1 });
+    expect(agreeing.items.map((w) => w.text)).toEqual(['2012_2', 'shipped', 'alone']);
+    // A word OCR read as two is written once.
+    const split = [
+      { text: '2012.', x0: px(72), x1: px(100), y0: px(100), y1: px(112) },
+      { text: '2', x0: px(102), x1: px(110), y0: px(100), y1: px(112) },
+      ocr[1]!,
+    ];
+    expect(takeTextLayer(split, k, [run('2012_2 shipped', 72, 160)]).items.map((w) => w.text)).toEqual([
+      '2012_2',
+      'shipped',
+    ]);
+    const broken = takeTextLayer(ocr, k, [run('\u00a7\u00b6\u00a4\u00a7\u00b6\u00a4 qwzxvbn', 72, 160)]);
+    expect(broken.use.used).toBe(false);
+    expect(broken.items.map((w) => w.text)).toEqual(['2012.2', 'shipped', 'alone']);
+    expect(textLayerEvent(3, broken.use).message).toMatch(/text layer ignored/);
+  });
+
+  it('ignores invisible text that does not match the page image', async () => {
+    const visible = await writeTemp(out, 'visible.pdf', await pdf());
+    const file = await writeTemp(out, 'hidden.pdf', await scanWithWrongLayer(visible));
+    const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
+    const p = res.pages[0]!;
+    expect(p.textLayer?.used).toBe(false);
+    expect(p.markdown).not.toMatch(/Zebra|jukebox|hexing/);
+    expect(p.markdown).toMatch(/third line of ordinary prose/);
+  });
+
+  // A shared born-digital table page forced through OCR reads like the text backend.
+  it('b_tables/icdar2013/us-012 through backend "ocr" is within 2 points and 0.05 cells of "text"', async () => {
+    const file = corpus('b_tables/icdar2013/us-012.pdf');
+    const gt = parseIcdarStructure(await fs.readFile(corpus('b_tables/icdar2013/us-012-str.xml'), 'utf8'))[0]!;
+    const run = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false, pageNumbers: [gt.page] });
+    const [text, ocr] = [await run('text'), await run('ocr')];
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((p) => p.grounding) } as never);
+    const cells = (r: typeof text) =>
+      Math.max(
+        0,
+        ...r.pages[0]!.grounding.elements.filter((e) => e.type === 'table' && e.cells).map(
+          (e) => cellAccuracy(gt.cells, e.cells!).accuracy,
+        ),
+      );
+    expect(ocr.pages[0]!.textLayer?.used).toBe(true);
+    expect(textScore(plain(ocr), plain(text))).toBeGreaterThanOrEqual(98);
+    expect(cells(ocr)).toBeGreaterThanOrEqual(cells(text) - 0.05);
+  });
+});
