@@ -68,7 +68,11 @@ async function refStatement(): Promise<Statement> {
     );
   }
   const m = (await import(path.join(dir, 'search-sql.ts'))) as Record<string, (...a: unknown[]) => unknown>;
-  const qt = (await import(path.join(dir, 'query-terms.ts'))) as { queryTerms(q: string): unknown[] };
+  // Refs from before BM25 export queryTerms (a word list); later ones queryText (the text for search_lexemes).
+  const qt = (await import(path.join(dir, 'query-terms.ts'))) as {
+    queryTerms?(q: string): unknown[];
+    queryText?(q: string): unknown;
+  };
   return (sc, req) => {
     const f = {
       fileIds: req.fileIds,
@@ -80,9 +84,11 @@ async function refStatement(): Promise<Statement> {
     const st = (
       !req.query.trim()
         ? m.filterOnlySql(sc, f, req.limit)
-        : qt.queryTerms(req.query).length
-          ? m.textSearchSql(sc, qt.queryTerms(req.query), f, req.limit)
-          : m.noHitsSql(sc, f)
+        : qt.queryText
+          ? m.textSearchSql(sc, qt.queryText(req.query), f, req.limit)
+          : qt.queryTerms?.(req.query).length
+            ? m.textSearchSql(sc, qt.queryTerms(req.query), f, req.limit)
+            : m.noHitsSql(sc, f)
     ) as { text: string; values: unknown[] };
     return { text: st.text, values: st.values };
   };
