@@ -22,7 +22,14 @@ import { artifactPrefix } from '../libs/storage/src';
 import { searchStatement } from '../services/gateway/src/domain/search/search';
 import { normaliseSearchBody, type SearchRequest } from '../services/gateway/src/domain/search/search-request';
 import type { SearchScope } from '../services/gateway/src/domain/search/search-sql';
-import { indexFileVersion } from '../services/index-worker/src/jobs/index-file-version.handler';
+import { statementName, type Tx } from '../libs/db/src';
+import {
+  batches,
+  indexFileVersion,
+  insertRows,
+  readSegmentRows,
+} from '../services/index-worker/src/jobs/index-file-version.handler';
+import { recountIndexState } from '../services/index-worker/src/index-state';
 import { percentile, round, startBenchGateway, type Row } from './lib';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';
 import { loadBeir } from './eval/beir';
@@ -33,6 +40,15 @@ export const name = 'search-bm25';
 const FILES = Number(process.env.BENCH_BM25_FILES ?? 20);
 const SEGMENTS_PER_FILE = Number(process.env.BENCH_BM25_SEGMENTS_PER_FILE ?? 1000);
 const REF = process.env.BENCH_BM25_REF ?? 'main';
+// 'worker': every file through indexFileVersion (the worker's whole job, with its per-file statistics
+// deltas); 'bulk': the worker's own row statement (insertRows: segments, tsvector, postings from
+// search_lexemes) per file with the secondary indexes dropped, the indexes rebuilt after, and the
+// statistics recounted once by the worker's recountIndexState. Default: bulk above 20,000 segments.
+const LOAD = process.env.BENCH_BM25_LOAD ?? (FILES * SEGMENTS_PER_FILE > 20_000 ? 'bulk' : 'worker');
+// A segment is a passage of at most this many words of an abstract (0: the whole abstract).
+const PASSAGE_WORDS = Number(process.env.BENCH_BM25_PASSAGE_WORDS ?? 0);
+// EXPLAIN (ANALYZE, BUFFERS) of both statements, alternately, on this many of the queries.
+const EXPLAIN_QUERIES = Number(process.env.BENCH_BM25_EXPLAIN ?? 40);
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 const SEARCH_DIR = 'services/gateway/src/domain/search';
@@ -52,7 +68,11 @@ async function refStatement(): Promise<Statement> {
     );
   }
   const m = (await import(path.join(dir, 'search-sql.ts'))) as Record<string, (...a: unknown[]) => unknown>;
-  const qt = (await import(path.join(dir, 'query-terms.ts'))) as { queryTerms(q: string): unknown[] };
+  // Refs from before BM25 export queryTerms (a word list); later ones queryText (the text for search_lexemes).
+  const qt = (await import(path.join(dir, 'query-terms.ts'))) as {
+    queryTerms?(q: string): unknown[];
+    queryText?(q: string): unknown;
+  };
   return (sc, req) => {
     const f = {
       fileIds: req.fileIds,
@@ -64,11 +84,61 @@ async function refStatement(): Promise<Statement> {
     const st = (
       !req.query.trim()
         ? m.filterOnlySql(sc, f, req.limit)
-        : qt.queryTerms(req.query).length
-          ? m.textSearchSql(sc, qt.queryTerms(req.query), f, req.limit)
-          : m.noHitsSql(sc, f)
+        : qt.queryText
+          ? m.textSearchSql(sc, qt.queryText(req.query), f, req.limit)
+          : qt.queryTerms?.(req.query).length
+            ? m.textSearchSql(sc, qt.queryTerms(req.query), f, req.limit)
+            : m.noHitsSql(sc, f)
     ) as { text: string; values: unknown[] };
     return { text: st.text, values: st.values };
+  };
+}
+
+interface Explained {
+  ms: number;
+  /** Planning time, which a prepared statement's generic plan would save. */
+  planMs: number;
+  /** Shared buffers hit + read by the whole statement (the root node's counts include its children and CTEs). */
+  buffers: number;
+  /** Rows returned by scans of each table (an index's rows counted under its table), × loops. */
+  rows: Record<string, number>;
+}
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of one statement: execution time, buffers, rows per table scanned. */
+async function explain(db: pg.Pool, st: { text: string; values: unknown[] }): Promise<Explained> {
+  const r = await db.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${st.text}`, st.values);
+  const top = (
+    r.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode; 'Execution Time': number; 'Planning Time': number }>
+  )[0];
+  const rows: Record<string, number> = {};
+  const walk = (n: PlanNode) => {
+    const rel =
+      n['Relation Name'] ??
+      (n['Index Name']?.startsWith('search_postings')
+        ? 'search_postings'
+        : n['Index Name']?.startsWith('evidence_index_segments')
+          ? 'evidence_index_segments'
+          : undefined);
+    if (rel && (n['Relation Name'] || !/^Bitmap Index/.test(String((n as Record<string, unknown>)['Node Type']))))
+      rows[rel] = (rows[rel] ?? 0) + (n['Actual Rows'] ?? 0) * (n['Actual Loops'] ?? 1);
+    for (const c of n.Plans ?? []) walk(c);
+  };
+  walk(top.Plan);
+  return {
+    ms: top['Execution Time'],
+    planMs: top['Planning Time'],
+    buffers: (top.Plan['Shared Hit Blocks'] ?? 0) + (top.Plan['Shared Read Blocks'] ?? 0),
+    rows,
   };
 }
 
@@ -96,17 +166,35 @@ export async function run(): Promise<Row[]> {
     const segmentsOf = (n: number): Segment[] =>
       Array.from({ length: n }, (_, i) => {
         const d = sci.docs[Math.floor(rand() * sci.docs.length)];
+        let body = d.text || d.title;
+        if (PASSAGE_WORDS > 0) {
+          const w = body.split(/\s+/);
+          const start = Math.floor(rand() * Math.max(1, w.length - PASSAGE_WORDS));
+          body = w.slice(start, start + PASSAGE_WORDS).join(' ');
+        }
         const extra = Array.from({ length: 4 }, () => words[Math.floor(rand() * words.length)]).join(' ');
         return {
           id: `p${1 + Math.floor(i / 20)}-${i.toString(16).padStart(8, '0')}`,
           title: d.title,
-          markdown: `${d.text || d.title} ${extra} ${Math.floor(rand() * 100000)}`,
+          markdown: `${body} ${extra} ${Math.floor(rand() * 100000)}`,
           sourceType: 'pdf',
           coordinates: { pageNumber: 1 + Math.floor(i / 20), sourceType: 'pdf' },
         } as Segment;
       });
     const deps = { db: gw.db, storage: gw.deps.storage, logger: createLogger('bench', 'silent') };
     const t0 = Date.now();
+    // Bulk load: the secondary indexes of the two big tables (not their keys) are built once afterwards.
+    const dropped: Array<{ indexname: string; indexdef: string }> = [];
+    if (LOAD === 'bulk') {
+      const r = await db.query<{ indexname: string; indexdef: string }>(
+        `SELECT i.indexname, i.indexdef FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname JOIN pg_index x ON x.indexrelid = c.oid
+         WHERE i.schemaname = 'public' AND i.tablename IN ('evidence_index_segments', 'search_postings') AND NOT x.indisprimary AND NOT x.indisunique`,
+      );
+      for (const ix of r.rows) {
+        await db.query(`DROP INDEX "${ix.indexname}"`);
+        dropped.push(ix);
+      }
+    }
     let nextFile = 0;
     await Promise.all(
       Array.from({ length: 2 }, async () => {
@@ -120,12 +208,31 @@ export async function run(): Promise<Row[]> {
             `INSERT INTO artifact_manifests (id, org_id, file_id, file_version_id, artifact_type, storage_prefix) VALUES ($1, $2, $3, $4, 'parse', $5)`,
             [manifestId, orgId, f.fileId, f.versionId, prefix],
           );
+          if (LOAD === 'bulk') {
+            const rows = await readSegmentRows(gw.deps.storage, prefix, 'application/pdf');
+            const owner = {
+              orgId,
+              kbId,
+              folderId: null,
+              fileId: f.fileId,
+              fileVersionId: f.versionId,
+              manifestId,
+              filename: `scifact-part-${j + 1}.pdf`,
+            };
+            for (const b of batches(rows, 500)) await insertRows(gw.db as unknown as Tx, owner, b);
+            continue;
+          }
           const out = await indexFileVersion(deps, { orgId, fileId: f.fileId, fileVersionId: f.versionId, manifestId });
           if (out.status !== 'indexed') throw new Error(`bench file not indexed: ${JSON.stringify(out)}`);
         }
       }),
     );
+    if (LOAD === 'bulk') {
+      for (const ix of dropped) await db.query(ix.indexdef);
+      await gw.db.$transaction((tx) => recountIndexState(tx, orgId, kbId), { timeout: 3_600_000 });
+    }
     const indexSeconds = (Date.now() - t0) / 1000;
+    process.stderr.write(`loaded ${FILES * SEGMENTS_PER_FILE} segments (${LOAD}) in ${round(indexSeconds, 1)} s\n`);
     await db.query('VACUUM ANALYZE');
 
     // Every fourth query is a SciFact claim (a sentence), the others 1-3 of its words.
@@ -183,6 +290,104 @@ export async function run(): Promise<Row[]> {
       );
     }
     const rows: Row[] = [];
+    // Load-independent evidence first: both statements' plans, alternately, query by query.
+    if (EXPLAIN_QUERIES > 0) {
+      const ex: Record<'ref' | 'ours', Explained[]> = { ref: [], ours: [] };
+      const ratios: number[] = [];
+      for (const b of bodies.slice(0, EXPLAIN_QUERIES)) {
+        const req = normaliseSearchBody(b);
+        const a = await explain(db, ref(sc, req));
+        const o = await explain(db, ours(sc, req));
+        ex.ref.push(a);
+        ex.ours.push(o);
+        ratios.push(o.ms / Math.max(a.ms, 0.001));
+      }
+      for (const [who, list] of Object.entries(ex)) {
+        const med = (f: (e: Explained) => number) => round(percentile(list.map(f), 50), 1);
+        const tot = (f: (e: Explained) => number) => list.reduce((n, e) => n + f(e), 0);
+        const row = {
+          case: `EXPLAIN ANALYZE, ${who === 'ref' ? `${REF} statement` : 'BM25 statement'}, ${list.length} queries`,
+          throughput: round(list.length / (tot((e) => e.ms) / 1000), 1),
+          unit: 'searches/s (server execution time only)',
+          p50_ms: med((e) => e.ms),
+          p99_ms: round(
+            percentile(
+              list.map((e) => e.ms),
+              99,
+            ),
+            1,
+          ),
+          samples: list.length,
+          extra: {
+            planning_ms_p50: round(
+              percentile(
+                list.map((e) => e.planMs),
+                50,
+              ),
+              2,
+            ),
+            buffers_p50: med((e) => e.buffers),
+            buffers_total: tot((e) => e.buffers),
+            postings_rows_p50: med((e) => e.rows.search_postings ?? 0),
+            segments_rows_p50: med((e) => e.rows.evidence_index_segments ?? 0),
+            ours_over_ref_exec_p50: who === 'ours' ? round(percentile(ratios, 50), 2) : undefined,
+          },
+        };
+        process.stderr.write(`${row.case}: ${JSON.stringify(row)}\n`);
+        rows.push(row);
+      }
+    }
+    // Prepared (the gateway's way since issue 22.5) against unnamed, alternately on one connection,
+    // same statement text and values: the ratio holds whatever the machine's load; the hits must be equal.
+    {
+      const c = await db.connect();
+      try {
+        const plain: number[] = [];
+        const named: number[] = [];
+        const ratios: number[] = [];
+        let differ = 0;
+        for (let round = 0; round < 2; round++)
+          for (const b of bodies) {
+            const st = ours(sc, normaliseSearchBody(b));
+            let t = performance.now();
+            const a = await c.query<{ hits: string }>(st.text, st.values);
+            const ta = performance.now() - t;
+            t = performance.now();
+            const p = await c.query<{ hits: string }>({
+              name: statementName(st.text),
+              text: st.text,
+              values: st.values,
+            });
+            const tp = performance.now() - t;
+            if (a.rows[0]?.hits !== p.rows[0]?.hits) differ++;
+            plain.push(ta);
+            named.push(tp);
+            ratios.push(tp / ta);
+          }
+        if (differ) throw new Error(`prepared and unprepared statements returned different hits for ${differ} queries`);
+        for (const [label, l] of [
+          ['BM25 statement unprepared, alternating, 1 connection', plain],
+          ['BM25 statement prepared, alternating, 1 connection', named],
+        ] as const) {
+          const row: Row = {
+            case: label,
+            throughput: round(l.length / (l.reduce((x, y) => x + y, 0) / 1000), 1),
+            unit: 'searches/s',
+            p50_ms: round(percentile(l, 50), 2),
+            p99_ms: round(percentile(l, 99), 2),
+            samples: l.length,
+            extra: {
+              p95_ms: round(percentile(l, 95), 2),
+              prepared_over_unprepared_p50: round(percentile(ratios, 50), 2),
+            },
+          };
+          process.stderr.write(`${row.case}: ${JSON.stringify(row)}\n`);
+          rows.push(row);
+        }
+      } finally {
+        c.release();
+      }
+    }
     for (const k of cases) {
       const r = await runProbe(probe(k.items), k.c);
       if (r.errors) throw new Error(`${k.case}: ${r.errors} errors, first: ${r.firstError}`);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient, Prisma } from './generated/client';
@@ -46,10 +47,34 @@ const pools = new WeakMap<PrismaClient, Pool>();
  * caller needs (the search statement builds its hits as JSON text). Values come back as
  * node-postgres types: int8 as string, json as parsed objects unless cast to text.
  */
-export async function queryRows<T>(db: PrismaClient, stmt: Prisma.Sql): Promise<T[]> {
+export async function queryRows<T>(db: PrismaClient, stmt: Prisma.Sql, opts: QueryOptions = {}): Promise<T[]> {
   const pool = pools.get(db);
   if (!pool) return db.$queryRaw<T[]>(stmt);
-  return (await pool.query({ text: stmt.text, values: stmt.values as unknown[] })).rows as T[];
+  const name = opts.prepared ? statementName(stmt.text) : undefined;
+  return (await pool.query({ name, text: stmt.text, values: stmt.values as unknown[] })).rows as T[];
+}
+
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement: each pooled connection parses the text once and, after
+   * PostgreSQL's five custom plans, may keep a generic plan, so a repeated statement skips parse and
+   * planning (2–5 ms for the search statement; docs/benchmarks.md). The name is a hash of the text,
+   * so the same text always has the same name and different texts never share one. Only for
+   * statements whose text comes from a small set of shapes (numbers of our own, never caller text).
+   */
+  prepared?: boolean;
+}
+
+const statementNames = new Map<string, string>();
+
+/** A stable name for a statement text (remembered for up to 1,000 texts, else recomputed). */
+export function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `dq_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    if (statementNames.size < 1000) statementNames.set(text, name);
+  }
+  return name;
 }
 
 export type Db = PrismaClient;

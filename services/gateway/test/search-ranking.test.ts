@@ -1,6 +1,8 @@
 // Issue 22: one analyser for index and query, and BM25 ranking with per-knowledge-base statistics,
 // through POST /v1/knowledge-bases/{kbId}/search.
 import { seedAndIndex, seg } from '../../index-worker/test/fixtures';
+import { searchStatement } from '../src/domain/search/search';
+import { normaliseSearchBody } from '../src/domain/search/search-request';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
@@ -158,5 +160,30 @@ describe('group_by file: the file-level order (issue 22.4)', () => {
       body: { query: 'fibrosis', group_by: 'folder' },
     });
     expect([res.status, res.body.code]).toEqual([400, 'invalid_request_body']);
+  });
+});
+
+describe('prepared statement (issue 22.5)', () => {
+  // The gateway runs the search as a named prepared statement: after five custom plans per connection
+  // PostgreSQL may keep a generic one. Whichever plan runs, the hits must be the same.
+  const hitsUnder = (mode: 'force_generic_plan' | 'force_custom_plan', query: string) =>
+    gw.db.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL plan_cache_mode = ${mode}`);
+      const [row] = await tx.$queryRaw<{ hits: string }[]>(
+        searchStatement({ kbId, orgId }, normaliseSearchBody({ query, limit: 10 })),
+      );
+      return (JSON.parse(row.hits) as Array<{ segmentId: string; score: number }>).map((h) => [h.segmentId, h.score]);
+    });
+
+  it('gives the same hits with a generic plan as with a custom one, and over HTTP on every repetition', async () => {
+    for (const query of ['fibrosis protein', 'protein increases', 'Arp2/3 CK-666', 'jane.doe@example.com weather']) {
+      const custom = await hitsUnder('force_custom_plan', query);
+      expect(custom.length).toBeGreaterThan(0);
+      expect(await hitsUnder('force_generic_plan', query)).toEqual(custom);
+      for (let i = 0; i < 7; i++) {
+        const hits = (await search(query)).body.hits as Array<{ segmentId: string; score: number }>;
+        expect(hits.map((h) => [h.segmentId, h.score])).toEqual(custom);
+      }
+    }
   });
 });

@@ -40,7 +40,9 @@ export async function searchKnowledgeBase(
   // People need a viewer grant, checked before anything is read. API keys are organisation-root:
   // the statement itself is scoped to their organisation and says whether the knowledge base exists.
   if (!isRoot(p)) await loadKb(deps.db, p, kbId, 'viewer');
-  const rows = await queryRows<SearchRow>(deps.db, searchStatement({ kbId, orgId: p.orgId }, req));
+  // Prepared: the statement's text varies only with our own numbers (limit, filters present), so each
+  // connection plans each shape once instead of on every search (planning was 2–5 ms of it).
+  const rows = await queryRows<SearchRow>(deps.db, searchStatement({ kbId, orgId: p.orgId }, req), { prepared: true });
   const first = rows[0];
   if (!first) throw new ApiError('knowledge_base_not_found', 'Knowledge base not found.');
   if (!first.folder_ok) throw new ApiError('folder_not_found', 'Folder not found in this knowledge base.');
