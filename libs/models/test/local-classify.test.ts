@@ -70,3 +70,63 @@ describe('docfleet-local classify', () => {
     expect(names[0]).toBe('receipt');
   });
 });
+
+describe('docfleet-local classify: features of the kind of document', () => {
+  const classes = ['government_report_with_tables', 'scientific_paper', 'tabular_report', 'textbook', 'receipt'];
+  const model = resolveModel(readModelConfig({}));
+  const classify = async (ev: ReturnType<typeof evidenceOf>, extra: string[] = []) =>
+    (await model.generateJson<ClassifyOutput>(buildClassifyRequest({ evidence: ev, classes: [...classes, ...extra] })))
+      .output;
+  const table = (rows: number) =>
+    ['| Group | 2019 | 2020 | Change % |', '|---|---|---|---|']
+      .concat(Array.from({ length: rows }, (_, i) => `| Group ${i} | ${100 + i} | ${110 + i} | ${(i % 9) + 1}.5 |`))
+      .join('\n');
+  // Written like a study's results section (results, et al, figure) but laid out as a publication:
+  // running header, titled tables with Source lines, no reference list.
+  const reportPage = (n: number) => [
+    'Healthy Workers Survey ______________________',
+    `## Results by group, part ${n}`,
+    'The results confirm the trend reported by Smith et al. for the same groups; see the figure below.',
+    `Table ${n}.1: Share of workers by group`,
+    table(6),
+    'Source: survey of workers, own calculations.',
+    `${40 + n}`,
+  ];
+
+  it('takes a publication of titled tables for a report, and the same words with a reference list for a paper', async () => {
+    const report = await classify(evidenceOf([reportPage(1), reportPage(2), reportPage(3)]));
+    expect(report.document.class).toBe('government_report_with_tables');
+    const paper = await classify(
+      evidenceOf([
+        [
+          'Abstract',
+          'We propose a method; results confirm the trend reported by Smith et al. in this paper.',
+          table(4),
+        ],
+        [
+          'References',
+          '[1] A. Smith et al. Surveys of workers. 2019.',
+          '[2] B. Jones. Groups. 2020.',
+          '[3] C. Li. Trends. 2021.',
+        ],
+      ]),
+    );
+    expect(paper.document.class).toBe('scientific_paper');
+  });
+
+  it('keeps one long listing a tabular report, and asks length of a textbook', async () => {
+    const listing = await classify(evidenceOf([['Report of schools by type', table(60)]]));
+    expect(listing.document.class).toBe('tabular_report');
+    const chapter = [
+      '# Chapter 3 Compactness',
+      'Definition 3.1. A space is compact if every open cover has a finite subcover.',
+      'Theorem 3.2. A closed subset of a compact space is compact. Proof. Take an open cover. Exercise: show the converse fails.',
+    ];
+    const book = await classify(evidenceOf(Array.from({ length: 45 }, () => chapter)), ['generic_text_sample']);
+    expect(book.document.class).toBe('textbook');
+    // The same pages as a short handout are much weaker evidence of a book: length is a feature of the kind.
+    const handout = await classify(evidenceOf([chapter, chapter]), ['generic_text_sample']);
+    const score = (r: string) => Number(/score ([\d.]+)/.exec(r)?.[1]);
+    expect(score(handout.document.rationale)).toBeLessThan(score(book.document.rationale) / 2);
+  });
+});

@@ -81,7 +81,20 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
         'method,results,evaluation,model,accuracy,table,figure,approach,proposed,training,performance,section,experiment,architecture,trained,inference,score,parameter,__citations',
         1,
       ),
+      ...t('__references', 4),
     },
+    // Research papers cite: a reference list or numbered citations.
+    requires: ['__scholarly'],
+  },
+  {
+    key: 'textbook',
+    aliases: ['textbook', 'textbooks', 'book', 'books', 'lecture_notes', 'course_notes'],
+    description: 'A long teaching text in chapters with definitions, theorems, examples and exercises.',
+    terms: {
+      ...t('chapter,theorem,lemma,proof,corollary,definition,proposition,exercise,exercises,__long', 3),
+      ...t('example,section,remark,solution,contents,index,introduction', 1),
+    },
+    requires: ['__long'],
   },
   {
     key: 'technical_manual',
@@ -131,8 +144,8 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
     aliases: ['tabular_report', 'table_report', 'data_report', 'listing'],
     description: 'A report that is mostly one long table of records.',
     terms: {
-      ...t('report,__table_heavy,projected,scenario,by type', 3),
-      ...t('name,address,city,state,zip,total,amount,date,count,average,__table,__numeric', 1),
+      ...t('__table_heavy,projected,scenario,by type', 3),
+      ...t('report,name,address,city,state,zip,total,amount,date,count,average,__table,__numeric', 1),
     },
   },
   {
@@ -148,6 +161,7 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
         'table,total,year,state,states,sector,region,community,institution,assessment,districts,note,__table,__numeric,source',
         1,
       ),
+      ...t('__source_notes,__captioned_table,__prose_with_tables,__titled_tables,__running_header', 2),
     },
   },
   {
