@@ -150,20 +150,7 @@ export async function recordAttempt(
         disabled = true;
       }
     }
-    let successor: string | null = null;
-    if (status !== 'pending') {
-      const s = await tx.webhookDelivery.findFirst({
-        where: {
-          endpoint_id: d.endpoint_id,
-          resource_key: d.resource_key,
-          status: 'pending',
-          event_seq: { gt: d.event_seq },
-        },
-        orderBy: { event_seq: 'asc' },
-        select: { id: true },
-      });
-      successor = s?.id ?? null;
-    }
+    const successor = status !== 'pending' ? await successorOf(tx, d) : null;
     return { status, nextAttemptAt: next, disabled, successor };
   });
 }
@@ -195,7 +182,7 @@ export async function recordSuccesses(db: Db, done: { delivery: WebhookDelivery;
 }
 
 /** The next pending delivery of the same resource after `d` (free to go once `d` ended). */
-async function successorOf(db: Db, d: WebhookDelivery): Promise<string | null> {
+async function successorOf(db: Pick<Db, 'webhookDelivery'>, d: WebhookDelivery): Promise<string | null> {
   const s = await db.webhookDelivery.findFirst({
     where: {
       endpoint_id: d.endpoint_id,
