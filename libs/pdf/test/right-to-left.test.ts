@@ -6,6 +6,7 @@ import { isRightToLeft, logicalRunOrder, runDirection, visualLineToLogical } fro
 import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
+import { RtlLigatureWords } from '../src/text-layer/rtl-ligatures';
 import type { TextRun } from '../src/types';
 
 const SIZE = 11;
@@ -147,5 +148,24 @@ describe('layout of a right-to-left page', () => {
     const all = els.map((e) => e.text).join(' ');
     expect(all.indexOf('يمين9')).toBeGreaterThanOrEqual(0);
     expect(all.indexOf('يمين9')).toBeLessThan(all.indexOf('يسار0'));
+  });
+});
+
+describe('lam-alef ligatures', () => {
+  // pdf.js OPS: beginText 31, endText 32, showText 44; glyphs carry their ToUnicode text.
+  const glyphs = (units: string[]) => units.map((u) => ({ unicode: u, isSpace: u === ' ' }));
+  const reversedChars = (s: string) => [...s].reverse().join('');
+
+  it('gives words drawn with a two-letter lam-alef glyph their letters in logical order, across glyph-by-glyph operations', () => {
+    const words = new RtlLigatureWords();
+    // Visual order (left to right): "مثال" (no ligature: alef, lam separate), then "خلال" drawn
+    // glyph by glyph as Word does on a justified line, the ligature glyph standing for "لا".
+    words.push([31, 44], [undefined, [glyphs(['ل', 'ا', 'ث', 'م', ' '])]], 2);
+    words.push([44, 44, 44, 32], [[glyphs(['ل'])], [[glyphs(['لا'])[0], -12]], [glyphs(['خ', '.'])], undefined], 4);
+    // pdf.js reverses each item's joined text, the ligature's two letters included.
+    const pdfjsText = `${reversedChars('لاثم')} ${reversedChars('للاخ.')}`;
+    expect(pdfjsText).toBe('مثال .خالل');
+    expect(words.fix('مثال خالل، في')).toBe('مثال خلال، في');
+    expect(words.fix('Latin text stays')).toBe('Latin text stays');
   });
 });
