@@ -79,7 +79,13 @@ export function textScore(extracted: string, reference: string): number {
   return 100 * levenshteinRatio(normaliseMarkdown(extracted), normaliseMarkdown(reference));
 }
 
-/** The whole document's text in reading order from grounding: every element, headers and footers included. */
+/**
+ * The whole document's text in reading order from grounding: the text of `result_md` plus the
+ * running headers and footers it leaves out. Text drawn inside a figure (axis ticks, legends,
+ * diagram labels) is not part of it, as it is not part of `result_md` (the figure's image stands
+ * there; the text stays searchable in the figure's segment) nor of the references, which write
+ * "[IMAGE]" or docling's image comment for a figure.
+ */
 export function groundingPlainText(g: GroundingDocument): string {
   const parts: string[] = [];
   for (const p of g.pages)
@@ -91,6 +97,7 @@ export function groundingPlainText(g: GroundingDocument): string {
 }
 
 function elementPlainText(e: GroundingElement): string {
+  if (e.type === 'figure') return '';
   if (e.type === 'table' && e.cells?.length) {
     const rows = new Map<number, GroundingElement['cells']>();
     for (const c of e.cells) if (c.text) rows.set(c.row, [...(rows.get(c.row) ?? []), c]);
