@@ -1,4 +1,4 @@
-// `pnpm eval:text [corpusDir] [--json out.json] [--no-peers]`: text fidelity as the py-pdf
+// `pnpm eval:text [corpusDir] [--json out.json] [--no-peers] [--only a,b]`: text fidelity as the py-pdf
 // benchmark scores it (Levenshtein ratio of the whole document's text against the reference,
 // markdown stripped, whitespace collapsed), for docfleet and, in the same run on the same files,
 // PyMuPDF, pypdf (Debian python3-fitz, python3-pypdf) and pdftotext (poppler-utils). A peer that
@@ -14,7 +14,12 @@ const ROOT = path.resolve(__dirname, '..');
 async function main(argv: string[]): Promise<number> {
   const jsonAt = argv.indexOf('--json');
   const jsonOut = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
-  const positional = argv.filter((a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1));
+  // --only a,b: rows whose path contains one of the strings (a quick look at a few documents).
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',').filter(Boolean) : undefined;
+  const positional = argv.filter(
+    (a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1) && (onlyAt < 0 || i !== onlyAt + 1),
+  );
   const corpus = path.resolve(positional[0] ?? path.resolve(ROOT, '../shared/corpus'));
   // pdf.js compiles and caches on first use: one untimed warm-up parse keeps that out of the first row's seconds.
   const warm = (await textReferenceDocs(corpus))[0];
@@ -23,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
   const { rows, available } = await evaluateText(corpus, libraryParse, {
     peers: !argv.includes('--no-peers'),
     scriptsDir: path.join(ROOT, 'scripts'),
+    ...(only ? { only: (rel: string) => only.some((o) => rel.includes(o)) } : {}),
     log: (s) => process.stderr.write(`${s}\n`),
   });
   for (const [k, v] of Object.entries(available))

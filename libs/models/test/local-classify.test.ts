@@ -130,3 +130,92 @@ describe('docfleet-local classify: features of the kind of document', () => {
     expect(score(handout.document.rationale)).toBeLessThan(score(book.document.rationale) / 2);
   });
 });
+
+describe('docfleet-local classify: scans and photos by the kind of document', () => {
+  const classes = ['receipt', 'invoice', 'ocr_text_sample', 'scientific_table_image', 'bank_statement'];
+  const model = resolveModel(readModelConfig({}));
+  /** Evidence of a photographed or scanned page: OCR lines, and an image as the input file. */
+  const scan = (lines: string[]) => {
+    const ev = evidenceOf([lines]);
+    ev.segments.forEach((s) => (s.sourceType = 'image'));
+    ev.grounding = {
+      schema_version: '1',
+      document: { filename: 'scan.jpg', file_type: 'image', page_count: 1, processed_at: '', mode: 'text' },
+      pages: [{ page_number: 1, width: 600, height: 1400, dpi: 72, elements: [] }],
+    } as unknown as NonNullable<typeof ev.grounding>;
+    return ev;
+  };
+  const classify = async (lines: string[]) =>
+    (await model.generateJson<ClassifyOutput>(buildClassifyRequest({ evidence: scan(lines), classes }))).output
+      .document;
+
+  // A till slip read by OCR: misread words, few of the receipt vocabulary's terms, and a "TAX INVOICE"
+  // heading as many shops print. Its layout (narrow print, item amounts, total, cash and change) says receipt.
+  const slip = [
+    'KEDAI MAJU TRADING',
+    '12, JLN MERANTI 3, 43000 KAJANG',
+    'TAX INVOICE',
+    'Doc No: 88213 Date: 14/02/2018',
+    'Item Qty Amt',
+    'BREAD WHOLEMEAL 1 3.50',
+    'MILK 1L 2 11.80',
+    'EGGS GRADE A 1 6.20',
+    'SUGAR 1KG 1 2.85',
+    'TOTAL: 24.35',
+    'CASH 50.00',
+    'CHANGE 25.65',
+  ];
+
+  it('takes a photographed till slip for a receipt, not for an image of text or an invoice', async () => {
+    const out = await classify(slip);
+    expect(out.class).toBe('receipt');
+    expect(out.rationale).toMatch(/receipt_layout/);
+  });
+
+  it('tells an invoice from a receipt by its billing block', async () => {
+    const invoice = await classify([
+      'ACME SUPPLIES LTD',
+      'Invoice number: INV-2291 Invoice date: 3 March 2018',
+      'Bill to: Kedai Maju Trading, 12 Jln Meranti 3, 43000 Kajang',
+      'Customer no: 5521 Payment terms: 30 days Due date: 2 April 2018',
+      'Description Quantity Unit price Amount',
+      'Bread wholemeal, cartons of 24 10 60.00 600.00',
+      'Total due 600.00',
+    ]);
+    expect(invoice.class).toBe('invoice');
+    // The same billing words do not move the till slip.
+    expect((await classify(slip)).class).toBe('receipt');
+  });
+
+  it('takes running text for an image of text and rows of numbers for a table image', async () => {
+    const prose = await classify([
+      'This is a short page of printed text that was scanned',
+      'and read back by the recogniser, line by line, so that',
+      'the words come out in the order in which they were set.',
+    ]);
+    expect(prose.class).toBe('ocr_text_sample');
+    const table = await classify([
+      'Variable Hazard ratio Cl p value',
+      'Age 1.000 0.310-2.248 0.41',
+      'Male 1.000 0.152-1.190 0.09',
+      'Grade 1.933 0.416-3.423 0.37',
+      'Stage 1.119 0.137-9.137 0.88',
+      'Size 0.381 0.086-1.514 0.19',
+    ]);
+    expect(table.class).toBe('scientific_table_image');
+    // A column of row labels (the numbers lost to OCR) is a table's grid too, not prose.
+    const labels = await classify([
+      'Language Early',
+      'Cantonese 21',
+      'Mandarin 13',
+      'Arabic',
+      'Danish',
+      'Farsi',
+      'Filipino',
+      'German',
+      'Japanese',
+      'Korean',
+    ]);
+    expect(labels.class).toBe('scientific_table_image');
+  });
+});

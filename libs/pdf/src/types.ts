@@ -26,6 +26,8 @@ export interface Line extends Box {
   size: number;
   bold: boolean;
   mono: boolean;
+  /** Right-to-left line: `runs` and `text` are in logical order, its start is its right edge. */
+  rtl?: boolean;
 }
 
 export interface Block extends Box {

@@ -37,4 +37,14 @@ describe('ICDAR-2013 evaluation', () => {
     expect(us.length).toBeGreaterThan(0);
     for (const r of us) expect(r.detail).not.toBe('no table on page');
   }, 120_000);
+
+  it('two framed line charts side by side are figures: their tick labels and legends make no table', async () => {
+    // us-023 page 3: the charts' curves fill only the middle of their plot frames, and the tick
+    // labels of both charts stand level across the page; page 2 holds the document's one table.
+    const res = await libraryParse(path.join(CORPUS, 'b_tables/icdar2013/us-023.pdf'), 'pdf', 'text');
+    const tablesOn = (n: number) => res.grounding.pages[n - 1]!.elements.filter((e) => e.type === 'table');
+    expect(tablesOn(3)).toEqual([]);
+    expect(res.grounding.pages[2]!.elements.filter((e) => e.type === 'figure').length).toBeGreaterThanOrEqual(2);
+    expect(tablesOn(2)).toHaveLength(1);
+  }, 120_000);
 });

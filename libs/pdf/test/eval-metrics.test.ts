@@ -105,6 +105,7 @@ describe('text benchmark metric (python-Levenshtein ratio)', () => {
           elements: [
             el('page_header', 'Running head'),
             el('text', 'Body text.'),
+            el('figure', '0 200 400 Inner core radius (km)'),
             el('table', 'x', {
               cells: [
                 { row: 0, col: 1, text: 'B', rowSpan: 1, colSpan: 1 },

@@ -69,20 +69,24 @@ function compatible(b: OpenBlock, last: Line, line: Line, dist: number): boolean
   if (b.bold !== line.bold && (b.bold || line.text.length < 80)) return false;
   const hov = overlap1d(line.x0, line.x1, b.x0, b.x1);
   const narrow = Math.min(line.x1 - line.x0, b.x1 - b.x0);
-  const sameLeft = Math.abs(line.x0 - b.x0) < 1.5 * size;
+  // A right-to-left line starts at its right edge: alignment and indents are measured from there.
+  const rtl = Boolean(line.rtl && last.rtl);
+  const start = (x: { x0: number; x1: number }) => (rtl ? -x.x1 : x.x0);
+  const end = (x: { x0: number; x1: number }) => (rtl ? -x.x0 : x.x1);
+  const sameLeft = Math.abs(start(line) - start(b)) < 1.5 * size;
   if (!(sameLeft || hov > 0.5 * narrow)) return false;
   // Leading must stay consistent once the block has an established rhythm.
   if (b.gap !== undefined && dist > b.gap * 1.3 + 0.5) return false;
   if (b.gap === undefined && dist > 2.0 * size) return false;
   if (LIST_START.test(line.text) || isMarkerText(line.runs[0]?.text ?? '')) return false;
   // First-line indent after a full-width line starts a new paragraph.
-  const indent = line.x0 - b.x0;
+  const indent = start(line) - start(b);
   if (
     b.lines.length >= 1 &&
     indent > 0.8 * size &&
     indent < 6 * size &&
-    line.x1 > last.x1 - 2 * size &&
-    Math.abs(last.x0 - b.x0) < 0.5 * size &&
+    end(line) > end(last) - 2 * size &&
+    Math.abs(start(last) - start(b)) < 0.5 * size &&
     b.x1 - b.x0 > 15 * size
   ) {
     return false;

@@ -2,6 +2,7 @@
 // wider than a word space can plausibly be (column gutters, table cells), so later stages see
 // "line fragments" that never straddle two columns.
 import type { Line, TextRun } from '../types';
+import { isRightToLeft, logicalRunOrder } from './bidi';
 
 const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
 // Private-use glyphs (Wingdings/Symbol bullets extracted without a Unicode mapping).
@@ -353,7 +354,14 @@ function collides(rowRuns: TextRun[], r: TextRun): boolean {
   return false;
 }
 
-export function makeLine(runs: TextRun[]): Line {
+/**
+ * A line from its runs in visual order (left to right). A right-to-left line (Arabic, Hebrew) keeps
+ * its runs in logical order (bidi.ts), so its text reads from the right with embedded Latin words
+ * and numbers in their own order; a space goes between two runs whose boxes are a word space apart.
+ */
+export function makeLine(visualRuns: TextRun[]): Line {
+  const rtl = visualRuns.length > 0 && isRightToLeft(visualRuns.map((r) => r.text));
+  const runs = rtl && visualRuns.length > 1 ? logicalRunOrder(visualRuns) : visualRuns;
   let text = '';
   let x0 = Infinity,
     y0 = Infinity,
@@ -365,7 +373,7 @@ export function makeLine(runs: TextRun[]): Line {
   let prev: TextRun | undefined;
   for (const r of runs) {
     if (prev) {
-      const gap = r.x0 - prev.x1;
+      const gap = rtl ? Math.max(r.x0 - prev.x1, prev.x0 - r.x1) : r.x0 - prev.x1;
       // Monospaced code is often placed glyph by glyph: only a gap near a full cell is a space.
       const charW = prev.mono && r.mono ? (prev.x1 - prev.x0) / Math.max(1, prev.text.length) : 0;
       const threshold = charW > 0 ? 0.5 * charW : 0.12 * Math.min(prev.size, r.size);
@@ -393,6 +401,7 @@ export function makeLine(runs: TextRun[]): Line {
     size: weightedMedian(sizes),
     bold: chars > 0 && boldChars / chars > 0.6,
     mono: runs.every((r) => r.mono),
+    ...(rtl ? { rtl: true } : {}),
   };
 }
 

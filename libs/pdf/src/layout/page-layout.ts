@@ -49,7 +49,7 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
   };
   const headers: LayoutElement[] = [];
   const footers: LayoutElement[] = [];
-  const body: Array<LayoutElement & { lineCount: number }> = [];
+  const body: Array<LayoutElement & { lineCount: number; rtl?: boolean }> = [];
   for (const b of blocks) {
     const marginal = marginalType(b, blocks, stats);
     if (marginal) {
@@ -65,7 +65,8 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
       (marginal === 'page_header' ? headers : footers).push(el);
       continue;
     }
-    body.push({ ...classifyBlock(b, stats), lineCount: b.lines.length });
+    const rtl = b.lines.filter((l) => l.rtl).length > b.lines.length / 2;
+    body.push({ ...classifyBlock(b, stats), lineCount: b.lines.length, ...(rtl ? { rtl } : {}) });
   }
   tables.forEach((t) =>
     body.push({
@@ -81,7 +82,7 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
   );
   figures.forEach((f, i) => body.push({ ...f, type: 'figure', text: figureText[i]!.join(' '), lineCount: 3 }));
 
-  const ordered = readingOrder(body).map(({ lineCount: _omit, ...el }) => el);
+  const ordered = readingOrder(body).map(({ lineCount: _omit, rtl: _rtl, ...el }) => el);
   const byY = (a: LayoutElement, b: LayoutElement) => a.y0 - b.y0 || a.x0 - b.x0;
   return [...headers.sort(byY), ...ordered, ...footers.sort(byY)];
 }

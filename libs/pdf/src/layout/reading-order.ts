@@ -6,15 +6,29 @@ import type { Box } from '../geometry';
 export interface Orderable extends Box {
   /** Number of text lines; single-line items on both sides of a cut suggest a form, not columns. */
   lineCount: number;
+  /** Text written right to left (bidi.ts): columns of a right-to-left page are read from the right. */
+  rtl?: boolean;
 }
 
 export function readingOrder<T extends Orderable>(items: T[]): T[] {
   return cut(items, 0);
 }
 
+/** Columns in reading order: left to right, or right to left where right-to-left text carries most lines. */
+function columnOrder<T extends Orderable>(cols: T[][]): T[][] {
+  let rtl = 0,
+    all = 0;
+  for (const c of cols)
+    for (const i of c) {
+      all += i.lineCount;
+      if (i.rtl) rtl += i.lineCount;
+    }
+  return rtl > all / 2 ? [...cols].reverse() : cols;
+}
+
 function cut<T extends Orderable>(items: T[], depth: number): T[] {
   if (items.length <= 1 || depth > 50) return items;
-  const cols = splitByGaps(items, 'x', 4);
+  const cols = columnOrder(splitByGaps(items, 'x', 4));
   const colsLookLikeColumns =
     cols.length > 1 &&
     cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items)) &&
@@ -23,7 +37,7 @@ function cut<T extends Orderable>(items: T[], depth: number): T[] {
   const rows = splitByGaps(items, 'y', 0.5);
   if (rows.length > 1) return columnBands(rows).flatMap((r) => cut(r, depth + 1));
   if (cols.length > 1) return cols.flatMap((c) => cut(c, depth + 1));
-  return [...items].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  return [...items].sort((a, b) => a.y0 - b.y0 || (a.rtl && b.rtl ? b.x1 - a.x1 : a.x0 - b.x0));
 }
 
 /**

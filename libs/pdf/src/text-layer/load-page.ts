@@ -8,6 +8,7 @@ import { GraphicsScanner } from '../inspect/graphics-scan';
 import type { PageLayoutInput } from '../types';
 import { overBudget, readTextContent, walkOperators } from './operator-stream';
 import { dominantTurn, graphicsIntoFrame, intoFrame, readingFrame, type ReadingFrame } from './reading-frame';
+import { RtlLigatureWords } from './rtl-ligatures';
 import { pageFontLookup, textRunsFromContent } from './text-runs';
 import type { Matrix } from '../geometry';
 import { multiply } from '../geometry';
@@ -34,10 +35,12 @@ export async function loadTextPage(
     const vp = page.getViewport({ scale: 1 });
     // The operator list first: it makes pdf.js load the fonts whose names give bold/mono flags.
     const scanner = new GraphicsScanner(vp.transform, vp.width, vp.height, maxGraphicsItems(budget));
+    const ligatures = new RtlLigatureWords();
     await walkOperators(
       page,
       (chunk) => {
         scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
+        ligatures.push(chunk.fnArray, chunk.argsArray, chunk.length);
         if (scanner.overflowed)
           throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
       },
@@ -53,7 +56,8 @@ export async function loadTextPage(
       }),
     );
     const frame = readingFrame(turn, vp.width, vp.height);
-    const runs = textRunsFromContent(content, intoFrame(vt, frame), pageFontLookup(page));
+    let runs = textRunsFromContent(content, intoFrame(vt, frame), pageFontLookup(page));
+    if (ligatures.size) runs = runs.map((r) => ({ ...r, text: ligatures.fix(r.text) }));
     let textChars = 0;
     for (const r of runs) textChars += r.text.replace(/\s/g, '').length;
     return {

@@ -5,6 +5,7 @@ import type { Segment } from '@docfleet/contracts';
 import type { Evidence } from '../../types';
 import { findAmounts } from '../text/amounts';
 import { fold } from '../text/normalize';
+import { lineFeatures } from './line-features';
 
 export interface TextProfile {
   text: string;
@@ -32,6 +33,7 @@ export function profileOf(segments: Segment[], pageText: string, ev?: Evidence):
   // Numbered references ("[9]", "[22]") are the mark of scholarly writing.
   if ((pageText.match(/\[\d{1,3}(?:[,–-]\s?\d{1,3})*\]/g) ?? []).length >= 2) features.add('__citations');
   for (const f of kindFeatures(segments, pageText, tableChars, allChars)) features.add(f);
+  for (const f of lineFeatures(pageText)) features.add(f);
   return { text, features, chars: pageText.length };
 }
 

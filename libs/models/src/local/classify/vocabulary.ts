@@ -33,6 +33,8 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
         'subtotal,vat,tax,btw,tva,mwst,qty,quantity,unit price,price,total,payment,due date,iban,bic,order,customer,totaal,montant,betrag,__money',
         1,
       ),
+      // Who is billed, when it is due, on what terms: what a shop's receipt does not print.
+      ...t('__billing', 4),
     },
   },
   {
@@ -41,7 +43,10 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
     description: 'A proof of payment from a shop or service, usually short.',
     terms: {
       ...t('receipt,cash,change due,tendered,thank you for shopping,cashier,store,pos', 3),
-      ...t('subtotal,total,tax,card,visa,__money,__short', 1),
+      ...t('subtotal,total,tax,card,visa,change,rounding,thank you,come again,__money,__short', 1),
+      // Narrow print with a total, item amounts and the payment at the till: the layout of a slip.
+      ...t('__receipt_layout', 5),
+      ...t('__till_payment', 2),
     },
   },
   {
@@ -186,7 +191,8 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
     key: 'ocr_text_sample',
     aliases: ['ocr_text_sample', 'scanned_text', 'scan'],
     description: 'An image of plain text, read by OCR.',
-    terms: { ...t('__image', 4), ...t('ocr,text,__short', 1) },
+    // An image, and running text on it: a photographed receipt or table is an image too.
+    terms: { ...t('__image', 2), ...t('__prose', 4), ...t('ocr,text,__short', 1) },
     requires: ['__image'],
   },
   {
@@ -205,7 +211,11 @@ export const BUILTIN_PROFILES: BuiltinProfile[] = [
     key: 'scientific_table_image',
     aliases: ['scientific_table_image', 'table_image'],
     description: 'An image of a single table cropped from a scientific article.',
-    terms: { ...t('__image', 3), ...t('__table,__numeric,p value,ci,mean,sd,patients,group,ratio,%', 1) },
+    terms: {
+      ...t('__image', 3),
+      ...t('__grid', 2),
+      ...t('__table,__numeric,p value,ci,mean,sd,patients,group,ratio,%', 1),
+    },
     requires: ['__image'],
   },
 ];

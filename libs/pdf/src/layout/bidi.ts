@@ -1,0 +1,98 @@
+// Right-to-left text in logical order. pdf.js hands each text item over in logical order already
+// (it runs the bidi algorithm inside an item), but a line of Arabic or Hebrew is drawn as several
+// items placed right to left, with Latin words and numbers between them, so sorting a line's runs by
+// x gives the visual order of the runs ("Python و R تحسين …" for "تحسين … R و Python"). This module
+// puts the runs of such a line back in logical order with the Unicode Bidirectional Algorithm
+// (UAX #9) applied at run granularity: the paragraph direction from the strong characters (P2/P3,
+// by majority, since a line's first logical character is what we are looking for), each run's
+// level from its strong type (L or numbers: level 2 in a right-to-left line; R/AL: level 1),
+// neutral runs (punctuation, symbols) resolved from their strong neighbours (N1/N2), and the
+// reordering of rule L2 inverted: a right-to-left line's runs are read from the right, and
+// consecutive runs of level 2 (a Latin phrase of several runs) keep their left-to-right order.
+
+/** Strong right-to-left letters: Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic, Arabic Extended and presentation forms. */
+const RTL_LETTER =
+  /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]|\uD802[\uDC00-\uDFFF]|\uD803[\uDC00-\uDE7F]|\uD83A[\uDC00-\uDFFF]|\uD83B[\uDC00-\uDEFF]/gu;
+/** Strong left-to-right: any other letter. */
+const LETTER = /\p{L}/gu;
+const DIGIT = /\p{Nd}/u;
+
+export type RunDirection = 'rtl' | 'ltr' | 'number' | 'neutral';
+
+export function strongCounts(text: string): { rtl: number; ltr: number } {
+  const rtl = text.match(RTL_LETTER)?.length ?? 0;
+  const letters = text.match(LETTER)?.length ?? 0;
+  return { rtl, ltr: Math.max(0, letters - rtl) };
+}
+
+/** The direction a run contributes to its line: its majority strong direction, else number or neutral. */
+export function runDirection(text: string): RunDirection {
+  const { rtl, ltr } = strongCounts(text);
+  if (rtl > ltr) return 'rtl';
+  if (ltr > 0) return 'ltr';
+  if (DIGIT.test(text)) return 'number';
+  return 'neutral';
+}
+
+/** A line (or block) reads right to left when right-to-left letters outnumber left-to-right ones. */
+export function isRightToLeft(texts: Iterable<string>): boolean {
+  let rtl = 0,
+    ltr = 0;
+  for (const t of texts) {
+    const c = strongCounts(t);
+    rtl += c.rtl;
+    ltr += c.ltr;
+  }
+  return rtl > ltr;
+}
+
+/**
+ * Logical order of a right-to-left line's runs, given in visual order (left to right on the page).
+ * Runs of left-to-right letters or digits are level 2, right-to-left ones level 1; a neutral run
+ * (".", "–", "(") between two level-2 runs is level 2, otherwise level 1. Reading a level-1 line
+ * from the right and keeping each stretch of level-2 runs in its own left-to-right order is the
+ * inverse of UAX #9's rule L2 for these levels.
+ */
+export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
+  const dirs = visual.map((r) => runDirection(r.text));
+  const level = dirs.map((d) => (d === 'ltr' || d === 'number' ? 2 : d === 'rtl' ? 1 : 0));
+  for (let i = 0; i < level.length; i++) {
+    if (level[i] !== 0) continue;
+    let j = i;
+    while (j < level.length && level[j] === 0) j++;
+    const before = i > 0 ? level[i - 1]! : 1;
+    const after = j < level.length ? level[j]! : 1;
+    const resolved = before === 2 && after === 2 ? 2 : 1;
+    for (let k = i; k < j; k++) level[k] = resolved;
+    i = j - 1;
+  }
+  const out: T[] = [];
+  let i = visual.length - 1;
+  while (i >= 0) {
+    if (level[i] === 2) {
+      let j = i;
+      while (j > 0 && level[j - 1] === 2) j--;
+      for (let k = j; k <= i; k++) out.push(visual[k]!);
+      i = j - 1;
+    } else out.push(visual[i--]!);
+  }
+  return out;
+}
+
+/**
+ * Visual-order text (a line as it is displayed, read left to right) put in logical order, for text
+ * whose paragraph direction is right to left: the characters are read from the right, and each
+ * stretch of left-to-right letters and digits (with the spaces and punctuation inside it) keeps its
+ * order. Lines that are not right-to-left are returned unchanged. This is how a reference written
+ * in visual order (docling's PDF backend writes glyphs in drawing order) is compared with text in
+ * logical order.
+ */
+export function visualLineToLogical(line: string): string {
+  if (!isRightToLeft([line])) return line;
+  const chars = [...line];
+  const dirs = chars.map((c) => runDirection(c));
+  const units = chars.map((c, i) => ({ text: c, dir: dirs[i]! }));
+  return logicalRunOrder(units)
+    .map((u) => u.text)
+    .join('');
+}

@@ -1,0 +1,171 @@
+// Right-to-left pages: runs placed as a PDF producer places them (each run's text in logical order,
+// as pdf.js gives it, the runs of a line drawn right to left with Latin words and numbers between
+// them) come out in logical order, paragraphs are found from the right margin, and columns are read
+// from the right.
+import { isRightToLeft, logicalRunOrder, runDirection, visualLineToLogical } from '../src/layout/bidi';
+import { buildLines } from '../src/layout/line-builder';
+import { layoutPage } from '../src/layout/page-layout';
+import { emptyGraphics } from '../src/parse/ocr-page';
+import { RtlLigatureWords } from '../src/text-layer/rtl-ligatures';
+import type { TextRun } from '../src/types';
+
+const SIZE = 11;
+const CHAR = 0.5 * SIZE;
+
+function run(text: string, x0: number, baseline: number): TextRun {
+  return {
+    text,
+    x0,
+    x1: x0 + [...text].length * CHAR,
+    y0: baseline - 0.8 * SIZE,
+    y1: baseline + 0.2 * SIZE,
+    baseline,
+    size: SIZE,
+    bold: false,
+    italic: false,
+    mono: false,
+  };
+}
+
+/**
+ * One line set right-aligned at `right`: `pieces` in logical order, each drawn as its own run to
+ * the left of the previous one (a word space apart unless `attached`), as Word writes a line of
+ * Arabic with embedded Latin.
+ */
+function rtlLine(pieces: Array<string | { text: string; attached: true }>, right: number, baseline: number): TextRun[] {
+  const out: TextRun[] = [];
+  let x = right;
+  for (const p of pieces) {
+    const text = typeof p === 'string' ? p : p.text;
+    const w = [...text].length * CHAR;
+    const gap = typeof p === 'string' && out.length ? 0.3 * SIZE : 0;
+    x -= gap + w;
+    out.push(run(text, x, baseline));
+  }
+  return out;
+}
+
+/** Visual order as a page shows it: sort by x (what an extractor that ignores direction writes). */
+const byX = (runs: TextRun[]) => [...runs].sort((a, b) => a.x0 - b.x0);
+
+describe('bidi: run order of a right-to-left line', () => {
+  it('classifies runs by their strong characters', () => {
+    expect(runDirection('تحسين الإنتاجية')).toBe('rtl');
+    expect(runDirection('שלום')).toBe('rtl');
+    expect(runDirection('Python')).toBe('ltr');
+    expect(runDirection('2024')).toBe('number');
+    expect(runDirection('.')).toBe('neutral');
+    expect(isRightToLeft(['Python', 'تحسين الإنتاجية'])).toBe(true);
+    expect(isRightToLeft(['The word تحسين in a sentence'])).toBe(false);
+  });
+
+  it('reads Arabic runs from the right and keeps a Latin phrase of several runs, and numbers, left to right', () => {
+    // "New York" is one Latin phrase drawn left to right inside the right-to-left line.
+    const line = rtlLine(
+      ['يمكن استخدام', 'New York', 'في عام', '2024', 'مع', 'R', 'و', 'Python', { text: '.', attached: true }],
+      500,
+      100,
+    );
+    const phrase = line[1]!;
+    const split = [run('New', phrase.x0, 100), run('York', phrase.x0 + 4 * CHAR, 100)];
+    const visual = byX([...line.filter((r) => r !== phrase), ...split]);
+    expect(logicalRunOrder(visual).map((r) => r.text)).toEqual([
+      'يمكن استخدام',
+      'New',
+      'York',
+      'في عام',
+      '2024',
+      'مع',
+      'R',
+      'و',
+      'Python',
+      '.',
+    ]);
+    // A neutral run between two Latin runs belongs to the Latin phrase.
+    const line2 = rtlLine(['مكتبة', 'pandas , numpy', 'في'], 500, 100);
+    const p2 = line2[1]!;
+    const parts = [run('pandas', p2.x0, 100), run(',', p2.x0 + 7 * CHAR, 100), run('numpy', p2.x0 + 9 * CHAR, 100)];
+    const mixed = byX([line2[0]!, ...parts, line2[2]!]);
+    expect(logicalRunOrder(mixed).map((r) => r.text)).toEqual(['مكتبة', 'pandas', ',', 'numpy', 'في']);
+  });
+
+  it('puts a visual-order line (read left to right on the page) in logical order, Latin and digits intact', () => {
+    // "تحسين الإنتاجية بلغة R و Python عام 2024" as displayed, read left to right.
+    expect(visualLineToLogical('2024 ماع Python و R ةغلب ةيجاتنإلا نيسحت')).toBe(
+      'تحسين الإنتاجية بلغة R و Python عام 2024',
+    );
+    expect(visualLineToLogical('An English line stays as it is.')).toBe('An English line stays as it is.');
+  });
+});
+
+describe('layout of a right-to-left page', () => {
+  it('builds lines in logical order with spaces where the runs are a word space apart', () => {
+    const runs = rtlLine(
+      ['تعتبر البرمجة بلغة', 'R', 'و', { text: 'Python', attached: true }, 'من الأدوات القوية'],
+      520,
+      100,
+    );
+    const [line] = buildLines(byX(runs));
+    expect(line!.rtl).toBe(true);
+    expect(line!.text).toBe('تعتبر البرمجة بلغة R وPython من الأدوات القوية');
+  });
+
+  it('keeps a left-to-right line as it was', () => {
+    const runs = [run('Results', 72, 100), run('in', 72 + 8 * CHAR, 100), run('2024', 72 + 11 * CHAR, 100)];
+    const [line] = buildLines(runs);
+    expect(line!.rtl).toBeUndefined();
+    expect(line!.text).toBe('Results in 2024');
+  });
+
+  it('finds paragraphs from the right margin (ragged left edge, last line short on the left) and reads them top to bottom', () => {
+    const paragraph = (tag: string, top: number) => {
+      const runs: TextRun[] = [];
+      // Full lines end at different x on the left (ragged), the last line is short.
+      const lefts = [40, 36, 44, 38];
+      lefts.forEach((_, i) => {
+        const words = Array.from({ length: 7 }, (_, k) => `كلمة${tag}${i}${k}`);
+        runs.push(...rtlLine([words.slice(0, 4).join(' '), 'R', words.slice(4).join(' ')], 540, top + i * 14));
+      });
+      runs.push(...rtlLine([`نهاية${tag}`, '2024', { text: '.', attached: true }], 540, top + 4 * 14));
+      return runs;
+    };
+    const runs = [...paragraph('أ', 100), ...paragraph('ب', 200)];
+    const els = layoutPage({ width: 612, height: 792, runs: byX(runs), graphics: emptyGraphics(), source: 'text' });
+    const text = els.filter((e) => e.type === 'text');
+    expect(text).toHaveLength(2);
+    expect(text[0]!.text.startsWith('كلمةأ00 كلمةأ01 كلمةأ02 كلمةأ03 R كلمةأ04')).toBe(true);
+    expect(text[0]!.text.endsWith('نهايةأ 2024.')).toBe(true);
+    expect(text[1]!.text.startsWith('كلمةب00')).toBe(true);
+  });
+
+  it('reads the right column of a right-to-left page first', () => {
+    const runs: TextRun[] = [];
+    for (let i = 0; i < 10; i++) {
+      runs.push(...rtlLine([`يمين${i} النص في العمود الأيمن`], 560, 100 + i * 14));
+      runs.push(...rtlLine([`يسار${i} النص في العمود الأيسر`], 280, 100 + i * 14));
+    }
+    const els = layoutPage({ width: 612, height: 792, runs: byX(runs), graphics: emptyGraphics(), source: 'text' });
+    const all = els.map((e) => e.text).join(' ');
+    expect(all.indexOf('يمين9')).toBeGreaterThanOrEqual(0);
+    expect(all.indexOf('يمين9')).toBeLessThan(all.indexOf('يسار0'));
+  });
+});
+
+describe('lam-alef ligatures', () => {
+  // pdf.js OPS: beginText 31, endText 32, showText 44; glyphs carry their ToUnicode text.
+  const glyphs = (units: string[]) => units.map((u) => ({ unicode: u, isSpace: u === ' ' }));
+  const reversedChars = (s: string) => [...s].reverse().join('');
+
+  it('gives words drawn with a two-letter lam-alef glyph their letters in logical order, across glyph-by-glyph operations', () => {
+    const words = new RtlLigatureWords();
+    // Visual order (left to right): "مثال" (no ligature: alef, lam separate), then "خلال" drawn
+    // glyph by glyph as Word does on a justified line, the ligature glyph standing for "لا".
+    words.push([31, 44], [undefined, [glyphs(['ل', 'ا', 'ث', 'م', ' '])]], 2);
+    words.push([44, 44, 44, 32], [[glyphs(['ل'])], [[glyphs(['لا'])[0], -12]], [glyphs(['خ', '.'])], undefined], 4);
+    // pdf.js reverses each item's joined text, the ligature's two letters included.
+    const pdfjsText = `${reversedChars('لاثم')} ${reversedChars('للاخ.')}`;
+    expect(pdfjsText).toBe('مثال .خالل');
+    expect(words.fix('مثال خالل، في')).toBe('مثال خلال، في');
+    expect(words.fix('Latin text stays')).toBe('Latin text stays');
+  });
+});
