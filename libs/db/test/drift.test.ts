@@ -440,6 +440,7 @@ describe('what the migration adds beyond Prisma', () => {
       /\(knowledge_base_id, filename, id\) WHERE \(deleted_at IS NULL\)$/,
     );
     expect(def('evidence_index_segments_file_version_id_ordinal_idx')).toMatch(/\(file_version_id, ordinal\)$/);
+    expect(def('evidence_index_segments_kb_table_idx')).toMatch(/\(knowledge_base_id\) WHERE is_table$/);
     const ext = await c.query(`SELECT 1 FROM pg_extension WHERE extname = 'btree_gin'`);
     expect(ext.rowCount).toBe(1);
     const checks = await c.query<{ conname: string }>(

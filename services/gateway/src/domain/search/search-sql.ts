@@ -218,10 +218,17 @@ export function textSearchSql(
     ),
     qt AS MATERIALIZED (SELECT term, idf, df FROM qa WHERE rare OR NOT EXISTS (SELECT 1 FROM qa WHERE rare)),`;
   // Exhaustive: every posting of every term, scored and aggregated.
-  const full = Prisma.sql`
+  // With the early exit in front, the essential terms' postings are already read (he): only the others are.
+  const full = (early: boolean) => Prisma.sql`
     hits AS MATERIALIZED (
-      SELECT p.segment_row_id AS id, p.file_id, qt.term, qt.idf, ${weight('p', 'qt')} AS s
-      FROM qt JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qt.term, st
+      ${
+        early
+          ? Prisma.sql`SELECT * FROM he UNION ALL
+      SELECT p.segment_row_id AS id, p.file_id, qn.term, qn.idf, ${weight('p', 'qn')} AS s
+      FROM qn JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qn.term, st`
+          : Prisma.sql`SELECT p.segment_row_id AS id, p.file_id, qt.term, qt.idf, ${weight('p', 'qt')} AS s
+      FROM qt JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qt.term, st`
+      }
     ),
     fc AS MATERIALIZED (
       SELECT file_id, sum(idf) AS file_idf FROM (SELECT DISTINCT file_id, term, idf FROM hits) x GROUP BY file_id
@@ -244,7 +251,7 @@ export function textSearchSql(
     }`;
   const top = Prisma.sql`top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`;
   if (!(r.exitShare > 0)) {
-    return envelope(sc, f, Prisma.sql`${terms} ${full} ranked AS (SELECT * FROM full_ranked), ${top}`);
+    return envelope(sc, f, Prisma.sql`${terms} ${full(false)} ranked AS (SELECT * FROM full_ranked), ${top}`);
   }
   // Early exit, exact (MaxScore's split of the terms). A term contributes to a segment's score
   // idf·tfn if the segment holds it, fileContext·idf if only another segment of its file does, else 0:
@@ -256,7 +263,8 @@ export function textSearchSql(
   // (knowledge_base_id, term, file_id) index) and ranked as the exhaustive path ranks. The result stands
   // when its last score is above what any other segment can reach: a candidate left out has at most its
   // part + the non-essential bound; a segment without an essential term at most fileContext × its
-  // file's essential IDF + that bound (× the table boost). Otherwise the exhaustive path answers.
+  // file's essential IDF + that bound (× the table boost if the knowledge base has a table segment).
+  // Otherwise the exhaustive path answers, reading only the postings not read yet.
   const boostMax = Math.max(1, r.tableBoost);
   const termMax = Math.max(r.k1 + 1, r.fileContext);
   const c = num(r.fileContext);
@@ -286,7 +294,10 @@ export function textSearchSql(
     cand AS MATERIALIZED (SELECT * FROM ct ORDER BY part DESC, id LIMIT ${num(prefetch)}),
     nf AS MATERIALIZED (
       SELECT x.file_id, sum(qn.idf) AS file_idf FROM (SELECT DISTINCT file_id FROM cand) x CROSS JOIN qn
-      WHERE EXISTS (SELECT 1 FROM search_postings p WHERE p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qn.term AND p.file_id = x.file_id)
+      CROSS JOIN LATERAL (
+        SELECT 1 FROM search_postings p
+        WHERE p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qn.term AND p.file_id = x.file_id LIMIT 1
+      ) e
       GROUP BY x.file_id
     ),
     ns AS MATERIALIZED (
@@ -300,7 +311,11 @@ export function textSearchSql(
     ),
     fast AS MATERIALIZED (${ranked(Prisma.sql`cx`, Prisma.empty)}),
     bound AS MATERIALIZED (
-      SELECT ${num(boostMax)} * greatest(
+      SELECT ${
+        boostMax > 1
+          ? Prisma.sql`CASE WHEN EXISTS (SELECT 1 FROM evidence_index_segments t WHERE t.knowledge_base_id = ${sc.kbId}::uuid AND t.is_table) THEN ${num(boostMax)} ELSE 1 END`
+          : Prisma.sql`1`
+      } * greatest(
         (SELECT part FROM ct ORDER BY part DESC, id OFFSET ${num(prefetch)} LIMIT 1) + rest.v,
         CASE WHEN EXISTS (SELECT 1 FROM qn) THEN ${c} * (SELECT max(file_idf) FROM fe) + rest.v END
       ) AS v
@@ -314,7 +329,7 @@ export function textSearchSql(
   return envelope(
     sc,
     f,
-    Prisma.sql`${terms} ${early} ${full}
+    Prisma.sql`${terms} ${early} ${full(true)}
     ranked AS (SELECT * FROM fast WHERE (SELECT v FROM ok) UNION ALL SELECT * FROM full_ranked WHERE NOT (SELECT v FROM ok)),
     ${top}`,
     Prisma.sql`(SELECT v FROM ok)`,
