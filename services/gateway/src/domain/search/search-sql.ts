@@ -169,7 +169,10 @@ export function textSearchSql(
 ): Prisma.Sql {
   const hasFilters = Boolean(f.fileIds || f.folderId || f.years?.length || f.sourceType || f.tableOnly);
   const prefetch = Math.max(r.prefetch, 4 * limit);
-  const score = Prisma.sql`c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END`;
+  // Rounded to the six decimals the API returns before ordering: scores equal as shown are ordered
+  // by file and position, never by the last bits of a floating-point sum (whose order depends on the
+  // plan, so the exhaustive and early-exit paths, or two plans, could otherwise order ties differently).
+  const score = Prisma.sql`round((c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END)::numeric, 6)::float8`;
   const ranked = (from: Prisma.Sql, extra: Prisma.Sql) =>
     groupByFile
       ? // Each file's best visible segment (ties: the earlier one), then the files by that score.
@@ -263,7 +266,8 @@ export function textSearchSql(
   // (knowledge_base_id, term, file_id) index) and ranked as the exhaustive path ranks. The result stands
   // when its last score is above what any other segment can reach: a candidate left out has at most its
   // part + the non-essential bound; a segment without an essential term at most fileContext × its
-  // file's essential IDF + that bound (× the table boost if the knowledge base has a table segment).
+  // file's essential IDF + that bound (× the table boost if the knowledge base has a table segment);
+  // the margin of 1e-6 keeps such a segment below the last hit after rounding to six decimals.
   // Otherwise the exhaustive path answers, reading only the postings not read yet.
   const boostMax = Math.max(1, r.tableBoost);
   const termMax = Math.max(r.k1 + 1, r.fileContext);
@@ -324,7 +328,7 @@ export function textSearchSql(
     ok AS MATERIALIZED (
       SELECT (SELECT v FROM bound) IS NULL
         OR ((SELECT count(*) FROM fast) >= ${num(limit)}
-          AND (SELECT min(score) FROM fast) > (SELECT v FROM bound) * (1 + 1e-9) + 1e-9) AS v
+          AND (SELECT min(score) FROM fast) > (SELECT v FROM bound) * (1 + 1e-9) + 1e-6) AS v
     ),`;
   return envelope(
     sc,
