@@ -210,12 +210,21 @@ async function evalIcdar(file: string, rel: string, res: ParsedForEval, log: (s:
   if (!structure) log(`note: ${rel}: no -str.xml, cell accuracy and adjacency skipped`);
   if (!regions) log(`note: ${rel}: no -reg.xml, region detection skipped`);
   const adj: AdjacencyScore = { correct: 0, ours: 0, truth: 0 };
+  // The dataset states some documents' cell boxes in another frame than their regions (on pages
+  // with /Rotate, the structure file's y runs over the unrotated height): a cell box that lies
+  // outside its page says so. Such a document's tables are matched to ours by content instead.
+  const outsideItsPage = (structure ?? []).some((t) => {
+    const size = res.pageSizesPt[t.page - 1];
+    return !size || t.box[2] > size.width + 1 || t.box[3] > size.height + 1;
+  });
   structure?.forEach((t, i) => {
     const size = res.pageSizesPt[t.page - 1]!;
     const gtBox = bottomLeftToTopLeft(t.box, size.height);
     const candidates = tablesOn(res.grounding, t.page);
     // Compare against the detected table overlapping this ground-truth table the most.
-    const ious = candidates.map((c) => bestMatches([gtBox], [toPt(c, size)])[0]!);
+    const ious = outsideItsPage
+      ? candidates.map((c) => cellAccuracy(t.cells, ourCells(c)).accuracy)
+      : candidates.map((c) => bestMatches([gtBox], [toPt(c, size)])[0]!);
     const k = ious.length ? ious.indexOf(Math.max(...ious)) : -1;
     const best = k >= 0 && ious[k]! > 0 ? candidates[k]! : undefined;
     const s = best ? cellAccuracy(t.cells, ourCells(best)) : undefined;

@@ -169,4 +169,28 @@ describe('table structure', () => {
     ]);
     expect(tablesOf(layout(code))).toEqual([]);
   });
+
+  it('reads a typewritten page as prose with its figure tables, and keeps code there code', () => {
+    // A plain-text report: the body itself is monospaced, so monospace alone says nothing.
+    const prose = [
+      'Following are proportions based on the 1980 Census that should',
+      'be used in analyses consisting of age groups 20 years and older',
+      '(see table A.1 for the age distribution, and table A.2 for the',
+      'counts by single year of age in Appendix A), as described here.',
+    ].map((l, i) => run(l, 72, 100 + i * 12, 10, true));
+    const table = [run('Age Group', 72, 170, 10, true), run('Proportion', 180, 170, 10, true)];
+    ['20-29', '30-39', '40-49', '50-59', '60-74', '75 +'].forEach((g, r) => {
+      table.push(run(g, 72, 190 + r * 12, 10, true), run(`0.${2834 - 150 * r}`, 192, 190 + r * 12, 10, true));
+    });
+    const code = ['for (i = 0; i < n; i++) {', '  total += w[i];', '}', 'return total;'].map((l, i) =>
+      run(l.trim(), 72 + (l.length - l.trimStart().length) * 5, 300 + i * 12, 10, true),
+    );
+    const els = layout([...prose, ...table, ...code]);
+    const [t] = tablesOf(els);
+    expect(t).toBeDefined();
+    expect(grid(t!)[0]).toEqual(['Age Group', 'Proportion']);
+    expect(grid(t!)[1]).toEqual(['20-29', '0.2834']);
+    expect(els.find((e) => e.text.startsWith('Following'))?.type).toBe('text');
+    expect(els.find((e) => e.text.startsWith('for (i'))?.type).toBe('code');
+  });
 });

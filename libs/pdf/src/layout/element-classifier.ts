@@ -13,6 +13,8 @@ export interface PageStats {
   bodySize: number;
   source?: 'text' | 'ocr';
   vocab?: Set<string>;
+  /** Most of the page's text is set in a monospaced font (a typewritten or plain-text report). */
+  bodyMono?: boolean;
 }
 
 export function bodyFontSize(blocks: Block[]): number {
@@ -84,7 +86,9 @@ export function classifyBlock(b: Block, s: PageStats): LayoutElement {
     ...extra,
   });
 
-  if (b.lines.every((l) => l.mono) && text.length > 0)
+  // Monospace marks code only where the body is proportional; on a typewritten page it is the
+  // body's own font, and a block there is code only when its lines read like code.
+  if (b.lines.every((l) => l.mono) && text.length > 0 && (!s.bodyMono || readsLikeCode(b.lines.map((l) => l.text))))
     return el('code', { text: b.lines.map((l) => l.text).join('\n') });
   if (CAPTION.test(text) && text.length < 600) return el('caption');
   if (startsLikeListItem(text) || /^[•◦▪●○■►➢❖·]/.test(text)) return el('list_item');
@@ -100,6 +104,26 @@ export function classifyBlock(b: Block, s: PageStats): LayoutElement {
   if (size <= s.bodySize * 0.85 && b.y0 > s.height * 0.7 && /^([0-9]{1,2}|[*†‡§¶])\s?\S/.test(text))
     return el('footnote');
   return el('text');
+}
+
+/** Share of characters on monospaced lines: more than half makes the page's body monospaced. */
+export function bodyIsMono(blocks: Block[]): boolean {
+  let mono = 0,
+    all = 0;
+  for (const b of blocks)
+    for (const l of b.lines) {
+      all += l.text.length;
+      if (l.mono) mono += l.text.length;
+    }
+  return all > 0 && mono > 0.5 * all;
+}
+
+const CODE_LINE =
+  /[{};]\s*$|^\s*[{}#]|\s[=<>]=?\s|[=!<>]=|->|=>|\w\([^)\s]*\)|^\s*(def|return|import|from|class|function|var|let|const|if|for|while)\b.*[:({=]/;
+
+/** Code lines: statement ends, braces, operators, calls or keywords on at least half the lines. */
+function readsLikeCode(lines: string[]): boolean {
+  return lines.filter((l) => CODE_LINE.test(l)).length >= 0.5 * lines.length;
 }
 
 function median(values: number[]): number {

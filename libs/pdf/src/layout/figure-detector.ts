@@ -34,10 +34,29 @@ export function detectFigures(
       if (a < 0.01 * pageArea || a > 0.9 * pageArea) continue;
       const inner = shapes.filter((s) => intersectionArea(s, cluster) > 0.5 * Math.max(1, boxArea(s)));
       const shapeArea = inner.reduce((s, b) => s + boxArea(b), 0);
-      if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(cluster);
+      if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(plotFrame(cluster, g));
     }
   }
   return clusterBoxes(cands, 4).filter((b) => !exclude.some((e) => intersectionArea(e, b) > 0.5 * boxArea(b)));
+}
+
+/**
+ * A chart's curves sit inside its plot frame (axes and border, drawn as hairlines), which may reach
+ * well beyond the curves: the figure is the frame when a rule above and a rule below both span the
+ * curves and neither reaches much further than a frame around them would.
+ */
+function plotFrame(curves: Box, g: PageGraphics): Box {
+  const w = curves.x1 - curves.x0,
+    h = curves.y1 - curves.y0;
+  const spans = (r: Box) =>
+    r.x0 <= curves.x0 + 2 && r.x1 >= curves.x1 - 2 && r.x1 - r.x0 <= 1.6 * w && r.x1 - r.x0 <= w + 2 * h;
+  const near = (y: number) => Math.abs(y) <= Math.max(h, 36);
+  const above = g.hRules.filter((r) => spans(r) && r.y1 <= curves.y0 + 2 && near(curves.y0 - r.y1));
+  const below = g.hRules.filter((r) => spans(r) && r.y0 >= curves.y1 - 2 && near(r.y0 - curves.y1));
+  if (!above.length || !below.length) return curves;
+  const top = above.reduce((a, b) => (b.y0 < a.y0 ? b : a)),
+    bottom = below.reduce((a, b) => (b.y1 > a.y1 ? b : a));
+  return unionBox(unionBox(curves, top), bottom);
 }
 
 /** Merges boxes whose expanded bounds touch, repeatedly, so frames absorb what they enclose. */

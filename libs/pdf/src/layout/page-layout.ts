@@ -4,7 +4,7 @@ import { boxArea, centerInside, expand, intersectionArea, type Box } from '../ge
 import { detectTables } from '../tables/table-detector';
 import type { Block, LayoutElement, Line, PageLayoutInput } from '../types';
 import { blockText, buildBlocks, pageVocabulary } from './block-builder';
-import { bodyFontSize, classifyBlock, marginalType, type PageStats } from './element-classifier';
+import { bodyFontSize, bodyIsMono, classifyBlock, marginalType, type PageStats } from './element-classifier';
 import { detectFigures } from './figure-detector';
 import { buildLines } from './line-builder';
 import { readingOrder } from './reading-order';
@@ -43,6 +43,7 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
     width: input.width,
     height: input.height,
     bodySize: bodyFontSize(blocks),
+    bodyMono: bodyIsMono(blocks),
     source: input.source,
     vocab: pageVocabulary(lines),
   };

@@ -7,6 +7,9 @@ import { columnSeparators, rowSeparators, textRows } from './alignment';
 import { detectHeaderRows } from './header-rows';
 import { wordsToText, type Word } from './words';
 
+/** A figure: a number, amount, percentage, or a range of them ("20-29", "1990–95"). */
+const FIGURE_WORD = /^[(+\-–−]?[$€£]?[\d.,]*\d[\d.,]*%?(?:[-–][$€£]?[\d.,]*\d[\d.,]*%?)?\)?$/;
+
 export interface GridInput {
   region: Box;
   hRules: Ruling[];
@@ -139,7 +142,7 @@ export function buildGridTable(inp: GridInput): TableModel | undefined {
     !colsFromRules &&
     words.length &&
     words.filter((w) => w.mono).length > 0.8 * words.length &&
-    words.filter((w) => /^[(+\-–−]?[$€£]?[\d.,]*\d[\d.,]*%?\)?$/.test(w.text)).length < 0.5 * words.length
+    words.filter((w) => FIGURE_WORD.test(w.text)).length < 0.5 * words.length
   )
     return undefined;
 
