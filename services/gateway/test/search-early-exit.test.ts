@@ -86,12 +86,17 @@ beforeAll(async () => {
   ({ key, orgId } = await gw.createOrg());
   kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Early exit' } })).body.knowledge_base.id;
   const env = { db: gw.db, storage: gw.deps.storage };
+  let first: ReturnType<typeof seg>[] = [];
   for (let f = 0; f < 6; f++) {
+    // The last file repeats the first one's texts: equal scores, which must be ordered the same way.
     const segments = Array.from({ length: 60 }, (_, i) =>
-      i % 17 === 5
-        ? seg(`f${f}-t${i}`, text(12), { tableMetadata: { isTable: true } } as never)
-        : seg(`f${f}-s${i}`, text(8 + (i % 5) * 9)),
+      f === 5
+        ? { ...first[i], id: `f5-copy${i}` }
+        : i % 17 === 5
+          ? seg(`f${f}-t${i}`, text(12), { tableMetadata: { isTable: true } } as never)
+          : seg(`f${f}-s${i}`, text(8 + (i % 5) * 9)),
     );
+    if (f === 0) first = segments;
     files.push(await seedAndIndex(env, { orgId, kbId, filename: `part-${f}.pdf`, segments }));
   }
 }, 120_000);
