@@ -62,9 +62,9 @@ export function ensureTemplate(): Promise<void> {
 }
 
 /** The real gateway (services/gateway/test/harness.ts) on an ephemeral port over a fresh database. */
-export async function startBenchGateway(env: Record<string, string> = {}) {
+export async function startBenchGateway(env: Record<string, string> = {}, o: { keepDatabase?: string } = {}) {
   await ensureTemplate();
-  return startGateway(env);
+  return startGateway(env, o);
 }
 
 export interface LoadResult {

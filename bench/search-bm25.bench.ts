@@ -17,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { BUNDLE, type Segment } from '../libs/contracts/src';
+import { createOrgApiKey } from '../libs/auth/src';
 import { createLogger } from '../libs/logger/src';
 import { artifactPrefix } from '../libs/storage/src';
 import { searchStatement } from '../services/gateway/src/domain/search/search';
@@ -49,6 +50,12 @@ const LOAD = process.env.BENCH_BM25_LOAD ?? (FILES * SEGMENTS_PER_FILE > 20_000 
 const PASSAGE_WORDS = Number(process.env.BENCH_BM25_PASSAGE_WORDS ?? 0);
 // EXPLAIN (ANALYZE, BUFFERS) of both statements, alternately, on this many of the queries.
 const EXPLAIN_QUERIES = Number(process.env.BENCH_BM25_EXPLAIN ?? 40);
+// A database name: the knowledge base is built there once and kept; a later run with the same name
+// and sizes reuses it (migrated to this tree's migrations) instead of loading it again. Unset: a fresh
+// database, dropped at the end.
+const KEEP_DB = process.env.BENCH_BM25_DB || undefined;
+// Only build (or find) the knowledge base, measure nothing.
+const LOAD_ONLY = process.env.BENCH_BM25_LOAD_ONLY === '1';
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 const SEARCH_DIR = 'services/gateway/src/domain/search';
@@ -154,12 +161,26 @@ const summary = (r: ProbeResult, kind: 'sql' | 'http') => {
 };
 
 export async function run(): Promise<Row[]> {
-  const gw = await startBenchGateway({ RATE_LIMIT_POINTS: '100000000' });
+  const gw = await startBenchGateway({ RATE_LIMIT_POINTS: '100000000' }, { keepDatabase: KEEP_DB });
   const db = new pg.Pool({ connectionString: gw.deps.env.DATABASE_URL, max: 4 });
   try {
-    const { key, orgId } = await gw.createOrg();
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'BM25 bench' } })).body
-      .knowledge_base.id as string;
+    const kbName = `BM25 bench ${FILES}x${SEGMENTS_PER_FILE} w${PASSAGE_WORDS}`;
+    const kept = KEEP_DB
+      ? (
+          await db.query<{ id: string; org_id: string }>(
+            `SELECT kb.id, kb.org_id FROM knowledge_bases kb JOIN evidence_index_state st ON st.knowledge_base_id = kb.id
+             WHERE kb.name = $1 AND st.segment_count = $2 ORDER BY kb.created_at DESC LIMIT 1`,
+            [kbName, FILES * SEGMENTS_PER_FILE],
+          )
+        ).rows[0]
+      : undefined;
+    const { key, orgId } = kept
+      ? { key: (await createOrgApiKey(gw.db, kept.org_id)).secret, orgId: kept.org_id }
+      : await gw.createOrg();
+    const kbId = kept
+      ? kept.id
+      : ((await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: kbName } })).body.knowledge_base
+          .id as string);
     const sci = await loadBeir(path.join(CORPUS, 'g_retrieval/scifact'));
     const words = [...new Set(sci.docs.flatMap((d) => d.text.toLowerCase().match(/\b[a-z]{4,14}\b/g) ?? []))];
     const rand = rng(42);
@@ -185,7 +206,7 @@ export async function run(): Promise<Row[]> {
     const t0 = Date.now();
     // Bulk load: the secondary indexes of the two big tables (not their keys) are built once afterwards.
     const dropped: Array<{ indexname: string; indexdef: string }> = [];
-    if (LOAD === 'bulk') {
+    if (LOAD === 'bulk' && !kept) {
       const r = await db.query<{ indexname: string; indexdef: string }>(
         `SELECT i.indexname, i.indexdef FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname JOIN pg_index x ON x.indexrelid = c.oid
          WHERE i.schemaname = 'public' AND i.tablename IN ('evidence_index_segments', 'search_postings') AND NOT x.indisprimary AND NOT x.indisunique`,
@@ -195,7 +216,8 @@ export async function run(): Promise<Row[]> {
         dropped.push(ix);
       }
     }
-    let nextFile = 0;
+    let nextFile = kept ? FILES : 0;
+    if (kept) process.stderr.write(`reusing knowledge base ${kbId} of database ${KEEP_DB}\n`);
     await Promise.all(
       Array.from({ length: 2 }, async () => {
         while (nextFile < FILES) {
@@ -227,13 +249,14 @@ export async function run(): Promise<Row[]> {
         }
       }),
     );
-    if (LOAD === 'bulk') {
+    if (LOAD === 'bulk' && !kept) {
       for (const ix of dropped) await db.query(ix.indexdef);
       await gw.db.$transaction((tx) => recountIndexState(tx, orgId, kbId), { timeout: 3_600_000 });
     }
     const indexSeconds = (Date.now() - t0) / 1000;
     process.stderr.write(`loaded ${FILES * SEGMENTS_PER_FILE} segments (${LOAD}) in ${round(indexSeconds, 1)} s\n`);
-    await db.query('VACUUM ANALYZE');
+    if (!kept) await db.query('VACUUM ANALYZE');
+    if (LOAD_ONLY) return [];
 
     // Every fourth query is a SciFact claim (a sentence), the others 1-3 of its words.
     const questions = sci.queries.map((q) => q.text);

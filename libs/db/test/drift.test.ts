@@ -433,13 +433,14 @@ describe('what the migration adds beyond Prisma', () => {
     );
     expect(def('evidence_index_segments_tsv_idx')).toMatch(/USING gin \(tsv\)$/);
     expect(def('evidence_index_segments_knowledge_base_id_tsv_idx')).toMatch(/USING gin \(knowledge_base_id, tsv\)$/);
-    expect(def('search_postings_kb_term_covering_idx')).toMatch(
-      /\(knowledge_base_id, term\) INCLUDE \(segment_row_id, file_id, tf, dl\)$/,
+    expect(def('search_postings_kb_term_file_covering_idx')).toMatch(
+      /\(knowledge_base_id, term, file_id\) INCLUDE \(segment_row_id, tf, dl\)$/,
     );
     expect(def('files_live_knowledge_base_id_filename_id_idx')).toMatch(
       /\(knowledge_base_id, filename, id\) WHERE \(deleted_at IS NULL\)$/,
     );
     expect(def('evidence_index_segments_file_version_id_ordinal_idx')).toMatch(/\(file_version_id, ordinal\)$/);
+    expect(def('evidence_index_segments_kb_table_idx')).toMatch(/\(knowledge_base_id\) WHERE is_table$/);
     const ext = await c.query(`SELECT 1 FROM pg_extension WHERE extname = 'btree_gin'`);
     expect(ext.rowCount).toBe(1);
     const checks = await c.query<{ conname: string }>(

@@ -42,6 +42,14 @@ export interface Ranking {
   tableBoost: number;
   /** Without filters, only this many best-scored segments (at least 4 × limit) are checked for visibility. */
   prefetch: number;
+  /**
+   * Early exit (exact): the query's commonest words, while their largest possible contribution
+   * ((k1 + 1) × their IDF) stays under this share of the rarer words' IDF, are not read whole;
+   * they are looked up for the `prefetch` best candidates of the rarer words only, and the result
+   * is kept only when no unread segment can reach it (else the statement reads everything).
+   * 0: always read everything.
+   */
+  exitShare: number;
 }
 // k1 and b are BM25's usual values (those of SQLite FTS5 and Lucene).
 export const RANKING: Ranking = {
@@ -52,10 +60,13 @@ export const RANKING: Ranking = {
   synonymWeight: 0.3,
   tableBoost: 1.15,
   prefetch: 100,
+  exitShare: 0.3,
 };
 
 /** The statement's one row (none when the knowledge base is not the caller's organisation's). */
 export interface SearchRow {
+  /** Text search: whether the early exit's result was kept (false: every posting was read). */
+  early_exit: boolean | null;
   kb_id: string;
   folder_ok: boolean;
   version: bigint | null;
@@ -94,10 +105,15 @@ function filters(sc: SearchScope, f: SearchFilters): Prisma.Sql {
  * and the hits as one JSON array already in the API's shape (Search hit), in `pos` order.
  * Building the hits in PostgreSQL saves the gateway decoding ~20 typed columns per hit.
  */
-function envelope(sc: SearchScope, f: SearchFilters, ctes: Prisma.Sql): Prisma.Sql {
+function envelope(
+  sc: SearchScope,
+  f: SearchFilters,
+  ctes: Prisma.Sql,
+  exit: Prisma.Sql = Prisma.sql`NULL::boolean`,
+): Prisma.Sql {
   return Prisma.sql`
     WITH ${ctes}
-    SELECT kb.id::text AS kb_id, ${f.folderId ? Prisma.sql`EXISTS (SELECT 1 FROM folders fo WHERE fo.id = ${f.folderId}::uuid AND fo.knowledge_base_id = kb.id)` : Prisma.sql`true`} AS folder_ok,
+    SELECT ${exit} AS early_exit, kb.id::text AS kb_id, ${f.folderId ? Prisma.sql`EXISTS (SELECT 1 FROM folders fo WHERE fo.id = ${f.folderId}::uuid AND fo.knowledge_base_id = kb.id)` : Prisma.sql`true`} AS folder_ok,
       st.version, st.segment_count, st.file_count, st.indexed_at,
       (SELECT count(*) FROM index_pending_updates pu WHERE pu.knowledge_base_id = kb.id)::int AS pending,
       coalesce((
@@ -153,7 +169,10 @@ export function textSearchSql(
 ): Prisma.Sql {
   const hasFilters = Boolean(f.fileIds || f.folderId || f.years?.length || f.sourceType || f.tableOnly);
   const prefetch = Math.max(r.prefetch, 4 * limit);
-  const score = Prisma.sql`c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END`;
+  // Rounded to the six decimals the API returns before ordering: scores equal as shown are ordered
+  // by file and position, never by the last bits of a floating-point sum (whose order depends on the
+  // plan, so the exhaustive and early-exit paths, or two plans, could otherwise order ties differently).
+  const score = Prisma.sql`round((c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END)::numeric, 6)::float8`;
   const ranked = (from: Prisma.Sql, extra: Prisma.Sql) =>
     groupByFile
       ? // Each file's best visible segment (ties: the earlier one), then the files by that score.
@@ -176,10 +195,12 @@ export function textSearchSql(
       WHERE ${filters(sc, f)} ${extra}
       ORDER BY score DESC, s.file_id, s.ordinal
       LIMIT ${num(limit)}`;
-  return envelope(
-    sc,
-    f,
-    Prisma.sql`
+  // BM25's saturated term frequency of posting p, times the term's IDF.
+  const weight = (p: string, t: string) =>
+    Prisma.raw(`${t}.idf * ${p}.tf * ${r.k1 + 1} / (${p}.tf + ${r.k1} * (${1 - r.b} + ${r.b} * ${p}.dl / st.avgdl))`);
+  if (![r.k1, r.b].every(Number.isFinite)) throw new Error('ranking constants must be finite');
+  // The query's terms with their IDF (common words dropped when rarer ones exist).
+  const terms = Prisma.sql`
     st AS MATERIALIZED (
       SELECT greatest(segment_count, 1)::float8 AS n, greatest(total_length / greatest(segment_count, 1), 1e-9) AS avgdl
       FROM evidence_index_state WHERE knowledge_base_id = ${sc.kbId}::uuid
@@ -194,15 +215,23 @@ export function textSearchSql(
       ) x GROUP BY term
     ),
     qa AS MATERIALIZED (
-      SELECT ql.term, t.df <= ${num(r.commonShare)} * st.n AS rare, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
+      SELECT ql.term, t.df, t.df <= ${num(r.commonShare)} * st.n AS rare, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
       FROM ql JOIN search_terms t ON t.knowledge_base_id = ${sc.kbId}::uuid AND t.term = ql.term, st
       WHERE ql.w > 0
     ),
-    qt AS MATERIALIZED (SELECT term, idf FROM qa WHERE rare OR NOT EXISTS (SELECT 1 FROM qa WHERE rare)),
+    qt AS MATERIALIZED (SELECT term, idf, df FROM qa WHERE rare OR NOT EXISTS (SELECT 1 FROM qa WHERE rare)),`;
+  // Exhaustive: every posting of every term, scored and aggregated.
+  // With the early exit in front, the essential terms' postings are already read (he): only the others are.
+  const full = (early: boolean) => Prisma.sql`
     hits AS MATERIALIZED (
-      SELECT p.segment_row_id AS id, p.file_id, qt.term, qt.idf,
-        qt.idf * p.tf * ${num(r.k1 + 1)} / (p.tf + ${num(r.k1)} * (${num(1 - r.b)} + ${num(r.b)} * p.dl / st.avgdl)) AS s
-      FROM qt JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qt.term, st
+      ${
+        early
+          ? Prisma.sql`SELECT * FROM he UNION ALL
+      SELECT p.segment_row_id AS id, p.file_id, qn.term, qn.idf, ${weight('p', 'qn')} AS s
+      FROM qn JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qn.term, st`
+          : Prisma.sql`SELECT p.segment_row_id AS id, p.file_id, qt.term, qt.idf, ${weight('p', 'qt')} AS s
+      FROM qt JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qt.term, st`
+      }
     ),
     fc AS MATERIALIZED (
       SELECT file_id, sum(idf) AS file_idf FROM (SELECT DISTINCT file_id, term, idf FROM hits) x GROUP BY file_id
@@ -214,16 +243,100 @@ export function textSearchSql(
     ),
     ${
       hasFilters
-        ? Prisma.sql`ranked AS (${ranked(Prisma.sql`sc`, Prisma.empty)}),`
+        ? Prisma.sql`full_ranked AS (${ranked(Prisma.sql`sc`, Prisma.empty)}),`
         : Prisma.sql`pre AS MATERIALIZED (SELECT id, score FROM sc ORDER BY score DESC, id LIMIT ${num(prefetch)}),
     r1 AS MATERIALIZED (${ranked(Prisma.sql`pre`, Prisma.empty)}),
     r2 AS MATERIALIZED (${ranked(
       Prisma.sql`sc`,
       Prisma.sql`AND (SELECT count(*) FROM r1) < ${num(limit)} AND (SELECT count(*) FROM sc) > ${num(prefetch)}`,
     )}),
-    ranked AS (SELECT * FROM r2 UNION ALL SELECT * FROM r1 WHERE NOT EXISTS (SELECT 1 FROM r2)),`
-    }
-    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
+    full_ranked AS (SELECT * FROM r2 UNION ALL SELECT * FROM r1 WHERE NOT EXISTS (SELECT 1 FROM r2)),`
+    }`;
+  const top = Prisma.sql`top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`;
+  if (!(r.exitShare > 0)) {
+    return envelope(sc, f, Prisma.sql`${terms} ${full(false)} ranked AS (SELECT * FROM full_ranked), ${top}`);
+  }
+  // Early exit, exact (MaxScore's split of the terms). A term contributes to a segment's score
+  // idf·tfn if the segment holds it, fileContext·idf if only another segment of its file does, else 0:
+  // at most idf·max(k1 + 1, fileContext). The commonest terms, while that bound summed over them stays
+  // under exitShare × the other terms' IDF (and never all terms), are the non-essential ones (qn): their
+  // postings are not read. The essential terms' postings (qe) are read whole; their part of the score is
+  // exact for every segment holding one. The `prefetch` best of those by that part are completed with
+  // the non-essential terms by index lookups (the segment's posting by primary key, the file's by the
+  // (knowledge_base_id, term, file_id) index) and ranked as the exhaustive path ranks. The result stands
+  // when its last score is above what any other segment can reach: a candidate left out has at most its
+  // part + the non-essential bound; a segment without an essential term at most fileContext × its
+  // file's essential IDF + that bound (× the table boost if the knowledge base has a table segment);
+  // the margin of 1e-6 keeps such a segment below the last hit after rounding to six decimals.
+  // Otherwise the exhaustive path answers, reading only the postings not read yet.
+  const boostMax = Math.max(1, r.tableBoost);
+  const termMax = Math.max(r.k1 + 1, r.fileContext);
+  const c = num(r.fileContext);
+  const early = Prisma.sql`
+    qo AS MATERIALIZED (
+      SELECT term, idf, row_number() OVER (ORDER BY df, term) = 1 AS rarest,
+        sum(idf) OVER (ORDER BY df DESC, term DESC) AS common_idf, sum(idf) OVER () AS all_idf
+      FROM qt
+    ),
+    qn AS MATERIALIZED (
+      SELECT term, idf FROM qo WHERE NOT rarest AND ${num(termMax)} * common_idf <= ${num(r.exitShare)} * (all_idf - common_idf)
+    ),
+    he AS MATERIALIZED (
+      SELECT p.segment_row_id AS id, p.file_id, qe.term, qe.idf, ${weight('p', 'qe')} AS s
+      FROM qt qe JOIN search_postings p ON p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qe.term, st
+      WHERE qe.term NOT IN (SELECT term FROM qn)
+    ),
+    fe AS MATERIALIZED (
+      SELECT file_id, sum(idf) AS file_idf FROM (SELECT DISTINCT file_id, term, idf FROM he) x GROUP BY file_id
+    ),
+    ct AS MATERIALIZED (
+      SELECT id, file_id, s, idf, file_idf, s + ${c} * (file_idf - idf) AS part FROM (
+        SELECT h.id, h.file_id, sum(h.s) AS s, sum(h.idf) AS idf, max(fe.file_idf) AS file_idf
+        FROM he h JOIN fe ON fe.file_id = h.file_id GROUP BY h.id, h.file_id
+      ) x ORDER BY part DESC, id LIMIT ${num(prefetch + 1)}
+    ),
+    cand AS MATERIALIZED (SELECT * FROM ct ORDER BY part DESC, id LIMIT ${num(prefetch)}),
+    nf AS MATERIALIZED (
+      SELECT x.file_id, sum(qn.idf) AS file_idf FROM (SELECT DISTINCT file_id FROM cand) x CROSS JOIN qn
+      CROSS JOIN LATERAL (
+        SELECT 1 FROM search_postings p
+        WHERE p.knowledge_base_id = ${sc.kbId}::uuid AND p.term = qn.term AND p.file_id = x.file_id LIMIT 1
+      ) e
+      GROUP BY x.file_id
+    ),
+    ns AS MATERIALIZED (
+      SELECT cd.id, sum(${weight('p', 'qn')}) AS s, sum(qn.idf) AS idf
+      FROM cand cd CROSS JOIN qn JOIN search_postings p ON p.segment_row_id = cd.id AND p.term = qn.term, st
+      GROUP BY cd.id
+    ),
+    cx AS MATERIALIZED (
+      SELECT cd.id, (cd.s + coalesce(ns.s, 0)) + ${c} * ((cd.file_idf + coalesce(nf.file_idf, 0)) - (cd.idf + coalesce(ns.idf, 0))) AS score
+      FROM cand cd LEFT JOIN ns ON ns.id = cd.id LEFT JOIN nf ON nf.file_id = cd.file_id
+    ),
+    fast AS MATERIALIZED (${ranked(Prisma.sql`cx`, Prisma.empty)}),
+    bound AS MATERIALIZED (
+      SELECT ${
+        boostMax > 1
+          ? Prisma.sql`CASE WHEN EXISTS (SELECT 1 FROM evidence_index_segments t WHERE t.knowledge_base_id = ${sc.kbId}::uuid AND t.is_table) THEN ${num(boostMax)} ELSE 1 END`
+          : Prisma.sql`1`
+      } * greatest(
+        (SELECT part FROM ct ORDER BY part DESC, id OFFSET ${num(prefetch)} LIMIT 1) + rest.v,
+        CASE WHEN EXISTS (SELECT 1 FROM qn) THEN ${c} * (SELECT max(file_idf) FROM fe) + rest.v END
+      ) AS v
+      FROM (SELECT ${num(termMax)} * coalesce(sum(idf), 0) AS v FROM qn) rest
+    ),
+    ok AS MATERIALIZED (
+      SELECT (SELECT v FROM bound) IS NULL
+        OR ((SELECT count(*) FROM fast) >= ${num(limit)}
+          AND (SELECT min(score) FROM fast) > (SELECT v FROM bound) * (1 + 1e-9) + 1e-6) AS v
+    ),`;
+  return envelope(
+    sc,
+    f,
+    Prisma.sql`${terms} ${early} ${full(true)}
+    ranked AS (SELECT * FROM fast WHERE (SELECT v FROM ok) UNION ALL SELECT * FROM full_ranked WHERE NOT (SELECT v FROM ok)),
+    ${top}`,
+    Prisma.sql`(SELECT v FROM ok)`,
   );
 }
 
