@@ -11,7 +11,7 @@
 // caller's would. Every process must stay well under the 2 GiB pod limit (k8s/), the target is 1 GiB.
 import { readFile, readdir } from 'node:fs/promises';
 import { round, startBenchGateway, withSlowdown, type Row } from './lib';
-import { densePdf, textPdf } from '../services/parse-worker/test/fixtures';
+import { densePdf, textPdf } from '../libs/testing/src';
 import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
 
 export const name = 'parse-memory';

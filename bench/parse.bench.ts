@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { median, round, startBenchGateway, type Row } from './lib';
 import { openPdf } from '../libs/pdf/src/pdfjs-loader';
 import { rasterisePdf } from '../libs/pdf/src/render/rasterise';
-import { combine, repeatPages } from '../services/parse-worker/test/fixtures';
+import { combine, repeatPages } from '../libs/testing/src';
 import { spawnWorker, type WorkerProcess } from '../libs/testing/src';
 import { rawPdfjs } from '../libs/pdf/bench/raw-pdfjs';
 

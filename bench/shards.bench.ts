@@ -12,10 +12,16 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnService, spawnWorker, type ServiceProcess, type WorkerProcess } from '../libs/testing/src';
+import {
+  freePort,
+  gatewayClient,
+  longPdf,
+  spawnService,
+  spawnWorker,
+  type ServiceProcess,
+  type WorkerProcess,
+} from '../libs/testing/src';
 import { closePdf, openPdf } from '../libs/pdf/src/pdfjs-loader';
-import { gatewayClient } from '../services/gateway/test/harness';
-import { longPdf } from '../services/parse-worker/test/long-pdf';
 import { round, startBenchGateway, withSlowdown, type Row } from './lib';
 
 export const name = 'shards';

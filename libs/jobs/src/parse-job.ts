@@ -36,6 +36,30 @@ export async function beatParseJob(db: Db, jobId: string, workerId: string): Pro
     WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running') AND lease_owner = ${workerId}`;
 }
 
+/**
+ * A shard of a sharded parse is running (any worker may hold one, so no lease owner is checked).
+ * Only heartbeat_at moves, as in beatParseJob.
+ */
+export async function beatShardedParseJob(db: Db, jobId: string): Promise<void> {
+  await db.$executeRaw`UPDATE jobs SET heartbeat_at = now()
+    WHERE id = ${jobId}::uuid AND status IN ('started', 'in_progress', 'running')`;
+}
+
+/**
+ * A sharded parse's percent from the pages done across its shards (parse_shards.done_pages): 10 → 75
+ * while pages are parsed. Written only when its integer value grows (GREATEST keeps it monotonic).
+ */
+export async function raiseShardedParsePercent(db: Db, jobId: string): Promise<void> {
+  await db.$executeRaw`WITH t AS (
+      SELECT COALESCE(SUM(done_pages), 0) AS done, GREATEST(COALESCE(SUM(cardinality(pages)), 0), 1) AS total
+      FROM parse_shards WHERE job_id = ${jobId}::uuid)
+    UPDATE jobs SET percent = GREATEST(percent, (10 + floor(65 * t.done / t.total))::int),
+      heartbeat_at = now(), updated_at = now()
+    FROM t
+    WHERE jobs.id = ${jobId}::uuid AND jobs.status IN ('started', 'in_progress', 'running')
+      AND jobs.percent < (10 + floor(65 * t.done / t.total))::int`;
+}
+
 /** Percent is monotonic (GREATEST); stage, counts and raw status only move while the job is active. */
 export async function setParseProgress(db: Db, jobId: string, p: ParseProgress): Promise<void> {
   const rows = await db.$queryRaw<JobProgressRow[]>`UPDATE jobs SET

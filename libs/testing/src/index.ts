@@ -25,3 +25,4 @@ export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';
 export { creditInvariants } from './credits';
 export { describeShardState, isAlive, shardState, workerFleet } from './worker-fleet';
 export type { ShardState, WorkerFleet } from './worker-fleet';
+export { combine, densePdf, longPdf, pageMark, repeatPages, textPdf } from './pdfs';

@@ -26,29 +26,37 @@ interface Row {
   file_id: string | null;
   payload: Record<string, unknown>;
   created_at: Date;
+  stream_seq: bigint;
+  /** Every endpoint of the row's organisation (null: none). */
+  endpoints: { id: string; events: string[]; enabled: boolean }[] | null;
 }
 
 export async function relayBatch(db: Db, limit = 500): Promise<RelayOutcome> {
   return db.$transaction(async (tx) => {
     const [lock] = await tx.$queryRaw<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(${RELAY_LOCK}) AS ok`;
     if (!lock?.ok) return { busy: true, events: [], deliveries: [], more: false };
-    const rows = await tx.$queryRaw<Row[]>`SELECT id, org_id, event_type, resource_key, knowledge_base_id, file_id,
-        payload, created_at FROM webhook_events WHERE stream_seq IS NULL ORDER BY created_at, id LIMIT ${limit}`;
+    // One statement after the lock (its snapshot sees every earlier relay's commit): the oldest
+    // unrelayed rows, a block of positions drawn from the sequence (only the lock holder draws),
+    // numbered in (created_at, id) order, each row returned with its organisation's endpoints.
+    // One round trip instead of four: the relay's transaction is most of an event's way to a stream.
+    const rows = await tx.$queryRaw<Row[]>`WITH picked AS (
+        SELECT id, row_number() OVER (ORDER BY created_at, id) AS rn
+        FROM (SELECT id, created_at FROM webhook_events WHERE stream_seq IS NULL
+          ORDER BY created_at, id LIMIT ${limit}) oldest),
+      block AS (
+        SELECT setval('webhook_events_stream_seq_seq', nextval('webhook_events_stream_seq_seq') + n.c - 1) - n.c + 1 AS first
+        FROM (SELECT count(*) AS c FROM picked) n WHERE n.c > 0),
+      numbered AS (
+        UPDATE webhook_events e SET stream_seq = block.first + picked.rn - 1, relayed_at = now()
+        FROM picked, block WHERE e.id = picked.id
+        RETURNING e.id, e.org_id, e.event_type, e.resource_key, e.knowledge_base_id, e.file_id, e.payload,
+          e.created_at, e.stream_seq)
+      SELECT r.*, (SELECT json_agg(json_build_object('id', ep.id, 'events', ep.events, 'enabled', ep.enabled))
+          FROM webhook_endpoints ep WHERE ep.org_id = r.org_id) AS endpoints
+      FROM numbered r ORDER BY r.stream_seq`;
     if (!rows.length) return { busy: false, events: [], deliveries: [], more: false };
-    // A block of positions: only the lock holder draws from the sequence.
-    const [first] = await tx.$queryRaw<{ s: bigint }[]>`SELECT nextval('webhook_events_stream_seq_seq') AS s`;
-    if (rows.length > 1)
-      await tx.$queryRaw`SELECT setval('webhook_events_stream_seq_seq', ${first!.s + BigInt(rows.length - 1)}::bigint)`;
-    const base = first!.s;
-    const seqs = rows.map((_, i) => base + BigInt(i));
-    await tx.$executeRaw`UPDATE webhook_events e SET stream_seq = v.seq, relayed_at = now()
-      FROM unnest(${rows.map((r) => r.id)}::uuid[], ${seqs.map(String)}::bigint[]) AS v(id, seq) WHERE e.id = v.id`;
+    const seqs = rows.map((r) => r.stream_seq);
 
-    const orgs = [...new Set(rows.map((r) => r.org_id))];
-    const endpoints = await tx.webhookEndpoint.findMany({
-      where: { org_id: { in: orgs } },
-      select: { id: true, org_id: true, events: true, enabled: true },
-    });
     const data: {
       org_id: string;
       endpoint_id: string;
@@ -59,8 +67,7 @@ export async function relayBatch(db: Db, limit = 500): Promise<RelayOutcome> {
       status: string;
     }[] = [];
     rows.forEach((r, i) => {
-      for (const ep of endpoints) {
-        if (ep.org_id !== r.org_id) continue;
+      for (const ep of r.endpoints ?? []) {
         // A test event goes to its endpoint only, enabled or not; every other event to the
         // enabled endpoints that want its type.
         const wanted =

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { BUNDLE, type GroundingPage, type Segment } from '@docfleet/contracts';
-import type { OcrPageReport, TextLayerUse } from '@docfleet/pdf';
+import type { OcrPageReport, ParsedPage, TextLayerUse } from '@docfleet/pdf';
 
 export const pageResultName = (n: number) => `page_${String(n).padStart(4, '0')}.json`;
 
@@ -23,6 +23,19 @@ export interface PageResult {
   ocr?: OcrPageReport;
   /** OCR'd PDF pages with a text layer: whether its characters were taken (it agreed with OCR). */
   text_layer?: TextLayerUse;
+}
+
+/** The stored result of one page the parser read (the one place that maps the parser's page to the file's fields). */
+export function pageResultOf(p: ParsedPage): PageResult {
+  return {
+    page_number: p.pageNumber,
+    grounding: p.grounding,
+    markdown: p.markdown,
+    files: p.files,
+    source: p.source,
+    ...(p.ocr ? { ocr: p.ocr } : {}),
+    ...(p.textLayer ? { text_layer: p.textLayer } : {}),
+  };
 }
 
 export async function writeJson(file: string, value: unknown): Promise<void> {

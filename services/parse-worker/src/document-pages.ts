@@ -11,9 +11,10 @@ import {
   textLayerEvent,
   type ImageOcrHeadStart,
   type OcrHeadStart,
+  type ParsedPage,
 } from '@docfleet/pdf';
 import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
-import { pageResultName, writeJson, writeSegments, writeText, type PageResult } from './bundle';
+import { pageResultName, pageResultOf, writeJson, writeSegments, writeText, type PageResult } from './bundle';
 import type { FailedPageEntry, PageDiff } from './document-diff';
 import { UnitCharger, type JobContext } from './job-context';
 import { pdfManifestHead } from './manifest-head';
@@ -142,46 +143,38 @@ async function parseChangedPages(
   return parsed;
 }
 
-type ParsedPage = Awaited<ReturnType<typeof parsePages>>['pages'][number];
-
 /** Writes one parsed page's result, its OCR events and warnings, and notes whether it failed or has no image. */
 async function recordPage(ctx: JobContext, p: ParsedPage, out: ParsedPages): Promise<void> {
-  const { db } = ctx.deps;
-  const r: PageResult = {
-    page_number: p.pageNumber,
-    grounding: p.grounding,
-    markdown: p.markdown,
-    files: p.files,
-    source: p.source,
-    ...(p.ocr ? { ocr: p.ocr } : {}),
-    ...(p.textLayer ? { text_layer: p.textLayer } : {}),
-  };
+  const r = pageResultOf(p);
   out.results.set(p.pageNumber, r);
   await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
-  if (p.ocr) {
-    const o = p.ocr;
+  for (const w of r.ocr?.warnings ?? []) out.warnings.push({ page_number: p.pageNumber, ...w });
+  await pageEvents(ctx, r);
+  if (p.failed) out.failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
+  else if (p.noImage) out.noImagePages.push(p.pageNumber);
+}
+
+/** The events of one stored page, sharded or not: its OCR report and warnings, and its text layer's use. */
+export async function pageEvents(ctx: JobContext, r: PageResult): Promise<void> {
+  const db = ctx.deps.db;
+  const n = r.page_number;
+  if (r.ocr) {
+    const o = r.ocr;
     await addJobEvent(
       db,
       ctx.job.id,
       'parse.ocr_page',
       'parse',
-      `Page ${p.pageNumber}: OCR read ${o.chosen}${o.tried.length > 1 ? ` (best of ${o.tried.map((t) => t.name).join(', ')})` : ''}${o.paper ? '; scanner border cropped' : ''}${o.rulesRemoved ? `; ${o.rulesRemoved} separator rule(s) removed` : ''}.`,
-      { page_number: p.pageNumber, ...o },
+      `Page ${n}: OCR read ${o.chosen}${o.tried.length > 1 ? ` (best of ${o.tried.map((t) => t.name).join(', ')})` : ''}${o.paper ? '; scanner border cropped' : ''}${o.rulesRemoved ? `; ${o.rulesRemoved} separator rule(s) removed` : ''}.`,
+      { page_number: n, ...o },
     );
-    for (const w of o.warnings) {
-      out.warnings.push({ page_number: p.pageNumber, ...w });
-      await addJobEvent(db, ctx.job.id, 'parse.warning', 'parse', w.message, {
-        page_number: p.pageNumber,
-        code: w.code,
-      });
-    }
+    for (const w of o.warnings)
+      await addJobEvent(db, ctx.job.id, 'parse.warning', 'parse', w.message, { page_number: n, code: w.code });
   }
-  if (p.textLayer) {
-    const e = textLayerEvent(p.pageNumber, p.textLayer);
+  if (r.text_layer) {
+    const e = textLayerEvent(n, r.text_layer);
     await addJobEvent(db, ctx.job.id, 'parse.text_layer', 'parse', e.message, e.payload);
   }
-  if (p.failed) out.failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
-  else if (p.noImage) out.noImagePages.push(p.pageNumber);
 }
 
 /** Nothing of the document could be read: a failed job (nothing charged) rather than an empty result. */

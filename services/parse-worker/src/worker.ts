@@ -3,7 +3,7 @@ import type { WorkerDeps } from './deps';
 import { handleParseFile } from './jobs/parse-file.handler';
 import { resumeLostShards } from './lost-shards';
 import { KILLED_MESSAGE, reapOnce } from './reaper';
-import { handleParseShard } from './shards';
+import { handleParseShard } from './jobs/parse-shard.handler';
 
 export interface ParseWorkerOptions {
   connection: WorkerOptions['connection'];

@@ -5,7 +5,7 @@
 // releases the rest of the reservation.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { longPdf, pageMark } from './long-pdf';
+import { longPdf, pageMark } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 import { workerFleet, type WorkerFleet } from '@docfleet/testing';
 

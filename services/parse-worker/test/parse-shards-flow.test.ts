@@ -3,7 +3,7 @@
 // writes (same result.md, grounding pages and segments); a re-parse reuses unchanged pages for free.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { longPdf, pageMark } from './long-pdf';
+import { longPdf, pageMark } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 
 let sharded: Stack;

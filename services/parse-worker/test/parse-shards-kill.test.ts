@@ -6,7 +6,7 @@
 // Redis connection gone), not left `running` until BullMQ's lock expiry and stalled check.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { longPdf, pageMark } from './long-pdf';
+import { longPdf, pageMark } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 import { describeShardState, shardState, workerFleet, type WorkerFleet, type WorkerProcess } from '@docfleet/testing';
 

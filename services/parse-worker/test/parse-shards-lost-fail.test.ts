@@ -4,7 +4,7 @@
 // loss is one more than allowed: the job fails with an error naming the shard's pages, the
 // reservation is closed (none left held), the ledger sum equals the balance, and the other shards
 // stop (no page is read or charged for the job once it has failed).
-import { longPdf } from './long-pdf';
+import { longPdf } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 import { describeShardState, isAlive, shardState, workerFleet, type WorkerFleet } from '@docfleet/testing';
 

@@ -10,9 +10,6 @@
 // backoff and jitter, the 3-day disable, all in one transaction) and rings a delayed doorbell at
 // its retry time. Order per resource is the claim's: a later delivery of a resource is not claimable
 // while an earlier one is pending, and becomes claimable when that one's end is committed.
-import type { Db } from '@docfleet/db';
-import type { Logger } from '@docfleet/logger';
-import type { QueueClient } from '@docfleet/queue';
 import { webhookHeaders } from '@docfleet/sdk';
 import {
   abandonDelivery,
@@ -24,27 +21,9 @@ import {
   signingSecrets,
   type AttemptResult,
   type Claimed,
-  type RetrySchedule,
-  type UrlPolicy,
 } from '@docfleet/webhooks';
+import type { DeliveryLoopDeps } from './deps';
 import { send } from './send';
-
-export interface DeliveryLoopDeps {
-  db: Db;
-  queues: QueueClient;
-  logger: Logger;
-  policy: UrlPolicy;
-  schedule: RetrySchedule;
-  timeoutMs: number;
-  maxResponseBytes: number;
-  disableAfterMs: number;
-  /** Deliveries out at once in this process. */
-  concurrency: number;
-  /** Due deliveries are looked for this often without a doorbell (expired leases, lost doorbells). */
-  pollMs: number;
-  /** Observes each attempt (metrics). */
-  onAttempt?: (a: { ok: boolean; ms: number; eventType: string }) => void;
-}
 
 interface Finished {
   claim: Claimed;

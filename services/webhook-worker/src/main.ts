@@ -1,20 +1,14 @@
 import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
-import { QueueClient, createRedis, createWorker } from '@docfleet/queue';
-import {
-  Counter,
-  Histogram,
-  createJobMetrics,
-  createMetricsRegistry,
-  onShutdown,
-  startHealthServer,
-} from '@docfleet/runtime';
+import { QueueClient, createRedis } from '@docfleet/queue';
+import { createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { pruneWebhookEvents } from '@docfleet/webhooks';
 import { webhookWorkerEnv } from './config';
 import { DeliveryLoop } from './delivery-loop';
 import { startRelay } from './relay-loop';
+import { attemptMetrics, startWebhookWorker } from './worker';
 
 // Composition root of the webhook worker: relays the outbox, runs the delivery loop, and takes
 // doorbells from the 'webhook' queue (one at a time: a process holds one while its loop drains,
@@ -28,18 +22,6 @@ async function main() {
   const workerRedis = createRedis(env.REDIS_URL, { forWorker: true });
   const queues = new QueueClient(redis, env.QUEUE_PREFIX);
   const registry = createMetricsRegistry('webhook-worker');
-  const attempts = new Counter({
-    name: 'docfleet_webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  const seconds = new Histogram({
-    name: 'docfleet_webhook_attempt_seconds',
-    help: 'Duration of one webhook POST',
-    buckets: [0.005, 0.02, 0.05, 0.1, 0.5, 1, 5, 10],
-    registers: [registry],
-  });
   const loop = new DeliveryLoop({
     db,
     queues,
@@ -57,25 +39,14 @@ async function main() {
     disableAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
     concurrency: env.WEBHOOK_CONCURRENCY,
     pollMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
-    onAttempt: (a) => {
-      attempts.inc({ outcome: a.ok ? 'ok' : 'failed' });
-      seconds.observe(a.ms / 1000);
-    },
+    onAttempt: attemptMetrics(registry),
   });
-  const worker = createWorker(
-    'webhook',
-    { 'webhook.wake': () => loop.drain(), 'webhook.deliver': () => loop.drain() },
-    {
-      connection: workerRedis,
-      prefix: env.QUEUE_PREFIX,
-      metrics: createJobMetrics(registry),
-      concurrency: 1,
-      lockDurationMs: env.WEBHOOK_JOB_LOCK_MS,
-      stalledIntervalMs: Math.max(1000, Math.floor(env.WEBHOOK_JOB_LOCK_MS / 2)),
-    },
-  );
-  worker.on('failed', (job, err) => logger.error({ job_id: job?.id, err }, 'webhook job failed'));
-  worker.on('error', (err) => logger.error({ err }, 'webhook worker error'));
+  const worker = startWebhookWorker(loop, logger, {
+    connection: workerRedis,
+    prefix: env.QUEUE_PREFIX,
+    metrics: createJobMetrics(registry),
+    lockDurationMs: env.WEBHOOK_JOB_LOCK_MS,
+  });
   const relay = await startRelay({
     db,
     databaseUrl: env.DATABASE_URL,

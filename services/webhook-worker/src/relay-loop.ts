@@ -3,25 +3,9 @@
 // notification was missed (a dropped connection). Relayed events go out on the Redis events
 // channel for the event streams. New deliveries wake this process's delivery loop at once and ring
 // one doorbell per `doorbellEvery` of them on the queue, so other worker processes join in.
-import type { Db } from '@docfleet/db';
-import type { Logger } from '@docfleet/logger';
-import type { QueueClient, Redis } from '@docfleet/queue';
 import { OUTBOX_CHANNEL, eventsChannel, relayBatch } from '@docfleet/webhooks';
 import { Client } from 'pg';
-
-export interface RelayDeps {
-  db: Db;
-  databaseUrl: string;
-  queues: QueueClient;
-  redis: Redis;
-  prefix: string;
-  logger: Logger;
-  intervalMs: number;
-  /** New deliveries were relayed: this process's delivery loop. */
-  onDeliveries: (count: number) => void;
-  /** One doorbell per this many new deliveries (the worker's concurrency). */
-  doorbellEvery: number;
-}
+import type { RelayDeps } from './deps';
 
 export async function startRelay(deps: RelayDeps): Promise<{ stop(): Promise<void>; kick(): void }> {
   let running: Promise<void> | null = null;

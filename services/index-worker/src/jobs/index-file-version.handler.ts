@@ -102,37 +102,54 @@ export async function* streamSegmentRowsOf(
   }
 }
 
+/**
+ * The size rule of one INSERT statement, owned here for both batches() and streamBatches(): at most
+ * `maxRows` rows and about BATCH_CHARS characters, never an empty batch.
+ */
+class RowBatcher {
+  private batch: SegmentRow[] = [];
+  private chars = 0;
+  constructor(private readonly maxRows: number) {}
+
+  /** Adds a row; returns the batch it closed, when the row did not fit in it. */
+  add(r: SegmentRow): SegmentRow[] | undefined {
+    const size = r.markdown.length + r.labels.length + r.title.length + 400;
+    let full: SegmentRow[] | undefined;
+    if (this.batch.length && (this.batch.length >= this.maxRows || this.chars + size > BATCH_CHARS)) {
+      full = this.batch;
+      this.batch = [];
+      this.chars = 0;
+    }
+    this.batch.push(r);
+    this.chars += size;
+    return full;
+  }
+
+  /** The last, partly filled batch (if any row is left). */
+  rest(): SegmentRow[] | undefined {
+    return this.batch.length ? this.batch : undefined;
+  }
+}
+
 /** batches() over a stream of rows. */
 export async function* streamBatches(rows: AsyncIterable<SegmentRow>, maxRows: number): AsyncGenerator<SegmentRow[]> {
-  let batch: SegmentRow[] = [];
-  let chars = 0;
+  const b = new RowBatcher(maxRows);
   for await (const r of rows) {
-    const size = r.markdown.length + r.labels.length + r.title.length + 400;
-    if (batch.length && (batch.length >= maxRows || chars + size > BATCH_CHARS)) {
-      yield batch;
-      batch = [];
-      chars = 0;
-    }
-    batch.push(r);
-    chars += size;
+    const full = b.add(r);
+    if (full) yield full;
   }
-  if (batch.length) yield batch;
+  const rest = b.rest();
+  if (rest) yield rest;
 }
 
 export function* batches(rows: SegmentRow[], maxRows: number): Generator<SegmentRow[]> {
-  let batch: SegmentRow[] = [];
-  let chars = 0;
+  const b = new RowBatcher(maxRows);
   for (const r of rows) {
-    const size = r.markdown.length + r.labels.length + r.title.length + 400;
-    if (batch.length && (batch.length >= maxRows || chars + size > BATCH_CHARS)) {
-      yield batch;
-      batch = [];
-      chars = 0;
-    }
-    batch.push(r);
-    chars += size;
+    const full = b.add(r);
+    if (full) yield full;
   }
-  if (batch.length) yield batch;
+  const rest = b.rest();
+  if (rest) yield rest;
 }
 
 export interface RowOwner {
