@@ -54,6 +54,12 @@ export interface PageGraphics {
   fillRects: Box[];
   /** Paths with curves or diagonals (charts, logos, diagrams): figure evidence. */
   shapes: Box[];
+  /**
+   * Extents (declared BBox, clipped to the page) of the Form XObjects the page paints. An included
+   * graphic (pdflatex's \includegraphics of a PDF chart, a placed EPS) is one form whose BBox frames
+   * the whole graphic, axis labels and legends included.
+   */
+  forms?: Box[];
 }
 
 export interface TableCellModel extends Box {

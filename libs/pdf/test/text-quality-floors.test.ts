@@ -3,7 +3,8 @@
 // 2201.00201 (narrow gutter under a full-width abstract, interleaved column baselines) and
 // 1601.03642 (a figure beside the abstract, references); a change that reads across columns again
 // or turns prose into tables fails here; 2201.00037 holds the accents TeX draws before the letter
-// under them (its tilded variables). The whole set is `pnpm eval:text`.
+// under them (its tilded variables) and charts included as form XObjects (their labels stay in the
+// figure; its floor is above pdftotext's 96.4, issue 21). The whole set is `pnpm eval:text`.
 import fs from 'node:fs/promises';
 import { libraryParse } from '../eval/library-parse';
 import { groundingPlainText, textScore } from '../eval/text-eval';
@@ -15,7 +16,7 @@ const FLOORS: Array<[string, number, boolean]> = [
   ['a_born_digital/pypdf-bench/2201.00201', 98.0, true],
   ['a_born_digital/pypdf-bench/1601.03642', 97.5, true],
   // TeX accents set before their letter (ε̃m, m̃f on almost every page).
-  ['a_born_digital/pypdf-bench/2201.00037', 96.0, true],
+  ['a_born_digital/pypdf-bench/2201.00037', 96.5, true],
 ];
 
 describe('text fidelity floors (py-pdf benchmark score on corpus papers)', () => {

@@ -167,6 +167,11 @@ export class GraphicsScanner {
           const m = args?.[0] as Matrix | null;
           if (Array.isArray(m) || ArrayBuffer.isView(m))
             st.ctm = multiply(Array.from(m as ArrayLike<number>) as Matrix, st.ctm);
+          const bb = args?.[1] as ArrayLike<number> | null | undefined;
+          if (bb && bb.length === 4 && !this.overflowed) {
+            const f = keep(transformBox(st.ctm, bb[0]!, bb[1]!, bb[2]!, bb[3]!));
+            if (f) (out.forms ??= []).push(f);
+          }
           break;
         }
         case OP.paintFormXObjectEnd:

@@ -34,10 +34,27 @@ export function detectFigures(
       if (a < 0.01 * pageArea || a > 0.9 * pageArea) continue;
       const inner = shapes.filter((s) => intersectionArea(s, cluster) > 0.5 * Math.max(1, boxArea(s)));
       const shapeArea = inner.reduce((s, b) => s + boxArea(b), 0);
-      if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(plotFrame(cluster, g));
+      if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(enclosingForm(plotFrame(cluster, g), g, pageArea));
     }
   }
   return clusterBoxes(cands, 4).filter((b) => !exclude.some((e) => intersectionArea(e, b) > 0.5 * boxArea(b)));
+}
+
+/**
+ * Drawings painted inside a Form XObject whose BBox frames them (an included PDF or EPS graphic)
+ * belong to one graphic that extends to that BBox: its axis ticks, labels and legends lie outside
+ * the curves and their frame but inside the form. The largest such form below half the page is
+ * taken (nested forms are parts of one graphic); larger ones wrap page content, not a graphic.
+ */
+function enclosingForm(cluster: Box, g: PageGraphics, pageArea: number): Box {
+  let best: Box | undefined;
+  for (const f of g.forms ?? []) {
+    const a = boxArea(f);
+    if (a > 0.5 * pageArea || a < boxArea(cluster)) continue;
+    if (intersectionArea(f, cluster) < 0.9 * Math.max(1, boxArea(cluster))) continue;
+    if (!best || a > boxArea(best)) best = f;
+  }
+  return best ? unionBox(cluster, best) : cluster;
 }
 
 /**

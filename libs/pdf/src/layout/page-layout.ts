@@ -90,9 +90,17 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
 const FIGURE_CAPTION = /^(figure|fig\.|chart|diagram|exhibit|illustration)\s*[0-9IVXA-Z]/i;
 
 function hasCaption(fig: Box, flow: Line[]): boolean {
+  // A caption's label may be cut from its number ("Figure" | "6. a) ...") where a column gutter,
+  // found from the figure's own labels, runs between them: read it with the line next to it.
+  const withNext = (l: Line) => {
+    const next = flow
+      .filter((m) => m !== l && Math.abs(m.y1 - l.y1) < 0.3 * l.size && m.x0 >= l.x1 - 1 && m.x0 - l.x1 < 2 * l.size)
+      .sort((a, b) => a.x0 - b.x0)[0];
+    return next ? `${l.text} ${next.text}` : l.text;
+  };
   return flow.some(
     (l) =>
-      FIGURE_CAPTION.test(l.text) &&
+      FIGURE_CAPTION.test(withNext(l)) &&
       l.x1 > fig.x0 &&
       l.x0 < fig.x1 &&
       (Math.abs(l.y0 - fig.y1) < 30 || Math.abs(fig.y0 - l.y1) < 30),
