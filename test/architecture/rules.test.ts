@@ -97,6 +97,8 @@ const KNOWN_CROSS_SERVICE_TESTS = new Set([
   // The gateway's search tests seed indexed segments with the index worker's own indexer (issue 14.3, left).
   'services/gateway/test/search.test.ts → ../../index-worker/test/fixtures',
   'services/gateway/test/search-ranking.test.ts → ../../index-worker/test/fixtures',
+  // The early-exit test compares both search paths on segments seeded the same way (same debt as above).
+  'services/gateway/test/search-early-exit.test.ts → ../../index-worker/test/fixtures',
 ]);
 
 const partOf = (e: Edge) => ownerOf(path.join(ROOT, e.from));
