@@ -5,44 +5,13 @@
 import type { Box, Matrix } from '../geometry';
 import { applyPoint, boxArea, clipBox, multiply, transformBox } from '../geometry';
 import type { PageGraphics } from '../types';
+import { OP } from '../pdfjs-ops';
 
 interface OperatorList {
   fnArray: number[];
   argsArray: unknown[];
 }
 
-// Values of pdf.js OPS (stable across 4.x/5.x); kept local so this module needs no pdf.js import.
-const OP = {
-  save: 10,
-  restore: 11,
-  transform: 12,
-  setLineWidth: 2,
-  stroke: 20,
-  closeStroke: 21,
-  fill: 22,
-  eoFill: 23,
-  fillStroke: 24,
-  eoFillStroke: 25,
-  closeFillStroke: 26,
-  closeEOFillStroke: 27,
-  endPath: 28,
-  shadingFill: 62,
-  paintFormXObjectBegin: 74,
-  paintFormXObjectEnd: 75,
-  paintImageMaskXObject: 83,
-  paintImageMaskXObjectGroup: 84,
-  paintImageXObject: 85,
-  paintInlineImageXObject: 86,
-  paintInlineImageXObjectGroup: 87,
-  paintImageXObjectRepeat: 88,
-  paintImageMaskXObjectRepeat: 89,
-  paintSolidColorImageMask: 90,
-  constructPath: 91,
-  setFillRGBColor: 59,
-  setFillTransparent: 93,
-  setStrokeRGBColor: 58,
-  setStrokeTransparent: 92,
-} as const;
 const DRAW = { moveTo: 0, lineTo: 1, curveTo: 2, closePath: 3 } as const;
 
 const STROKES = new Set<number>([

@@ -100,10 +100,10 @@ function hasCaption(fig: Box, flow: Line[]): boolean {
   };
   return flow.some(
     (l) =>
-      FIGURE_CAPTION.test(withNext(l)) &&
       l.x1 > fig.x0 &&
       l.x0 < fig.x1 &&
-      (Math.abs(l.y0 - fig.y1) < 30 || Math.abs(fig.y0 - l.y1) < 30),
+      (Math.abs(l.y0 - fig.y1) < 30 || Math.abs(fig.y0 - l.y1) < 30) &&
+      FIGURE_CAPTION.test(withNext(l)),
   );
 }
 

@@ -9,10 +9,8 @@
 // recorded, and text-layer runs get the logical word. Words without multi-letter glyphs are never
 // touched, so "مثال" or "إلى" (alef and lam as separate glyphs) stay as they are.
 
-// pdf.js OPS values (stable across 4.x/5.x).
-const BEGIN_TEXT = 31;
-const END_TEXT = 32;
-const SHOW_TEXT = 44;
+import { OP } from '../pdfjs-ops';
+
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 
 interface GlyphLike {
@@ -31,8 +29,8 @@ export class RtlLigatureWords {
   push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
     for (let i = 0; i < length; i++) {
       const fn = fnArray[i];
-      if (fn === BEGIN_TEXT || fn === END_TEXT) this.flush();
-      if (fn !== SHOW_TEXT) continue;
+      if (fn === OP.beginText || fn === OP.endText) this.flush();
+      if (fn !== OP.showText) continue;
       const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
       if (!Array.isArray(glyphs)) continue;
       for (const g of glyphs as Array<GlyphLike | number | null>) {
