@@ -16,7 +16,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startService(name: string, gw: Gateway, log: (s: string) => void): ChildProcess {
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [`services/${name}/src/main.ts`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
     cwd: ROOT,
     env: {
       ...process.env,

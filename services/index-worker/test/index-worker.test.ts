@@ -279,7 +279,9 @@ describe('the worker process and the gateway wiring', () => {
 
   it('main.ts serves /healthz and /readyz on HEALTH_PORT and stops cleanly on SIGTERM', async () => {
     const root = path.resolve(__dirname, '../../..');
-    const child = spawn(path.join(root, 'node_modules/.bin/tsx'), ['services/index-worker/src/main.ts'], {
+    // One process (`node --import tsx`), as libs/testing starts services: the `tsx` command is a parent that
+    // relays SIGTERM and, when the child does not acknowledge within 30 ms (a busy machine), kills it (exit 143).
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/index-worker/src/main.ts'], {
       cwd: root,
       env: {
         ...process.env,
