@@ -104,6 +104,47 @@ describe('receipt key fields through runExtractFile (docfleet-local)', () => {
     expect(result.address).toBe('NO. 7, JALAN MAWAR 2/1 40100 SHAH ALAM');
   });
 
+  it('border marks at the edges of the name and address lines are no part of them', async () => {
+    const { result } = await extract([
+      '| KEDAI KOPI SRI MURNI SDN BHD .',
+      '| 21, JALAN AMAN 4/2,',
+      '52100 KEPONG, KUALA LUMPUR > |',
+      'Mobile /Whatsapps : +6012-345 6789',
+      'TAX INVOICE',
+      'TOTAL 9.90',
+      'CASH 10.00',
+      'CHANGE 0.10',
+    ]);
+    expect(result.company).toBe('KEDAI KOPI SRI MURNI SDN BHD');
+    expect(result.address).toBe('21, JALAN AMAN 4/2, 52100 KEPONG, KUALA LUMPUR');
+  });
+
+  it('a registration number misread with "~" is cut from the name line', async () => {
+    const { result } = await extract([
+      'BINTANG CO. (M) BHD (558812~K)',
+      '2ND FLR, BINTANG MALL, JALAN BESAR,',
+      '50200 KUALA LUMPUR',
+      'TOTAL 15.00',
+      'CASH 15.00',
+    ]);
+    expect(result.company).toBe('BINTANG CO. (M) BHD');
+  });
+
+  it('a logo read as short words on the first line gives way to the name over the address', async () => {
+    const { result } = await extract([
+      'ab ee wo',
+      'SINAR JAYA HARDWARE TRADING',
+      '(JM0123456-T)',
+      'NO 7, JALAN BESI 2,',
+      '81700 PASIR GUDANG, JOHOR.',
+      'TOTAL 18.00',
+      'CASH 20.00',
+      'CHANGE 2.00',
+    ]);
+    expect(result.company).toBe('SINAR JAYA HARDWARE TRADING');
+    expect(result.address).toBe('NO 7, JALAN BESI 2, 81700 PASIR GUDANG, JOHOR.');
+  });
+
   it('a misread total loses to the amount that subtotal + tax + rounding make', async () => {
     const { result } = await extract([
       'TERANG LIGHTING ENTERPRISE',

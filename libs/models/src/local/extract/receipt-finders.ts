@@ -40,9 +40,7 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
   const out: Candidate[] = [];
   head.forEach((line, i) => {
     // A registration number printed after the name is not part of it: "(82256-V)".
-    const text = plain(line.text)
-      .replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s-]{0,6}[)}\]]?\s*$/, '')
-      .trim();
+    const text = edgeClean(plain(line.text).replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s~-]{0,6}[)}\]]?\s*$/, ''));
     for (const o of findOrganisations(text)) {
       const above = i > 0 && head[i - 1]!.seg.id === line.seg.id ? plain(head[i - 1]!.text).trim() : undefined;
       // The whole line when the name fills it ("MR. D.I.Y. (M) SDN BHD", "99 SPEED MART S/B").
@@ -76,16 +74,43 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
   // over the legal entity printed lower down); other name-like lines only when nothing else is found.
   // Only on receipts and slips (payment lines printed): an invoice's first line is as often a
   // heading or the customer.
-  const top = head.findIndex((l) => isNameLine(plain(l.text).trim()) && !looksLikeAddress(plain(l.text)));
+  const top = head.findIndex((l) => isNameLine(edgeClean(plain(l.text))) && !looksLikeAddress(plain(l.text)));
   if (top >= 0 && isReceiptLike(lines)) {
-    const text = plain(head[top]!.text).trim();
+    const text = edgeClean(plain(head[top]!.text));
     const words = text.split(/\s+/).filter((w) => /\p{L}/u.test(w));
     const wordy = words.length >= 2 && words.reduce((n, w) => n + w.length, 0) / words.length >= 4;
     const named = out.some((c) => c.score > 0.3);
     const score = top === 0 && wordy ? 0.78 : named ? 0 : 0.55 - top * 0.03;
     if (score > 0) out.push(quoted(head[top]!, head[top]!, text, top, score, 'first name-like line'));
+    // A first line of short words may be a logo read as text ("In gang"): the name-like line
+    // printed right over the address block (a registration number between) is the name then.
+    if (!wordy && !named) {
+      for (let i = top + 1; i < Math.min(head.length - 1, 6); i++) {
+        const name = edgeClean(plain(head[i]!.text));
+        // Not a line inside an address ("Subang Perdana," between street and town).
+        const inAddress = /,$/.test(name) || looksLikeAddress(plain(head[i - 1]!.text));
+        if (!isNameLine(name) || looksLikeAddress(name) || inAddress || head[i + 1]!.seg.id !== head[i]!.seg.id)
+          continue;
+        let j = i + 1;
+        while (j < head.length - 1 && isRegistration(plain(head[j]!.text).trim())) j++;
+        if (head[j]!.seg.id !== head[i]!.seg.id || !looksLikeAddress(plain(head[j]!.text))) continue;
+        out.push(quoted(head[i]!, head[i]!, name, i, 0.7, 'name over the address'));
+        break;
+      }
+    }
   }
   return out;
+}
+
+/**
+ * A line without the marks OCR reads from borders and rules at its edges: "| RESTORAN WAN SHENG",
+ * "UNIHAKKA INTERNATIONAL SDN BHD ." (a mark set apart by a space; "SDN. BHD." keeps its stops).
+ */
+export function edgeClean(text: string, edge: 'start' | 'end' | 'both' = 'both'): string {
+  let t = text.trim();
+  if (edge !== 'end') t = t.replace(/^[^\p{L}\p{N}(\s]+\s+/u, '');
+  if (edge !== 'start') t = t.replace(/\s+[^\p{L}\p{N})\s]+$/u, '');
+  return t;
 }
 
 /** Labels that put an owner or operator's legal name under a trading name. */
@@ -158,7 +183,9 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
         ? full.slice(0, contact.index).replace(/[\s,;:|-]+$/, '')
         : full;
     if (block.length && line.seg.id !== block[0]!.line.seg.id) break;
-    if (!text || NOT_A_NAME.test(text) || findDates(text).length || isRegistration(text)) {
+    // A contact line ("Mobile /Whatsapps : +6012-…") is no address line.
+    const contactLine = contact !== null && text === full;
+    if (!text || contactLine || NOT_A_NAME.test(text) || findDates(text).length || isRegistration(text)) {
       if (block.length) break;
       continue; // titles or contacts above the address: look on
     }
@@ -179,13 +206,16 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
     if (text !== full) break;
     if (postcodeSeen) break; // the state line after the town closes it
     // A line ending with the postcode and town closes the block, unless a state line follows.
-    if (POSTCODE_TOWN.test(text)) postcodeSeen = true;
+    if (POSTCODE_TOWN.test(edgeClean(text, 'end'))) postcodeSeen = true;
   }
   if (!block.length || !block.some((b) => /\d/.test(b.text))) return [];
   // A stray mark OCR reads after the last line's end ("40170 SETIA ALAM t") is no part of the
   // address (the value stays inside the quote: only the block's end is cut).
   const tail = block[block.length - 1]!;
   tail.text = tail.text.replace(/\s+(?:\p{Ll}|[^\p{L}\p{N}\s.,()]{1,2})$/u, '');
+  // Border marks at the block's two ends likewise ("| NO. 5, JALAN …", "… JOHOR |").
+  block[0]!.text = edgeClean(block[0]!.text, 'start');
+  tail.text = edgeClean(tail.text, 'end');
   const first = block[0]!.line,
     last = block[block.length - 1]!.line;
   const quote = first.seg.markdown
