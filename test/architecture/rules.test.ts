@@ -92,15 +92,6 @@ const DATABASE_MODULES = new Set([
   'libs/queue',
 ]);
 
-/** Tests that still reach into another service; each entry is a debt to pay, not a permission to add. */
-const KNOWN_CROSS_SERVICE_TESTS = new Set([
-  // The gateway's search tests seed indexed segments with the index worker's own indexer (issue 14.3, left).
-  'services/gateway/test/search.test.ts → ../../index-worker/test/fixtures',
-  'services/gateway/test/search-ranking.test.ts → ../../index-worker/test/fixtures',
-  // The early-exit test compares both search paths on segments seeded the same way (same debt as above).
-  'services/gateway/test/search-early-exit.test.ts → ../../index-worker/test/fixtures',
-]);
-
 const partOf = (e: Edge) => ownerOf(path.join(ROOT, e.from));
 
 /** A library (its code or its tests) never imports a service. */
@@ -114,8 +105,7 @@ const serviceImportsService = (es: Edge[]) =>
       const o = partOf(e);
       return o.pkg.startsWith('services/') && e.target.startsWith('services/') && e.target !== o.pkg;
     })
-    .map(fmt)
-    .filter((v) => !KNOWN_CROSS_SERVICE_TESTS.has(v));
+    .map(fmt);
 
 /** Production code reaches another package only through its name, never a path into it. */
 const pathIntoPackage = (es: Edge[]) =>
@@ -252,9 +242,6 @@ describe('architecture rules', () => {
 
   it('a service (code or tests) never imports another service', () => {
     expect(serviceImportsService(edges)).toEqual([]);
-    // The debt list only shrinks: an entry that no longer occurs is removed from it.
-    const all = new Set(edges.map(fmt));
-    expect([...KNOWN_CROSS_SERVICE_TESTS].filter((k) => !all.has(k))).toEqual([]);
   });
 
   it('production code reaches another package only through its name, never a path into it', () => {

@@ -26,3 +26,14 @@ export { creditInvariants } from './credits';
 export { describeShardState, isAlive, shardState, workerFleet } from './worker-fleet';
 export type { ShardState, WorkerFleet } from './worker-fleet';
 export { combine, densePdf, longPdf, pageMark, repeatPages, textPdf } from './pdfs';
+export {
+  addManifest,
+  addVersion,
+  indexDeps,
+  indexNow,
+  seedAndIndex,
+  seedParsedFile,
+  seg,
+  waitFor,
+} from './search-index';
+export type { SearchIndexEnv, SegIn, Seeded } from './search-index';
