@@ -107,6 +107,11 @@ const serviceImportsService = (es: Edge[]) =>
     })
     .map(fmt);
 
+/** Benchmarks, evaluations, scripts and the workspace's tests start services as processes (libs/testing), never import their code. */
+const TOOLS = new Set(['bench', 'scripts', 'test']);
+const toolImportsService = (es: Edge[]) =>
+  es.filter((e) => TOOLS.has(partOf(e).pkg) && e.target.startsWith('services/')).map(fmt);
+
 /** Production code reaches another package only through its name, never a path into it. */
 const pathIntoPackage = (es: Edge[]) =>
   es
@@ -244,6 +249,10 @@ describe('architecture rules', () => {
     expect(serviceImportsService(edges)).toEqual([]);
   });
 
+  it('benchmarks, evaluations and scripts never import a service: they start it as a process', () => {
+    expect(toolImportsService(edges)).toEqual([]);
+  });
+
   it('production code reaches another package only through its name, never a path into it', () => {
     expect(pathIntoPackage(edges)).toEqual([]);
   });
@@ -304,6 +313,21 @@ describe('architecture rules', () => {
 
 // Each rule above, shown a violation of its own: a rule that could not fail would pass here too.
 describe('each rule catches a violation', () => {
+  it('a benchmark, evaluation or script importing a service', () => {
+    expect(
+      toolImportsService(edgesOfText('bench/x.bench.ts', "import { buildApp } from '../services/gateway/src/app';")),
+    ).toEqual(['bench/x.bench.ts → ../services/gateway/src/app']);
+    expect(
+      toolImportsService(
+        edgesOfText('bench/eval/x.ts', "import { s } from '../../services/workflow-worker/test/stack';"),
+      ),
+    ).toHaveLength(1);
+    expect(toolImportsService(edgesOfText('scripts/x.ts', "import '@docfleet/gateway';"))).toHaveLength(1);
+    expect(
+      toolImportsService(edgesOfText('bench/x.bench.ts', "import { spawnGateway } from '@docfleet/testing';")),
+    ).toEqual([]);
+  });
+
   it('a library importing a service, from its code or its tests', () => {
     expect(
       libraryImportsService(edgesOfText('libs/pdf/src/x.ts', "import '../../../services/gateway/src/app';")),

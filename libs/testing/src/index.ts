@@ -1,4 +1,4 @@
-export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, rebuildTemplate, testDbUrl } from './db';
+export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, keptTestDb, rebuildTemplate, testDbUrl } from './db';
 export type { TestDb } from './db';
 export { freePort, startPrivateRedis } from './private-redis';
 export { startPrivatePostgres } from './private-postgres';
