@@ -30,8 +30,8 @@ import {
   receiptRows,
   receiptTruth,
 } from '../../libs/models/eval/receipts';
-import { startWorkflowStack } from '../../services/workflow-worker/test/stack';
-import { ensureTemplate } from '../lib';
+import { startFleet } from '../../libs/testing/src';
+import { benchClient, ensureTemplate } from '../lib';
 
 const ROOT = path.resolve(__dirname, '../..');
 const f3 = (x: number) => x.toFixed(3);
@@ -85,10 +85,14 @@ async function main() {
 
   await ensureTemplate();
   const started = Date.now();
-  const s = await startWorkflowStack({ modelEnv: { MODEL_DEFAULT: 'docfleet-local' } });
+  // The gateway, the parse worker and the workflow worker as processes, offline (docfleet-local).
+  const s = await startFleet({
+    env: { MODEL_DEFAULT: 'docfleet-local' },
+    workers: ['parse-worker', 'workflow-worker'],
+  });
   try {
-    const org = await s.gw.createOrg({ credits: 10_000 });
-    const c = s.client(org.key);
+    const org = await s.createOrg({ credits: 10_000 });
+    const c = benchClient(s.url, org.key);
     const kb = (await c.knowledgeBases.create({ name: 'extract-eval' })).knowledge_base.id;
 
     // Receipts: upload → parse (OCR) → extraction job; exact match per field, citations checked.
