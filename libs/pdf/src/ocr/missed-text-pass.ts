@@ -1,0 +1,103 @@
+// Second reading of a page whose first reading left printed text unread. Tesseract's automatic page
+// segmentation (psm 3) finds text lines first and drops short isolated marks: the single digits and
+// short numbers standing alone in the cells of a borderless table (a cropped table image reads as
+// its row labels only). Such a page shows it: much of the ink inside its printed rows lies outside
+// every word Tesseract returned. Only then is the page read again as one uniform block of text
+// (psm 6), which keeps every mark on a row, and the second reading replaces the first when it reads
+// more text at a better confidence-weighted score.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { otsuThreshold, type GrayImage } from './preprocess';
+import { parseTsv, runTesseractTsv } from './tesseract-tsv';
+import { ocrRows } from './ocr-layout';
+import type { OcrWord } from './recognise';
+
+/**
+ * Share of the ink inside the page's printed rows that no word box covers. Rows only (the band
+ * between a row's top and bottom), so rules between rows, figures and margins do not count.
+ * `px`: raster pixels per word-box unit.
+ */
+export function missedInkShare(gray: GrayImage, words: OcrWord[], px: number): number {
+  const rows = ocrRows(words);
+  if (rows.length < 3) return 0;
+  const t = otsuThreshold(gray);
+  let ink = 0,
+    missed = 0;
+  for (const r of rows) {
+    const y0 = Math.max(0, Math.floor(r.y0 * px)),
+      y1 = Math.min(gray.height, Math.ceil(r.y1 * px));
+    // Columns of this row covered by a word (with a margin of a tenth of the row's height).
+    const pad = 0.1 * (r.y1 - r.y0) * px;
+    const covered = new Uint8Array(gray.width);
+    for (const w of r.words)
+      for (let x = Math.max(0, Math.floor(w.x0 * px - pad)); x < Math.min(gray.width, Math.ceil(w.x1 * px + pad)); x++)
+        covered[x] = 1;
+    for (let y = y0; y < y1; y++) {
+      const row = y * gray.width;
+      for (let x = 0; x < gray.width; x++) {
+        if (gray.data[row + x]! > t) continue;
+        ink++;
+        if (!covered[x]) missed++;
+      }
+    }
+  }
+  return ink ? missed / ink : 0;
+}
+
+/** Ink share left unread above which a page is read again as one block of text. */
+const MISSED_INK = 0.2;
+
+export interface MissedTextInput {
+  /** The page at the scale of the first reading's winner; word boxes are `1 / px` of its pixels. */
+  raster: GrayImage;
+  px: number;
+  dpi: number;
+  words: OcrWord[];
+  tmpDir: string;
+  pageNumber: number;
+  lang: string;
+  timeoutSeconds: number;
+}
+
+/** The page's words, read again as one block when the first reading left text unread (else as given). */
+export async function rereadMissedText(inp: MissedTextInput): Promise<OcrWord[]> {
+  if (missedInkShare(inp.raster, inp.words, inp.px) < MISSED_INK) return inp.words;
+  const { width, height } = inp.raster;
+  const file = path.join(inp.tmpDir, `block-${inp.pageNumber}.pgm`);
+  await fs.writeFile(file, Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), inp.raster.data]));
+  try {
+    const tsv = await runTesseractTsv(file, {
+      dpi: inp.dpi,
+      lang: inp.lang,
+      psm: 6,
+      timeoutSeconds: inp.timeoutSeconds,
+      pageNumber: inp.pageNumber,
+    });
+    const fresh = parseTsv(tsv)
+      .words.map((w) => ({
+        text: w.text.trim(),
+        conf: w.conf,
+        x0: w.left / inp.px,
+        y0: w.top / inp.px,
+        x1: (w.left + w.width) / inp.px,
+        y1: (w.top + w.height) / inp.px,
+        block: w.block,
+        par: w.par,
+        line: w.line,
+      }))
+      .filter((w) => w.text);
+    return readingScore(fresh) > readingScore(inp.words) ? fresh : inp.words;
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
+/** Confidence-weighted text (as the variant choice scores readings): each letter or digit +1 at full confidence, −1 at none. */
+export function readingScore(words: OcrWord[]): number {
+  let score = 0;
+  for (const w of words) {
+    const k = (w.text.match(/[\p{L}\p{N}]/gu) ?? []).length;
+    score += k * (2 * (w.conf / 100) - 1);
+  }
+  return score;
+}
