@@ -5,7 +5,7 @@
 // prose. Inputs are synthetic words in image pixels.
 import { layoutOcrWords, printScale } from '../src/parse/ocr-page';
 import { rowBaseline } from '../src/ocr/ocr-layout';
-import { missedInkShare } from '../src/ocr/missed-text-pass';
+import { leftFiguresUnread, missedInkShare } from '../src/ocr/missed-text-pass';
 import type { OcrWord } from '../src/ocr/recognise';
 import type { GrayImage } from '../src/ocr/preprocess';
 import type { LayoutElement } from '../src/types';
@@ -152,5 +152,15 @@ describe('tables from OCR word boxes', () => {
     for (let y = 0; y < 140; y++)
       for (let x = 0; x < 400; x++) big.data[y * 400 + x] = img.data[(y >> 1) * 200 + (x >> 1)]!;
     expect(missedInkShare(big, labels, 2)).toBeCloseTo(100 / 500, 2);
+    // A column of unread figures calls for a second reading; unread marks scattered over the rows don't.
+    expect(leftFiguresUnread(img, labels, 1)).toBe(true);
+    const scattered = white(200, 70);
+    for (const [i, y] of [10, 30, 50].entries())
+      for (let yy = y; yy < y + 10; yy++) {
+        for (let x = 0; x < 40; x++) scattered.data[yy * 200 + x] = 0;
+        for (let x = 60 + 40 * i; x < 70 + 40 * i; x++) scattered.data[yy * 200 + x] = 0;
+      }
+    expect(missedInkShare(scattered, labels, 1)).toBeCloseTo(100 / 500, 2);
+    expect(leftFiguresUnread(scattered, labels, 1)).toBe(false);
   });
 });

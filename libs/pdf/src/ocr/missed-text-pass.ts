@@ -13,16 +13,22 @@ import { ocrRows } from './ocr-layout';
 import type { OcrWord } from './recognise';
 
 /**
- * Share of the ink inside the page's printed rows that no word box covers. Rows only (the band
- * between a row's top and bottom), so rules between rows, figures and margins do not count.
- * `px`: raster pixels per word-box unit.
+ * Share of the ink inside the page's printed rows that no word box covers, and how many rows have
+ * unread ink at the one place where most rows do (a column of figures the reading dropped). Rows
+ * only (the band between a row's top and bottom), so rules between rows, figures and margins do
+ * not count. `px`: raster pixels per word-box unit.
  */
-export function missedInkShare(gray: GrayImage, words: OcrWord[], px: number): number {
+export function missedInk(
+  gray: GrayImage,
+  words: OcrWord[],
+  px: number,
+): { share: number; rows: number; aligned: number } {
   const rows = ocrRows(words);
-  if (rows.length < 3) return 0;
+  if (rows.length < 3) return { share: 0, rows: rows.length, aligned: 0 };
   const t = otsuThreshold(gray);
   let ink = 0,
     missed = 0;
+  const rowsAt = new Uint16Array(gray.width);
   for (const r of rows) {
     const y0 = Math.max(0, Math.floor(r.y0 * px)),
       y1 = Math.min(gray.height, Math.ceil(r.y1 * px));
@@ -32,16 +38,34 @@ export function missedInkShare(gray: GrayImage, words: OcrWord[], px: number): n
     for (const w of r.words)
       for (let x = Math.max(0, Math.floor(w.x0 * px - pad)); x < Math.min(gray.width, Math.ceil(w.x1 * px + pad)); x++)
         covered[x] = 1;
+    const unread = new Uint8Array(gray.width);
     for (let y = y0; y < y1; y++) {
       const row = y * gray.width;
       for (let x = 0; x < gray.width; x++) {
         if (gray.data[row + x]! > t) continue;
         ink++;
-        if (!covered[x]) missed++;
+        if (!covered[x]) {
+          missed++;
+          unread[x] = 1;
+        }
       }
     }
+    for (let x = 0; x < gray.width; x++) rowsAt[x]! += unread[x]!;
   }
-  return ink ? missed / ink : 0;
+  return { share: ink ? missed / ink : 0, rows: rows.length, aligned: Math.max(...rowsAt) };
+}
+
+/** Share of the ink in the page's rows left unread (missedInk). */
+export const missedInkShare = (gray: GrayImage, words: OcrWord[], px: number) => missedInk(gray, words, px).share;
+
+/**
+ * A reading that left a table's figures unread: a fifth or more of the ink in its rows unread, and
+ * the unread ink lines up in a column over at least three rows and a third of them (noise, a logo
+ * or a stamp does not).
+ */
+export function leftFiguresUnread(gray: GrayImage, words: OcrWord[], px: number): boolean {
+  const m = missedInk(gray, words, px);
+  return m.share >= MISSED_INK && m.aligned >= Math.max(3, m.rows / 3);
 }
 
 /** Ink share left unread above which a page is read again as one block of text. */
@@ -61,7 +85,7 @@ export interface MissedTextInput {
 
 /** The page's words, read again as one block when the first reading left text unread (else as given). */
 export async function rereadMissedText(inp: MissedTextInput): Promise<OcrWord[]> {
-  if (missedInkShare(inp.raster, inp.words, inp.px) < MISSED_INK) return inp.words;
+  if (!leftFiguresUnread(inp.raster, inp.words, inp.px)) return inp.words;
   const { width, height } = inp.raster;
   const file = path.join(inp.tmpDir, `block-${inp.pageNumber}.pgm`);
   await fs.writeFile(file, Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), inp.raster.data]));
