@@ -5,7 +5,7 @@
 // prose. Inputs are synthetic words in image pixels.
 import { layoutOcrWords, printScale } from '../src/parse/ocr-page';
 import { rowBaseline } from '../src/ocr/ocr-layout';
-import { leftFiguresUnread, missedInkShare } from '../src/ocr/missed-text-pass';
+import { leftFiguresUnread, missedInkShare, withUnreadWords } from '../src/ocr/missed-text-pass';
 import type { OcrWord } from '../src/ocr/recognise';
 import type { GrayImage } from '../src/ocr/preprocess';
 import type { LayoutElement } from '../src/types';
@@ -162,5 +162,19 @@ describe('tables from OCR word boxes', () => {
       }
     expect(missedInkShare(scattered, labels, 1)).toBeCloseTo(100 / 500, 2);
     expect(leftFiguresUnread(scattered, labels, 1)).toBe(false);
+  });
+
+  it("adds the block reading's words only where the first reading read nothing, and only read with confidence", () => {
+    const first = [word('Cantonese', 0, 20, 10, 1), word('Mandarin', 0, 40, 10, 2)];
+    const block = [
+      { ...word('Cantonese', 0, 20, 10, 1), text: 'Cant0nese', conf: 40 }, // over a word already read
+      { ...word('8', 100, 20, 10, 1), conf: 95 },
+      { ...word('1', 100, 40, 10, 2), conf: 90 },
+    ];
+    const merged = withUnreadWords(first, block);
+    expect(merged.map((w) => w.text)).toEqual(['Cantonese', 'Mandarin', '8', '1']);
+    expect(merged[2]!.block).toBeGreaterThan(1);
+    // Marks read at low confidence (noise) are not added.
+    expect(withUnreadWords(first, [{ ...word('~', 100, 20, 10, 1), text: 'ii', conf: 10 }])).toEqual(first);
   });
 });

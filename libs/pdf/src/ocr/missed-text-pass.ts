@@ -3,8 +3,8 @@
 // short numbers standing alone in the cells of a borderless table (a cropped table image reads as
 // its row labels only). Such a page shows it: much of the ink inside its printed rows lies outside
 // every word Tesseract returned. Only then is the page read again as one uniform block of text
-// (psm 6), which keeps every mark on a row, and the second reading replaces the first when it reads
-// more text at a better confidence-weighted score.
+// (psm 6), which keeps every mark on a row; its words where the first reading read nothing are
+// added to the first reading's when they are read with some confidence.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { otsuThreshold, type GrayImage } from './preprocess';
@@ -110,10 +110,25 @@ export async function rereadMissedText(inp: MissedTextInput): Promise<OcrWord[]>
         line: w.line,
       }))
       .filter((w) => w.text);
-    return readingScore(fresh) > readingScore(inp.words) ? fresh : inp.words;
+    return withUnreadWords(inp.words, fresh);
   } finally {
     await fs.rm(file, { force: true });
   }
+}
+
+/**
+ * The first reading keeps its words; the block reading adds the words that stand where the first
+ * read nothing (as blocks of their own, so the printed rows join them where they stand), when
+ * together they are read with more confidence than not.
+ */
+export function withUnreadWords(first: OcrWord[], block: OcrWord[]): OcrWord[] {
+  const lastBlock = Math.max(0, ...first.map((w) => w.block));
+  const overlaps = (a: OcrWord, b: OcrWord) =>
+    Math.min(a.x1, b.x1) > Math.max(a.x0, b.x0) && Math.min(a.y1, b.y1) > Math.max(a.y0, b.y0);
+  const added = block
+    .filter((w) => !first.some((o) => overlaps(o, w)))
+    .map((w) => ({ ...w, block: lastBlock + w.block }));
+  return readingScore(added) > 0 ? [...first, ...added] : first;
 }
 
 /** Confidence-weighted text (as the variant choice scores readings): each letter or digit +1 at full confidence, −1 at none. */
