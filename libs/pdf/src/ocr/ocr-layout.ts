@@ -161,6 +161,23 @@ export function ocrRows(words: OcrWord[]): OcrRow[] {
   return sorted.map(({ r: { lines: _l, ...r } }) => r);
 }
 
+/** Letters and marks that reach below the baseline (and words read as nothing but punctuation). */
+const BELOW_BASELINE = /[gjpqy(),;\[\]{}|$@§µ_]/;
+const READS_AS_TEXT = /[\p{L}\p{N}]/u;
+
+/**
+ * The printed row's baseline in pixels: the median bottom of its words that end on the baseline
+ * (no descender, some letter or digit). Tesseract's word boxes are tight around the ink, so the
+ * row's lowest edge is a descender's ("replication", "(3.1)") in one row and the baseline in the
+ * next; taken as the baseline it makes the spacing of a table's rows jitter by a descender's depth,
+ * and the table builder takes evenly spaced rows for wrapped lines of one cell.
+ */
+export function rowBaseline(row: Pick<OcrRow, 'words' | 'y1'>): number {
+  const onBase = row.words.filter((w) => READS_AS_TEXT.test(w.text) && !BELOW_BASELINE.test(w.text));
+  const ys = (onBase.length ? onBase : row.words).map((w) => w.y1).sort((a, b) => a - b);
+  return ys.length ? ys[Math.floor(ys.length / 2)]! : row.y1;
+}
+
 /**
  * Rows as text runs in points, for the table detector (which works on runs): each run's line is its
  * printed row, so a table's rows are the page's rows whatever blocks Tesseract made.
@@ -170,6 +187,7 @@ export function rowsToRuns(rows: OcrRow[], k: number): TextRun[] {
   rows.forEach((row, i) => {
     const hs = row.words.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
     const size = Math.max(4, (hs[Math.floor(hs.length / 2)] ?? row.y1 - row.y0) * k * 1.1);
+    const baseline = rowBaseline(row) * k;
     for (const w of row.words) {
       runs.push({
         text: w.text,
@@ -178,7 +196,7 @@ export function rowsToRuns(rows: OcrRow[], k: number): TextRun[] {
         y0: w.y0 * k,
         y1: w.y1 * k,
         size,
-        baseline: row.y1 * k - 0.2 * size,
+        baseline,
         bold: false,
         italic: false,
         mono: false,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { layoutPage } from '../layout/page-layout';
 import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
+import { rereadMissedText } from '../ocr/missed-text-pass';
 import { ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray } from '../ocr/preprocess';
 import { takeTextLayer, type TextLayerInput } from '../ocr/text-layer-words';
@@ -210,6 +211,8 @@ interface OcrLayoutContext {
   s: OcrSettings;
   /** The PDF page's own text layer: its characters replace the OCR words' where it agrees. */
   textLayer?: TextLayerInput;
+  /** Read the page again as one block when its first reading left text unread (image pages). */
+  rereadMissed?: boolean;
 }
 
 /**
@@ -218,11 +221,74 @@ interface OcrLayoutContext {
  * scan and the structure pass; plain pages cost no more than their one Tesseract reading.
  */
 export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Promise<LayoutElement[]> {
+  // The layout's tolerances are in points, set for printed text. A page whose text measures far
+  // smaller (a screen-resolution crop taken as a 300-dpi scan: 7 px letters are 1.7 pt) is laid
+  // out in a frame where its text has print size, and its elements are scaled back.
+  const f = c.textLayer ? 1 : printScale(words, c.k);
+  if (f === 1) return layoutOcrWordsAt(words, c);
+  const els = await layoutOcrWordsAt(words, {
+    ...c,
+    k: c.k * f,
+    widthPt: c.widthPt * f,
+    heightPt: c.heightPt * f,
+    rasterDpi: c.rasterDpi / f,
+  });
+  return els.map((e) => scaleElement(e, 1 / f));
+}
+
+/** Median height of the words of printed text, in points, under which a page is laid out larger. */
+const MIN_PRINT_WORD_PT = 4;
+/** The median word height such a page is laid out at (the words of 10-pt type). */
+const PRINT_WORD_PT = 7;
+
+/**
+ * Scale that brings the page's median word height (words with a letter or digit read at some
+ * confidence) to print size when it is below MIN_PRINT_WORD_PT; 1 otherwise.
+ */
+export function printScale(words: OcrWord[], k: number): number {
+  const hs = words
+    .filter((w) => w.conf >= 40 && /[\p{L}\p{N}]/u.test(w.text))
+    .map((w) => (w.y1 - w.y0) * k)
+    .sort((a, b) => a - b);
+  if (hs.length < 5) return 1;
+  const median = hs[Math.floor(hs.length / 2)]!;
+  return median > 0 && median < MIN_PRINT_WORD_PT ? PRINT_WORD_PT / median : 1;
+}
+
+function scaleElement(e: LayoutElement, s: number): LayoutElement {
+  const box = <B extends { x0: number; y0: number; x1: number; y1: number }>(b: B): B => ({
+    ...b,
+    x0: b.x0 * s,
+    y0: b.y0 * s,
+    x1: b.x1 * s,
+    y1: b.y1 * s,
+  });
+  const out = box(e);
+  if (e.table) out.table = { ...box(e.table), cells: e.table.cells.map(box) };
+  return out;
+}
+
+async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<LayoutElement[]> {
   const layer = c.textLayer?.runs;
   if (layer && c.textLayer) {
     const taken = takeTextLayer(words, c.k, layer);
     words = taken.items;
     c.textLayer.use = taken.use;
+  }
+  if (c.rereadMissed) {
+    // A first reading that left much of the ink in its rows unread (a table's lone figures) is
+    // read again as one block (missed-text-pass.ts).
+    const raster = toGray(await c.raster());
+    words = await rereadMissedText({
+      raster,
+      px: (c.rasterDpi * c.k) / 72,
+      dpi: c.rasterDpi,
+      words,
+      tmpDir: c.tmpDir,
+      pageNumber: c.pageNumber,
+      lang: c.s.lang,
+      timeoutSeconds: c.s.timeoutSeconds,
+    });
   }
   const rows = ocrRows(words);
   let runs = rowsToRuns(rows, c.k);
@@ -249,7 +315,7 @@ export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Pro
     tables = byRules.length ? byRules : grid(runs, plain);
     if (tables.length && hasLines) {
       // Tables on a page with rules are read again with the rules erased (the structure pass).
-      runs = await rereadTables({
+      let again = await rereadTables({
         raster: gray,
         dpi: c.rasterDpi,
         lines: [...lines.h, ...lines.v],
@@ -261,8 +327,14 @@ export async function layoutOcrWords(words: OcrWord[], c: OcrLayoutContext): Pro
         timeoutSeconds: c.s.timeoutSeconds,
       });
       // The table's second reading takes the agreeing text layer's characters too.
-      if (layer && c.textLayer?.use?.used) runs = takeTextLayer(runs, 1, layer).items;
-      tables = byRules.length ? ruled(runs) : grid(runs);
+      if (layer && c.textLayer?.use?.used) again = takeTextLayer(again, 1, layer).items;
+      // A second reading whose words no longer make the table (a borderless table under a rule
+      // or two, read as lines of another shape) does not lose the table the first reading found.
+      const rebuilt = byRules.length ? ruled(again) : grid(again);
+      if (rebuilt.length) {
+        runs = again;
+        tables = rebuilt;
+      }
     }
   }
   return rowsToElements(rows, c.k, tables);
@@ -450,6 +522,7 @@ export async function ocrImagePage(
       tmpDir,
       pageNumber,
       s,
+      rereadMissed: true,
     });
     return { elements, report };
   } finally {
