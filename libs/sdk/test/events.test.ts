@@ -50,3 +50,21 @@ it('gives up after maxReconnects cuts in a row with a network_error', async () =
   await expect(iterate()).rejects.toMatchObject({ code: 'network_error' });
   expect(calls).toHaveLength(1);
 });
+
+it('ends at once when the signal aborts, even while a read waits on a body that ignores the abort', async () => {
+  // A body fetch did not error on abort (seen: `upload --parse --watch` hung after its jobs had ended).
+  const { fetch } = scriptedFetch(() => stream([sse(7, 'parse.job.started')], 'open', null));
+  const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_events_key', fetch });
+  const ctl = new AbortController();
+  const seen: string[] = [];
+  const started = Date.now();
+  const iterate = (async () => {
+    for await (const e of client.events.stream({ signal: ctl.signal })) {
+      seen.push(`${e.id} ${e.event}`);
+      setTimeout(() => ctl.abort(), 20); // while the next read is pending
+    }
+  })();
+  await Promise.race([iterate, new Promise((_, reject) => setTimeout(() => reject(new Error('still reading')), 3000))]);
+  expect(seen).toEqual(['7 parse.job.started']);
+  expect(Date.now() - started).toBeLessThan(3000);
+});

@@ -28,10 +28,16 @@ export interface EventStreamOptions {
   onOpen?: () => void;
 }
 
-/** Parses an SSE byte stream into messages (comments and blank data are skipped). */
+/**
+ * Parses an SSE byte stream into messages (comments and blank data are skipped). When `signal`
+ * aborts, the reader is cancelled, which ends a pending read at once: fetch does not always error
+ * the body of an answer whose headers had arrived (a stream waiting for its next event then hung
+ * for good after its caller had stopped listening).
+ */
 export async function* parseEventStream(
   body: ReadableStream<Uint8Array>,
   onRetry?: (ms: number) => void,
+  signal?: AbortSignal,
 ): AsyncGenerator<{ id: string | null; event: string; data: string }> {
   const decoder = new TextDecoder();
   let buf = '';
@@ -39,6 +45,9 @@ export async function* parseEventStream(
   let event = '';
   let data: string[] = [];
   const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', stop, { once: true });
+  if (signal?.aborted) stop();
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -66,6 +75,7 @@ export async function* parseEventStream(
       }
     }
   } finally {
+    signal?.removeEventListener('abort', stop);
     reader.releaseLock();
     await body.cancel().catch(() => undefined);
   }
@@ -100,7 +110,7 @@ export class Events {
         });
         reconnects = 0;
         o.onOpen?.();
-        const messages = parseEventStream(res.data, (ms) => (retryMs = ms));
+        const messages = parseEventStream(res.data, (ms) => (retryMs = ms), o.signal);
         try {
           for (;;) {
             let next: IteratorResult<{ id: string | null; event: string; data: string }>;

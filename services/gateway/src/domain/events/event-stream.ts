@@ -164,6 +164,9 @@ export async function openEventStream(
       if (seq <= sent) return;
       if (matches(f, m.event.type, m.knowledge_base_id, m.file_id)) void pump();
     } else {
+      // Not before the headers: a write would send default ones, writeHead would then throw and the
+      // stream would carry progress but never its stored events. Progress is advisory (never replayed).
+      if (!ready) return;
       const d = m.progress.data;
       if (!matches(f, m.progress.type, d.knowledge_base_id, d.file_id)) return;
       write(`event: ${m.progress.type}\ndata: ${JSON.stringify(m.progress)}\n\n`);
@@ -179,6 +182,7 @@ export async function openEventStream(
     unsubscribe();
     throw err;
   }
+  if (done) return; // the client left while the position was read
 
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
