@@ -2,7 +2,14 @@
 // sent again by another after the lease), and record an attempt with its outcome. Order per
 // resource: a delivery is only taken when no earlier delivery of the same resource to the same
 // endpoint is still pending.
-import type { Db, WebhookDelivery, WebhookEndpoint, WebhookEvent } from '@docfleet/db';
+import {
+  Prisma,
+  queryRows,
+  type Db,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEvent,
+} from '@docfleet/db';
 import { emitEvent } from './outbox';
 import { nextAttemptAt, type RetrySchedule } from './schedule';
 
@@ -22,7 +29,12 @@ export interface Claimed {
  */
 export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<Claimed[]> {
   if (limit <= 0) return [];
-  const taken = await db.$queryRaw<(WebhookDelivery & { ep: Json | null; ev: Json | null })[]>`WITH cand AS (
+  // Straight on the pool (queryRows): at hundreds of deliveries a second, Prisma's work per raw
+  // statement cost more CPU than the statement. Not prepared: with PostgreSQL's generic plans this
+  // statement and recordSuccesses took the database about 30× the time in the bench.
+  const taken = await queryRows<DeliveryRow & { ep: Json | null; ev: Json | null }>(
+    db,
+    Prisma.sql`WITH cand AS (
       SELECT d.id FROM webhook_deliveries d
       WHERE d.status = 'pending' AND d.next_attempt_at <= now() + interval '50 milliseconds'
         AND (d.locked_until IS NULL OR d.locked_until < now())
@@ -39,19 +51,27 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
       RETURNING d.*)
     SELECT c.*, to_jsonb(ep) AS ep, to_jsonb(ev) AS ev FROM c
       LEFT JOIN webhook_endpoints ep ON ep.id = c.endpoint_id LEFT JOIN webhook_events ev ON ev.id = c.event_id
-    ORDER BY c.event_seq`;
+    ORDER BY c.event_seq`,
+  );
   const out: Claimed[] = [];
   for (const row of taken) {
     const { ep, ev, ...delivery } = row;
     // Cascades remove deliveries with their endpoint; an event is pruned only without pending deliveries.
     if (!ep || !ev) continue;
-    out.push({ delivery, endpoint: endpointFromJson(ep), event: eventFromJson(ev) });
+    out.push({ delivery: deliveryFromRow(delivery), endpoint: endpointFromJson(ep), event: eventFromJson(ev) });
   }
   return out;
 }
 
 type Json = Record<string, unknown>;
 const date = (v: unknown) => (v == null ? null : new Date(v as string));
+
+/** A delivery row as node-postgres returns it (int8 as text). */
+type DeliveryRow = Omit<WebhookDelivery, 'event_seq'> & { event_seq: string | bigint };
+
+function deliveryFromRow(r: DeliveryRow): WebhookDelivery {
+  return { ...r, event_seq: BigInt(r.event_seq) };
+}
 
 function endpointFromJson(j: Json): WebhookEndpoint {
   return {
@@ -167,7 +187,9 @@ export async function recordSuccesses(db: Db, done: { delivery: WebhookDelivery;
   const codes = done.map((x) => x.result.statusCode ?? 0);
   const ms = done.map((x) => x.result.durationMs);
   const endpoints = [...new Set(done.map((x) => x.delivery.endpoint_id))];
-  await db.$executeRaw`WITH r AS (
+  await queryRows(
+    db,
+    Prisma.sql`WITH r AS (
       SELECT * FROM unnest(${ids}::uuid[], ${attempts}::int[], ${codes}::int[], ${ms}::int[]) AS r(id, attempt, code, ms)
     ), a AS (
       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, status_code, error, duration_ms)
@@ -178,7 +200,8 @@ export async function recordSuccesses(db: Db, done: { delivery: WebhookDelivery;
       FROM r WHERE d.id = r.id
     )
     UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now()
-    WHERE id = ANY(${endpoints}::uuid[]) AND failing_since IS NOT NULL`;
+    WHERE id = ANY(${endpoints}::uuid[]) AND failing_since IS NOT NULL`,
+  );
 }
 
 /** The next pending delivery of the same resource after `d` (free to go once `d` ended). */

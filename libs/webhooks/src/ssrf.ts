@@ -69,3 +69,33 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy): Promise<C
   }
   return { url, addresses };
 }
+
+/**
+ * checkWebhookUrl for the delivery loop, each accepted answer remembered for `ttlMs` (0: none), so
+ * a busy endpoint's host is resolved once per window instead of once per delivery. Rebinding
+ * protection holds: a delivery connects to the first address of the answer it was given, and every
+ * address of a remembered answer passed the policy when it was resolved; a name that resolves
+ * elsewhere now is sent to the old, checked address until the entry expires, never to the new one
+ * unchecked. Refusals are not remembered (each is checked again), and at most `maxEntries` URLs are
+ * kept (the oldest go first).
+ */
+export function cachedUrlChecker(
+  policy: UrlPolicy,
+  o: { ttlMs: number; maxEntries?: number; check?: typeof checkWebhookUrl; now?: () => number },
+): (raw: string) => Promise<CheckedUrl> {
+  const check = o.check ?? checkWebhookUrl;
+  const now = o.now ?? Date.now;
+  const max = o.maxEntries ?? 1000;
+  const known = new Map<string, { checked: CheckedUrl; until: number }>();
+  return async (raw) => {
+    const hit = known.get(raw);
+    if (hit && hit.until > now()) return hit.checked;
+    known.delete(raw);
+    const checked = await check(raw, policy);
+    if (o.ttlMs > 0) {
+      if (known.size >= max) known.delete(known.keys().next().value!);
+      known.set(raw, { checked, until: now() + o.ttlMs });
+    }
+    return checked;
+  };
+}

@@ -18,7 +18,7 @@ describe('the outbox', () => {
     const some = await t.db.webhookEndpoint.create({
       data: { org_id: org.id, url: 'https://b.example/h', events: ['index.updated'], secret: 's' },
     });
-    await t.db.webhookEndpoint.create({
+    const off = await t.db.webhookEndpoint.create({
       data: { org_id: org.id, url: 'https://c.example/h', events: [], secret: 's', enabled: false },
     });
     await expect(
@@ -45,6 +45,19 @@ describe('the outbox', () => {
     );
     expect(d).toHaveLength(3);
     expect((await relayBatch(t.db)).events).toEqual([]);
+
+    // A test event goes to its own endpoint only, even a disabled one.
+    await t.db.$transaction((tx) =>
+      emitEvent(tx, {
+        orgId: org.id,
+        type: 'webhook.test',
+        resourceKey: `webhook:${off.id}`,
+        data: { webhook_id: off.id },
+      }),
+    );
+    expect((await relayBatch(t.db)).deliveries).toBe(1);
+    const tests = await t.db.webhookDelivery.findMany({ where: { event_type: 'webhook.test' } });
+    expect(tests.map((x) => [x.endpoint_id, x.status, x.event_seq > seqs[1]!])).toEqual([[off.id, 'pending', true]]);
   });
 
   it('emits credits.low once per crossing of the threshold', async () => {

@@ -1,4 +1,11 @@
-import { checkWebhookUrl, forbiddenAddress, nextAttemptAt, retryDelayMs, signingSecrets } from '../src';
+import {
+  cachedUrlChecker,
+  checkWebhookUrl,
+  forbiddenAddress,
+  nextAttemptAt,
+  retryDelayMs,
+  signingSecrets,
+} from '../src';
 
 const strict = { allowHttp: false, allowPrivate: false };
 
@@ -38,6 +45,56 @@ describe('webhook URL policy', () => {
     expect(ok.addresses.length).toBeGreaterThan(0);
     expect(forbiddenAddress('100.100.100.200')).toMatch(/metadata/);
     expect(forbiddenAddress('8.8.8.8')).toBeNull();
+  });
+});
+
+describe('the delivery-time URL check, reused briefly', () => {
+  // A resolver whose answer the test moves: public first, then loopback (DNS rebinding).
+  function rebinding() {
+    let address = '93.184.216.34';
+    const calls: string[] = [];
+    const check: typeof checkWebhookUrl = async (raw, policy) => {
+      calls.push(raw);
+      if (!policy.allowPrivate && forbiddenAddress(address))
+        throw new Error(`refused: resolves to ${address}, ${forbiddenAddress(address)}`);
+      return { url: new URL(raw), addresses: [{ address, family: 4 }] };
+    };
+    return { check, calls, rebind: (a: string) => void (address = a) };
+  }
+
+  it('resolves once per window, then again; a rebound name is refused, never sent to unchecked', async () => {
+    const r = rebinding();
+    let clock = 0;
+    const checkUrl = cachedUrlChecker(strict, { ttlMs: 5000, check: r.check, now: () => clock });
+    const first = await checkUrl('https://hooks.example/a');
+    expect(first.addresses).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    r.rebind('127.0.0.1');
+    clock = 4999;
+    // Within the window: the answer that was checked, so the connection still goes to the public address.
+    expect((await checkUrl('https://hooks.example/a')).addresses[0]!.address).toBe('93.184.216.34');
+    expect(r.calls).toHaveLength(1);
+    clock = 5000;
+    await expect(checkUrl('https://hooks.example/a')).rejects.toThrow(/loopback/);
+    // Refusals are not remembered: each attempt looks again.
+    await expect(checkUrl('https://hooks.example/a')).rejects.toThrow(/loopback/);
+    expect(r.calls).toHaveLength(3);
+    r.rebind('93.184.216.35');
+    expect((await checkUrl('https://hooks.example/a')).addresses[0]!.address).toBe('93.184.216.35');
+  });
+
+  it('keys on the whole URL, keeps at most maxEntries, and with ttl 0 resolves every time', async () => {
+    const r = rebinding();
+    const checkUrl = cachedUrlChecker(strict, { ttlMs: 60_000, maxEntries: 2, check: r.check });
+    for (const u of ['https://a.example/1', 'https://a.example/2', 'https://a.example/1', 'https://a.example/3'])
+      await checkUrl(u);
+    expect(r.calls).toEqual(['https://a.example/1', 'https://a.example/2', 'https://a.example/3']);
+    await checkUrl('https://a.example/1'); // the oldest entry went to make room for /3
+    expect(r.calls).toHaveLength(4);
+    const none = rebinding();
+    const every = cachedUrlChecker(strict, { ttlMs: 0, check: none.check });
+    await every('https://a.example/1');
+    await every('https://a.example/1');
+    expect(none.calls).toHaveLength(2);
   });
 });
 

@@ -5,6 +5,11 @@ export const webhookWorkerEnv = baseEnv.extend({
   HEALTH_PORT: intFromEnv(9105),
   /** Deliveries out at once in this process (each waits on a receiver, not on the CPU); also the claim batch. */
   WEBHOOK_CONCURRENCY: intFromEnv(32, 1),
+  /**
+   * How long a delivery-time URL check (DNS answer, every address allowed) is reused for the same URL;
+   * deliveries connect to the checked address, so rebinding cannot redirect them. 0: resolve every attempt.
+   */
+  WEBHOOK_URL_CHECK_CACHE_MS: intFromEnv(5_000, 0),
   /** A receiver that has not answered within this long is a failed attempt. */
   WEBHOOK_TIMEOUT_MS: intFromEnv(10_000, 100),
   /** Bytes of a receiver's answer read (the rest is dropped; only the status counts). */

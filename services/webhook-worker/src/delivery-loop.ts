@@ -5,7 +5,8 @@
 // what is due lives in the rows, so a lost doorbell costs at most the poll interval, and a worker
 // killed mid-delivery leaves leases that run out and are claimed again (at-least-once, same id).
 //
-// Per attempt: the URL is checked again (DNS rebinding), the body signed, POSTed with the timeout
+// Per attempt: the URL is checked again (DNS rebinding; an accepted answer is reused for
+// WEBHOOK_URL_CHECK_CACHE_MS, and the POST goes to an address of that checked answer), the body signed, POSTed with the timeout
 // and the response cap (send.ts). A failed attempt goes through recordAttempt (its retry time with
 // backoff and jitter, the 3-day disable, all in one transaction) and rings a delayed doorbell at
 // its retry time. Order per resource is the claim's: a later delivery of a resource is not claimable
@@ -13,7 +14,7 @@
 import { webhookHeaders } from '@docfleet/sdk';
 import {
   abandonDelivery,
-  checkWebhookUrl,
+  cachedUrlChecker,
   claimDue,
   eventBody,
   recordAttempt,
@@ -40,8 +41,10 @@ export class DeliveryLoop {
   private idleWaiters: (() => void)[] = [];
   private readonly poll: NodeJS.Timeout;
   private readonly sending = new Set<Promise<void>>();
+  private readonly checkUrl: ReturnType<typeof cachedUrlChecker>;
 
   constructor(private readonly deps: DeliveryLoopDeps) {
+    this.checkUrl = cachedUrlChecker(deps.policy, { ttlMs: deps.urlCheckCacheMs ?? 0 });
     this.poll = setInterval(() => this.kick(), deps.pollMs);
     this.poll.unref();
   }
@@ -130,7 +133,7 @@ export class DeliveryLoop {
     const body = JSON.stringify(eventBody(event));
     let result: AttemptResult;
     try {
-      const target = await checkWebhookUrl(endpoint.url, this.deps.policy);
+      const target = await this.checkUrl(endpoint.url);
       const headers = webhookHeaders(signingSecrets(endpoint), event.id, body);
       result = await send(target, body, headers, {
         timeoutMs: this.deps.timeoutMs,

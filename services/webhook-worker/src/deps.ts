@@ -9,6 +9,8 @@ export interface DeliveryLoopDeps {
   queues: QueueClient;
   logger: Logger;
   policy: UrlPolicy;
+  /** An accepted URL check (its resolved, allowed addresses) is reused this long; 0: every attempt resolves. */
+  urlCheckCacheMs?: number;
   schedule: RetrySchedule;
   timeoutMs: number;
   maxResponseBytes: number;

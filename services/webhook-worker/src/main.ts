@@ -27,6 +27,7 @@ async function main() {
     queues,
     logger,
     policy: { allowHttp: env.WEBHOOK_ALLOW_HTTP, allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
+    urlCheckCacheMs: env.WEBHOOK_URL_CHECK_CACHE_MS,
     schedule: {
       baseMs: env.WEBHOOK_RETRY_BASE_MS,
       factor: env.WEBHOOK_RETRY_FACTOR,

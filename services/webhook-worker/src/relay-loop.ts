@@ -25,10 +25,12 @@ export async function startRelay(deps: RelayDeps): Promise<{ stop(): Promise<voi
         for (const e of out.events) pipe.publish(eventsChannel(deps.prefix), JSON.stringify(e));
         await pipe.exec().catch((err) => deps.logger.warn({ err }, 'event stream publish failed'));
       }
-      if (out.deliveries.length) {
-        deps.onDeliveries(out.deliveries.length);
-        const rings = Math.min(64, Math.ceil(out.deliveries.length / deps.doorbellEvery));
-        const tag = out.deliveries[0]!;
+      if (out.deliveries) {
+        deps.onDeliveries(out.deliveries);
+        const rings = Math.min(64, Math.ceil(out.deliveries / deps.doorbellEvery));
+        // The batch's first event names its doorbells (an event is relayed once).
+        const first = out.events[0];
+        const tag = first?.kind === 'event' ? first.event.id : String(Date.now());
         await Promise.all(
           Array.from({ length: rings }, (_, i) =>
             deps.queues.enqueue('webhook.wake', { reason: 'relayed' }, { jobId: `whw-${tag}-r${i}` }),
