@@ -16,7 +16,7 @@ import {
   withSlowdown,
   type LoadResult,
   type Row,
-} from '../../../bench/lib';
+} from '@docfleet/bench';
 import { buildKbListing } from '../src/domain/knowledge-bases/kb-listing';
 import { startGateway, type Gateway } from '../test/harness';
 
