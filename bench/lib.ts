@@ -3,7 +3,8 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import globalSetup from '../libs/testing/src/global-setup';
-import { startGateway } from '../services/gateway/test/harness';
+import { DocfleetClient } from '../libs/sdk/src';
+import { spawnGateway } from '../libs/testing/src';
 
 /**
  * One line of a benchmark's result table. Every benchmark measures its subject beside a baseline
@@ -61,10 +62,23 @@ export function ensureTemplate(): Promise<void> {
   return (template ??= globalSetup());
 }
 
-/** The real gateway (services/gateway/test/harness.ts) on an ephemeral port over a fresh database. */
+/**
+ * The real gateway as its own process (libs/testing spawnGateway, what `pnpm start` runs) on an
+ * ephemeral port over a fresh database, with a database pool of 4 connections. With `keepDatabase`,
+ * over that named database, kept on close (see spawnGateway).
+ */
 export async function startBenchGateway(env: Record<string, string> = {}, o: { keepDatabase?: string } = {}) {
   await ensureTemplate();
-  return startGateway(env, o);
+  return spawnGateway({ env: { DB_POOL_MAX: '4', ...env }, keepDatabase: o.keepDatabase });
+}
+
+/** The SDK on a gateway at `url`, polling fast (operations and jobs finish in milliseconds here). */
+export function benchClient(url: string, key: string): DocfleetClient {
+  return new DocfleetClient({
+    baseUrl: url,
+    apiKey: key,
+    polling: { initialIntervalMs: 100, maxIntervalMs: 250, factor: 1.2, timeoutMs: 120_000 },
+  });
 }
 
 export interface LoadResult {
@@ -74,7 +88,7 @@ export interface LoadResult {
   p50_ms: number;
   p99_ms: number;
   seconds: number;
-  /** Share of the time this process's event loop (the gateway's, for HTTP cases) was busy. */
+  /** Share of the time this process's event loop (the gateway's too, when it runs in this process) was busy. */
   loop_busy: number;
   rounds?: number;
 }
@@ -131,7 +145,7 @@ export async function closedLoop(
 
 /**
  * HTTP load with autocannon, in a worker thread so that its client work does not share the event
- * loop with the gateway under test (which runs in this process).
+ * loop with a gateway under test running in this process (the gateway's own benchmarks).
  */
 export async function httpLoad(
   url: string,

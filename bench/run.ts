@@ -1,5 +1,5 @@
-// `pnpm bench [--only NAME]`: runs every benchmark module in bench/ (*.bench.ts, each exporting
-// `name` and `run(): Promise<Row[]>`) one after the other, prints a table per benchmark, and writes
+// `pnpm bench [--only NAME]`: runs every benchmark module in bench/ and services/*/bench/
+// (*.bench.ts, each exporting `name` and `run(): Promise<Row[]>`) one after the other, prints a table per benchmark, and writes
 // bench/out/<name>.json. Exits 1 if any benchmark failed.
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,11 +23,29 @@ function parseArgs(argv: string[]) {
   return { only };
 }
 
+/** bench/*.bench.ts, then a service's own benchmarks (services/<name>/bench/*.bench.ts, e.g. the gateway's). */
+async function benchFiles(): Promise<string[]> {
+  const own = (await readdir(BENCH_DIR)).filter((f) => f.endsWith('.bench.ts')).sort();
+  const out = own.map((f) => path.join(BENCH_DIR, f));
+  const services = path.join(BENCH_DIR, '..', 'services');
+  for (const svc of (await readdir(services)).sort()) {
+    const dir = path.join(services, svc, 'bench');
+    const found = await readdir(dir).catch(() => [] as string[]);
+    out.push(
+      ...found
+        .filter((f) => f.endsWith('.bench.ts'))
+        .sort()
+        .map((f) => path.join(dir, f)),
+    );
+  }
+  return out;
+}
+
 async function loadModules(): Promise<BenchModule[]> {
-  const files = (await readdir(BENCH_DIR)).filter((f) => f.endsWith('.bench.ts')).sort();
   const mods: BenchModule[] = [];
-  for (const f of files) {
-    const m = (await import(path.join(BENCH_DIR, f))) as Partial<BenchModule> & { default?: Partial<BenchModule> };
+  for (const file of await benchFiles()) {
+    const f = path.relative(path.join(BENCH_DIR, '..'), file);
+    const m = (await import(file)) as Partial<BenchModule> & { default?: Partial<BenchModule> };
     const mod = typeof m.run === 'function' ? m : m.default;
     if (!mod || typeof mod.name !== 'string' || typeof mod.run !== 'function')
       throw new Error(`${f} does not export name and run()`);

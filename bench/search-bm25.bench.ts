@@ -20,17 +20,18 @@ import { BUNDLE, type Segment } from '../libs/contracts/src';
 import { createOrgApiKey } from '../libs/auth/src';
 import { createLogger } from '../libs/logger/src';
 import { artifactPrefix } from '../libs/storage/src';
-import { searchStatement } from '../services/gateway/src/domain/search/search';
-import { normaliseSearchBody, type SearchRequest } from '../services/gateway/src/domain/search/search-request';
-import type { SearchScope } from '../services/gateway/src/domain/search/search-sql';
 import { statementName, type Tx } from '../libs/db/src';
 import {
   batches,
   indexFileVersion,
   insertRows,
+  normaliseSearchBody,
   readSegmentRows,
-} from '../services/index-worker/src/jobs/index-file-version.handler';
-import { recountIndexState } from '../services/index-worker/src/index-state';
+  recountIndexState,
+  searchStatement,
+  type SearchRequest,
+  type SearchScope,
+} from '../libs/search-index/src';
 import { percentile, round, startBenchGateway, type Row } from './lib';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';
 import { loadBeir } from './eval/beir';
@@ -58,7 +59,8 @@ const KEEP_DB = process.env.BENCH_BM25_DB || undefined;
 const LOAD_ONLY = process.env.BENCH_BM25_LOAD_ONLY === '1';
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
-const SEARCH_DIR = 'services/gateway/src/domain/search';
+// Where the search statement's files live in a ref: libs/search-index now, the gateway's domain before.
+const SEARCH_DIRS = ['libs/search-index/src', 'services/gateway/src/domain/search'];
 const CORPUS = process.env.DOCFLEET_CORPUS ?? path.join(ROOT, '../shared/corpus');
 
 type Statement = (sc: SearchScope, req: SearchRequest) => { text: string; values: unknown[] };
@@ -67,8 +69,19 @@ type Statement = (sc: SearchScope, req: SearchRequest) => { text: string; values
 async function refStatement(): Promise<Statement> {
   const dir = path.join(ROOT, 'bench/out/search-ref', REF.replace(/[^\w.-]/g, '_'));
   mkdirSync(dir, { recursive: true });
+  const show = (p: string) =>
+    execFileSync('git', ['show', `${REF}:${p}`], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const searchDir = SEARCH_DIRS.find((d) => {
+    try {
+      show(`${d}/search-sql.ts`);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!searchDir) throw new Error(`${REF} has no search-sql.ts in ${SEARCH_DIRS.join(' or ')}`);
   for (const f of ['search-sql.ts', 'query-terms.ts', 'synonyms.ts']) {
-    const src = execFileSync('git', ['show', `${REF}:${SEARCH_DIR}/${f}`], { cwd: ROOT, encoding: 'utf8' });
+    const src = show(`${searchDir}/${f}`);
     writeFileSync(
       path.join(dir, f),
       src.replace(/from '@docfleet\/db'/g, `from ${JSON.stringify(path.join(ROOT, 'libs/db/src'))}`),

@@ -20,10 +20,13 @@ import type { Segment } from '../libs/contracts/src';
 import { BUNDLE } from '../libs/contracts/src';
 import { createLogger } from '../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../libs/storage/src';
-import { searchStatement } from '../services/gateway/src/domain/search/search';
-import { normaliseSearchBody } from '../services/gateway/src/domain/search/search-request';
-import { indexFileVersion } from '../services/index-worker/src/jobs/index-file-version.handler';
-import { segmentRows, type SegmentRow } from '../services/index-worker/src/segment-rows';
+import {
+  indexFileVersion,
+  normaliseSearchBody,
+  searchStatement,
+  segmentRows,
+  type SegmentRow,
+} from '../libs/search-index/src';
 import { corpusDocuments, documentSegments } from './eval/corpus-segments';
 import { machine, percentile, round, startBenchGateway, type Row } from './lib';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';

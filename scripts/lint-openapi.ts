@@ -1,26 +1,23 @@
 // Lints the gateway's OpenAPI document against the OpenAPI 3.1 JSON Schema.
-// Usage: pnpm lint:openapi [file.json]   (without a file, the document is generated from the routes)
+// Usage: pnpm lint:openapi [file.json]   (without a file, the gateway prints the document from its
+// routes: services/gateway/src/print-openapi.ts, run as its own process)
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { buildApp } from '../services/gateway/src/app';
-import type { Deps } from '../services/gateway/src/deps';
-import { gatewayEnv, defineEnv } from '../libs/config/src';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
 
 async function main() {
   const file = process.argv[2];
-  let doc: unknown;
-  if (file) doc = JSON.parse(await readFile(file, 'utf8'));
-  else {
-    // Generating the document touches no database or Redis: routes only hold their deps.
-    const env = defineEnv(gatewayEnv, { ...process.env, LOG_LEVEL: 'silent' }, { exit: false });
-    doc = buildApp({
-      env,
-      db: {},
-      storage: {},
-      queues: {},
-      redis: {},
-      logger: { child: () => ({}), info: () => undefined, warn: () => undefined },
-    } as unknown as Deps).openapi();
-  }
+  const text = file
+    ? await readFile(file, 'utf8')
+    : execFileSync(process.execPath, ['--import', 'tsx', 'services/gateway/src/print-openapi.ts'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+  const doc: unknown = JSON.parse(text);
   const { Validator } = await import('@seriousme/openapi-schema-validator');
   const res = await new Validator().validate(doc as never);
   if (!res.valid) {

@@ -9,7 +9,7 @@
 // Receipts: every MANIFEST.tsv row of doc_class receipt with SROIE key fields (company, date,
 // address, total), scanned images OCR'd by the parse worker, scored by exact match after case and
 // whitespace normalisation (dates as dates, totals as numbers), per field, micro F1, per half.
-// `--only receipts` runs just those. Writes bench/out/extract-eval.json.
+// `--only receipts` runs just those; `--dump DIR` keeps each receipt's parse for quick re-extraction. Writes bench/out/extract-eval.json.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FieldListSchema } from '../../libs/models/src';
@@ -30,8 +30,8 @@ import {
   receiptRows,
   receiptTruth,
 } from '../../libs/models/eval/receipts';
-import { startWorkflowStack } from '../../services/workflow-worker/test/stack';
-import { ensureTemplate } from '../lib';
+import { startFleet } from '../../libs/testing/src';
+import { benchClient, ensureTemplate } from '../lib';
 
 const ROOT = path.resolve(__dirname, '../..');
 const f3 = (x: number) => x.toFixed(3);
@@ -69,7 +69,13 @@ interface SetReport {
 
 async function main() {
   const args = process.argv.slice(2);
-  const corpus = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(ROOT, '../shared/corpus'));
+  const valueOf = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  const flagValues = new Set([valueOf('--only'), valueOf('--dump')]);
+  const corpus = path.resolve(
+    args.find((a) => !a.startsWith('--') && !flagValues.has(a)) ?? path.join(ROOT, '../shared/corpus'),
+  );
+  // `--dump DIR`: each receipt's parse (segments and grounding) written to DIR/<name>.json.
+  const dump = valueOf('--dump');
   const rows = await manifest(corpus);
   const invoices = rows.filter(
     (r) => r.path.startsWith('f_forms_invoices/') && r.docClass === 'invoice' && r.path.endsWith('.pdf'),
@@ -79,10 +85,14 @@ async function main() {
 
   await ensureTemplate();
   const started = Date.now();
-  const s = await startWorkflowStack({ modelEnv: { MODEL_DEFAULT: 'docfleet-local' } });
+  // The gateway, the parse worker and the workflow worker as processes, offline (docfleet-local).
+  const s = await startFleet({
+    env: { MODEL_DEFAULT: 'docfleet-local' },
+    workers: ['parse-worker', 'workflow-worker'],
+  });
   try {
-    const org = await s.gw.createOrg({ credits: 10_000 });
-    const c = s.client(org.key);
+    const org = await s.createOrg({ credits: 10_000 });
+    const c = benchClient(s.url, org.key);
     const kb = (await c.knowledgeBases.create({ name: 'extract-eval' })).knowledge_base.id;
 
     // Receipts: upload → parse (OCR) → extraction job; exact match per field, citations checked.
@@ -126,6 +136,15 @@ async function main() {
           cites.unverifiable.push(`${name}: extraction ${job.status}: ${job.error}`);
         }
         const segments = await c.files.segments(fileId);
+        if (dump) {
+          // The parse as the worker loaded it, for bench/eval/receipts-bundles.ts to re-extract without OCR.
+          const grounding = await c.artifacts.get(
+            (parse.result as { artifact_manifest_id: string }).artifact_manifest_id,
+            'grounding_json',
+          );
+          await mkdir(dump, { recursive: true });
+          await writeFile(path.join(dump, `${name}.json`), JSON.stringify({ path: row.path, segments, grounding }));
+        }
         for (const f of RECEIPT_FIELDS) {
           const counts = compareReceiptField(f, truth[f], result[f] ?? null);
           for (const k of ['all', row.half]) per[k]![f] = addCounts(per[k]![f] ?? { tp: 0, fp: 0, fn: 0 }, counts);

@@ -1,52 +1,35 @@
 // Parses uploaded files through the real fleet: the parse worker and the index worker run as their
-// own processes (their main.ts) on the gateway's database, storage and queue prefix; files are
-// queued with POST /v1/files/{id}/parse and watched through the jobs endpoint and the index state.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+// own processes (their main.ts, started by libs/testing) on the gateway's database, storage and
+// queue prefix; files are queued with POST /v1/files/{id}/parse and watched through the jobs endpoint and the index state.
+import { spawnWorker, type WorkerProcess, type WorkerTarget } from '../../libs/testing/src';
 
-type Gateway = {
+type Gateway = WorkerTarget & {
   url: string;
-  dataDir: string;
-  deps: { env: { DATABASE_URL: string; REDIS_URL: string; QUEUE_PREFIX: string } };
   db: { evidenceIndexSegment: { groupBy(args: object): Promise<unknown[]> } };
   req<T = any>(method: string, p: string, o?: { key?: string; body?: unknown }): Promise<{ status: number; body: T }>;
 };
 
-const ROOT = path.resolve(__dirname, '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function startService(name: string, gw: Gateway, log: (s: string) => void): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: gw.deps.env.DATABASE_URL,
-      REDIS_URL: gw.deps.env.REDIS_URL,
-      DATA_DIR: gw.dataDir,
-      QUEUE_PREFIX: gw.deps.env.QUEUE_PREFIX,
-      HEALTH_PORT: '0',
-      LOG_LEVEL: 'warn',
-      OMP_THREAD_LIMIT: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A worker process (libs/testing) on the gateway's stores, its output relayed line by line to `log`. */
+async function startService(name: string, gw: Gateway, log: (s: string) => void): Promise<WorkerProcess> {
+  const w = await spawnWorker(gw, { LOG_LEVEL: 'warn' }, name);
   const relay = (d: Buffer) =>
     d
       .toString()
       .split('\n')
       .filter(Boolean)
       .forEach((l) => log(`${name}| ${l.slice(0, 300)}`));
-  child.stdout!.on('data', relay);
-  child.stderr!.on('data', relay);
-  return child;
+  w.child.stdout!.on('data', relay);
+  w.child.stderr!.on('data', relay);
+  return w;
 }
 
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(30_000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
+async function stop(w: WorkerProcess) {
+  if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+  w.child.kill('SIGTERM');
+  await Promise.race([w.exited, sleep(30_000)]);
+  if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
 }
 
 export async function fleetParse(
@@ -56,7 +39,7 @@ export async function fleetParse(
   log: (s: string) => void,
   timeoutMs = 15 * 60_000,
 ): Promise<{ completed: string[]; failed: Array<{ fileId: string; error: string }> }> {
-  const services = [startService('parse-worker', gw, log), startService('index-worker', gw, log)];
+  const services = await Promise.all([startService('parse-worker', gw, log), startService('index-worker', gw, log)]);
   try {
     const jobs = new Map<string, string>();
     for (const id of fileIds) {

@@ -4,19 +4,18 @@
 //    one knowledge base and parsed and indexed; then each question of search-questions.json is asked
 //    through POST /v1/knowledge-bases/{kbId}/search (limit 10). MRR@10 and recall@10.
 // 2. Every BEIR-layout collection under <corpus>/g_retrieval/ (beir.ts): each document becomes one
-//    file whose one segment (title, text) is indexed through the index worker's own code
-//    (indexFileVersion: segments.json in storage, one transaction per file); each query goes through
-//    the HTTP endpoint (limit 80) and the hits' files, first occurrence first, are the ranking.
+//    file whose one segment (title, text) is indexed with the indexer the index worker runs
+//    (libs/search-index indexFileVersion: segments.json in storage, one transaction per file); each
+//    query goes through the HTTP endpoint (limit 80) and the hits' files, first occurrence first, are the ranking.
 //    nDCG@10, MRR@10, recall@10 and @80, and p50/p95 latency over HTTP. --max-queries N asks only N of
 //    a collection's judged queries, evenly spaced in file order (every document is still indexed), for
 //    a loaded machine; both docfleet and FTS5 answer the same N.
 // Both parts also run SQLite FTS5 bm25() (porter) over the same texts in the same run
 // (fts5-baseline.py), the baseline every figure is reported beside. Writes bench/out/search-eval.json.
 //
-// Parsing: through the real fleet (the parse worker's and the index worker's queue handlers, in
-// this process) when services/parse-worker is present, or with --direct the parsing libraries
-// directly (libs/pdf, libs/sheets; corpus-segments.ts) with segments written through the index
-// worker's real code path.
+// Parsing: through the real fleet (the parse worker and the index worker as processes,
+// fleet-parse.ts) when services/parse-worker is present, or with --direct the parsing libraries
+// directly (libs/pdf, libs/sheets; corpus-segments.ts) with segments written through the indexer.
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -25,7 +24,7 @@ import pg from 'pg';
 import { BUNDLE } from '../../libs/contracts/src';
 import { createLogger } from '../../libs/logger/src';
 import { artifactPrefix, fileVersionKey } from '../../libs/storage/src';
-import { indexFileVersion } from '../../services/index-worker/src/jobs/index-file-version.handler';
+import { indexFileVersion } from '../../libs/search-index/src';
 import { percentile, round, startBenchGateway } from '../lib';
 import {
   beirCollections,

@@ -117,3 +117,16 @@ export async function createTestDb(): Promise<TestDb> {
     },
   };
 }
+
+/**
+ * A named database that outlives its user (benchmarks only, spawnGateway's `keepDatabase`): created
+ * from the migrations when missing, migrated when present, and only disconnected by drop(), so a
+ * benchmark can reuse data that takes minutes to build.
+ */
+export async function keptTestDb(name: string): Promise<TestDb> {
+  if (!/^[a-z][a-z0-9_]{2,62}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  const url = testDbUrl(name);
+  await migrate(url);
+  const db = createPrismaClient(url, { poolMax: 4 });
+  return { url, db, drop: () => db.$disconnect() };
+}

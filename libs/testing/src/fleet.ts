@@ -37,8 +37,13 @@ export interface Fleet {
 // The webhook worker relays stored events to the event stream (`parse --watch` follows it).
 export const FLEET_WORKERS = ['parse-worker', 'index-worker', 'webhook-worker', 'workflow-worker'] as const;
 
-/** The gateway and the workers, offline (the docfleet-local model). */
-export async function startFleet(o: { env?: Record<string, string> } = {}): Promise<Fleet> {
+/**
+ * The gateway and the workers (FLEET_WORKERS, or `workers`), offline (the docfleet-local model)
+ * unless `env` names model providers.
+ */
+export async function startFleet(
+  o: { env?: Record<string, string>; workers?: ReadonlyArray<(typeof FLEET_WORKERS)[number]> } = {},
+): Promise<Fleet> {
   const gw = await spawnGateway({ env: o.env, dropEnv: ONLINE_ENV });
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'docfleet-fleet-'));
   const procs: Array<{ name: string; p: StartedProcess }> = [];
@@ -49,7 +54,7 @@ export async function startFleet(o: { env?: Record<string, string> } = {}): Prom
   };
   try {
     const started = await Promise.allSettled(
-      FLEET_WORKERS.map(async (name) => {
+      (o.workers ?? FLEET_WORKERS).map(async (name) => {
         const healthPort = await freePort();
         const p = await startServiceProcess(name, {
           dropEnv: ONLINE_ENV,

@@ -15,7 +15,7 @@ import { defineEnv, gatewayEnv } from '@docfleet/config';
 import type { PrismaClient } from '@docfleet/db';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { createStorage } from '@docfleet/storage';
-import { createTestDb } from './db';
+import { createTestDb, keptTestDb } from './db';
 import { freePort } from './private-redis';
 import { ROOT, startServiceProcess, stopProcess } from './service-process';
 
@@ -105,12 +105,17 @@ export interface SpawnGatewayOptions {
   replicaOf?: { db: PrismaClient; dataDir: string; queuePrefix: string; env: { DATABASE_URL: string } };
   /** Variables of this process the gateway does not inherit (model providers, for an offline fleet). */
   dropEnv?: RegExp;
+  /**
+   * Benchmarks only: over this named database instead of a fresh one, created from the migrations
+   * when missing, migrated when present, and kept on close (keptTestDb).
+   */
+  keepDatabase?: string;
 }
 
 /** The gateway as a real process on an ephemeral port; resolves once /readyz answers. */
 export async function spawnGateway(opts: SpawnGatewayOptions = {}) {
   const base = opts.replicaOf;
-  const tdb = base ? null : await createTestDb();
+  const tdb = base ? null : opts.keepDatabase ? await keptTestDb(opts.keepDatabase) : await createTestDb();
   const ownDataDir = !base && !opts.dataDir;
   const dataDir = base?.dataDir ?? opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'docfleet-gwp-')));
   const port = await freePort();

@@ -1,4 +1,4 @@
-export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, rebuildTemplate, testDbUrl } from './db';
+export { TEMPLATE_DB, TEST_DB_PREFIX, adminUrl, createTestDb, keptTestDb, rebuildTemplate, testDbUrl } from './db';
 export type { TestDb } from './db';
 export { freePort, startPrivateRedis } from './private-redis';
 export { startPrivatePostgres } from './private-postgres';
@@ -26,3 +26,14 @@ export { creditInvariants } from './credits';
 export { describeShardState, isAlive, shardState, workerFleet } from './worker-fleet';
 export type { ShardState, WorkerFleet } from './worker-fleet';
 export { combine, densePdf, longPdf, pageMark, repeatPages, textPdf } from './pdfs';
+export {
+  addManifest,
+  addVersion,
+  indexDeps,
+  indexNow,
+  seedAndIndex,
+  seedParsedFile,
+  seg,
+  waitFor,
+} from './search-index';
+export type { SearchIndexEnv, SegIn, Seeded } from './search-index';

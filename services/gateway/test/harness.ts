@@ -8,9 +8,7 @@ import { defineEnv, gatewayEnv } from '@docfleet/config';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { createStorage } from '@docfleet/storage';
-import { CORPUS, createTestDb, gatewayClient, testDbUrl, type TestDb } from '@docfleet/testing';
-import { createPrismaClient } from '@docfleet/db';
-import { migrate } from '@docfleet/db/src/migrate';
+import { CORPUS, createTestDb, gatewayClient } from '@docfleet/testing';
 import { buildApp } from '../src/app';
 import type { Deps } from '../src/deps';
 
@@ -19,14 +17,9 @@ import type { Deps } from '../src/deps';
 // which also holds the HTTP client and fixtures used here (gatewayClient).
 export { CORPUS, gatewayClient };
 
-/**
- * A real gateway on an ephemeral port, over its own fresh database, storage dir and Redis prefix.
- * With `keepDatabase` (benchmarks only), over that named database instead: created from the
- * migrations when missing, migrated when present, and kept on close, so a benchmark can
- * reuse data that takes minutes to build.
- */
-export async function startGateway(envOverrides: Record<string, string> = {}, o: { keepDatabase?: string } = {}) {
-  const tdb = o.keepDatabase ? await keptDb(o.keepDatabase) : await createTestDb();
+/** A real gateway on an ephemeral port, over its own fresh database, storage dir and Redis prefix. */
+export async function startGateway(envOverrides: Record<string, string> = {}) {
+  const tdb = await createTestDb();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docfleet-gw-'));
   const env = defineEnv(
     gatewayEnv,
@@ -71,12 +64,3 @@ export async function startGateway(envOverrides: Record<string, string> = {}, o:
 }
 
 export type Gateway = Awaited<ReturnType<typeof startGateway>>;
-
-/** A named database that outlives the gateway (see startGateway's `keepDatabase`): created and migrated by migrate(). */
-async function keptDb(name: string): Promise<TestDb> {
-  if (!/^[a-z][a-z0-9_]{2,62}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
-  const url = testDbUrl(name);
-  await migrate(url);
-  const db = createPrismaClient(url, { poolMax: 4 });
-  return { url, db, drop: () => db.$disconnect() };
-}

@@ -3,9 +3,8 @@
 // scores, for common words, rare words, mixes and sentences, grouped or not, with filters, and after
 // files are trashed, deleted or re-indexed with a new version.
 import { queryRows } from '@docfleet/db';
-import { addManifest, addVersion, indexNow, seedAndIndex, seg } from '../../index-worker/test/fixtures';
-import { queryText } from '../src/domain/search/query-terms';
-import { RANKING, textSearchSql, type Ranking, type SearchRow } from '../src/domain/search/search-sql';
+import { RANKING, queryText, textSearchSql, type Ranking, type SearchRow } from '@docfleet/search-index';
+import { addManifest, addVersion, indexNow, seedAndIndex, seg } from '@docfleet/testing';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;

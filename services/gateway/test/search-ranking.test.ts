@@ -1,8 +1,7 @@
 // Issue 22: one analyser for index and query, and BM25 ranking with per-knowledge-base statistics,
 // through POST /v1/knowledge-bases/{kbId}/search.
-import { seedAndIndex, seg } from '../../index-worker/test/fixtures';
-import { searchStatement } from '../src/domain/search/search';
-import { normaliseSearchBody } from '../src/domain/search/search-request';
+import { normaliseSearchBody, searchStatement } from '@docfleet/search-index';
+import { seedAndIndex, seg } from '@docfleet/testing';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;

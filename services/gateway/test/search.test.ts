@@ -1,4 +1,4 @@
-import { addVersion, seedAndIndex, seg, type Seeded } from '../../index-worker/test/fixtures';
+import { addVersion, seedAndIndex, seg, type Seeded } from '@docfleet/testing';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;

@@ -1,10 +1,9 @@
-import { clearPendingIndexJob } from '@docfleet/db';
 import type { Logger } from '@docfleet/logger';
 import { createWorker, type Handlers, type WorkerOptions } from '@docfleet/queue';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { IndexDeps } from './deps';
-import { indexFileVersion } from './jobs/index-file-version.handler';
-import { removeFile } from './jobs/index-remove-file.handler';
+import { indexFileVersionJob } from './jobs/index-file-version.handler';
+import { removeFileJob } from './jobs/index-remove-file.handler';
 
 /** The handlers of the 'index' queue (createWorker refuses to start if one is missing). */
 export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry?: Registry }): Handlers<'index'> {
@@ -31,32 +30,16 @@ export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry
   return {
     'index.file-version': async (payload, job) => {
       const stop = seconds.startTimer({ job: job.name });
-      const out = await indexFileVersion(deps, payload);
-      // A skipped job has nothing to apply: it is no longer pending either (applied ones cleared it in their transaction).
-      await clearPendingIndexJob(deps.db, payload.pendingId);
+      const out = await indexFileVersionJob(deps, payload, job.id);
       stop();
-      const log = deps.logger.child({ job_id: job.id, file_id: payload.fileId, manifest_id: payload.manifestId });
-      if (out.status === 'indexed') {
-        segments.inc(out.segments);
-        log.info(
-          {
-            segments: out.segments,
-            removed: out.removed,
-            ms: out.ms,
-            per_s: Math.round((out.segments / Math.max(out.ms, 1)) * 1000),
-          },
-          'file version indexed',
-        );
-      } else log.info({ reason: out.reason }, 'index job skipped');
+      if (out.status === 'indexed') segments.inc(out.segments);
       jobs.inc({ job: job.name, outcome: out.status === 'skipped' ? `skipped:${out.reason}` : out.status });
       return out;
     },
     'index.remove-file': async (payload, job) => {
       const stop = seconds.startTimer({ job: job.name });
-      const out = await removeFile(deps, payload);
-      await clearPendingIndexJob(deps.db, payload.pendingId);
+      const out = await removeFileJob(deps, payload, job.id);
       stop();
-      deps.logger.info({ job_id: job.id, file_id: payload.fileId, ...out }, 'file removed from the index');
       jobs.inc({ job: job.name, outcome: out.status });
       return out;
     },

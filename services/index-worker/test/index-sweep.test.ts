@@ -2,9 +2,8 @@
 // queued again; one with index rows, one whose job is still queued, a young one, and the older
 // manifest of a re-parsed version are left alone.
 import { createLogger } from '@docfleet/logger';
-import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
+import { addManifest, type GatewayProcess, indexNow, seedParsedFile, seg, spawnGateway } from '@docfleet/testing';
 import { sweepUnindexed } from '../src/index-sweep';
-import { addManifest, indexNow, seedParsedFile, seg } from './fixtures';
 
 let gw: GatewayProcess;
 let orgId: string;

@@ -3,10 +3,20 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
-import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
+import {
+  addManifest,
+  addVersion,
+  type GatewayProcess,
+  indexDeps,
+  indexNow,
+  seedAndIndex,
+  seedParsedFile,
+  seg,
+  spawnGateway,
+  waitFor,
+} from '@docfleet/testing';
 import { createIndexHandlers } from '../src/worker';
-import { removeFile } from '../src/jobs/index-remove-file.handler';
-import { addManifest, addVersion, indexDeps, indexNow, seedAndIndex, seedParsedFile, seg, waitFor } from './fixtures';
+import { removeFile } from '@docfleet/search-index';
 
 let gw: GatewayProcess;
 let key: string;

@@ -6,10 +6,17 @@ import { randomUUID } from 'node:crypto';
 import { enqueueIndexOfParse } from '@docfleet/jobs';
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
-import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
+import {
+  type GatewayProcess,
+  indexDeps,
+  seedAndIndex,
+  seedParsedFile,
+  seg,
+  spawnGateway,
+  waitFor,
+} from '@docfleet/testing';
 import { createIndexHandlers } from '../src/worker';
 import { sweepUnindexed } from '../src/index-sweep';
-import { indexDeps, seedAndIndex, seedParsedFile, seg, waitFor } from './fixtures';
 
 let gw: GatewayProcess;
 let key: string;

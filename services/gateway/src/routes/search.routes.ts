@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { searchKnowledgeBase, searchResponseJson } from '../domain/search/search';
-import { normaliseSearchBody } from '../domain/search/search-request';
+import { normaliseSearchBody } from '@docfleet/search-index';
 
 export function searchRoutes(r: ApiRoutes, deps: Deps) {
   r.add(

@@ -40,15 +40,18 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
   const out: Candidate[] = [];
   head.forEach((line, i) => {
     // A registration number printed after the name is not part of it: "(82256-V)".
-    const text = plain(line.text)
-      .replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s-]{0,6}[)}\]]?\s*$/, '')
-      .trim();
+    const text = edgeClean(plain(line.text).replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s~-]{0,6}[)}\]]?\s*$/, ''));
     for (const o of findOrganisations(text)) {
+      const above = i > 0 && head[i - 1]!.seg.id === line.seg.id ? plain(head[i - 1]!.text).trim() : undefined;
       // The whole line when the name fills it ("MR. D.I.Y. (M) SDN BHD", "99 SPEED MART S/B").
       const rest = text.slice(0, o.start) + text.slice(o.end);
       const whole = rest.replace(/[\s,.;:]+/g, '').length <= 12 && !/[:@]/.test(rest);
-      let value = whole ? text : o.name;
-      const above = i > 0 && head[i - 1]!.seg.id === line.seg.id ? plain(head[i - 1]!.text).trim() : undefined;
+      // "S/B" carries its own abbreviation mark: a full stop after it ends the line, not the name.
+      let value = (whole ? text : o.name).replace(/(S\/B)\.$/i, '$1');
+      // A legal form with no name read before it ("G ARDE NIA BAK RIES KI )SDN BHD"): the line up
+      // to it is the name as printed, misread as it may be; the form alone names nothing.
+      if (!value.replace(SUFFIX_ONLY, '').replace(/[^\p{L}\d]/gu, '') && !isNameLine(above ?? ''))
+        value = text.slice(0, o.end).trim();
       const nameAbove = above !== undefined && isNameLine(above);
       let first = line;
       if (nameAbove && /^[\s(]*$/.test(value.replace(SUFFIX_ONLY, ''))) {
@@ -71,23 +74,51 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
   // over the legal entity printed lower down); other name-like lines only when nothing else is found.
   // Only on receipts and slips (payment lines printed): an invoice's first line is as often a
   // heading or the customer.
-  const top = head.findIndex((l) => isNameLine(plain(l.text).trim()) && !looksLikeAddress(plain(l.text)));
+  const top = head.findIndex((l) => isNameLine(edgeClean(plain(l.text))) && !looksLikeAddress(plain(l.text)));
   if (top >= 0 && isReceiptLike(lines)) {
-    const text = plain(head[top]!.text).trim();
+    const text = edgeClean(plain(head[top]!.text));
     const words = text.split(/\s+/).filter((w) => /\p{L}/u.test(w));
     const wordy = words.length >= 2 && words.reduce((n, w) => n + w.length, 0) / words.length >= 4;
     const named = out.some((c) => c.score > 0.3);
     const score = top === 0 && wordy ? 0.78 : named ? 0 : 0.55 - top * 0.03;
     if (score > 0) out.push(quoted(head[top]!, head[top]!, text, top, score, 'first name-like line'));
+    // A first line of short words may be a logo read as text ("In gang"): the name-like line
+    // printed right over the address block (a registration number between) is the name then.
+    if (!wordy && !named) {
+      for (let i = top + 1; i < Math.min(head.length - 1, 6); i++) {
+        const name = edgeClean(plain(head[i]!.text));
+        // Not a line inside an address ("Subang Perdana," between street and town).
+        const inAddress = /,$/.test(name) || looksLikeAddress(plain(head[i - 1]!.text));
+        if (!isNameLine(name) || looksLikeAddress(name) || inAddress || head[i + 1]!.seg.id !== head[i]!.seg.id)
+          continue;
+        let j = i + 1;
+        while (j < head.length - 1 && isRegistration(plain(head[j]!.text).trim())) j++;
+        if (head[j]!.seg.id !== head[i]!.seg.id || !looksLikeAddress(plain(head[j]!.text))) continue;
+        out.push(quoted(head[i]!, head[i]!, name, i, 0.7, 'name over the address'));
+        break;
+      }
+    }
   }
   return out;
+}
+
+/**
+ * A line without the marks OCR reads from borders and rules at its edges: "| RESTORAN WAN SHENG",
+ * "UNIHAKKA INTERNATIONAL SDN BHD ." (a mark set apart by a space; "SDN. BHD." keeps its stops).
+ */
+export function edgeClean(text: string, edge: 'start' | 'end' | 'both' = 'both'): string {
+  let t = text.trim();
+  if (edge !== 'end') t = t.replace(/^[^\p{L}\p{N}(\s]+\s+/u, '');
+  if (edge !== 'start') t = t.replace(/\s+[^\p{L}\p{N})\s]+$/u, '');
+  return t;
 }
 
 /** Labels that put an owner or operator's legal name under a trading name. */
 const OWNER =
   /\b(owned|operated|managed|franchised|run)\s+by\b\s*:?\s*$|\b(a\s+)?(member|subsidiary|division|franchisee)\s+of\b\s*:?\s*$/i;
 
-const SUFFIX_ONLY = /\b(S[DO0]N\.?\s*B[HN][DO0]\)?\.?|BHD\.?|S\/B|LTD\.?|INC\.?|LLC|GMBH|PTE\.?\s+LTD\.?)\s*$/i;
+const SUFFIX_ONLY =
+  /\b(S[DO0]N\.?\s*B[HN][DO0]\)?\.?|SDN\.?\s*B[A-Z0]{2,3}\)?\.?|BHD\.?|S\/B|LTD\.?|INC\.?|LLC|GMBH|PTE\.?\s+LTD\.?)\s*$/i;
 
 function isNameLine(text: string): boolean {
   const letters = (text.match(/\p{L}/gu) ?? []).length;
@@ -152,7 +183,9 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
         ? full.slice(0, contact.index).replace(/[\s,;:|-]+$/, '')
         : full;
     if (block.length && line.seg.id !== block[0]!.line.seg.id) break;
-    if (!text || NOT_A_NAME.test(text) || findDates(text).length || isRegistration(text)) {
+    // A contact line ("Mobile /Whatsapps : +6012-…") is no address line.
+    const contactLine = contact !== null && text === full;
+    if (!text || contactLine || NOT_A_NAME.test(text) || findDates(text).length || isRegistration(text)) {
       if (block.length) break;
       continue; // titles or contacts above the address: look on
     }
@@ -173,9 +206,16 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
     if (text !== full) break;
     if (postcodeSeen) break; // the state line after the town closes it
     // A line ending with the postcode and town closes the block, unless a state line follows.
-    if (POSTCODE_TOWN.test(text)) postcodeSeen = true;
+    if (POSTCODE_TOWN.test(edgeClean(text, 'end'))) postcodeSeen = true;
   }
   if (!block.length || !block.some((b) => /\d/.test(b.text))) return [];
+  // A stray mark OCR reads after the last line's end ("40170 SETIA ALAM t") is no part of the
+  // address (the value stays inside the quote: only the block's end is cut).
+  const tail = block[block.length - 1]!;
+  tail.text = tail.text.replace(/\s+(?:\p{Ll}|[^\p{L}\p{N}\s.,()]{1,2})$/u, '');
+  // Border marks at the block's two ends likewise ("| NO. 5, JALAN …", "… JOHOR |").
+  block[0]!.text = edgeClean(block[0]!.text, 'start');
+  tail.text = edgeClean(tail.text, 'end');
   const first = block[0]!.line,
     last = block[block.length - 1]!.line;
   const quote = first.seg.markdown
@@ -253,11 +293,14 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
       ? 'change'
       : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card|esp[eè]ces?|r[eé]gl[eé]|efectivo|pagado)\b/i.test(text)
         ? 'cash'
-        : /round(ing)?\s*(adj|adjustment)/i.test(text)
-          ? 'round'
-          : TOTAL_LABEL.test(text) && (!NOT_PAID.test(text) || INCLUDED.test(text))
-            ? 'total'
-            : 'none';
+        : // "Payment Type RM40.00": what was paid, as cash is (a "total payment" stays a total).
+          /\bpayment\s+(type|method|mode)\b/i.test(text) && !TOTAL_LABEL.test(text)
+          ? 'cash'
+          : /round(ing)?\s*(adj|adjustment)/i.test(text)
+            ? 'round'
+            : TOTAL_LABEL.test(text) && (!NOT_PAID.test(text) || INCLUDED.test(text))
+              ? 'total'
+              : 'none';
     for (const a of found) {
       const at = line.text.indexOf(a.raw);
       amts.push({ line, i, value: a.value, start: Math.max(0, at), end: Math.max(0, at) + a.raw.length, labelled });
@@ -283,6 +326,23 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
       }
     }
   });
+  // A tax summary whose last column is the total ("Amt(RM) GST(RM) Total(RM)" over
+  // "SR 6 7,395.09 443.71 7,838.80"): the row's last amount, when amount + tax make it.
+  lines.forEach((line, i) => {
+    const text = plain(line.text);
+    if (
+      !/\b(total|jumlah)\b\s*(\(\s*\p{L}{1,3}\s*\))?[^\p{L}]*$/iu.test(text) ||
+      (text.match(/\p{L}{2,}/gu) ?? []).length < 3
+    )
+      return;
+    if (findAmounts(text).length || i + 1 >= lines.length) return;
+    const next = lines[i + 1]!;
+    const row = findAmounts(plain(next.text));
+    const [a, b, c] = row.slice(-3);
+    if (!a || !b || !c || Math.abs(a.value + b.value - c.value) >= 0.005) return;
+    const at = next.text.lastIndexOf(c.raw);
+    amts.push({ line: next, i: i + 1, value: c.value, start: at, end: at + c.raw.length, labelled: 'total' });
+  });
   const firstPayment = amts.find((a) => a.labelled === 'cash' || a.labelled === 'change');
   if (!firstPayment && !lines.some((l) => PAYMENT.test(plain(l.text)))) return [];
   const totals = amts.filter((a) => a.labelled === 'total' && a.value > 0);
@@ -302,6 +362,15 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
       if (any.length) push(any[any.length - 1]!, 0.95, 'amount = cash − change');
     }
   }
+  // The sum the receipt states in parts: subtotal + tax + rounding. When a printed total disagrees
+  // (a misread digit), an amount on a total or payment line that equals the sum is the amount paid.
+  const sum = statedSum(lines);
+  if (sum !== undefined) {
+    const agree = amts.filter(
+      (a) => (a.labelled === 'total' || a.labelled === 'cash') && Math.abs(a.value - sum) < 0.005,
+    );
+    if (agree.length) push(agree[0]!, 0.96, 'subtotal + tax + rounding');
+  }
   // The last total before the payment lines (totals after them restate it), those saying they
   // include tax or rounding first.
   const before = totals.filter((t) => !firstPayment || t.i <= firstPayment.i);
@@ -312,4 +381,33 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
   // Cash paid with no change and no total found: the cash amount is what was paid.
   if (!pick && cash && !change) push(cash, 0.6, 'cash paid');
   return out;
+}
+
+const SUBTOTAL = /\bsub\s*-?\s*total\b|\btotal\b.*\b(excl(uding)?|before\s+(tax|gst))\b/i;
+const TAX_LINE = /^\s*(total\s+)?(gst|vat|sst|tax)\b(?!.*\b(summary|incl|inclusive|no|id|reg)\b)/i;
+const ROUNDING = /\bround(ing)?\b/i;
+
+/**
+ * subtotal + tax + rounding when the receipt prints the parts in that order (rounding may be
+ * absent), each with its amount last on its line; undefined otherwise.
+ */
+function statedSum(lines: SegLine[]): number | undefined {
+  // Each part is the first line with its label after the previous part, its amount last on the line.
+  const partOf = (re: RegExp, from: number) => {
+    const i = lines.findIndex((l, k) => k > from && re.test(plain(l.text)));
+    const a = i >= 0 ? findAmounts(plain(lines[i]!.text)).at(-1) : undefined;
+    return a ? { i, value: a.value, text: plain(lines[i]!.text) } : undefined;
+  };
+  const sub = partOf(SUBTOTAL, -1);
+  const tax = sub && partOf(TAX_LINE, sub.i);
+  const round = tax && partOf(ROUNDING, tax.i);
+  if (!sub || !tax || tax.i < sub.i || tax.value >= sub.value) return undefined;
+  const r =
+    round && round.i > tax.i
+      ? /-\s*(RM\s*)?\d|\(\s*[\d.]+\s*\)/i.test(round.text)
+        ? -Math.abs(round.value)
+        : round.value
+      : 0;
+  if (Math.abs(r) >= 0.1) return undefined;
+  return Math.round((sub.value + tax.value + r) * 100) / 100;
 }

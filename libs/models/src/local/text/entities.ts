@@ -6,8 +6,8 @@
 // Switzerland (GmbH, AG, KG, e.K.), France (SARL, SAS, SA), Benelux (BV, NV), Italy (S.p.A.,
 // S.r.l.), Spain (S.L.), Nordics (Oy, A/S, ApS), Poland (Sp. z o.o.), Czechia/Slovakia (s.r.o.),
 // Hungary (Kft), Japan (K.K.), Indonesia (Tbk), Latin America (Ltda), in print's usual casings
-// (and "SDN BHD" as OCR commonly misreads it: "SON BHD", "SDN BHO").
-const SUFFIX = String.raw`(?:Sdn\.?\s*Bhd\.?|S[DO0]N\.?\s*B[HN][DO0]\)?\.?|SDN\.?\s*B[A-Z0]{2}\)?\.?|Bhd\.?|BHD\.?|Berhad|BERHAD|S\/B|Pte\.?\s+Ltd\.?|PTE\.?\s+LTD\.?|Co\.?,?\s+Ltd\.?|CO\.?,?\s+LTD\.?|Inc\.?|INC\.?|Incorporated|Corporation|CORPORATION|Corp\.?|CORP\.?|Company|COMPANY|Co\.|CO\.?|Ltd\.?|LTD\.?|Limited|LIMITED|L\.?L\.?C\.?|L\.?L\.?P\.?|L\.P\.|PLC|plc|AG|GmbH|GMBH|KG|e\.K\.|B\.V\.|BV|N\.V\.|NV|N\.A\.|S\.A\.|SARL|S\.A\.R\.L\.|SAS|S\.A\.S\.|S\.p\.A\.|SpA|S\.r\.l\.|Srl|S\.L\.|Oy|A\/S|ApS|Sp\.\s*z\s*o\.\s*o\.|s\.r\.o\.|Kft\.?|K\.K\.|Tbk|Ltda\.?|Pvt\.?\s+Ltd\.?|PVT\.?\s+LTD\.?|Pty\.?\s+Ltd\.?|PTY\.?\s+LTD\.?)`;
+// (and "SDN BHD" as OCR commonly misreads it: "SON BHD", "SDN BHO", "SDN BELD").
+const SUFFIX = String.raw`(?:Sdn\.?\s*Bhd\.?|S[DO0]N\.?\s*B[HN][DO0]\)?\.?|SDN\.?\s*B[A-Z0]{2,3}\)?\.?|Bhd\.?|BHD\.?|Berhad|BERHAD|S\/B|Pte\.?\s+Ltd\.?|PTE\.?\s+LTD\.?|Co\.?,?\s+Ltd\.?|CO\.?,?\s+LTD\.?|Inc\.?|INC\.?|Incorporated|Corporation|CORPORATION|Corp\.?|CORP\.?|Company|COMPANY|Co\.|CO\.?|Ltd\.?|LTD\.?|Limited|LIMITED|L\.?L\.?C\.?|L\.?L\.?P\.?|L\.P\.|PLC|plc|AG|GmbH|GMBH|KG|e\.K\.|B\.V\.|BV|N\.V\.|NV|N\.A\.|S\.A\.|SARL|S\.A\.R\.L\.|SAS|S\.A\.S\.|S\.p\.A\.|SpA|S\.r\.l\.|Srl|S\.L\.|Oy|A\/S|ApS|Sp\.\s*z\s*o\.\s*o\.|s\.r\.o\.|Kft\.?|K\.K\.|Tbk|Ltda\.?|Pvt\.?\s+Ltd\.?|PVT\.?\s+LTD\.?|Pty\.?\s+Ltd\.?|PTY\.?\s+LTD\.?)`;
 // Name words: capitalised words, connectors, and short bracketed qualifiers ("(M)", "(KL)", "(SETIA ALAM)").
 const WORD = String.raw`(?:[A-Z\u00C0-\u00DE][\w\u00C0-\u024F'’&.-]*|\([A-Z][A-Za-z.&' -]{0,20}\)|&|of|and|the|de|du|for)`;
 const ORG_RE = new RegExp(String.raw`\b(${WORD}(?:\s+${WORD}){0,6}?),?\s+(${SUFFIX})(?![\w-])`, 'g');

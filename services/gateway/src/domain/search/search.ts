@@ -3,27 +3,11 @@
 // knowledge base's evidence_index_state row for index_version and snapshot, in one statement.
 import { isRoot, requirePermission, type Principal } from '@docfleet/auth';
 import type { api } from '@docfleet/contracts';
-import { queryRows, type Prisma } from '@docfleet/db';
+import { queryRows } from '@docfleet/db';
 import { ApiError } from '@docfleet/errors';
 import type { Deps } from '../../deps';
 import { loadKb } from '../knowledge-bases/knowledge-bases';
-import { queryText } from './query-terms';
-import { filterOnlySql, textSearchSql, type SearchRow, type SearchScope } from './search-sql';
-import type { SearchRequest } from './search-request';
-
-/** The one statement a search runs (exported for the benchmark, which runs the same SQL directly). */
-export function searchStatement(sc: SearchScope, req: SearchRequest): Prisma.Sql {
-  const filters = {
-    fileIds: req.fileIds,
-    folderId: req.folderId,
-    years: req.years,
-    sourceType: req.sourceType,
-    tableOnly: req.tableOnly,
-  };
-  if (!req.query.trim()) return filterOnlySql(sc, filters, req.limit, req.groupByFile);
-  // A query with no searchable word left ("the", "?!") matches nothing rather than everything.
-  return textSearchSql(sc, queryText(req.query), filters, req.limit, req.groupByFile);
-}
+import { searchStatement, type SearchRequest, type SearchRow } from '@docfleet/search-index';
 
 /** The search response, with `hits` as JSON text: PostgreSQL built it, nothing re-encodes it. */
 export interface SearchResult extends Omit<api.SearchResponse, 'hits'> {

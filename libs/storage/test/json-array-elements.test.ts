@@ -1,7 +1,7 @@
 // jsonArrayElements: a JSON array read element by element from a byte stream cut anywhere
 // (inside strings, escapes, multi-byte characters), with the same values JSON.parse gives.
 import { Readable } from 'node:stream';
-import { jsonArrayElements } from '../src/json-array-stream';
+import { jsonArrayElements } from '../src';
 
 async function all(bytes: Buffer, size: number) {
   const parts: Buffer[] = [];

@@ -1,5 +1,4 @@
-import { segmentRows } from '../src/segment-rows';
-import { footnoteMarker, noteMarkers, quarterTags, yearTags } from '../src/tags';
+import { footnoteMarker, noteMarkers, quarterTags, segmentRows, yearTags } from '../src';
 
 const page = (n: number) => ({ pageNumber: n, xmin: 0, ymin: 0, xmax: 1000, ymax: 100, sourceType: 'pdf' });
 

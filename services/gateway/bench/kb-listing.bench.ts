@@ -1,20 +1,24 @@
-// GET /v1/knowledge-bases/{kbId}/index over a knowledge base of 2,000 files, through the HTTP API,
-// beside the same SQL run directly on PostgreSQL (node-postgres) in the same run.
+// The knowledge-base listing, GET /v1/knowledge-bases/{kbId}/index ("index" is its wire name only),
+// over a knowledge base of 2,000 files, through the HTTP API, beside the same SQL run directly on
+// PostgreSQL (node-postgres) and the listing's own code in process, in the same run. The gateway's
+// own benchmark: it mounts the gateway in this process (test/harness.ts), as the gateway's tests do;
+// `pnpm bench` (bench/run.ts) runs it with the workspace's benchmarks.
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
-import { Prisma } from '../libs/db/src';
-import { buildKbListing } from '../services/gateway/src/domain/knowledge-bases/kb-listing';
+import { Prisma } from '@docfleet/db';
 import {
   closedLoop,
+  ensureTemplate,
   httpLoad,
   median,
   round,
   roundRobin,
-  startBenchGateway,
   withSlowdown,
   type LoadResult,
   type Row,
-} from './lib';
+} from '../../../bench/lib';
+import { buildKbListing } from '../src/domain/knowledge-bases/kb-listing';
+import { startGateway, type Gateway } from '../test/harness';
 
 export const name = 'index-endpoint';
 
@@ -48,7 +52,7 @@ async function medianMs(fn: () => Promise<unknown>, reps = 15): Promise<number> 
  * folders; every other file has a completed parse job and a parse artifact manifest. Ids are
  * derived from the knowledge base id and the file number, so the statements need no round trips.
  */
-export async function seed(db: Awaited<ReturnType<typeof startBenchGateway>>['db'], orgId: string, kbId: string) {
+export async function seed(db: Gateway['db'], orgId: string, kbId: string) {
   await db.$transaction(async (tx) => {
     await tx.$executeRaw`
       INSERT INTO folders (id, org_id, knowledge_base_id, name)
@@ -111,7 +115,8 @@ const loadRow = (label: string, r: LoadResult, note: string, extra: Record<strin
 });
 
 export async function run(): Promise<Row[]> {
-  const gw = await startBenchGateway();
+  await ensureTemplate();
+  const gw = await startGateway();
   const pool = new pg.Pool({ connectionString: gw.deps.env.DATABASE_URL, max: CONCURRENCY });
   try {
     const { orgId, key, keyId } = await gw.createOrg({ credits: 10 });
@@ -125,7 +130,9 @@ export async function run(): Promise<Row[]> {
     const path = `/v1/knowledge-bases/${kbId}/index`;
     const first = await gw.req('GET', path, { key });
     if (first.status !== 200 || first.body.files.length !== FILES) {
-      throw new Error(`index answered ${first.status} with ${first.body?.files?.length} files, expected ${FILES}`);
+      throw new Error(
+        `the listing answered ${first.status} with ${first.body?.files?.length} files, expected ${FILES}`,
+      );
     }
     const withJob = first.body.files.filter((f: { latest_parse_job: unknown }) => f.latest_parse_job).length;
     const withArtifacts = first.body.files.filter((f: { parse_artifacts: unknown }) => f.parse_artifacts).length;
@@ -148,7 +155,7 @@ export async function run(): Promise<Row[]> {
     if (!captured) throw new Error('buildKbListing ran no $queryRaw: cannot capture its SQL');
     const { text: sql, values } = captured;
 
-    // Profile: response size, serialisation cost, and the plan of the index query.
+    // Profile: response size, serialisation cost, and the plan of the listing query.
     const built = await buildKbListing({ db: gw.db }, principal, kbId);
     if (built.notModified) throw new Error('unexpected 304 without If-None-Match');
     const body = built.body;
@@ -170,7 +177,7 @@ export async function run(): Promise<Row[]> {
       sql_pg_ms: await medianMs(() => pool.query(sql, values)),
       sql_pg_no_type_parsing_ms: await medianMs(() => pool.query({ text: sql, values, types: rawText })),
       sql_prisma_ms: await medianMs(() => gw.db.$queryRawUnsafe(sql, ...values)),
-      build_index_ms: await medianMs(() => buildKbListing({ db: gw.db }, principal, kbId)),
+      build_listing_ms: await medianMs(() => buildKbListing({ db: gw.db }, principal, kbId)),
       http_get_ms: await medianMs(async () => {
         const r = await fetch(gw.url + path, { headers: { 'x-api-key': key } });
         await r.arrayBuffer();
@@ -205,7 +212,7 @@ export async function run(): Promise<Row[]> {
       [
         { label: 'sql', measure: loop(() => pool.query(sql, values)) },
         { label: 'prisma', measure: loop(() => gw.db.$queryRawUnsafe(sql, ...values)) },
-        { label: 'buildIndex', measure: loop(() => buildKbListing({ db: gw.db }, principal, kbId)) },
+        { label: 'buildKbListing', measure: loop(() => buildKbListing({ db: gw.db }, principal, kbId)) },
         {
           label: 'http',
           measure: (seconds, warmupSeconds) =>
@@ -233,9 +240,9 @@ export async function run(): Promise<Row[]> {
     const kib = Math.round(profile.response_bytes / 1024);
 
     return withSlowdown([
-      { ...loadRow('index SQL, node-postgres (baseline)', direct, `pool of ${CONCURRENCY}`), baseline: true },
+      { ...loadRow('listing SQL, node-postgres (baseline)', direct, `pool of ${CONCURRENCY}`), baseline: true },
       loadRow('same SQL, Prisma $queryRawUnsafe', viaPrisma, "the gateway's pg adapter"),
-      loadRow('buildIndex() in process, no HTTP', inProcess, 'loadKb + query + mapping'),
+      loadRow('buildKbListing() in process, no HTTP', inProcess, 'loadKb + query + mapping'),
       loadRow(`GET /v1/knowledge-bases/{id}/index`, http, `autocannon; ${kib} KiB JSON per response`, { profile }),
       loadRow(
         'same, polling with If-None-Match (304, nothing changed)',

@@ -1,9 +1,17 @@
 // Issue 22: the BM25 statistics (search_terms' document frequencies, evidence_index_state's
 // total_length) stay equal to a recount of the postings through index, re-index, trash, prune and
 // permanent delete, per knowledge base.
-import { spawnGateway, type GatewayProcess } from '@docfleet/testing';
-import { removeFile } from '../src/jobs/index-remove-file.handler';
-import { addManifest, addVersion, indexDeps, indexNow, seedAndIndex, seg } from './fixtures';
+import {
+  addManifest,
+  addVersion,
+  type GatewayProcess,
+  indexDeps,
+  indexNow,
+  seedAndIndex,
+  seg,
+  spawnGateway,
+} from '@docfleet/testing';
+import { removeFile } from '../src';
 
 let gw: GatewayProcess;
 let key: string;

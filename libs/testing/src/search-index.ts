@@ -1,14 +1,14 @@
-// Factories for index and search tests: files with versions and parse manifests whose bundle holds
-// a segments.json, as the parse worker leaves them (libs/contracts bundle.ts).
+// Search index fixtures for any package's tests: files with versions and parse manifests whose
+// bundle holds a segments.json, as the parse worker leaves them (libs/contracts bundle.ts), indexed
+// with the indexer the index worker runs (@docfleet/search-index).
 import { randomUUID } from 'node:crypto';
 import { BUNDLE, type Segment } from '@docfleet/contracts';
 import type { Db } from '@docfleet/db';
-import { createLogger } from '@docfleet/logger';
 import { artifactPrefix, fileVersionKey, type StorageDriver } from '@docfleet/storage';
-import type { IndexDeps } from '../src/deps';
-import { indexFileVersion } from '../src/jobs/index-file-version.handler';
+import { indexFileVersion, type SearchIndexDeps } from '@docfleet/search-index';
 
-export interface Env {
+/** Where the fixtures write: a gateway's database and storage (spawnGateway's `db` and `deps.storage`). */
+export interface SearchIndexEnv {
   db: Db;
   storage: StorageDriver;
 }
@@ -42,7 +42,7 @@ export interface Seeded {
 }
 
 export async function addManifest(
-  env: Env,
+  env: SearchIndexEnv,
   f: { orgId: string; kbId: string; fileId: string; versionId: string },
   segments: SegIn[],
 ): Promise<string> {
@@ -65,7 +65,7 @@ export async function addManifest(
 }
 
 /** A new current version (what PUT …/content does), without a parse. */
-export async function addVersion(env: Env, f: { kbId: string; fileId: string }): Promise<string> {
+export async function addVersion(env: SearchIndexEnv, f: { kbId: string; fileId: string }): Promise<string> {
   const last = await env.db.fileVersion.findFirst({
     where: { file_id: f.fileId },
     orderBy: { version_number: 'desc' },
@@ -88,7 +88,7 @@ export async function addVersion(env: Env, f: { kbId: string; fileId: string }):
 
 /** A live file with version 1 and one parse manifest holding `segments` (not indexed yet). */
 export async function seedParsedFile(
-  env: Env,
+  env: SearchIndexEnv,
   o: {
     orgId: string;
     kbId: string;
@@ -112,19 +112,17 @@ export async function seedParsedFile(
   return { orgId: o.orgId, kbId: o.kbId, fileId: file.id, versionId, manifestId };
 }
 
-const silent = createLogger('index-test', 'silent');
-export const indexDeps = (env: Env, extra: Partial<IndexDeps> = {}): IndexDeps => ({
+export const indexDeps = (env: SearchIndexEnv, extra: Partial<SearchIndexDeps> = {}): SearchIndexDeps => ({
   db: env.db,
   storage: env.storage,
-  logger: silent,
   ...extra,
 });
 
-/** Runs the index worker's handler code for a manifest. */
+/** Indexes a manifest as the index worker's 'index.file-version' job does. */
 export function indexNow(
-  env: Env,
+  env: SearchIndexEnv,
   s: Pick<Seeded, 'orgId' | 'fileId' | 'versionId' | 'manifestId'>,
-  extra: Partial<IndexDeps> = {},
+  extra: Partial<SearchIndexDeps> = {},
 ) {
   return indexFileVersion(indexDeps(env, extra), {
     orgId: s.orgId,
@@ -134,13 +132,14 @@ export function indexNow(
   });
 }
 
-export async function seedAndIndex(env: Env, o: Parameters<typeof seedParsedFile>[1]): Promise<Seeded> {
+export async function seedAndIndex(env: SearchIndexEnv, o: Parameters<typeof seedParsedFile>[1]): Promise<Seeded> {
   const s = await seedParsedFile(env, o);
   const out = await indexNow(env, s);
   if (out.status !== 'indexed') throw new Error(`fixture not indexed: ${JSON.stringify(out)}`);
   return s;
 }
 
+/** Polls `fn` every 50 ms until it holds; throws after `ms`. */
 export const waitFor = async (fn: () => Promise<boolean>, ms = 15_000) => {
   const end = Date.now() + ms;
   while (Date.now() < end) {

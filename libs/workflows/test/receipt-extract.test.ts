@@ -1,0 +1,196 @@
+// docfleet-local on scanned receipts through runExtractFile, the path the workflow worker runs
+// (issue 23.4): each rule on a constructed receipt (not a corpus one), its value cited by a quote
+// that is verbatim segment text and contains the value.
+import type { Segment } from '@docfleet/contracts';
+import { citationVerifiable, readModelConfig, resolveModel, valueAt } from '@docfleet/models';
+import { runExtractFile } from '../src';
+
+const SCHEMA = {
+  title: 'Receipt',
+  type: 'object',
+  properties: {
+    company: { type: 'string', description: 'Company (shop) that issued the receipt' },
+    date: { type: 'string', format: 'date', description: 'Date of the receipt' },
+    address: { type: 'string', description: 'Postal address of the company' },
+    total: { type: 'number', description: 'Total amount paid' },
+  },
+};
+
+const model = resolveModel(readModelConfig({}), 'docfleet-local');
+
+/** One OCR'd page as the parse gives it: one segment, one paragraph per printed line. */
+async function extract(lines: string[]) {
+  const segments = [
+    { id: 'p1-0001', markdown: lines.join('\n\n'), coordinates: { pageNumber: 1 } } as unknown as Segment,
+  ];
+  const doc = await runExtractFile({
+    jsonSchema: SCHEMA,
+    schemaName: 'receipt',
+    allSegments: segments,
+    segments,
+    pageCount: 1,
+    model,
+  });
+  const result = doc.jsonResult as Record<string, unknown>;
+  for (const c of doc.citations) {
+    expect({ path: c.path, verifiable: citationVerifiable(valueAt(result, c.path), c, segments) }).toEqual({
+      path: c.path,
+      verifiable: true,
+    });
+  }
+  return { result, cited: new Set(doc.citations.map((c) => c.path)) };
+}
+
+describe('receipt key fields through runExtractFile (docfleet-local)', () => {
+  it('an OCR-misread legal form at the top ("SDN BELD") names the issuer, not the customer company below', async () => {
+    const { result, cited } = await extract([
+      'HARIMAU FOODS (PG) SDN BELD (204411 W) Lot 9, Jalan Perusahaan 4/2,',
+      '13600 Prai, Pulau Pinang.',
+      'Tel: 04- 3901122 Fax:04- 3901123',
+      'TAX INVOICE / CREDIT NOTE',
+      'Cash Inv No.: 5512K801',
+      'KEDAI RUNCIT BAHAGIA SDN BHD',
+      'NO. 8, JALAN MERAH 2,',
+      '11900 BAYAN LEPAS, PULAU PINANG',
+      'Date: 14/07/2019 09:12',
+      'Total Payable: 31.80',
+      'CASH 31.80',
+    ]);
+    expect(result.company).toBe('HARIMAU FOODS (PG) SDN BELD');
+    expect(result.address).toBe('Lot 9, Jalan Perusahaan 4/2, 13600 Prai, Pulau Pinang.');
+    expect([...cited].sort()).toEqual(['/address', '/company', '/date', '/total']);
+  });
+
+  it('a legal form with no readable name before it gives the line up to the form, and the address still follows', async () => {
+    const { result } = await extract([
+      'T ANJ UNG MA RIN E )SDN BHD (771204-K) Lot 12, Jalan Kilang 3,',
+      '81100 Johor Bahru, Johor.',
+      'Tel: 07-2231100',
+      'RECEIPT',
+      'Date: 02/03/2020',
+      'TOTAL 12.00',
+      'CASH 20.00',
+      'CHANGE 8.00',
+    ]);
+    expect(result.company).toBe('T ANJ UNG MA RIN E )SDN BHD');
+    expect(result.address).toBe('Lot 12, Jalan Kilang 3, 81100 Johor Bahru, Johor.');
+  });
+
+  it('"S/B" keeps no full stop after it', async () => {
+    const { result } = await extract([
+      'SEGAR JAYA MART S/B.',
+      '(CO.NO. 99812-A)',
+      'NO. 5, JALAN DAMAI 3,',
+      '43000 KAJANG, SELANGOR.',
+      'Receipt NO : 2231',
+      'TOTAL 7.50',
+      'CASH 10.00',
+      'CHANGE 2.50',
+    ]);
+    expect(result.company).toBe('SEGAR JAYA MART S/B');
+  });
+
+  it('a stray mark OCR reads after the address is cut from its end', async () => {
+    const { result } = await extract([
+      'MELATI BOOK SHOP',
+      'NO. 7, JALAN MAWAR 2/1',
+      '40100 SHAH ALAM t',
+      'Tel: +603-5511 2233',
+      'CASH SALES',
+      'TOTAL 4.20',
+      'CASH 5.00',
+      'CHANGE 0.80',
+    ]);
+    expect(result.address).toBe('NO. 7, JALAN MAWAR 2/1 40100 SHAH ALAM');
+  });
+
+  it('border marks at the edges of the name and address lines are no part of them', async () => {
+    const { result } = await extract([
+      '| KEDAI KOPI SRI MURNI SDN BHD .',
+      '| 21, JALAN AMAN 4/2,',
+      '52100 KEPONG, KUALA LUMPUR > |',
+      'Mobile /Whatsapps : +6012-345 6789',
+      'TAX INVOICE',
+      'TOTAL 9.90',
+      'CASH 10.00',
+      'CHANGE 0.10',
+    ]);
+    expect(result.company).toBe('KEDAI KOPI SRI MURNI SDN BHD');
+    expect(result.address).toBe('21, JALAN AMAN 4/2, 52100 KEPONG, KUALA LUMPUR');
+  });
+
+  it('a registration number misread with "~" is cut from the name line', async () => {
+    const { result } = await extract([
+      'BINTANG CO. (M) BHD (558812~K)',
+      '2ND FLR, BINTANG MALL, JALAN BESAR,',
+      '50200 KUALA LUMPUR',
+      'TOTAL 15.00',
+      'CASH 15.00',
+    ]);
+    expect(result.company).toBe('BINTANG CO. (M) BHD');
+  });
+
+  it('a logo read as short words on the first line gives way to the name over the address', async () => {
+    const { result } = await extract([
+      'ab ee wo',
+      'SINAR JAYA HARDWARE TRADING',
+      '(JM0123456-T)',
+      'NO 7, JALAN BESI 2,',
+      '81700 PASIR GUDANG, JOHOR.',
+      'TOTAL 18.00',
+      'CASH 20.00',
+      'CHANGE 2.00',
+    ]);
+    expect(result.company).toBe('SINAR JAYA HARDWARE TRADING');
+    expect(result.address).toBe('NO 7, JALAN BESI 2, 81700 PASIR GUDANG, JOHOR.');
+  });
+
+  it('a misread total loses to the amount that subtotal + tax + rounding make', async () => {
+    const { result } = await extract([
+      'TERANG LIGHTING ENTERPRISE',
+      'NO. 3, JALAN INDAH 1,',
+      '47100 PUCHONG, SELANGOR',
+      'DATE: 11/09/2018',
+      'SUB-TOTAL 38.68',
+      'GST 2.32',
+      'ROUNDING 0.00',
+      'TOTAL 47.00',
+      'CASH 41.00',
+      'CHANGE 06.00',
+    ]);
+    expect(result.total).toBe(41);
+  });
+
+  it('labels printed apart from their amounts: the "Payment Type" amount is what was paid', async () => {
+    const { result } = await extract([
+      'PASAR SEGAR MARKET S/B',
+      'LOT 4, JALAN SS 2/24,',
+      '47300 PETALING JAYA, SELANGOR.',
+      'Receipt NO : 5521',
+      '12-Mar-2019',
+      'Sub Total',
+      'Rounding Adj.',
+      'Total',
+      'Payment Type RM23.50',
+      'Received Cash',
+      'Change',
+    ]);
+    expect(result.total).toBe(23.5);
+  });
+
+  it('a tax summary whose last column is the total gives the amount paid when no total line carries one', async () => {
+    const { result } = await extract([
+      'PERABOT MEWAH SDN BHD',
+      'Lot 2-5, Jalan Bukit 8,',
+      '56000 Kuala Lumpur.',
+      'Date: 05-02-19 11:40',
+      'SOFA 3 SEATER 1 @ 1,200.00 1,200.00 SR',
+      'Total RM',
+      'CASH: (MYR)',
+      'Change',
+      'GST% Amt(RM) GST(RM) Total(RM)',
+      'SR 6 1,200.00 72.00 1,272.00',
+    ]);
+    expect(result.total).toBe(1272);
+  });
+});
