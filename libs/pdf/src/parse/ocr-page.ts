@@ -500,7 +500,7 @@ export async function ocrImagePage(
       pageNumber,
     });
   try {
-    const { words, report } = await recogniseImage(img, {
+    const { words, report, gray } = await recogniseImage(img, {
       lang: s.lang,
       timeoutSeconds: s.timeoutSeconds,
       pageNumber,
@@ -517,7 +517,8 @@ export async function ocrImagePage(
       k,
       widthPt: img.width * k,
       heightPt: img.height * k,
-      raster: async () => (scale === 1 ? img : resizeGray(toGray(img), scale)),
+      // The grey page the reading was prepared from (not the colour image converted again).
+      raster: async () => (scale === 1 ? gray : resizeGray(gray, scale)),
       rasterDpi: img.density * scale,
       tmpDir,
       pageNumber,
