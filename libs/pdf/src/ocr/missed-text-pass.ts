@@ -7,7 +7,7 @@
 // added to the first reading's when they are read with some confidence.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { otsuThreshold, type GrayImage } from './preprocess';
+import { otsuThreshold, writePgm, type GrayImage } from './preprocess';
 import { parseTsv, runTesseractTsv } from './tesseract-tsv';
 import { ocrRows } from './ocr-layout';
 import type { OcrWord } from './recognise';
@@ -86,9 +86,8 @@ export interface MissedTextInput {
 /** The page's words, read again as one block when the first reading left text unread (else as given). */
 export async function rereadMissedText(inp: MissedTextInput): Promise<OcrWord[]> {
   if (!leftFiguresUnread(inp.raster, inp.words, inp.px)) return inp.words;
-  const { width, height } = inp.raster;
   const file = path.join(inp.tmpDir, `block-${inp.pageNumber}.pgm`);
-  await fs.writeFile(file, Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), inp.raster.data]));
+  await writePgm(file, inp.raster);
   try {
     const tsv = await runTesseractTsv(file, {
       dpi: inp.dpi,

@@ -276,7 +276,7 @@ export function invert(img: GrayImage): GrayImage {
 }
 
 /** Writes the image as a binary PGM without copying its pixels into one buffer first. */
-export async function writePgm(file: string, img: GrayImage): Promise<void> {
+export async function writePgm(file: string, img: Pick<GrayImage, 'width' | 'height' | 'data'>): Promise<void> {
   const fh = await fs.open(file, 'w');
   try {
     const parts = [

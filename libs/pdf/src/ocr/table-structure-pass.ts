@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runTesseractTsv, tsvToRuns } from './tesseract-tsv';
 import { eraseLines, type RasterLine } from './raster-rulings';
+import { writePgm } from './preprocess';
 import type { RawImage } from '../render/ppm';
 import type { Box } from '../geometry';
 import type { TextRun } from '../types';
@@ -33,7 +34,7 @@ export async function rereadTables(inp: StructurePassInput): Promise<TextRun[]> 
     if (width < 10 || height < 10) continue;
     const crop = eraseLines(inp.raster, inp.lines, { left, top, width, height });
     const file = path.join(inp.tmpDir, `table-${inp.pageNumber}-${i}.pgm`);
-    await fs.writeFile(file, Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), crop.data]));
+    await writePgm(file, crop);
     try {
       const tsv = await runTesseractTsv(file, {
         dpi: inp.dpi,
