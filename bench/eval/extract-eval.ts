@@ -12,7 +12,6 @@
 // `--only receipts` runs just those; `--dump DIR` keeps each receipt's parse for quick re-extraction. Writes bench/out/extract-eval.json.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { FieldListSchema } from '../../libs/models/src';
 import {
   addCounts,
   citationVerifiable,
@@ -22,7 +21,14 @@ import {
   type Counts,
   type Prf,
 } from '../../libs/models/src/metrics';
-import { INVOICE_FIELDS, INVOICE_SCHEMA, NDA_FIELDS, NDA_SCHEMA, manifest } from '../../libs/models/eval/corpus-sets';
+import {
+  INVOICE_FIELDS,
+  INVOICE_SCHEMA,
+  NDA_FIELDS,
+  NDA_SCHEMA,
+  jsonSchemaOf,
+  manifest,
+} from '../../libs/models/eval/corpus-sets';
 import {
   RECEIPT_FIELDS,
   RECEIPT_SCHEMA,
@@ -36,23 +42,6 @@ import { benchClient, ensureTemplate } from '../lib';
 const ROOT = path.resolve(__dirname, '../..');
 const f3 = (x: number) => x.toFixed(3);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-
-/** The eval's field lists as JSON Schemas (what the file-path endpoint takes): dates as format date, lists of strings. */
-function jsonSchemaOf(fl: FieldListSchema): Record<string, unknown> {
-  const prop = (f: FieldListSchema['fields'][number]) =>
-    f.type === 'date'
-      ? { type: 'string', format: 'date', description: f.description }
-      : f.type === 'array'
-        ? { type: 'array', items: { type: 'string' }, description: f.description }
-        : { type: f.type, description: f.description };
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: fl.title,
-    type: 'object',
-    properties: Object.fromEntries(fl.fields.map((f) => [f.name, prop(f)])),
-    required: fl.fields.filter((f) => f.required).map((f) => f.name),
-  };
-}
 
 interface SetReport {
   overall: Prf;

@@ -15,6 +15,7 @@ import {
   receiptTruth,
 } from '../../libs/models/eval/receipts';
 import { runExtractFile } from '../../libs/workflows/src';
+import { jsonSchemaOf } from '../../libs/models/eval/corpus-sets';
 
 async function main(argv: string[]) {
   const dir = argv[0]!;
@@ -23,18 +24,7 @@ async function main(argv: string[]) {
   const half = valueOf('--half');
   const rows = new Map((await receiptRows(corpus)).map((r) => [r.path, r]));
   const model = resolveModel(readModelConfig({}), 'docfleet-local');
-  const schema = {
-    title: RECEIPT_SCHEMA.title,
-    type: 'object',
-    properties: Object.fromEntries(
-      RECEIPT_SCHEMA.fields.map((f) => [
-        f.name,
-        f.type === 'date'
-          ? { type: 'string', format: 'date', description: f.description }
-          : { type: f.type, description: f.description },
-      ]),
-    ),
-  };
+  const schema = jsonSchemaOf(RECEIPT_SCHEMA);
   const per: Record<string, Record<string, Counts>> = { all: {}, A: {}, B: {} };
   let cites = 0,
     ok = 0;

@@ -144,3 +144,20 @@ export async function manifest(corpus: string): Promise<Array<{ path: string; do
     .map((l) => l.split('\t'))
     .map((c) => ({ path: c[pi]!, docClass: c[ci]! }));
 }
+
+/** The eval's field lists as JSON Schemas (what the file-path endpoint takes): dates as format date, lists of strings. */
+export function jsonSchemaOf(fl: FieldListSchema): Record<string, unknown> {
+  const prop = (f: FieldListSchema['fields'][number]) =>
+    f.type === 'date'
+      ? { type: 'string', format: 'date', description: f.description }
+      : f.type === 'array'
+        ? { type: 'array', items: { type: 'string' }, description: f.description }
+        : { type: f.type, description: f.description };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: fl.title,
+    type: 'object',
+    properties: Object.fromEntries(fl.fields.map((f) => [f.name, prop(f)])),
+    required: fl.fields.filter((f) => f.required).map((f) => f.name),
+  };
+}
