@@ -517,8 +517,9 @@ export async function ocrImagePage(
       k,
       widthPt: img.width * k,
       heightPt: img.height * k,
-      // The grey page the reading was prepared from (not the colour image converted again).
-      raster: async () => (scale === 1 ? gray : resizeGray(gray, scale)),
+      // The grey page the reading was prepared from (not the colour image converted again), resized
+      // once however many passes ask for it (the missed-text pass and the ruling scan both do).
+      raster: memo(async () => (scale === 1 ? gray : resizeGray(gray, scale))),
       rasterDpi: img.density * scale,
       tmpDir,
       pageNumber,
