@@ -2,7 +2,7 @@
 // as pdf.js gives it, the runs of a line drawn right to left with Latin words and numbers between
 // them) come out in logical order, paragraphs are found from the right margin, and columns are read
 // from the right.
-import { isRightToLeft, logicalRunOrder, runDirection, visualLineToLogical } from '../src/layout/bidi';
+import { isRightToLeft, logicalRunOrder, runDirection } from '../src/layout/bidi';
 import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
@@ -88,14 +88,6 @@ describe('bidi: run order of a right-to-left line', () => {
     const mixed = byX([line2[0]!, ...parts, line2[2]!]);
     expect(logicalRunOrder(mixed).map((r) => r.text)).toEqual(['مكتبة', 'pandas', ',', 'numpy', 'في']);
   });
-
-  it('puts a visual-order line (read left to right on the page) in logical order, Latin and digits intact', () => {
-    // "تحسين الإنتاجية بلغة R و Python عام 2024" as displayed, read left to right.
-    expect(visualLineToLogical('2024 ماع Python و R ةغلب ةيجاتنإلا نيسحت')).toBe(
-      'تحسين الإنتاجية بلغة R و Python عام 2024',
-    );
-    expect(visualLineToLogical('An English line stays as it is.')).toBe('An English line stays as it is.');
-  });
 });
 
 describe('layout of a right-to-left page', () => {
@@ -167,5 +159,13 @@ describe('lam-alef ligatures', () => {
     expect(pdfjsText).toBe('مثال .خالل');
     expect(words.fix('مثال خالل، في')).toBe('مثال خلال، في');
     expect(words.fix('Latin text stays')).toBe('Latin text stays');
+  });
+});
+
+describe('combining marks in our logical text', () => {
+  it('joins a mark that a gap in the text layer set apart from its letter', () => {
+    const r = { x0: 100, x1: 300, y0: 90, y1: 102, baseline: 100, size: 11, bold: false, italic: false, mono: false };
+    const [line] = buildLines([{ ...r, text: 'بناء ً على استنتاجات' }]);
+    expect(line!.text).toBe('بناءً على استنتاجات');
   });
 });
