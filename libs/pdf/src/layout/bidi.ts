@@ -78,21 +78,3 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
   }
   return out;
 }
-
-/**
- * Visual-order text (a line as it is displayed, read left to right) put in logical order, for text
- * whose paragraph direction is right to left: the characters are read from the right, and each
- * stretch of left-to-right letters and digits (with the spaces and punctuation inside it) keeps its
- * order. Lines that are not right-to-left are returned unchanged. This is how a reference written
- * in visual order (docling's PDF backend writes glyphs in drawing order) is compared with text in
- * logical order.
- */
-export function visualLineToLogical(line: string): string {
-  if (!isRightToLeft([line])) return line;
-  const chars = [...line];
-  const dirs = chars.map((c) => runDirection(c));
-  const units = chars.map((c, i) => ({ text: c, dir: dirs[i]! }));
-  return logicalRunOrder(units)
-    .map((u) => u.text)
-    .join('');
-}
