@@ -200,7 +200,7 @@ async function visualRow(
     metric: 'text_similarity',
     value: textSimilarity(v.text, reference),
     target: 0.9,
-    detail: `reference (GLYPH<..> removed) in visual order; ours rendered in visual order line by line (${v.linesFound}/${v.lines} lines in ${v.elements} elements)`,
+    detail: `reference (GLYPH<..> removed) in visual order; ours rendered in visual order line by line (${v.linesFound}/${v.lines} lines in ${v.elements} elements${v.missed ? `, ${v.missed} elements not found in the markdown` : ''})`,
   };
 }
 

@@ -217,7 +217,7 @@ export async function evaluateText(
       if (row.visualOrder && !isVisualOrder(ours)) {
         const v = visualRendering(ours, res.grounding, await pageLines(d.file));
         compared = v.text;
-        row.visualOrder.visualLines = `${v.linesFound}/${v.lines} lines in ${v.elements} elements`;
+        row.visualOrder.visualLines = `${v.linesFound}/${v.lines} lines in ${v.elements} elements${v.missed ? `, ${v.missed} not found` : ''}`;
       }
       row.docfleet = { score: textScore(compared, reference), secondsPerPage: seconds / pages };
       if (row.visualOrder) row.visualOrder.asExtracted.docfleet = textScore(ours, reference);

@@ -175,6 +175,8 @@ export interface VisualRendering {
   text: string;
   /** Elements with right-to-left text rendered, and how many of their page lines were found in them. */
   elements: number;
+  /** Elements with right-to-left text whose content was not found verbatim in the text (left in logical order). */
+  missed: number;
   linesFound: number;
   lines: number;
 }
@@ -186,14 +188,15 @@ export interface VisualRendering {
  * right-to-left text comes back unchanged. Table cells are rendered one cell at a time.
  */
 export function visualRendering(text: string, g: GroundingDocument, lines: Map<number, PageLine[]>): VisualRendering {
-  const res: VisualRendering = { text: '', elements: 0, linesFound: 0, lines: 0 };
+  const res: VisualRendering = { text: '', elements: 0, missed: 0, linesFound: 0, lines: 0 };
   let out = '';
   let cursor = 0;
-  const replace = (original: string, rendered: string) => {
+  const replace = (original: string, rendered: string): boolean => {
     const at = text.indexOf(original, cursor);
-    if (at < 0) return;
+    if (at < 0) return false;
     out += text.slice(cursor, at) + rendered;
     cursor = at + original.length;
+    return true;
   };
   for (const p of g.pages)
     for (const e of p.elements) {
@@ -205,10 +208,13 @@ export function visualRendering(text: string, g: GroundingDocument, lines: Map<n
       }
       if (!e.content || !HAS_RTL.test(e.content)) continue;
       const split = splitAtLines(e.content, e.bbox, lines.get(p.page_number) ?? []);
+      if (!replace(e.content, visualParagraph(split.parts))) {
+        res.missed++;
+        continue;
+      }
       res.elements++;
       res.linesFound += split.found;
       res.lines += split.candidates;
-      replace(e.content, visualParagraph(split.parts));
     }
   res.text = out + text.slice(cursor);
   return res;

@@ -115,6 +115,8 @@ describe('our text rendered with its own lines', () => {
           elements: [
             { type: 'text', content: 'تعتبر البرمجة بلغة R و Python', bbox: { x1: 0.1, y1: 0.09, x2: 0.9, y2: 0.14 } },
             { type: 'text', content: 'English line', bbox: { x1: 0.1, y1: 0.49, x2: 0.9, y2: 0.52 } },
+            // A running footer is not in the markdown: counted, not rendered.
+            { type: 'page_footer', content: 'صفحة ٣', bbox: { x1: 0.4, y1: 0.95, x2: 0.6, y2: 0.97 } },
           ],
         },
       ],
@@ -122,7 +124,7 @@ describe('our text rendered with its own lines', () => {
     const md = '## تعتبر البرمجة بلغة R و Python\n\n**English line**';
     const v = visualRendering(md, g, new Map([[1, lines]]));
     expect(v.text).toBe('## ةغلب ةجمربلا ربتعت Python و R\n\n**English line**');
-    expect(v).toMatchObject({ elements: 1, linesFound: 2, lines: 2 });
+    expect(v).toMatchObject({ elements: 1, missed: 1, linesFound: 2, lines: 2 });
   });
 
   it('on the corpus sample: every line found, and much closer to the visual-order reference than the logical text', async () => {
