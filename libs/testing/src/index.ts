@@ -23,6 +23,8 @@ export type { FleetServiceProcess } from './fleet-service';
 export { startWebhookReceiver } from './webhook-receiver';
 export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';
 export { creditInvariants } from './credits';
+export { privateQueues } from './queues';
+export type { PrivateQueues } from './queues';
 export { describeShardState, isAlive, shardState, workerFleet } from './worker-fleet';
 export type { ShardState, WorkerFleet } from './worker-fleet';
 export { combine, densePdf, longPdf, pageMark, repeatPages, textPdf } from './pdfs';
