@@ -24,6 +24,8 @@ export { startWebhookReceiver } from './webhook-receiver';
 export type { ReceivedHook, WebhookReceiver } from './webhook-receiver';
 export { creditInvariants } from './credits';
 export { privateQueues } from './queues';
+export { seedFile } from './files';
+export type { SeededFile } from './files';
 export type { PrivateQueues } from './queues';
 export { describeShardState, isAlive, shardState, workerFleet } from './worker-fleet';
 export type { ShardState, WorkerFleet } from './worker-fleet';
