@@ -21,8 +21,8 @@ let otherKb: string;
 beforeAll(async () => {
   gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Stats' } })).body.knowledge_base.id;
-  otherKb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Other' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Stats')).id;
+  otherKb = (await gw.createKnowledgeBase(key, 'Other')).id;
 });
 afterAll(() => gw.close());
 

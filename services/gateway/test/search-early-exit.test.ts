@@ -83,7 +83,7 @@ async function compareAll(): Promise<{ kept: number; total: number }> {
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Early exit' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Early exit')).id;
   const env = { db: gw.db, storage: gw.deps.storage };
   let first: ReturnType<typeof seg>[] = [];
   for (let f = 0; f < 6; f++) {

@@ -26,7 +26,7 @@ const TRICKY: Array<[string, string]> = [
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Ranking' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Ranking')).id;
   const env = { db: gw.db, storage: gw.deps.storage };
   await seedAndIndex(env, { orgId, kbId, filename: 'tricky.pdf', segments: TRICKY.map(([id, text]) => seg(id, text)) });
   // Background: "protein" and "increases" are everywhere, "fibrosis" is rare.
@@ -101,8 +101,7 @@ describe('BM25 with per-knowledge-base statistics', () => {
 
   it('keeps statistics per knowledge base: another one’s documents do not change this one’s scores', async () => {
     const before = (await search('protein fibrosis')).body.hits.map((h: { score: number }) => h.score);
-    const other = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Other' } })).body.knowledge_base
-      .id as string;
+    const other = (await gw.createKnowledgeBase(key, 'Other')).id as string;
     await seedAndIndex(
       { db: gw.db, storage: gw.deps.storage },
       {

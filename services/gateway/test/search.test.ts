@@ -20,7 +20,7 @@ const ids = (r: { body: { hits: Array<{ segmentId: string }> } }) => r.body.hits
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Finance' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Finance')).id;
   folderId = (await gw.req('POST', `/v1/knowledge-bases/${kbId}/folders`, { key, body: { name: 'Reports' } })).body
     .folder.id;
   const env = { db: gw.db, storage: gw.deps.storage };
@@ -405,7 +405,7 @@ describe('POST /v1/knowledge-bases/{kbId}/search', () => {
   });
 
   it('reports an empty index for a knowledge base nothing was indexed in', async () => {
-    const kb2 = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Empty' } })).body.knowledge_base.id;
+    const kb2 = (await gw.createKnowledgeBase(key, 'Empty')).id;
     const r = await search({ query: 'invoice' }, key, kb2);
     expect(r.body).toEqual({
       knowledge_base_id: kb2,

@@ -12,7 +12,7 @@ beforeAll(async () => {
   gw = await spawnGateway();
   const o = await gw.createOrg();
   orgId = o.orgId;
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key: o.key, body: { name: 'Sweep' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(o.key, 'Sweep')).id;
 });
 afterAll(() => gw.close());
 

@@ -25,7 +25,7 @@ let kbId: string;
 beforeAll(async () => {
   gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Index' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Index')).id;
 });
 afterAll(() => gw.close());
 

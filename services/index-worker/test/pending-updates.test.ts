@@ -26,9 +26,8 @@ let otherKbId: string;
 beforeAll(async () => {
   gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
-  const kb = (name: string) => gw.req('POST', '/v1/knowledge-bases', { key, body: { name } });
-  kbId = (await kb('Pending')).body.knowledge_base.id;
-  otherKbId = (await kb('Other')).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Pending')).id;
+  otherKbId = (await gw.createKnowledgeBase(key, 'Other')).id;
 });
 afterAll(() => gw.close());
 
