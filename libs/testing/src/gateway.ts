@@ -161,8 +161,11 @@ export async function spawnGateway(opts: SpawnGatewayOptions = {}) {
   const url = `http://127.0.0.1:${port}`;
   const db: PrismaClient = base?.db ?? tdb!.db;
   const redis = createRedis(env.REDIS_URL);
-  /** What a worker shares with this gateway: its configuration, storage and queues. */
-  const deps = { env, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
+  /**
+   * What a worker shares with this gateway: its configuration, database, storage and queues (also
+   * the SearchIndexEnv the search index fixtures write through).
+   */
+  const deps = { env, db, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
 
   /** The same process still runs and answers /healthz. */
   async function alive(): Promise<boolean> {

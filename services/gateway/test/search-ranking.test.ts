@@ -27,14 +27,18 @@ beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
   kbId = (await gw.createKnowledgeBase(key, 'Ranking')).id;
-  const env = { db: gw.db, storage: gw.deps.storage };
-  await seedAndIndex(env, { orgId, kbId, filename: 'tricky.pdf', segments: TRICKY.map(([id, text]) => seg(id, text)) });
+  await seedAndIndex(gw.deps, {
+    orgId,
+    kbId,
+    filename: 'tricky.pdf',
+    segments: TRICKY.map(([id, text]) => seg(id, text)),
+  });
   // Background: "protein" and "increases" are everywhere, "fibrosis" is rare.
   const filler = Array.from({ length: 30 }, (_, i) =>
     seg(`common-${i}`, `Protein expression increases in tissue sample ${i}. The protein increases after treatment.`),
   );
-  await seedAndIndex(env, { orgId, kbId, filename: 'background.pdf', segments: filler });
-  await seedAndIndex(env, {
+  await seedAndIndex(gw.deps, { orgId, kbId, filename: 'background.pdf', segments: filler });
+  await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'rare.pdf',
@@ -102,15 +106,12 @@ describe('BM25 with per-knowledge-base statistics', () => {
   it('keeps statistics per knowledge base: another one’s documents do not change this one’s scores', async () => {
     const before = (await search('protein fibrosis')).body.hits.map((h: { score: number }) => h.score);
     const other = (await gw.createKnowledgeBase(key, 'Other')).id as string;
-    await seedAndIndex(
-      { db: gw.db, storage: gw.deps.storage },
-      {
-        orgId,
-        kbId: other,
-        filename: 'other.pdf',
-        segments: Array.from({ length: 20 }, (_, i) => seg(`o-${i}`, `Fibrosis fibrosis report ${i}.`)),
-      },
-    );
+    await seedAndIndex(gw.deps, {
+      orgId,
+      kbId: other,
+      filename: 'other.pdf',
+      segments: Array.from({ length: 20 }, (_, i) => seg(`o-${i}`, `Fibrosis fibrosis report ${i}.`)),
+    });
     const after = (await search('protein fibrosis')).body.hits.map((h: { score: number }) => h.score);
     expect(after).toEqual(before);
     expect((await top('fibrosis', other))[0]).toMatch(/^o-/);
