@@ -231,7 +231,12 @@ const toPt = (e: GroundingElement, size: { width: number; height: number }): Rec
   e.bbox.y2 * size.height,
 ];
 
-async function evalIcdar(file: string, rel: string, res: ParsedForEval, log: (s: string) => void): Promise<EvalRow[]> {
+export async function evalIcdar(
+  file: string,
+  rel: string,
+  res: ParsedForEval,
+  log: (s: string) => void,
+): Promise<EvalRow[]> {
   const rows: EvalRow[] = [];
   const strFile = file.replace(/\.pdf$/, '-str.xml'),
     regFile = file.replace(/\.pdf$/, '-reg.xml');

@@ -4,13 +4,32 @@ import os from 'node:os';
 import path from 'node:path';
 import { assembleDocument, inspectDocument, parsePages } from '../src';
 import { openPdf } from '../src/pdfjs-loader';
-import type { EvalParseFn } from './corpus-eval';
+import type { TextLayerUse } from '../src/ocr/text-layer-words';
+import type { EvalParseFn, ParsedForEval } from './corpus-eval';
 
-export const libraryParse: EvalParseFn = async (file, kind, backend) => {
+export const libraryParse: EvalParseFn = (file, kind, backend) => libraryParsePages(file, kind, backend);
+
+/**
+ * libraryParse on some pages only (default every page), with what OCR did with each page's text
+ * layer (pages read by OCR over a text layer).
+ */
+export async function libraryParsePages(
+  file: string,
+  kind: 'pdf' | 'image',
+  backend: 'auto' | 'text' | 'ocr',
+  pageNumbers?: number[],
+): Promise<ParsedForEval & { textLayer: Array<TextLayerUse | undefined> }> {
   const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-eval-'));
   try {
     const chosen = backend === 'auto' ? (await inspectDocument(file, kind)).backend.backend : backend;
-    const res = await parsePages({ path: file, kind, backend: chosen, outDir, renderPages: false });
+    const res = await parsePages({
+      path: file,
+      kind,
+      backend: chosen,
+      outDir,
+      renderPages: false,
+      ...(pageNumbers ? { pageNumbers } : {}),
+    });
     const { grounding, markdown } = assembleDocument(
       path.basename(file),
       kind,
@@ -25,11 +44,11 @@ export const libraryParse: EvalParseFn = async (file, kind, backend) => {
             width: (p.width * 72) / (p.dpi ?? 72),
             height: (p.height * 72) / (p.dpi ?? 72),
           }));
-    return { markdown, grounding, pageSizesPt };
+    return { markdown, grounding, pageSizesPt, textLayer: res.pages.map((p) => p.textLayer) };
   } finally {
     await fs.rm(outDir, { recursive: true, force: true });
   }
-};
+}
 
 async function pdfPageSizes(file: string): Promise<Array<{ width: number; height: number }>> {
   const doc = await openPdf(file);
