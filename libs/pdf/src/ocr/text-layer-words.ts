@@ -3,7 +3,9 @@
 // ("2012_2" where Tesseract read "2012.2"), provided the page's text layer agrees with what OCR
 // read: over every overlapped word, at least AGREEMENT character similarity. A layer that
 // disagrees (a broken ToUnicode map, invisible text that is not what the image shows) is ignored
-// whole, and words no layer word overlaps are OCR's own. Boxes, lines and layout stay OCR's.
+// whole, and words no layer word overlaps are OCR's own, except marks without a letter or digit
+// under an agreeing layer: those are rules OCR read as "|" and the like (a table's column rules
+// would otherwise become columns). Boxes, lines and layout stay OCR's.
 import type { Box } from '../geometry';
 import type { TextRun } from '../types';
 
@@ -19,6 +21,8 @@ export interface TextLayerUse {
   overlapped: number;
   /** OCR words whose text changed to the layer's. */
   replaced: number;
+  /** OCR words without a letter or digit that no layer word overlaps, left out as drawn marks (layer used). */
+  dropped: number;
 }
 
 /** A page's text layer handed to OCR, and (after the page is read) what was done with it. */
@@ -85,15 +89,19 @@ export function takeTextLayer<T extends Box & { text: string }>(
   });
   const agreement = total ? 1 - errors / total : 0;
   const used = overlapped > 0 && agreement >= AGREEMENT;
-  let replaced = 0;
+  let replaced = 0,
+    dropped = 0;
   const out: T[] = [];
   items.forEach((w, i) => {
     const t = used ? texts.get(i) : undefined;
+    // Where the layer is trusted, a word no layer run overlaps that has no letter or digit is a
+    // drawn rule or mark OCR read as text ("|" on a table's column rules), not text of the page.
+    if (used && t === undefined && !/[\p{L}\p{N}]/u.test(w.text)) return void dropped++;
     if (t === undefined || t === w.text) return void out.push(w);
     replaced++;
     if (t) out.push({ ...w, text: t });
   });
-  return { items: out, use: { used, agreement: Math.round(agreement * 1000) / 1000, overlapped, replaced } };
+  return { items: out, use: { used, agreement: Math.round(agreement * 1000) / 1000, overlapped, replaced, dropped } };
 }
 
 /** A cut inside a layer word moves to that word's end (the word goes whole to the item before). */
@@ -143,7 +151,7 @@ export function textLayerEvent(
   u: TextLayerUse,
 ): { message: string; payload: Record<string, unknown> } {
   const message = u.used
-    ? `Page ${pageNumber}: OCR took the text layer's characters (${u.replaced} of ${u.overlapped} overlapped words changed; agreement ${u.agreement.toFixed(2)}).`
+    ? `Page ${pageNumber}: OCR took the text layer's characters (${u.replaced} of ${u.overlapped} overlapped words changed${u.dropped ? `, ${u.dropped} marks outside the layer left out` : ''}; agreement ${u.agreement.toFixed(2)}).`
     : `Page ${pageNumber}: text layer ignored, OCR's own reading kept (agreement ${u.agreement.toFixed(2)} < ${AGREEMENT}).`;
   return { message, payload: { page_number: pageNumber, source: u.used ? 'text_layer' : 'ocr', ...u } };
 }
