@@ -322,4 +322,19 @@ describe('receipt letterheads, addresses and totals (issue 23, constructed text)
     ]);
     expect(r.address).toBe('No.12A, Jln 521.60 Kepong 52100 Kuala Lumpur.');
   });
+
+  it('opens the address with a branch line, the shop name and its place, printed over the street', () => {
+    const r = extract([
+      'TAX INVOICE',
+      'CORNER PIZZA',
+      'GST REG NO : 001122334455',
+      'CORNER PIZZA BUKIT MOLEK',
+      'NO.9, JALAN MOLEK 1/2,',
+      'TAMAN MOLEK, 81100 JOHOR BAHRU',
+      'TOTAL 31.80',
+      'PAY BY: CASH',
+    ]);
+    expect(r.company).toBe('CORNER PIZZA');
+    expect(r.address).toBe('CORNER PIZZA BUKIT MOLEK NO.9, JALAN MOLEK 1/2, TAMAN MOLEK, 81100 JOHOR BAHRU');
+  });
 });

@@ -258,6 +258,20 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
     )
       continue;
     if (!block.length && !looksLikeAddress(text)) {
+      // A branch line, the shop's name and its place ("CORNER PIZZA TAMAN JAYA"), right over the
+      // street line opens the address: it says where the shop is.
+      const next = head[i + 1];
+      if (
+        nameOnLine &&
+        next?.seg.id === line.seg.id &&
+        new RegExp(`^${escapeRe(nameOnLine)}\\s+\\p{L}{3,}`, 'iu').test(text) &&
+        !findOrganisations(text).length &&
+        looksLikeAddress(plain(next.text)) &&
+        !NOT_A_NAME.test(plain(next.text))
+      ) {
+        block.push({ line, text });
+        continue;
+      }
       if (i - start >= 2) break;
       continue;
     }
@@ -304,6 +318,8 @@ function afterName(text: string, name: string): string | undefined {
     .trim();
   return rest.length >= 6 ? rest : undefined;
 }
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function isRegistration(text: string): boolean {
   if (/^\d{4,6}\s+\p{L}{3,}/u.test(text)) return false; // "43200 CHERAS": a postcode and town
