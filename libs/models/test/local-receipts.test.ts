@@ -337,4 +337,21 @@ describe('receipt letterheads, addresses and totals (issue 23, constructed text)
     expect(r.company).toBe('CORNER PIZZA');
     expect(r.address).toBe('CORNER PIZZA BUKIT MOLEK NO.9, JALAN MOLEK 1/2, TAMAN MOLEK, 81100 JOHOR BAHRU');
   });
+
+  it('joins a name to its legal form on the next line also under a logo read as several lines', () => {
+    const r = extract([
+      '7 /',
+      'od U',
+      'Grill:',
+      'FLAME-GRILLED CHICKEN',
+      "Rocky's Grillhouse Malaysia",
+      'Sdn Bhd',
+      '(123456-A)',
+      'Unit 3, Ground Floor, No.1 Jalan Kiara,',
+      '50480 Kuala Lumpur',
+      'TOTAL 30.00',
+      'CASH 30.00',
+    ]);
+    expect(r.company).toBe("Rocky's Grillhouse Malaysia Sdn Bhd");
+  });
 });

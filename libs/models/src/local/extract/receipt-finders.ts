@@ -124,7 +124,7 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
 /**
  * The lines right above a legal-form line at the top that carry the rest of its name: at most two,
  * name-like (letters, no digits, not an address, title or contact), printed in the same case as the
- * legal-form line, verbatim (no border marks), the first of them among the document's first lines.
+ * legal-form line, verbatim (no border marks).
  */
 function namePartsAbove(head: SegLine[], i: number): SegLine[] {
   const line = head[i]!;
@@ -138,8 +138,6 @@ function namePartsAbove(head: SegLine[], i: number): SegLine[] {
     if (upper(t) !== upper(plain(line.text))) break;
     parts.unshift(l);
   }
-  // Not the tail of a block of text: the name opens the document (a logo or number line may precede).
-  while (parts.length && head.indexOf(parts[0]!) > 3) parts.shift();
   return parts;
 }
 
