@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { parsePages } from '../src';
-import { takeTextLayer, textLayerEvent } from '../src/ocr/text-layer-words';
+import { layerReadsPage, takeTextLayer, textLayerEvent } from '../src/ocr/text-layer-words';
 import type { TextRun } from '../src/types';
 import { corpus, tempDir, writeTemp } from './helpers/fixtures';
 import { groundingPlainText, textScore } from '../eval/text-eval';
@@ -59,9 +59,11 @@ describe('OCR and the page text layer', () => {
     const file = await writeTemp(out, 'agree.pdf', await pdf());
     const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
     const p = res.pages[0]!;
-    expect(p.source).toBe('ocr');
     expect(p.textLayer?.used).toBe(true);
     expect(p.textLayer!.agreement).toBeGreaterThanOrEqual(0.8);
+    // The layer holds every word OCR read: the page is laid out from it, as the text backend lays it out.
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    expect(p.source).toBe('text');
     const text = p.markdown.replace(/\\/g, '');
     for (const line of LINES) expect(text).toContain(line);
     expect(textLayerEvent(1, p.textLayer!).payload).toMatchObject({ page_number: 1, source: 'text_layer' });
@@ -111,6 +113,49 @@ describe('OCR and the page text layer', () => {
     expect(broken.use.used).toBe(false);
     expect(broken.items.map((w) => w.text)).toEqual(['2012.2', 'shipped', 'alone']);
     expect(textLayerEvent(3, broken.use).message).toMatch(/text layer ignored/);
+  });
+
+  it("keeps OCR's layout where the page shows words the layer lacks (text in an image)", async () => {
+    const other = await PDFDocument.create();
+    const font = await other.embedFont(StandardFonts.Helvetica);
+    const strip = other.addPage([612, 200]);
+    HIDDEN.forEach((line, i) => strip.drawText(line, { x: 72, y: 160 - i * 24, size: 12, font }));
+    const stripPdf = await writeTemp(out, 'strip.pdf', await other.save());
+    await promisify(execFile)('pdftoppm', [
+      '-png',
+      '-r',
+      '150',
+      '-singlefile',
+      stripPdf,
+      stripPdf.replace(/\.pdf$/, ''),
+    ]);
+    const doc = await PDFDocument.load(await pdf());
+    doc.getPage(0).drawImage(await doc.embedPng(await fs.readFile(stripPdf.replace(/\.pdf$/, '.png'))), {
+      x: 0,
+      y: 100,
+      width: 612,
+      height: 200,
+    });
+    const file = await writeTemp(out, 'text-and-image.pdf', await doc.save());
+    const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
+    const p = res.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(layerReadsPage(p.textLayer)).toBe(false);
+    expect(p.source).toBe('ocr');
+    const text = p.markdown.replace(/\\/g, '');
+    expect(text).toContain(LINES[0]);
+    expect(text).toMatch(/quantum jukebox/);
+  });
+
+  // A two-column paper page: OCR's own boxes read its columns across; the agreeing layer's do not.
+  it('lays a two-column paper page out from its agreeing layer as the text backend does', async () => {
+    const file = corpus('a_born_digital/pypdf-bench/1601.03642.pdf');
+    const run = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false, pageNumbers: [2] });
+    const [text, ocr] = [await run('text'), await run('ocr')];
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((p) => p.grounding) } as never);
+    expect(layerReadsPage(ocr.pages[0]!.textLayer)).toBe(true);
+    expect(textScore(plain(ocr), plain(text))).toBeGreaterThanOrEqual(99);
   });
 
   it('ignores invisible text that does not match the page image', async () => {

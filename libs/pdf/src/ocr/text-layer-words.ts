@@ -23,7 +23,22 @@ export interface TextLayerUse {
   replaced: number;
   /** OCR words without a letter or digit that no layer word overlaps, left out as drawn marks (layer used). */
   dropped: number;
+  /** OCR words with a letter or digit, and how many of them a layer run overlaps. */
+  words: number;
+  covered: number;
 }
+
+/** Share of OCR's words a trusted layer must overlap to be the page's whole reading (layerReadsPage). */
+export const COVERS = 0.95;
+
+/**
+ * The layer agrees with OCR and holds (nearly) every word OCR read on the page: it is a complete,
+ * trustworthy reading of what the page shows, and the page is laid out from it as the text backend
+ * lays it out (columns, tables and figures from the layer's own boxes and the page's drawings).
+ * Pages with text the layer lacks (words in a scanned figure, a stamp) keep OCR's layout.
+ */
+export const layerReadsPage = (u: TextLayerUse | undefined): boolean =>
+  !!u && u.used && u.words > 0 && u.covered >= COVERS * u.words;
 
 /** A page's text layer handed to OCR, and (after the page is read) what was done with it. */
 export interface TextLayerInput {
@@ -89,6 +104,10 @@ export function takeTextLayer<T extends Box & { text: string }>(
   });
   const agreement = total ? 1 - errors / total : 0;
   const used = overlapped > 0 && agreement >= AGREEMENT;
+  const assigned = new Set(byRun.flat());
+  const isWord = (t: string) => /[\p{L}\p{N}]/u.test(t);
+  const words = items.filter((w) => isWord(w.text)).length;
+  const covered = items.filter((w, i) => assigned.has(i) && isWord(w.text)).length;
   let replaced = 0,
     dropped = 0;
   const out: T[] = [];
@@ -96,12 +115,15 @@ export function takeTextLayer<T extends Box & { text: string }>(
     const t = used ? texts.get(i) : undefined;
     // Where the layer is trusted, a word no layer run overlaps that has no letter or digit is a
     // drawn rule or mark OCR read as text ("|" on a table's column rules), not text of the page.
-    if (used && t === undefined && !/[\p{L}\p{N}]/u.test(w.text)) return void dropped++;
+    if (used && t === undefined && !isWord(w.text)) return void dropped++;
     if (t === undefined || t === w.text) return void out.push(w);
     replaced++;
     if (t) out.push({ ...w, text: t });
   });
-  return { items: out, use: { used, agreement: Math.round(agreement * 1000) / 1000, overlapped, replaced, dropped } };
+  return {
+    items: out,
+    use: { used, agreement: Math.round(agreement * 1000) / 1000, overlapped, replaced, dropped, words, covered },
+  };
 }
 
 /** A cut inside a layer word moves to that word's end (the word goes whole to the item before). */
@@ -151,7 +173,7 @@ export function textLayerEvent(
   u: TextLayerUse,
 ): { message: string; payload: Record<string, unknown> } {
   const message = u.used
-    ? `Page ${pageNumber}: OCR took the text layer's characters (${u.replaced} of ${u.overlapped} overlapped words changed${u.dropped ? `, ${u.dropped} marks outside the layer left out` : ''}; agreement ${u.agreement.toFixed(2)}).`
+    ? `Page ${pageNumber}: OCR took the text layer's characters (${u.replaced} of ${u.overlapped} overlapped words changed${u.dropped ? `, ${u.dropped} marks outside the layer left out` : ''}${layerReadsPage(u) ? `, laid out from the layer, which holds ${u.covered} of OCR's ${u.words} words` : ''}; agreement ${u.agreement.toFixed(2)}).`
     : `Page ${pageNumber}: text layer ignored, OCR's own reading kept (agreement ${u.agreement.toFixed(2)} < ${AGREEMENT}).`;
   return { message, payload: { page_number: pageNumber, source: u.used ? 'text_layer' : 'ocr', ...u } };
 }

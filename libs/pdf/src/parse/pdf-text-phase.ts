@@ -12,7 +12,7 @@ import { toParseError } from '../pdfjs-loader';
 import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
 import { elementsToDisplay } from '../text-layer/reading-frame';
-import type { TextLayerInput } from '../ocr/text-layer-words';
+import { layerReadsPage, type TextLayerInput } from '../ocr/text-layer-words';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
@@ -193,6 +193,15 @@ async function ocrPdfPage(
   };
   const used = (await layer)?.use;
   if (used) laid.textLayer = used;
+  // A layer that agrees with OCR and holds every word OCR read is the page's reading: the page is
+  // laid out from it as the text backend would (OCR's own boxes split tables and columns otherwise).
+  if (layerReadsPage(used)) {
+    const loaded = await textLayer!.catch(() => undefined);
+    if (loaded) {
+      laid.elements = layoutLoadedPage(loaded);
+      laid.source = 'text';
+    }
+  }
   // A raster can come out blank where the file has text: poppler's rasteriser draws no glyphs on
   // pages of tens of thousands of points (measured: nothing at 100,000 pt, at any resolution). When
   // OCR read nothing, the page's own text layer (read within the budget) is used if it has text.
