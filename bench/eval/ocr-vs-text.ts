@@ -108,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
     } catch (err) {
       rows.push(failed(d.rel, 'papers and book', err));
     }
-    log(`done ${d.rel}`);
+    log(`done ${JSON.stringify(rows.at(-1))}`);
   }
 
   if (!argv.includes('--no-icdar'))
@@ -139,7 +139,7 @@ async function main(argv: string[]): Promise<number> {
       } catch (err) {
         rows.push(failed(rel, 'docling and ICDAR', err));
       }
-      log(`done ${rel}`);
+      log(`done ${JSON.stringify(rows.at(-1))}`);
     }
 
   console.log(report(rows));
