@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { GroundingDocument, GroundingElement } from '../../libs/contracts/src';
 import { evalIcdar, readManifest, type ParsedForEval } from '../../libs/pdf/eval/corpus-eval';
 import { libraryParsePages } from '../../libs/pdf/eval/library-parse';
+import { layerReadsPage } from '../../libs/pdf/src/ocr/text-layer-words';
 import { parseIcdarStructure } from '../../libs/pdf/eval/metrics/icdar-xml';
 import { cellAccuracy, type OurCell } from '../../libs/pdf/eval/metrics/table-accuracy';
 import {
@@ -63,7 +64,8 @@ function layerSummary(r: Awaited<ReturnType<typeof libraryParsePages>>): string 
   const ignored = r.textLayer.filter((u) => u && !u.used);
   const agreements = r.textLayer.filter((u) => u).map((u) => u!.agreement);
   const min = agreements.length ? Math.min(...agreements).toFixed(2) : 'n/a';
-  return `layer ${used}/${r.textLayer.length} pages${ignored.length ? `, ${ignored.length} ignored` : ''}, min agreement ${min}`;
+  const laidOut = r.textLayer.filter((u) => layerReadsPage(u)).length;
+  return `layer ${used}/${r.textLayer.length} pages (${laidOut} laid out from it)${ignored.length ? `, ${ignored.length} ignored` : ''}, min agreement ${min}`;
 }
 
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
