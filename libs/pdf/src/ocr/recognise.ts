@@ -12,6 +12,7 @@ import type { RawImage } from '../render/ppm';
 import {
   binarise,
   crop,
+  inkRows,
   inkShare,
   invert,
   meanBrightness,
@@ -25,6 +26,8 @@ import {
   type Rect,
   type RuleBand,
 } from './preprocess';
+import { readBands, type Band } from './band-reread';
+import { ocrRows } from './ocr-layout';
 import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
 export interface OcrWord {
@@ -224,16 +227,8 @@ export async function recogniseImage(
   // Small text: Tesseract wants letters of ~20-30 px, unless it already read this page confidently.
   if (textPx !== undefined && textPx * s0 < SMALL_TEXT_PX && first.report.meanConf < CONFIDENT_READING) {
     const s = Math.min(4, TARGET_TEXT_PX / textPx);
-    const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
-    readings.push(
-      await read({
-        name,
-        image: s === 1 ? clean : await resizeGray(clean, s),
-        scale: s,
-        rotation: 0,
-        dpi: dpi ? dpi * s : 0,
-      }),
-    );
+    // Read again larger on the page's printed rows only, each row keeping its better reading.
+    readings.push(await readRowsLarger(first, clean, paper, s, textPx, dpi, opts));
   } else if (
     textPx === undefined &&
     goodWords(first) < 3 &&
@@ -366,3 +361,68 @@ export function unrotate(
     [bx, by] = pt(x1, y1);
   return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
 }
+
+/**
+ * The page's printed rows read again larger (`s`), in one Tesseract run on the rows alone
+ * (band-reread.ts): the rows the first reading found and every run of inked pixel rows (text it
+ * missed), cut at the page's width with a small margin, stacked without the white space between
+ * them. Each band keeps whichever of its two readings scores better, so rows the first reading
+ * read well stay as read and doubtful ones take the larger reading. Boxes in the original pixels.
+ */
+async function readRowsLarger(
+  first: Reading,
+  clean: GrayImage,
+  paper: Rect,
+  s: number,
+  textPx: number,
+  dpi: number,
+  opts: RecogniseOptions,
+): Promise<Reading> {
+  const t0 = Date.now();
+  const spans = [
+    ...ocrRows(first.words).map((r) => ({ y0: r.y0 - paper.y, y1: r.y1 - paper.y })),
+    ...inkRows(clean).filter((b) => b.y1 - b.y0 >= 3),
+  ].sort((a, b) => a.y0 - b.y0);
+  const bands: Band[] = [];
+  for (const r of spans) {
+    const pad = Math.min(BAND_MARGIN * textPx, 0.35 * (r.y1 - r.y0));
+    const b = { y0: Math.max(0, r.y0 - pad), y1: Math.min(clean.height, r.y1 + pad) };
+    const last = bands[bands.length - 1];
+    if (last && b.y0 <= last.y1) last.y1 = Math.max(last.y1, b.y1);
+    else bands.push(b);
+  }
+  const again = await readBands(clean, bands, s, {
+    lang: opts.lang,
+    timeoutSeconds: opts.timeoutSeconds,
+    pageNumber: opts.pageNumber,
+    tmpDir: opts.tmpDir,
+    psm: 3,
+    dpi: dpi ? dpi * s : 0,
+    gap: BAND_GAP * textPx * s,
+  });
+  const lastBlock = Math.max(0, ...first.words.map((w) => w.block));
+  const inBand = (w: OcrWord, b: Band) => {
+    const m = (w.y0 + w.y1) / 2 - paper.y;
+    return m >= b.y0 && m < b.y1;
+  };
+  let words = first.words.filter((w) => !bands.some((b) => inBand(w, b)));
+  bands.forEach((b, i) => {
+    const old = first.words.filter((w) => inBand(w, b));
+    // Blocks of their own per band, so the layout's rows join them where they stand.
+    const fresh = again[i]!.map((w) => ({
+      ...w,
+      x0: w.x0 + paper.x,
+      x1: w.x1 + paper.x,
+      y0: w.y0 + paper.y,
+      y1: w.y1 + paper.y,
+      block: lastBlock + 1 + i * 1000 + w.block,
+    }));
+    words = words.concat(quality(fresh).score > quality(old).score * 1.02 + 1 ? fresh : old);
+  });
+  const variant: Variant = { name: `upscaled x${s.toFixed(2)}, rows`, image: clean, scale: 1, rotation: 0, dpi };
+  return { variant, words, report: { name: variant.name, ...quality(words), ms: Date.now() - t0 } };
+}
+
+/** Margin above and below a row band, and the white gap between stacked bands, in cap heights. */
+const BAND_MARGIN = 0.15;
+const BAND_GAP = 0.4;
