@@ -80,4 +80,11 @@ describe('reading row bands of a page in one Tesseract run', () => {
     const text = norm(words).toUpperCase();
     expect(text).toContain('TOTAL');
   });
+
+  it('reads the whole page larger when its doubtful rows are most of it (a table crop keeps its columns)', async () => {
+    // A PubTabNet table crop with 5-7 px letters: nearly every row is read with doubt.
+    const img = await loadImagePage(corpus('b_tables/pubtabnet/PMC2838834_005_00.png'), 0);
+    const { report } = await recogniseImage(img, opts(tmp));
+    expect(report.tried.map((t) => t.name)).toEqual(['as-is', expect.stringMatching(/^upscaled x[\d.]+$/)]);
+  });
 });
