@@ -87,4 +87,14 @@ describe('reading row bands of a page in one Tesseract run', () => {
     const { report } = await recogniseImage(img, opts(tmp));
     expect(report.tried.map((t) => t.name)).toEqual(['as-is', expect.stringMatching(/^upscaled x[\d.]+$/)]);
   });
+
+  it('keeps no line the larger reading of a band reads as noise', async () => {
+    // A bank statement with rows read with doubt; a band's reading there also read a line of marks
+    // ("AOAK..~9N40 a) Oun~-..- ANOA", word confidences 0-35) that is not on the page.
+    const img = await loadImagePage(corpus('c_scanned_images/tesseract.js/bill.png'), 0);
+    const { words, report } = await recogniseImage(img, opts(tmp));
+    expect(report.chosen).toMatch(/, rows$/);
+    expect(norm(words)).not.toMatch(/AOAK/);
+    expect(norm(words)).toContain('32,414.50');
+  });
 });

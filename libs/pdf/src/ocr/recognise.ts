@@ -404,12 +404,20 @@ async function readRowsLarger(
     ...inkRows(clean).filter((b) => b.y1 - b.y0 >= 3 && !inRows(b)),
   ].sort((a, b) => a.y0 - b.y0);
   const bands: Band[] = [];
+  // The rows each band was cut for, without its margins: a word read in a margin is a neighbouring
+  // row cut in half by the band's edge (read as noise), never one of the band's own.
+  const cores: Band[] = [];
   for (const r of spans) {
     const pad = Math.min(BAND_MARGIN * textPx, 0.35 * (r.y1 - r.y0));
     const b = { y0: Math.max(0, r.y0 - pad), y1: Math.min(clean.height, r.y1 + pad) };
     const last = bands[bands.length - 1];
-    if (last && b.y0 <= last.y1) last.y1 = Math.max(last.y1, b.y1);
-    else bands.push(b);
+    if (last && b.y0 <= last.y1) {
+      last.y1 = Math.max(last.y1, b.y1);
+      cores[cores.length - 1]!.y1 = Math.max(cores[cores.length - 1]!.y1, r.y1);
+    } else {
+      bands.push(b);
+      cores.push({ y0: r.y0, y1: r.y1 });
+    }
   }
   const share = bands.reduce((a, b) => a + b.y1 - b.y0, 0) / clean.height;
   if (share > MAX_BAND_SHARE) return undefined;
@@ -430,8 +438,22 @@ async function readRowsLarger(
   let words = first.words.filter((w) => !bands.some((b) => inBand(w, b)));
   bands.forEach((b, i) => {
     const old = first.words.filter((w) => inBand(w, b));
-    // Blocks of their own per band, so the layout's rows join them where they stand.
-    const fresh = again[i]!.map((w) => ({
+    const core = cores[i]!;
+    // Mean word confidence of each line of the band's reading.
+    const lines = new Map<string, number[]>();
+    for (const w of again[i]!) {
+      const k = `${w.block}.${w.par}.${w.line}`;
+      lines.set(k, [...(lines.get(k) ?? []), w.conf]);
+    }
+    const lineConf = (w: OcrWord) => {
+      const c = lines.get(`${w.block}.${w.par}.${w.line}`)!;
+      return c.reduce((a, x) => a + x, 0) / c.length;
+    };
+    const fresh = again[i]!.filter((w) => {
+      const m = (w.y0 + w.y1) / 2;
+      return m >= core.y0 && m <= core.y1 && lineConf(w) >= NOISE_LINE;
+    }).map((w) => ({
+      // Blocks of their own per band, so the layout's rows join them where they stand.
       ...w,
       x0: w.x0 + paper.x,
       x1: w.x1 + paper.x,
@@ -453,6 +475,11 @@ async function readRowsLarger(
 const DOUBTFUL_ROW = 85;
 /** Share of the page's height above which its doubtful rows are read again as the whole page. */
 const MAX_BAND_SHARE = 0.7;
+/**
+ * Mean word confidence under which a line of a band's reading is noise (marks between or at the
+ * edge of the band's rows read as letters: "AOAK..~9N40 a) Oun~-..-" at 0-35 on bill.png), dropped.
+ */
+const NOISE_LINE = 30;
 /** Margin above and below a row band, and the white gap between stacked bands, in cap heights. */
 const BAND_MARGIN = 0.15;
 const BAND_GAP = 0.4;
