@@ -81,8 +81,10 @@ export interface MemoryAnswer {
   outcome: MemoryOutcome;
   /** The statement's rows when outcome is 'memory' (none: the knowledge base is not the caller's). */
   rows?: SearchRow[];
-  /** Milliseconds spent scoring in the process (outcome 'memory'). */
+  /** Milliseconds: the query's lexemes (0 when remembered), scoring in the process, the candidates' statement. */
+  lexMs?: number;
   scoreMs?: number;
+  dbMs?: number;
 }
 
 const BYTES_PER_SEGMENT = 120; // uuid string, file number, length, table flag, scratch arrays
@@ -156,10 +158,12 @@ export class MemorySearch {
     // Least recently used last out.
     this.copies.delete(sc.kbId);
     this.copies.set(sc.kbId, copy);
-    const lex = await this.lexemesOf(req.query);
     const t0 = performance.now();
+    const lex = await this.lexemesOf(req.query);
+    const t1 = performance.now();
     const cand = scoreCandidates(copy, lex, req, this.r);
-    const scoreMs = performance.now() - t0;
+    const t2 = performance.now();
+    const ms = () => ({ lexMs: t1 - t0, scoreMs: t2 - t1, dbMs: performance.now() - t2 });
     const rows = await queryRows<SearchRow>(
       this.db,
       candidateSearchSql(
@@ -180,7 +184,7 @@ export class MemorySearch {
       { prepared: true },
     );
     const first = rows[0];
-    if (!first) return { outcome: 'memory', rows, scoreMs };
+    if (!first) return { outcome: 'memory', rows, ...ms() };
     if (String(first.version ?? 0) !== copy.version) {
       // Versions only go up: the copy is behind for good. Load the new one; SQL answers meanwhile.
       copy.stale = true;
@@ -189,7 +193,7 @@ export class MemorySearch {
     }
     // Too few candidates were visible or passed the filters, and there are more: SQL ranks them all.
     if ((first.hit_count ?? 0) < req.limit && cand.more) return { outcome: 'short' };
-    return { outcome: 'memory', rows, scoreMs };
+    return { outcome: 'memory', rows, ...ms() };
   }
 
   /** Loads (or reloads) a knowledge base's copy; resolves when done (errors are reported, not thrown). */

@@ -29,6 +29,8 @@ export function memorySearchOf(deps: Pick<Deps, 'db' | 'env' | 'logger'>): Memor
 /** The search response, with `hits` as JSON text: PostgreSQL built it, nothing re-encodes it. */
 export interface SearchResult extends Omit<api.SearchResponse, 'hits'> {
   hitsJson: string;
+  /** Where the time went, for the Server-Timing header (not part of the body). */
+  timing: { path: string; ms: Record<string, number> };
 }
 
 export async function searchKnowledgeBase(
@@ -47,10 +49,14 @@ export async function searchKnowledgeBase(
   const mem = await memorySearchOf(deps).search(sc, req);
   // Prepared: the statement's text varies only with our own numbers (limit, filters present), so each
   // connection plans each shape once instead of on every search (planning was 2–5 ms of it).
-  const rows =
-    mem.outcome === 'memory' && mem.rows
-      ? mem.rows
-      : await queryRows<SearchRow>(deps.db, searchStatement(sc, req), { prepared: true });
+  const t0 = performance.now();
+  const fromMemory = mem.outcome === 'memory' && mem.rows !== undefined;
+  const rows = fromMemory
+    ? (mem.rows as SearchRow[])
+    : await queryRows<SearchRow>(deps.db, searchStatement(sc, req), { prepared: true });
+  const timing: SearchResult['timing'] = fromMemory
+    ? { path: 'memory', ms: { lexemes: mem.lexMs ?? 0, score: mem.scoreMs ?? 0, db: mem.dbMs ?? 0 } }
+    : { path: `sql (${mem.outcome})`, ms: { db: performance.now() - t0, ...(mem.dbMs ? { memory: mem.dbMs } : {}) } };
   const first = rows[0];
   if (!first) throw new ApiError('knowledge_base_not_found', 'Knowledge base not found.');
   if (!first.folder_ok) throw new ApiError('folder_not_found', 'Folder not found in this knowledge base.');
@@ -65,11 +71,20 @@ export async function searchKnowledgeBase(
       pending_updates: Number(first.pending ?? 0),
     },
     hitsJson: first.hits,
+    timing,
   };
 }
 
 /** The response body: the envelope with the hits' JSON text spliced in. */
 export function searchResponseJson(r: SearchResult): string {
-  const { hitsJson, ...envelope } = r;
+  const { hitsJson, timing: _timing, ...envelope } = r;
   return `${JSON.stringify(envelope).slice(0, -1)},"hits":${hitsJson}}`;
+}
+
+/** The Server-Timing header of a search: the path taken and its parts in milliseconds. */
+export function searchServerTiming(r: SearchResult): string {
+  return [
+    `path;desc="${r.timing.path}"`,
+    ...Object.entries(r.timing.ms).map(([k, v]) => `${k};dur=${v.toFixed(3)}`),
+  ].join(', ');
 }
