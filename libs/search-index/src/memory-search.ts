@@ -102,6 +102,8 @@ export class MemorySearch {
   private readonly retryAt = new Map<string, number>();
   private readonly lexemes = new Map<string, Array<{ term: string; w: number }>>();
   private readonly r: Ranking;
+  /** Searches whose best few candidates did not prove their hits, so the full set was sent. */
+  widened = 0;
   /** How many searches took each way (for tests and the bench). */
   readonly stats: Record<MemoryOutcome, number> = {
     memory: 0,
@@ -164,36 +166,39 @@ export class MemorySearch {
     const cand = scoreCandidates(copy, lex, req, this.r);
     const t2 = performance.now();
     const ms = () => ({ lexMs: t1 - t0, scoreMs: t2 - t1, dbMs: performance.now() - t2 });
-    const rows = await queryRows<SearchRow>(
-      this.db,
-      candidateSearchSql(
-        sc,
-        {
-          fileIds: req.fileIds,
-          folderId: req.folderId,
-          years: req.years,
-          sourceType: req.sourceType,
-          tableOnly: req.tableOnly,
-        },
-        cand.ids,
-        cand.scores,
-        req.limit,
-        req.groupByFile,
-        this.r,
-      ),
-      { prepared: true },
-    );
-    const first = rows[0];
-    if (!first) return { outcome: 'memory', rows, ...ms() };
-    if (String(first.version ?? 0) !== copy.version) {
-      // Versions only go up: the copy is behind for good. Load the new one; SQL answers meanwhile.
-      copy.stale = true;
-      if (!this.loading.has(sc.kbId)) void this.refresh(sc.kbId, sc.orgId);
-      return { outcome: 'stale' };
+    const f = {
+      fileIds: req.fileIds,
+      folderId: req.folderId,
+      years: req.years,
+      sourceType: req.sourceType,
+      tableOnly: req.tableOnly,
+    };
+    for (const t of cand.tiers) {
+      const rows = await queryRows<SearchRow>(
+        this.db,
+        candidateSearchSql(sc, f, t.ids, t.scores, req.limit, req.groupByFile, this.r),
+        { prepared: true },
+      );
+      const first = rows[0];
+      if (!first) return { outcome: 'memory', rows, ...ms() };
+      if (String(first.version ?? 0) !== copy.version) {
+        // Versions only go up: the copy is behind for good. Load the new one; SQL answers meanwhile.
+        copy.stale = true;
+        if (!this.loading.has(sc.kbId)) void this.refresh(sc.kbId, sc.orgId);
+        return { outcome: 'stale' };
+      }
+      const n = first.hit_count ?? 0;
+      if (t.excludedMax === -Infinity) {
+        // The full set: too few candidates were visible or passed the filters, and there are more
+        // scored segments: SQL ranks them all.
+        if (n < req.limit && cand.more) return { outcome: 'short' };
+        return { outcome: 'memory', rows, ...ms() };
+      }
+      if (n >= req.limit && Number(first.last_score) > t.excludedMax + 1e-6)
+        return { outcome: 'memory', rows, ...ms() };
+      this.widened++;
     }
-    // Too few candidates were visible or passed the filters, and there are more: SQL ranks them all.
-    if ((first.hit_count ?? 0) < req.limit && cand.more) return { outcome: 'short' };
-    return { outcome: 'memory', rows, ...ms() };
+    throw new Error('unreachable: the last tier decides');
   }
 
   /** Loads (or reloads) a knowledge base's copy; resolves when done (errors are reported, not thrown). */
@@ -387,11 +392,23 @@ export class MemorySearch {
   }
 }
 
-export interface Candidates {
+/** Candidates sent to the statement at once: unboosted scores, as textSearchSql's `sc.score`. */
+export interface Tier {
   ids: string[];
-  /** Unboosted scores, as textSearchSql's `sc.score`. */
   scores: number[];
-  /** More scored segments exist than were sent. */
+  /**
+   * The highest boosted score among the candidates of the full set left out of this tier (-Infinity
+   * for the full set). A tier's hits stand only when `limit` of them came back and the last one's
+   * rounded score is above this + 1e-6: no candidate left out could then enter them, even after
+   * rounding to six decimals, so they are the full set's hits.
+   */
+  excludedMax: number;
+}
+
+export interface Candidates {
+  /** The best few first (most searches need no more), then the full set the statement would rank. */
+  tiers: Tier[];
+  /** More scored segments exist than the full set holds. */
   more: boolean;
   /** Segments scored. */
   scored: number;
@@ -484,12 +501,21 @@ export function scoreCandidates(
     const inBest = new Set(best);
     chosen = best.concat(keep.filter((i) => !inBest.has(i) && key(i) >= last - 2e-6));
   }
-  return {
-    ids: chosen.map((i) => c.segIds[touched[i]]),
-    scores: chosen.map((i) => scoreOf[i]),
-    more: keep.length > chosen.length,
-    scored: touched.length,
-  };
+  const tier = (xs: number[], excludedMax: number): Tier => ({
+    ids: xs.map((i) => c.segIds[touched[i]]),
+    scores: xs.map((i) => scoreOf[i]),
+    excludedMax,
+  });
+  const tiers = [tier(chosen, -Infinity)];
+  // First the best few by boosted score: checking 100 segments' visibility and filters costs
+  // PostgreSQL more than the `limit` or so that most searches return.
+  const few = 2 * req.limit + 10;
+  if (chosen.length > few) {
+    const boosted = (i: number) => scoreOf[i] * boost(i);
+    const order = topK(chosen, few + 1, boosted, (i) => touched[i]);
+    tiers.unshift(tier(order.slice(0, few), boosted(order[few])));
+  }
+  return { tiers, more: keep.length > chosen.length, scored: touched.length };
 }
 
 /** The k items of `xs` with the highest key (ties: lower `tie` first), best first. */

@@ -77,6 +77,8 @@ export interface SearchRow {
   pending: number;
   /** candidateSearchSql only: how many hits the statement returned. */
   hit_count?: number;
+  /** candidateSearchSql only: the last hit's score (as returned: boosted, rounded). */
+  last_score?: number | null;
   /** JSON text of the search hits, already in the API's shape (the gateway sends it as is). */
   hits: string;
 }
@@ -434,6 +436,6 @@ export function candidateSearchSql(
     ranked AS (${rankedSql(sc, f, Prisma.sql`cand`, Prisma.empty, limit, groupByFile, r)}),
     top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
     Prisma.sql`NULL::boolean`,
-    Prisma.sql`(SELECT count(*) FROM top)::int AS hit_count,`,
+    Prisma.sql`(SELECT count(*) FROM top)::int AS hit_count, (SELECT min(score) FROM top) AS last_score,`,
   );
 }

@@ -60,6 +60,7 @@ const variants = (): Array<{ body: Body; r?: Ranking }> => [
   { body: { limit: 1 } },
   { body: { group_by: 'file' } },
   { body: { group_by: 'file', limit: 2 } },
+  { body: { group_by: 'file', limit: 5 } }, // the best few candidates often hold fewer than 5 files
   { body: { file_ids: [files[0].fileId, files[3].fileId] } },
   { body: { table_only: true } },
   { body: { source_type: 'PDF', limit: 5 } },
@@ -81,7 +82,7 @@ async function statement(sc: { kbId: string; orgId: string }, query: string, bod
 
 /** Every query under every variant: the copy's hits equal the statement's; returns the outcomes. */
 async function compareAll(sc: { kbId: string; orgId: string }) {
-  const outcomes: Record<string, number> = {};
+  const outcomes: Record<string, number> = { widened: 0 };
   for (const v of variants()) {
     const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0, ranking: v.r ?? RANKING });
     await mem.refresh(sc.kbId, sc.orgId);
@@ -90,6 +91,8 @@ async function compareAll(sc: { kbId: string; orgId: string }) {
       const want = await statement(sc, query, v.body, v.r ?? RANKING);
       const got = await mem.search(sc, normaliseSearchBody({ query, ...v.body }));
       outcomes[got.outcome] = (outcomes[got.outcome] ?? 0) + 1;
+      outcomes.widened += mem.widened;
+      mem.widened = 0;
       expect(got.outcome === 'memory' || got.outcome === 'short').toBe(true);
       if (got.outcome === 'memory')
         expect({ query, body: v.body, hits: hitsOf(got.rows?.[0]) }).toEqual({
@@ -139,6 +142,9 @@ describe('in-memory search', () => {
     const outcomes = await compareAll({ kbId, orgId });
     // The copy must actually answer most searches (else this compares the statement with itself).
     expect(outcomes.memory).toBeGreaterThan(QUERIES.length * 7);
+    // Both the best-few and the full candidate sets answered some searches.
+    expect(outcomes.widened).toBeGreaterThan(0);
+    expect(outcomes.widened).toBeLessThan(outcomes.memory / 2);
     // Another organisation's copy answers for its own knowledge base, and never for this one.
     await compareAll(other);
     const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
@@ -149,6 +155,25 @@ describe('in-memory search', () => {
     const again = await mem.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }));
     expect(again.rows ?? []).toEqual([]);
   }, 180_000);
+
+  it('orders equal scores as the statement does (file, position), whatever candidates it sends first', async () => {
+    // 40 equal segments: equal scores, ordered by position; the best few by score are not the first few.
+    const tie = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Ties' } })).body.knowledge_base
+      .id as string;
+    const env = { db: gw.db, storage: gw.deps.storage };
+    const segments = Array.from({ length: 40 }, (_, i) => seg(`tie-${i}`, 'tieword alpha beta'));
+    await seedAndIndex(env, { orgId, kbId: tie, filename: 'ties.pdf', segments });
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    await mem.refresh(tie, orgId);
+    for (const limit of [1, 3, 5, 8]) {
+      const got = await mem.search({ kbId: tie, orgId }, normaliseSearchBody({ query: 'tieword', limit }));
+      expect(got.outcome).toBe('memory');
+      expect(hitsOf(got.rows?.[0])).toEqual(
+        hitsOf(await statement({ kbId: tie, orgId }, 'tieword', { limit }, RANKING)),
+      );
+    }
+    expect(mem.widened).toBeGreaterThan(0);
+  }, 60_000);
 
   it('answers over HTTP from the copy once loaded, the statement’s response; SEARCH_MEMORY_MB=0 turns it off', async () => {
     const body = { query: `${VOCAB[2]} ${VOCAB[40]} ${VOCAB[90]}`, limit: 5 };
