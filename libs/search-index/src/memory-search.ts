@@ -87,8 +87,10 @@ export interface MemoryAnswer {
   dbMs?: number;
 }
 
+// Measured: 200,000 segments, 125,490 terms and 10.0 million postings raised a gateway's resident
+// memory by 254 MiB right after loading (this estimate: 186 MiB; the rest is the load's garbage).
 const BYTES_PER_SEGMENT = 120; // uuid string, file number, length, table flag, scratch arrays
-const BYTES_PER_TERM = 96;
+const BYTES_PER_TERM = 400; // the Map entry, the term string, its object and three typed arrays
 
 /** Estimated bytes of a copy: postings (segment number + tf, and a file number at most), segments, terms. */
 export function estimateBytes(segments: number, postings: number, terms: number): number {
