@@ -200,10 +200,7 @@ export async function run(): Promise<Row[]> {
     const { key, orgId } = kept
       ? { key: (await createOrgApiKey(gw.db, kept.org_id)).secret, orgId: kept.org_id }
       : await gw.createOrg();
-    const kbId = kept
-      ? kept.id
-      : ((await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: kbName } })).body.knowledge_base
-          .id as string);
+    const kbId = kept ? kept.id : ((await gw.createKnowledgeBase(key, kbName)).id as string);
     const sci = await loadBeir(path.join(CORPUS, 'g_retrieval/scifact'));
     const words = [...new Set(sci.docs.flatMap((d) => d.text.toLowerCase().match(/\b[a-z]{4,14}\b/g) ?? []))];
     const rand = rng(42);
