@@ -590,7 +590,12 @@ async function memoryGateway(
       p50_ms: round(percentile(p.http, 50), 2),
       p99_ms: round(percentile(p.http, 99), 2),
       samples: p.http.length,
-      extra: Object.fromEntries(Object.entries(p).map(([k, v]) => [`${k}_p50`, round(percentile(v, 50), 3)])),
+      extra: Object.fromEntries(
+        Object.entries(p).flatMap(([k, v]) => [
+          [`${k}_p50`, round(percentile(v, 50), 3)],
+          [`${k}_p95`, round(percentile(v, 95), 3)],
+        ]),
+      ),
     };
     process.stderr.write(`${row.case}: ${JSON.stringify(row)}\n`);
     rows.push(row);
