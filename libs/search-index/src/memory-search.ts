@@ -72,6 +72,8 @@ export interface KbCopy {
   fileIdf: Float64Array;
   segSeen: Uint8Array;
   fileSeen: Uint8Array;
+  /** Per segment k1·(1 − b + b·dl/avgdl), BM25's length part, for the k1 and b it was computed with. */
+  norm?: { k1: number; b: number; v: Float64Array };
 }
 
 /** What the in-memory path decided for one search (for tests and the bench's counters). */
@@ -89,7 +91,7 @@ export interface MemoryAnswer {
 
 // Measured: 200,000 segments, 125,490 terms and 10.0 million postings raised a gateway's resident
 // memory by 254 MiB right after loading (this estimate: 186 MiB; the rest is the load's garbage).
-const BYTES_PER_SEGMENT = 120; // uuid string, file number, length, table flag, scratch arrays
+const BYTES_PER_SEGMENT = 128; // uuid string, file number, length, length part, table flag, scratch arrays
 const BYTES_PER_TERM = 400; // the Map entry, the term string, its object and three typed arrays
 
 /** Estimated bytes of a copy: postings (segment number + tf, and a file number at most), segments, terms. */
@@ -285,7 +287,7 @@ export class MemorySearch {
         Prisma.sql`SELECT term, df FROM search_terms WHERE knowledge_base_id = ${kbId}::uuid`,
       );
       const terms = new Map<string, Term>();
-      const empty = { segs: new Int32Array(0), tfs: new Float32Array(0), files: new Int32Array(0) };
+      const empty = { segs: new Int32Array(0), tfs: new Float64Array(0), files: new Int32Array(0) };
       for (const t of dfRows) terms.set(t.term, { df: Number(t.df), ...empty });
       // Segment numbers are assigned in PostgreSQL (the same `id` order), so a posting crosses the wire
       // as 4 + 8 bytes in one bytea per term rather than as a row with a uuid.
@@ -298,6 +300,9 @@ export class MemorySearch {
       const names = dfRows.map((t) => t.term);
       let postings = 0;
       let termNo = 0;
+      // Term frequencies are sums of field weights (1, 0.5) × counts: Float32 holds them exactly, at
+      // half the memory. One type for every term keeps the scoring loop monomorphic.
+      let allExact32 = true;
       const fileSeen = new Int32Array(fileIds.length).fill(-1);
       for (let i = 0; i < names.length;) {
         const chunk: string[] = [];
@@ -317,12 +322,11 @@ export class MemorySearch {
           const k = row.segs.length / 4;
           const segs = new Int32Array(k);
           const tf64 = new Float64Array(k);
-          let exact32 = true;
           for (let j = 0; j < k; j++) {
             segs[j] = row.segs.readInt32BE(j * 4);
             const v = row.tfs.readDoubleBE(j * 8);
             tf64[j] = v;
-            if (Math.fround(v) !== v) exact32 = false;
+            if (Math.fround(v) !== v) allExact32 = false;
           }
           // Distinct files of the term (segments are in id order, so files repeat out of order).
           const files: number[] = [];
@@ -339,11 +343,12 @@ export class MemorySearch {
           terms.set(row.term, {
             df: t.df,
             segs,
-            tfs: exact32 ? Float32Array.from(tf64) : tf64,
+            tfs: tf64,
             files: Int32Array.from(files),
           });
         }
       }
+      if (allExact32) for (const t of terms.values()) t.tfs = Float32Array.from(t.tfs);
       const n = Math.max(st.segment_count, 1);
       const out: KbCopy = {
         kbId,
@@ -444,6 +449,12 @@ export function scoreCandidates(
   const { accS, accIdf, fileIdf, segDl, segFile, segSeen, fileSeen } = c;
   const k1p1 = r.k1 + 1;
   const oneMinusB = 1 - r.b;
+  if (!c.norm || c.norm.k1 !== r.k1 || c.norm.b !== r.b) {
+    const v = new Float64Array(segDl.length);
+    for (let s = 0; s < v.length; s++) v[s] = r.k1 * (oneMinusB + (r.b * segDl[s]) / avgdl);
+    c.norm = { k1: r.k1, b: r.b, v };
+  }
+  const norm = c.norm.v;
   const touched: number[] = [];
   const files: number[] = [];
   for (const { t, idf } of qt) {
@@ -455,7 +466,7 @@ export function scoreCandidates(
         segSeen[s] = 1;
         touched.push(s);
       }
-      accS[s] += (idf * tf * k1p1) / (tf + r.k1 * (oneMinusB + (r.b * segDl[s]) / avgdl));
+      accS[s] += (idf * tf * k1p1) / (tf + norm[s]);
       accIdf[s] += idf;
     }
     for (let j = 0; j < t.files.length; j++) {
