@@ -157,7 +157,7 @@ export class MemorySearch {
     if (copy && copy.orgId !== sc.orgId) return { outcome: 'no-copy' };
     if (!copy || copy.stale) {
       if (this.loading.has(sc.kbId)) return { outcome: 'loading' };
-      if ((this.retryAt.get(sc.kbId) ?? 0) > Date.now()) return { outcome: 'skipped' };
+      if ((this.retryAt.get(`${sc.kbId}/${sc.orgId}`) ?? 0) > Date.now()) return { outcome: 'skipped' };
       void this.refresh(sc.kbId, sc.orgId);
       return { outcome: copy ? 'stale' : 'no-copy' };
     }
@@ -211,7 +211,7 @@ export class MemorySearch {
     if (running) return running;
     const p = this.load(kbId, orgId)
       .catch((err) => {
-        this.retryAt.set(kbId, Date.now() + (this.opts.retryMs ?? 60_000));
+        this.retryAt.set(`${kbId}/${orgId}`, Date.now() + (this.opts.retryMs ?? 60_000));
         this.opts.onError?.(kbId, err);
       })
       .finally(() => this.loading.delete(kbId));
@@ -253,10 +253,10 @@ export class MemorySearch {
           (SELECT coalesce(sum(df), 0) FROM search_terms t WHERE t.knowledge_base_id = st.knowledge_base_id)::float8 AS postings
         FROM evidence_index_state st WHERE st.knowledge_base_id = ${kbId}::uuid AND st.org_id = ${orgId}::uuid`,
       );
-      if (!st) return undefined;
-      const est = estimateBytes(st.segment_count, st.postings, st.terms);
-      if (st.segment_count < this.opts.minSegments || est > this.opts.maxBytes) {
-        this.retryAt.set(kbId, Date.now() + (this.opts.retryMs ?? 60_000));
+      const est = st ? estimateBytes(st.segment_count, st.postings, st.terms) : 0;
+      // Not indexed yet, not this organisation's, too small or too big: SQL answers for a while.
+      if (!st || st.segment_count < this.opts.minSegments || est > this.opts.maxBytes) {
+        this.retryAt.set(`${kbId}/${orgId}`, Date.now() + (this.opts.retryMs ?? 60_000));
         return undefined;
       }
       this.makeRoom(est, kbId);
@@ -376,7 +376,8 @@ export class MemorySearch {
       return out;
     });
     if (!copy) {
-      this.copies.delete(kbId);
+      // A search naming another organisation's knowledge base never drops that organisation's copy.
+      if (this.copies.get(kbId)?.orgId === orgId) this.copies.delete(kbId);
       return;
     }
     copy.loadMs = performance.now() - t0;

@@ -154,6 +154,19 @@ describe('in-memory search', () => {
     await mem.refresh(kbId, other.orgId);
     const again = await mem.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }));
     expect(again.rows ?? []).toEqual([]);
+    // Nor does that drop the organisation's own copy, or keep it from loading.
+    expect(mem.copyOf(kbId)?.orgId).toBe(orgId);
+    const fresh = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    expect((await fresh.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe(
+      'no-copy',
+    );
+    await fresh.refresh(kbId, other.orgId);
+    expect(fresh.copyOf(kbId)).toBeUndefined();
+    expect((await fresh.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe(
+      'skipped',
+    );
+    await fresh.refresh(kbId, orgId);
+    expect((await fresh.search({ kbId, orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe('memory');
   }, 180_000);
 
   it('orders equal scores as the statement does (file, position), whatever candidates it sends first', async () => {
