@@ -71,8 +71,7 @@ export async function run(): Promise<Row[]> {
   const workers: WorkerProcess[] = [];
   try {
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'memory' } })).body.knowledge_base
-      .id as string;
+    const kbId = (await gw.createKnowledgeBase(key, 'memory')).id as string;
     let seq = 0;
 
     /** A fresh worker process parses `data` alone; its VmHWM is read before it stops. */

@@ -52,8 +52,7 @@ export async function run(): Promise<Row[]> {
   const workers: WorkerProcess[] = [];
   try {
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'bench' } })).body.knowledge_base
-      .id as string;
+    const kbId = (await gw.createKnowledgeBase(key, 'bench')).id as string;
     let seq = 0;
 
     /** Upload (not timed), dispatch over HTTP, wait for the job row; returns the job's processing seconds. */

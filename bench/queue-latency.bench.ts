@@ -84,8 +84,7 @@ export async function run(): Promise<Row[]> {
   let worker: WorkerProcess | undefined;
   try {
     const { key } = await gw.createOrg({ credits: 1_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'latency' } })).body.knowledge_base
-      .id as string;
+    const kbId = (await gw.createKnowledgeBase(key, 'latency')).id as string;
     const data = await readFile(PDF);
     worker = await spawnWorker(gw, { LOG_LEVEL: 'warn', DB_POOL_MAX: '4' });
 

@@ -53,8 +53,7 @@ export async function run(): Promise<Row[]> {
     const pages = docs.reduce((a, d) => a + d.pages, 0);
     const bytes = await Promise.all(docs.map((d) => readFile(d.file)));
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'scaling' } })).body.knowledge_base
-      .id as string;
+    const kbId = (await gw.createKnowledgeBase(key, 'scaling')).id as string;
     let seq = 0;
 
     const upload = async (i: number) => {

@@ -186,16 +186,12 @@ export async function run(): Promise<Row[]> {
   try {
     const { key, orgId } = await gw.createOrg();
     const kbIds: string[] = [];
-    for (let k = 0; k < KBS; k++)
-      kbIds.push(
-        (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: `Bench ${k + 1}` } })).body.knowledge_base.id,
-      );
+    for (let k = 0; k < KBS; k++) kbIds.push((await gw.createKnowledgeBase(key, `Bench ${k + 1}`)).id);
     const pool = await textPool();
     const rand = rng(42);
 
     // ---- baseline load (COPY + INSERT … SELECT), on a scratch knowledge base, before and after the main load
-    const scratchKb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Bench scratch' } })).body
-      .knowledge_base.id as string;
+    const scratchKb = (await gw.createKnowledgeBase(key, 'Bench scratch')).id as string;
     const baselineRows = segmentRows(syntheticSegments(pool, rng(7), 20_000));
     const baseline = async () => {
       const f = await createFile(db, orgId, scratchKb, `baseline-${randomUUID()}.pdf`);

@@ -85,8 +85,7 @@ export async function run(): Promise<Row[]> {
     const gwIdle = await hwmMiB(gwProc.child.pid!); // after start-up, before any request
     const gw = gatewayClient(`http://127.0.0.1:${port}`, gwIn.db);
     const { key } = await gw.createOrg({ credits: 10_000_000 });
-    const kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'shards' } })).body.knowledge_base
-      .id as string;
+    const kbId = (await gw.createKnowledgeBase(key, 'shards')).id as string;
     let seq = 0;
     const dispatch = async (data: Buffer) => {
       const up = await gw.upload(

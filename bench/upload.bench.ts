@@ -99,9 +99,7 @@ export async function run(): Promise<Row[]> {
   let bare: Server | undefined;
   try {
     const { key } = await gw.createOrg({ credits: 10 });
-    const kb = await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Bench uploads' } });
-    if (kb.status !== 201) throw new Error(`cannot create the knowledge base: ${JSON.stringify(kb.body)}`);
-    const kbId: string = kb.body.knowledge_base.id;
+    const kbId = (await gw.createKnowledgeBase(key, 'Bench uploads')).id;
 
     const data = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(SIZE - 9)]);
     const sha256 = createHash('sha256').update(data).digest('hex');

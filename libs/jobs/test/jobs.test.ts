@@ -3,10 +3,10 @@
 // terminal row that nothing moves again, hand-back, cancel while queued or running, the failure of
 // a job that never reached the queue, and the abandoned-job sweep.
 import { randomUUID } from 'node:crypto';
-import { creditTransaction, grantCredits, reserveCredits } from '@docfleet/billing';
+import { creditTransaction, reserveCredits } from '@docfleet/billing';
 import type { Db, Job } from '@docfleet/db';
 import { isApiError } from '@docfleet/errors';
-import { createTestDb, type TestDb } from '../../testing/src';
+import { createTestDb, seedFile, type SeededFile, type TestDb } from '../../testing/src';
 import {
   JOB_STATUSES,
   TERMINAL_JOB_STATUSES,
@@ -45,33 +45,9 @@ afterAll(async () => {
   await t.drop();
 });
 
-interface Fixture {
-  orgId: string;
-  kbId: string;
-  fileId: string;
-  versionId: string;
-}
+type Fixture = SeededFile;
 
-async function fixture(credits = 100): Promise<Fixture> {
-  const org = await db.organization.create({ data: { name: `o-${randomUUID().slice(0, 8)}` } });
-  if (credits) await grantCredits(db, { orgId: org.id, amount: credits, idempotencyKey: `g:${org.id}`, reason: 't' });
-  const kb = await db.knowledgeBase.create({ data: { org_id: org.id, name: 'kb' } });
-  const file = await db.file.create({
-    data: { org_id: org.id, knowledge_base_id: kb.id, filename: 'a.pdf', content_type: 'application/pdf' },
-  });
-  const version = await db.fileVersion.create({
-    data: {
-      file_id: file.id,
-      version_number: 1,
-      storage_path: 'x',
-      sha256: 'x',
-      byte_size: 1n,
-      content_type: 'application/pdf',
-      original_filename: 'a.pdf',
-    },
-  });
-  return { orgId: org.id, kbId: kb.id, fileId: file.id, versionId: version.id };
-}
+const fixture = (credits = 100): Promise<Fixture> => seedFile(db, { credits });
 
 async function queuedJob(f: Fixture, kind: 'parse' | 'extract', key: string, reserve = 0): Promise<Job> {
   return creditTransaction(db, f.orgId, async (tx) => {

@@ -243,4 +243,115 @@ describe('receipt letterheads, addresses and totals (issue 23, constructed text)
       129.3,
     );
   });
+
+  it('reads a name printed over three lines, its bracket opened on one line and closed on the next', () => {
+    const r = extract([
+      'LIM KEE HARDWARE',
+      'TRADING (BUKIT',
+      'INDAH) SDN BHD',
+      '123456-X',
+      'NO. 8-G, JALAN BUKIT INDAH 3,',
+      '81200 JOHOR BAHRU,',
+      'TEL: 07-1234567',
+      'TOTAL 12.00',
+      'CASH 20.00',
+      'CHANGE 8.00',
+    ]);
+    expect(r.company).toBe('LIM KEE HARDWARE TRADING (BUKIT INDAH) SDN BHD');
+    expect(r.address).toBe('NO. 8-G, JALAN BUKIT INDAH 3, 81200 JOHOR BAHRU,');
+  });
+
+  it('keeps a complete legal name on its own line apart from the slogan or brand printed over it', () => {
+    const r = extract([
+      'FLAME GRILLED GOODNESS',
+      'Harbour Chicken Malaysia Sdn Bhd',
+      '(123456-A)',
+      'Unit 3, Ground Floor, No.1 Jalan Kiara,',
+      '50480 Kuala Lumpur',
+      'TOTAL 30.00',
+      'CASH 30.00',
+    ]);
+    expect(r.company).toBe('Harbour Chicken Malaysia Sdn Bhd');
+  });
+
+  it('finds the address under a name printed over two lines, after a branch line that is no address', () => {
+    const r = extract([
+      'KENANGA BOOKS',
+      'KENANGA TRADING SDN BHD (55555-V)',
+      'Kepong Outlet',
+      'NO.7, JLN MELATI 2, TAMAN MELATI,',
+      '53100 KUALA LUMPUR.',
+      'TEL: 03-4100 2000',
+      'TOTAL 8.00',
+      'CASH 10.00',
+      'CHANGE 2.00',
+    ]);
+    expect(r.company).toBe('KENANGA BOOKS');
+    expect(r.address).toBe('NO.7, JLN MELATI 2, TAMAN MELATI, 53100 KUALA LUMPUR.');
+  });
+
+  it('ends the address where a document title shares its last line', () => {
+    const r = extract([
+      'SERI MAJU SDN BHD',
+      '5, JALAN KEMPAS 2,',
+      '81200 JOHOR BAHRU, JOHOR TAX INVOICE',
+      'TOTAL 5.00',
+      'CASH 5.00',
+    ]);
+    expect(r.address).toBe('5, JALAN KEMPAS 2, 81200 JOHOR BAHRU, JOHOR');
+  });
+
+  it('reads a street line with a French road word (route, autoroute, quai) as the address start', () => {
+    const r = extract([
+      'RELAIS DES PINS',
+      'ROUTE DE TANGER KM 12',
+      '90000 TANGER',
+      'Total : 18.00 DH',
+      'REGLE PAR ESPECES 18.00 DH',
+    ]);
+    expect(r.address).toBe('ROUTE DE TANGER KM 12 90000 TANGER');
+  });
+
+  it('reads an amount after a time-like figure as no time ("No.12A, Jln 521.60" is an address line)', () => {
+    const r = extract([
+      'PUSAT BUKU SDN BHD',
+      'No.12A, Jln 521.60 Kepong',
+      '52100 Kuala Lumpur.',
+      'TOTAL 8.00',
+      'CASH 10.00',
+    ]);
+    expect(r.address).toBe('No.12A, Jln 521.60 Kepong 52100 Kuala Lumpur.');
+  });
+
+  it('opens the address with a branch line, the shop name and its place, printed over the street', () => {
+    const r = extract([
+      'TAX INVOICE',
+      'CORNER PIZZA',
+      'GST REG NO : 001122334455',
+      'CORNER PIZZA BUKIT MOLEK',
+      'NO.9, JALAN MOLEK 1/2,',
+      'TAMAN MOLEK, 81100 JOHOR BAHRU',
+      'TOTAL 31.80',
+      'PAY BY: CASH',
+    ]);
+    expect(r.company).toBe('CORNER PIZZA');
+    expect(r.address).toBe('CORNER PIZZA BUKIT MOLEK NO.9, JALAN MOLEK 1/2, TAMAN MOLEK, 81100 JOHOR BAHRU');
+  });
+
+  it('joins a name to its legal form on the next line also under a logo read as several lines', () => {
+    const r = extract([
+      '7 /',
+      'od U',
+      'Grill:',
+      'FLAME-GRILLED CHICKEN',
+      "Rocky's Grillhouse Malaysia",
+      'Sdn Bhd',
+      '(123456-A)',
+      'Unit 3, Ground Floor, No.1 Jalan Kiara,',
+      '50480 Kuala Lumpur',
+      'TOTAL 30.00',
+      'CASH 30.00',
+    ]);
+    expect(r.company).toBe("Rocky's Grillhouse Malaysia Sdn Bhd");
+  });
 });

@@ -6,15 +6,20 @@
 // of the document in reading order (running headers and footers included, as the reference has
 // them), markdown references (docling) with `result_md`, which leaves headers and footers out as
 // docling's markdown does. Peer extractors run in the same process tree on the same files.
+// A reference that writes right-to-left text in visual order (visual-order.ts) is compared with
+// every extractor's text in visual order: ours rendered line by line from our logical text, a
+// peer's output line by line unless it is in visual order already; the scores of the texts as
+// extracted are reported beside.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { GroundingDocument, GroundingElement } from '@docfleet/contracts';
-import { visualLineToLogical } from '../src/layout/bidi';
 import { readManifest, type EvalParseFn } from './corpus-eval';
 import { levenshteinRatio } from './metrics/lcs';
 import { normaliseMarkdown } from './metrics/text-similarity';
+import { pageLines } from './page-lines';
+import { isVisualOrder, visualRendering, visualText } from './visual-order';
 
 const run = promisify(execFile);
 
@@ -25,8 +30,6 @@ export interface TextDoc {
   reference: string;
   kind: ReferenceKind;
   pages: number;
-  /** The reference writes right-to-left lines in visual order (docling's PDF backend). */
-  visualOrder: boolean;
 }
 
 /** Manifest rows with a whole-document text reference, chosen by gt_format. */
@@ -53,7 +56,6 @@ export async function textReferenceDocs(corpusDir: string): Promise<TextDoc[]> {
       reference: path.join(corpusDir, ref),
       kind,
       pages: Number(m.pages) || 0,
-      visualOrder: kind === 'markdown' && doclingPdfReference(m.gt_source ?? ''),
     });
   }
   return out;
@@ -61,18 +63,6 @@ export async function textReferenceDocs(corpusDir: string): Promise<TextDoc[]> {
 
 /** docling writes GLYPH<gNN> for glyphs without a Unicode mapping; no extractor can produce them. */
 export const stripGlyphPlaceholders = (s: string) => s.replace(/GLYPH(?:&lt;|<)[^\s&>]*(?:&gt;|>)/g, '');
-
-/**
- * docling's PDF backend writes text in drawing order, so its references hold right-to-left text in
- * visual order (letters of each Arabic word reversed, "ةغلب" for "بلغة"; still so in docling's
- * groundtruth at docling-project/docling@bb2a88d), and it joins a paragraph's visual lines into one
- * markdown line. Text in logical order, which a reader and a search index need, cannot match such a
- * reference; the report adds its score against the reference with each right-to-left markdown line
- * put in logical order (bidi.ts), which restores the words but not the order of the visual lines
- * joined in a paragraph (their boundaries are lost). The main score stays against the stored reference.
- */
-export const doclingPdfReference = (gtSource: string): boolean => /groundtruth\/docling_v\d+\/[^;]*\.md/.test(gtSource);
-export const referenceInLogicalOrder = (md: string): string => md.split('\n').map(visualLineToLogical).join('\n');
 
 /** The benchmark's score, in percent, on normalised text. */
 export function textScore(extracted: string, reference: string): number {
@@ -188,8 +178,12 @@ export interface TextEvalRow {
   pages: number;
   docfleet: { score: number; secondsPerPage: number } | { error: string };
   peers: Partial<Record<Peer, { score: number; secondsPerPage: number } | { error: string }>>;
-  /** Scores against the reference with its right-to-left lines in logical order (docling references that have them). */
-  logicalRef?: Partial<Record<'docfleet' | Peer, number>>;
+  /**
+   * The reference writes right-to-left text in visual order: the scores above compare texts in
+   * visual order (ours rendered line by line; `visualLines`: our lines found in our elements / page
+   * lines in them), `asExtracted` the texts as extracted (ours in logical order) against it.
+   */
+  visualOrder?: { asExtracted: Partial<Record<'docfleet' | Peer, number>>; visualLines?: string };
 }
 
 export async function evaluateText(
@@ -209,9 +203,9 @@ export async function evaluateText(
   for (const d of docs) {
     const raw = await fs.readFile(d.reference, 'utf8');
     const reference = d.kind === 'markdown' ? stripGlyphPlaceholders(raw) : raw;
-    const logical = d.visualOrder ? referenceInLogicalOrder(reference) : reference;
+    const visual = isVisualOrder(reference);
     const row: TextEvalRow = { doc: d.rel, kind: d.kind, pages: d.pages, docfleet: { error: 'not run' }, peers: {} };
-    if (logical !== reference) row.logicalRef = {};
+    if (visual) row.visualOrder = { asExtracted: {} };
     try {
       const t0 = performance.now();
       const res = await parse(d.file, 'pdf', 'text');
@@ -219,8 +213,14 @@ export async function evaluateText(
       const pages = res.grounding.pages.length || d.pages || 1;
       row.pages = pages;
       const ours = d.kind === 'plain' ? groundingPlainText(res.grounding) : res.markdown;
-      row.docfleet = { score: textScore(ours, reference), secondsPerPage: seconds / pages };
-      if (row.logicalRef) row.logicalRef.docfleet = textScore(ours, logical);
+      let compared = ours;
+      if (row.visualOrder && !isVisualOrder(ours)) {
+        const v = visualRendering(ours, res.grounding, await pageLines(d.file));
+        compared = v.text;
+        row.visualOrder.visualLines = `${v.linesFound}/${v.lines} lines in ${v.elements} elements${v.missed ? `, ${v.missed} not found` : ''}`;
+      }
+      row.docfleet = { score: textScore(compared, reference), secondsPerPage: seconds / pages };
+      if (row.visualOrder) row.visualOrder.asExtracted.docfleet = textScore(ours, reference);
     } catch (err) {
       row.docfleet = { error: (err as Error).message };
     }
@@ -228,11 +228,12 @@ export async function evaluateText(
     for (const p of PEERS) {
       const r = peerResults[p];
       if (!r) continue;
+      const text = r.text !== undefined && row.visualOrder ? visualText(r.text) : r.text;
       row.peers[p] =
-        r.text !== undefined
-          ? { score: textScore(r.text, reference), secondsPerPage: (r.seconds ?? 0) / (row.pages || 1) }
+        text !== undefined
+          ? { score: textScore(text, reference), secondsPerPage: (r.seconds ?? 0) / (row.pages || 1) }
           : { error: r.error ?? 'failed' };
-      if (row.logicalRef && r.text !== undefined) row.logicalRef[p] = textScore(r.text, logical);
+      if (row.visualOrder && r.text !== undefined) row.visualOrder.asExtracted[p] = textScore(r.text, reference);
     }
     rows.push(row);
     opts.log?.(`scored ${d.rel}`);
@@ -282,17 +283,20 @@ export function textReport(
     const rs = rows.filter(g.test);
     if (rs.length && rs.length < rows.length) lines.push(meanRow(g.name, rs));
   }
-  const reordered = rows.filter((r) => r.logicalRef);
-  if (reordered.length) {
+  const visual = rows.filter((r) => r.visualOrder);
+  if (visual.length) {
     lines.push(
       '',
-      "docling references hold right-to-left text in visual order; the same score against the reference with its right-to-left lines in logical order (a paragraph's visual lines stay in reverse order):",
+      'References in visual order (right-to-left words written as displayed): the scores above compare texts in visual order, docfleet rendered line by line from its logical text, a peer line by line unless its output is in visual order already. The same texts as extracted (docfleet in logical order) against the reference as stored:',
     );
-    for (const r of reordered)
+    for (const r of visual)
       lines.push(
         `- ${r.doc}: ${who
-          .map((w) => `${w} ${r.logicalRef![w] === undefined ? 'n/a' : r.logicalRef![w]!.toFixed(1)}`)
-          .join(', ')}`,
+          .map(
+            (w) =>
+              `${w} ${r.visualOrder!.asExtracted[w] === undefined ? 'n/a' : r.visualOrder!.asExtracted[w]!.toFixed(1)}`,
+          )
+          .join(', ')}${r.visualOrder!.visualLines ? ` (docfleet's rendering: ${r.visualOrder!.visualLines})` : ''}`,
       );
   }
   return lines.join('\n');

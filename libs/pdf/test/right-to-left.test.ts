@@ -2,12 +2,18 @@
 // as pdf.js gives it, the runs of a line drawn right to left with Latin words and numbers between
 // them) come out in logical order, paragraphs are found from the right margin, and columns are read
 // from the right.
-import { isRightToLeft, logicalRunOrder, runDirection, visualLineToLogical } from '../src/layout/bidi';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { libraryParse } from '../eval/library-parse';
+import { visualLine } from '../eval/visual-order';
+import { isRightToLeft, logicalRunOrder, mirrorReversedBrackets, runDirection } from '../src/layout/bidi';
 import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
 import { RtlLigatureWords } from '../src/text-layer/rtl-ligatures';
 import type { TextRun } from '../src/types';
+import { tempDir } from './helpers/fixtures';
 
 const SIZE = 11;
 const CHAR = 0.5 * SIZE;
@@ -88,14 +94,6 @@ describe('bidi: run order of a right-to-left line', () => {
     const mixed = byX([line2[0]!, ...parts, line2[2]!]);
     expect(logicalRunOrder(mixed).map((r) => r.text)).toEqual(['مكتبة', 'pandas', ',', 'numpy', 'في']);
   });
-
-  it('puts a visual-order line (read left to right on the page) in logical order, Latin and digits intact', () => {
-    // "تحسين الإنتاجية بلغة R و Python عام 2024" as displayed, read left to right.
-    expect(visualLineToLogical('2024 ماع Python و R ةغلب ةيجاتنإلا نيسحت')).toBe(
-      'تحسين الإنتاجية بلغة R و Python عام 2024',
-    );
-    expect(visualLineToLogical('An English line stays as it is.')).toBe('An English line stays as it is.');
-  });
 });
 
 describe('layout of a right-to-left page', () => {
@@ -169,3 +167,107 @@ describe('lam-alef ligatures', () => {
     expect(words.fix('Latin text stays')).toBe('Latin text stays');
   });
 });
+
+describe('combining marks in our logical text', () => {
+  it('joins a mark that a gap in the text layer set apart from its letter', () => {
+    const r = { x0: 100, x1: 300, y0: 90, y1: 102, baseline: 100, size: 11, bold: false, italic: false, mono: false };
+    const [line] = buildLines([{ ...r, text: 'بناء ً على استنتاجات' }]);
+    expect(line!.text).toBe('بناءً على استنتاجات');
+  });
+});
+
+describe('brackets and presentation forms of right-to-left text', () => {
+  it('mirrors the brackets pdf.js reversed into logical order, and only those', () => {
+    // pdf.js gives the reversed item text, brackets as drawn: ")مثال(" for "(مثال)".
+    expect(mirrorReversedBrackets(')مثال( بلغة', true)).toBe('(مثال) بلغة');
+    expect(mirrorReversedBrackets('في عام ]2024[', true)).toBe('في عام [2024]');
+    // A bracket between left-to-right letters was not reversed.
+    expect(mirrorReversedBrackets('مكتبة g(x)h في', true)).toBe('مكتبة g(x)h في');
+    expect(mirrorReversedBrackets('Latin (text) only', false)).toBe('Latin (text) only');
+  });
+
+  it('reads a bracket drawn as its own glyph in a right-to-left line as the mirrored character', () => {
+    // Logical "تعتبر (مثال) بلغة": the glyph drawn where "(" stands is ")", and the other way round.
+    const runs = rtlLine(
+      ['تعتبر', ')', { text: 'مثال', attached: true }, { text: '(', attached: true }, 'بلغة'],
+      500,
+      100,
+    );
+    expect(buildLines(byX(runs))[0]!.text).toBe('تعتبر (مثال) بلغة');
+  });
+
+  it('gives a PDF shaped by its producer (presentation forms, brackets drawn mirrored) in logical order with base letters', async () => {
+    const logical1 = 'ﺗﻌﺘﺒﺮ اﻟﺒﺮﻣﺠﺔ (ﻣﺜﺎل) ﺑﻠﻐﺔ';
+    // The lam-alef ligature as one glyph (presentation form U+FEFC), as a shaping producer draws it.
+    const logical2 = 'في عام 2024 [ﻣﻼﺣﻈﺔ] على';
+    const file = path.join(await tempDir(), 'shaped.pdf');
+    // Line 1 drawn as one string, left to right as displayed (Word); line 2 glyph by glyph from
+    // the right (MuPDF's layout engine).
+    await fs.writeFile(
+      file,
+      await visualPdf([
+        { visual: visualLine(logical1, 'rtl'), y: 700, perGlyph: false },
+        { visual: visualLine(logical2, 'rtl'), y: 680, perGlyph: true },
+      ]),
+    );
+    const { markdown } = await libraryParse(file, 'pdf', 'text');
+    expect(markdown).toContain('تعتبر البرمجة (مثال) بلغة');
+    expect(markdown).toContain('في عام 2024 [ملاحظة] على');
+    expect(markdown).not.toMatch(/[\uFB50-\uFDFF\uFE70-\uFEFC]/u);
+  });
+});
+
+/**
+ * A PDF whose lines are drawn in visual order with a simple font whose ToUnicode maps one byte per
+ * glyph to the given characters (what a producer that shapes text writes: presentation forms,
+ * mirrored brackets), each line ending at x = 500.
+ */
+async function visualPdf(lines: Array<{ visual: string; y: number; perGlyph: boolean }>): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  const helvetica = await doc.embedFont(StandardFonts.Helvetica);
+  const codes = new Map<string, number>([[' ', 0x20]]);
+  for (const l of lines) for (const c of l.visual) if (!codes.has(c)) codes.set(c, 0x41 + codes.size - 1);
+  const hex = (n: number, w: number) => n.toString(16).toUpperCase().padStart(w, '0');
+  const bf = [...codes].map(
+    ([c, code]) => `<${hex(code, 2)}> <${[...c].map((u) => hex(u.codePointAt(0)!, 4)).join('')}>`,
+  );
+  const cmap = [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
+    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
+    '1 begincodespacerange <00> <FF> endcodespacerange',
+    `${bf.length} beginbfchar`,
+    ...bf,
+    'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n');
+  const toUnicode = doc.context.register(doc.context.stream(cmap));
+  const font = doc.context.register(
+    doc.context.obj({
+      Type: 'Font',
+      Subtype: 'Type1',
+      BaseFont: 'Helvetica',
+      Encoding: 'WinAnsiEncoding',
+      ToUnicode: toUnicode,
+    }),
+  );
+  page.node.setFontDictionary(PDFName.of('F1'), font);
+  const size = 10;
+  const width = (code: number) => helvetica.widthOfTextAtSize(String.fromCharCode(code), size);
+  const ops: string[] = [];
+  for (const l of lines) {
+    const glyphs = [...l.visual].map((c) => codes.get(c)!);
+    const total = glyphs.reduce((s, g) => s + width(g), 0);
+    if (!l.perGlyph) {
+      ops.push(`BT /F1 ${size} Tf 1 0 0 1 ${500 - total} ${l.y} Tm <${glyphs.map((g) => hex(g, 2)).join('')}> Tj ET`);
+      continue;
+    }
+    let x = 500;
+    for (const g of [...glyphs].reverse()) {
+      x -= width(g);
+      ops.push(`BT /F1 ${size} Tf 1 0 0 1 ${x.toFixed(2)} ${l.y} Tm <${hex(g, 2)}> Tj ET`);
+    }
+  }
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(ops.join('\n'))));
+  return doc.save({ useObjectStreams: false });
+}

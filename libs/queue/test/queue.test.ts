@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { QueueClient, createRedis, createWorker, JOBS, QUEUES, jobsOfQueue, scheduleEnv, schedulesOf } from '../src';
+import { privateQueues } from '@docfleet/testing';
+import { createWorker, JOBS, QUEUES, jobsOfQueue, scheduleEnv, schedulesOf } from '../src';
 
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const workerRedis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { forWorker: true });
-const prefix = `qtest${randomUUID().slice(0, 6)}`;
-const queues = new QueueClient(redis, prefix);
-afterAll(async () => {
-  await queues.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-  await workerRedis.quit();
-});
+const ns = privateQueues('qtest');
+const { workerRedis, prefix, queues } = ns;
+afterAll(() => ns.close());
 
 describe('job registry', () => {
   it('maps every job to a known queue and every queue has jobs', () => {

@@ -81,6 +81,58 @@ export async function startHealthServer(opts: {
   };
 }
 
+// The parts every worker's composition root (services/*/src/main.ts) shared line for line: the
+// start-failure exit, the health server with its database and Redis checks, and the end of the
+// shutdown once the worker's own loops have stopped. Structural types: runtime depends on no lib.
+
+/** Runs a service's `main`: a failure to start is one line on stderr and exit code 1. */
+export function runService(name: string, main: () => Promise<void>): void {
+  main().catch((err) => {
+    process.stderr.write(`${name} failed to start: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}
+
+export interface PingableDb {
+  $queryRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<unknown>;
+}
+export interface PingableRedis {
+  ping(): Promise<string>;
+}
+
+/** A worker's HEALTH_PORT server: /readyz answers `{ database, redis }` (the k8s readiness probe). */
+export function startWorkerHealth(opts: { port: number; registry: Registry; db: PingableDb; redis: PingableRedis }) {
+  return startHealthServer({
+    port: opts.port,
+    registry: opts.registry,
+    checks: {
+      database: async () => void (await opts.db.$queryRaw`SELECT 1`),
+      redis: async () => {
+        if ((await opts.redis.ping()) !== 'PONG') throw new Error('unexpected reply');
+      },
+    },
+  });
+}
+
+/**
+ * The end of a worker's shutdown, after it stopped taking jobs: health server, queue client and
+ * Redis connections (their failures do not matter any more), the database (a failure there exits
+ * 1 through onShutdown), and telemetry last so the shutdown's own spans are flushed.
+ */
+export async function closeWorkerConnections(c: {
+  health: { close(): Promise<void> };
+  queues: { close(): Promise<unknown> };
+  redis: Array<{ quit(): Promise<unknown> }>;
+  db: { $disconnect(): Promise<void> };
+  telemetry: { shutdown(): Promise<unknown> };
+}): Promise<void> {
+  await c.health.close();
+  await c.queues.close().catch(() => undefined);
+  await Promise.all(c.redis.map((r) => r.quit().catch(() => undefined)));
+  await c.db.$disconnect();
+  await c.telemetry.shutdown();
+}
+
 /** A registry with the process's default metrics, labelled with the service name. */
 export function createMetricsRegistry(service: string): Registry {
   const registry = new Registry();

@@ -21,12 +21,10 @@ let otherKb: string;
 beforeAll(async () => {
   gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Stats' } })).body.knowledge_base.id;
-  otherKb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Other' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Stats')).id;
+  otherKb = (await gw.createKnowledgeBase(key, 'Other')).id;
 });
 afterAll(() => gw.close());
-
-const env = () => ({ db: gw.db, storage: gw.deps.storage });
 
 /** The statistics as kept, and as a recount of the knowledge base's rows would give them. */
 async function stats(kb: string) {
@@ -47,7 +45,7 @@ async function expectExact(kb: string) {
 }
 
 it('keeps document frequencies and lengths exact through index, re-index, trash, prune and permanent delete', async () => {
-  await seedAndIndex(env(), {
+  await seedAndIndex(gw.deps, {
     orgId,
     kbId: otherKb,
     filename: 'other.pdf',
@@ -55,48 +53,55 @@ it('keeps document frequencies and lengths exact through index, re-index, trash,
   });
   const other = await expectExact(otherKb);
 
-  const a = await seedAndIndex(env(), {
+  const a = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'a.pdf',
     segments: [seg('a1', 'Fibrosis of the liver'), seg('a2', 'Liver enzymes rise')],
   });
-  const b = await seedAndIndex(env(), { orgId, kbId, filename: 'b.pdf', segments: [seg('b1', 'Kidney fibrosis')] });
+  const b = await seedAndIndex(gw.deps, { orgId, kbId, filename: 'b.pdf', segments: [seg('b1', 'Kidney fibrosis')] });
   let s = await expectExact(kbId);
   expect((s.kept as Record<string, number>).fibrosi).toBe(2);
   expect((s.kept as Record<string, number>).liver).toBe(2);
 
   // Re-index of the same version (a replayed job) changes nothing.
-  expect((await indexNow(env(), a)).status).toBe('indexed');
+  expect((await indexNow(gw.deps, a)).status).toBe('indexed');
   expect((await stats(kbId)).kept).toEqual(s.kept);
 
   // A new version replaces a's terms.
-  const v2 = await addVersion(env(), { kbId, fileId: a.fileId });
-  const m2 = await addManifest(env(), { orgId, kbId, fileId: a.fileId, versionId: v2 }, [seg('a1', 'Cardiac output')]);
-  expect((await indexNow(env(), { ...a, versionId: v2, manifestId: m2 })).status).toBe('indexed');
+  const v2 = await addVersion(gw.deps, { kbId, fileId: a.fileId });
+  const m2 = await addManifest(gw.deps, { orgId, kbId, fileId: a.fileId, versionId: v2 }, [
+    seg('a1', 'Cardiac output'),
+  ]);
+  expect((await indexNow(gw.deps, { ...a, versionId: v2, manifestId: m2 })).status).toBe('indexed');
   s = await expectExact(kbId);
   expect((s.kept as Record<string, number>).liver).toBeUndefined();
   expect((s.kept as Record<string, number>).cardiac).toBe(1);
 
   // Trash: the removal takes b's terms out.
   await gw.db.file.update({ where: { id: b.fileId }, data: { deleted_at: new Date() } });
-  expect((await removeFile(indexDeps(env()), b)).status).toBe('removed');
+  expect((await removeFile(indexDeps(gw.deps), b)).status).toBe('removed');
   s = await expectExact(kbId);
   expect((s.kept as Record<string, number>).kidney).toBeUndefined();
 
   // Prune: rows of an old version (written while it was current) go when a newer one is current.
-  const c = await seedAndIndex(env(), { orgId, kbId, filename: 'c.pdf', segments: [seg('c1', 'Pulmonary embolism')] });
-  await addVersion(env(), { kbId, fileId: c.fileId });
-  expect((await removeFile(indexDeps(env()), c)).status).toBe('pruned');
+  const c = await seedAndIndex(gw.deps, {
+    orgId,
+    kbId,
+    filename: 'c.pdf',
+    segments: [seg('c1', 'Pulmonary embolism')],
+  });
+  await addVersion(gw.deps, { kbId, fileId: c.fileId });
+  expect((await removeFile(indexDeps(gw.deps), c)).status).toBe('pruned');
   s = await expectExact(kbId);
   expect((s.kept as Record<string, number>).pulmonari).toBeUndefined();
 
   // Permanent delete: the gateway deletes the rows, the worker's removal recounts.
-  const d = await seedAndIndex(env(), { orgId, kbId, filename: 'd.pdf', segments: [seg('d1', 'Zebrafish embryos')] });
+  const d = await seedAndIndex(gw.deps, { orgId, kbId, filename: 'd.pdf', segments: [seg('d1', 'Zebrafish embryos')] });
   expect((await stats(kbId)).kept).toHaveProperty('zebrafish', 1);
   const del = await gw.req('DELETE', `/v1/files/${d.fileId}/permanent?confirm_permanent=true`, { key });
   expect(del.status).toBe(200);
-  await removeFile(indexDeps(env()), d);
+  await removeFile(indexDeps(gw.deps), d);
   s = await expectExact(kbId);
   expect((s.kept as Record<string, number>).zebrafish).toBeUndefined();
 

@@ -4,30 +4,18 @@
 import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { privateQueues } from '@docfleet/testing';
 import { SpanKind, SpanStatusCode, withSpan } from '../src';
-import {
-  DelayedError,
-  QueueClient,
-  UnrecoverableError,
-  createRedis,
-  createWorker,
-  type JobObservation,
-} from '../../queue/src';
+import { DelayedError, UnrecoverableError, createWorker, type JobObservation } from '../../queue/src';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 provider.register();
 
-const redis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const workerRedis = createRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { forWorker: true });
-const prefix = `ttest${randomUUID().slice(0, 6)}`;
-const queues = new QueueClient(redis, prefix);
+const ns = privateQueues('ttest');
+const { workerRedis, prefix, queues } = ns;
 afterAll(async () => {
-  await queues.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
-  await workerRedis.quit();
+  await ns.close();
   await provider.shutdown();
 });
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createOrganization, createOrgApiKey, createOrgUser, type Role } from '@docfleet/auth';
 import { grantCredits, setMonthlyQuota } from '@docfleet/billing';
 import { defineEnv, gatewayEnv } from '@docfleet/config';
+import type { api } from '@docfleet/contracts';
 import type { PrismaClient } from '@docfleet/db';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { createStorage } from '@docfleet/storage';
@@ -22,6 +23,8 @@ import { ROOT, startServiceProcess, stopProcess } from './service-process';
 /** The shared test corpus (read in place, never modified); DOCFLEET_CORPUS overrides `../shared/corpus`. */
 export const CORPUS = process.env.DOCFLEET_CORPUS ?? path.resolve(ROOT, '../shared/corpus');
 export const corpus = (rel: string) => path.join(CORPUS, rel);
+
+type KnowledgeBase = api.KnowledgeBase;
 
 export interface Res<T = any> {
   status: number;
@@ -75,6 +78,16 @@ export function gatewayClient(url: string, db: PrismaClient) {
     return { userId: user.id, headers: { authorization: `Bearer ${r.body.token}`, 'x-service-org-id': orgId } };
   }
 
+  /**
+   * A knowledge base as a test's setup (where the creation request itself is under test, use req).
+   * A name is unique per organisation; by default a fresh one.
+   */
+  async function createKnowledgeBase(key: string, name = `kb-${randomUUID().slice(0, 6)}`): Promise<KnowledgeBase> {
+    const r = await req<{ knowledge_base: KnowledgeBase }>('POST', '/v1/knowledge-bases', { key, body: { name } });
+    if (r.status !== 201) throw new Error(`creating knowledge base ${name}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.knowledge_base;
+  }
+
   function upload(
     key: string,
     fields: Record<string, string>,
@@ -88,7 +101,7 @@ export function gatewayClient(url: string, db: PrismaClient) {
     return req(method, p, { key, form });
   }
 
-  return { req, upload, createOrg, createSession };
+  return { req, upload, createOrg, createSession, createKnowledgeBase };
 }
 
 export interface SpawnGatewayOptions {
@@ -148,8 +161,11 @@ export async function spawnGateway(opts: SpawnGatewayOptions = {}) {
   const url = `http://127.0.0.1:${port}`;
   const db: PrismaClient = base?.db ?? tdb!.db;
   const redis = createRedis(env.REDIS_URL);
-  /** What a worker shares with this gateway: its configuration, storage and queues. */
-  const deps = { env, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
+  /**
+   * What a worker shares with this gateway: its configuration, database, storage and queues (also
+   * the SearchIndexEnv the search index fixtures write through).
+   */
+  const deps = { env, db, storage: createStorage(dataDir), redis, queues: new QueueClient(redis, env.QUEUE_PREFIX) };
 
   /** The same process still runs and answers /healthz. */
   async function alive(): Promise<boolean> {

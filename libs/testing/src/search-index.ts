@@ -65,7 +65,10 @@ export async function addManifest(
 }
 
 /** A new current version (what PUT …/content does), without a parse. */
-export async function addVersion(env: SearchIndexEnv, f: { kbId: string; fileId: string }): Promise<string> {
+export async function addVersion(
+  env: Pick<SearchIndexEnv, 'db'>,
+  f: { kbId: string; fileId: string },
+): Promise<string> {
   const last = await env.db.fileVersion.findFirst({
     where: { file_id: f.fileId },
     orderBy: { version_number: 'desc' },

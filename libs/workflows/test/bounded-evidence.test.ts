@@ -18,7 +18,7 @@ import {
   type Evidence,
 } from '@docfleet/models';
 import { createStorage, type StorageDriver } from '@docfleet/storage';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, seedFile, type TestDb } from '@docfleet/testing';
 import { evidenceOf, loadLeadingPages, loadParseBundle, loadSegmentsWithin, pageCountOf } from '../src';
 
 const PAGES = 3000;
@@ -38,24 +38,16 @@ const streams: Array<{ name: string; bytes: number }> = [];
 const reads: string[] = [];
 
 async function bundle(fs: StorageDriver, name: string, pages: number, perPage: number): Promise<string> {
-  const kb = await t.db.knowledgeBase.create({ data: { org_id: orgId, name } });
-  const file = await t.db.file.create({
-    data: { org_id: orgId, knowledge_base_id: kb.id, filename: `${name}.pdf`, content_type: 'application/pdf' },
-  });
-  const v = await t.db.fileVersion.create({
-    data: {
-      file_id: file.id,
-      version_number: 1,
-      storage_path: 'x',
-      sha256: 'x',
-      byte_size: 1n,
-      content_type: 'application/pdf',
-      original_filename: `${name}.pdf`,
-    },
-  });
-  const prefix = `bundles/${v.id}`;
+  const { fileId, versionId } = await seedFile(t.db, { orgId, kbName: name, filename: `${name}.pdf` });
+  const prefix = `bundles/${versionId}`;
   await t.db.artifactManifest.create({
-    data: { org_id: orgId, file_id: file.id, file_version_id: v.id, artifact_type: 'parse', storage_prefix: prefix },
+    data: {
+      org_id: orgId,
+      file_id: fileId,
+      file_version_id: versionId,
+      artifact_type: 'parse',
+      storage_prefix: prefix,
+    },
   });
   const parts: string[] = ['['];
   let bytes = 1;
@@ -87,7 +79,7 @@ async function bundle(fs: StorageDriver, name: string, pages: number, perPage: n
     })) as unknown as GroundingDocument['pages'],
   };
   await fs.put(`${prefix}/${BUNDLE.grounding_json}`, JSON.stringify(grounding));
-  return v.id;
+  return versionId;
 }
 
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { createOrganization } from '@docfleet/auth';
 import { BUNDLE, type GroundingDocument, type Segment } from '@docfleet/contracts';
 import type { GenerateJsonRequest, ResolvedModel } from '@docfleet/models';
 import { createStorage, type StorageDriver } from '@docfleet/storage';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, seedFile, type TestDb } from '@docfleet/testing';
 import { loadSelectedSegments, openPageWindows, runSplit } from '../src';
 
 const PAGES = 3000;
@@ -34,28 +34,14 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'page-windows-'));
   const fs = createStorage(dir);
   orgId = (await createOrganization(t.db, 'windows')).id;
-  const kb = await t.db.knowledgeBase.create({ data: { org_id: orgId, name: 'kb' } });
-  const file = await t.db.file.create({
-    data: { org_id: orgId, knowledge_base_id: kb.id, filename: 'long.pdf', content_type: 'application/pdf' },
-  });
-  const version = await t.db.fileVersion.create({
-    data: {
-      file_id: file.id,
-      version_number: 1,
-      storage_path: 'x',
-      sha256: 'x',
-      byte_size: 1n,
-      content_type: 'application/pdf',
-      original_filename: 'long.pdf',
-    },
-  });
-  versionId = version.id;
-  const prefix = `bundles/${version.id}`;
+  const seeded = await seedFile(t.db, { orgId, filename: 'long.pdf' });
+  versionId = seeded.versionId;
+  const prefix = `bundles/${versionId}`;
   await t.db.artifactManifest.create({
     data: {
       org_id: orgId,
-      file_id: file.id,
-      file_version_id: version.id,
+      file_id: seeded.fileId,
+      file_version_id: versionId,
       artifact_type: 'parse',
       storage_prefix: prefix,
     },

@@ -8,7 +8,9 @@ import {
   createJobMetrics,
   createMetricsRegistry,
   onShutdown,
-  startHealthServer,
+  closeWorkerConnections,
+  runService,
+  startWorkerHealth,
 } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { operationJobId } from '@docfleet/workflows';
@@ -54,11 +56,7 @@ async function main() {
     onError: (err) => logger.error({ err }, 'billing schedule check failed'),
   });
 
-  const health = await startHealthServer({
-    port: env.HEALTH_PORT,
-    registry,
-    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
-  });
+  const health = await startWorkerHealth({ port: env.HEALTH_PORT, registry, db, redis });
   const schedule = Object.fromEntries(schedules.map((s) => [s.name, s.everyMs / 1000]));
   logger.info({ health_port: health.port, schedule }, 'billing service started');
 
@@ -66,18 +64,11 @@ async function main() {
     async () => {
       keeper.stop();
       await worker.close();
-      await health.close();
-      await queues.close();
-      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-      await db.$disconnect();
-      await telemetry.shutdown();
+      await closeWorkerConnections({ health, queues, redis: [redis, workerRedis], db, telemetry });
     },
     30_000,
     (m) => logger.info(m),
   );
 }
 
-main().catch((err) => {
-  process.stderr.write(`billing failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService('billing', main);

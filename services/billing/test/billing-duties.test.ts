@@ -4,7 +4,6 @@ import net from 'node:net';
 import path from 'node:path';
 import {
   debitReserved,
-  grantCredits,
   ledgerByDay,
   observeCredits,
   reconcile,
@@ -17,7 +16,7 @@ import {
 import { createCreditMetrics, sampleValue } from '@docfleet/runtime';
 import { createLogger } from '@docfleet/logger';
 import { Registry } from 'prom-client';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, seedFile, type TestDb } from '@docfleet/testing';
 import { attemptKey } from '@docfleet/workflows';
 import { createBillingHandlers } from '../src/worker';
 
@@ -28,44 +27,21 @@ beforeAll(async () => {
 afterAll(() => t.drop());
 
 async function fixture(credits = 20) {
-  const org = await t.db.organization.create({ data: { name: `o-${randomUUID().slice(0, 6)}` } });
-  await grantCredits(t.db, { orgId: org.id, amount: credits, idempotencyKey: `g:${org.id}`, reason: 'test' });
-  const kb = await t.db.knowledgeBase.create({ data: { org_id: org.id, name: `kb-${randomUUID().slice(0, 6)}` } });
-  const file = await t.db.file.create({
-    data: {
-      org_id: org.id,
-      knowledge_base_id: kb.id,
-      filename: `${randomUUID()}.pdf`,
-      content_type: 'application/pdf',
-    },
-  });
-  const v = await t.db.fileVersion.create({
-    data: {
-      file_id: file.id,
-      version_number: 1,
-      storage_path: 'x',
-      sha256: 'x',
-      byte_size: 1n,
-      content_type: 'application/pdf',
-      original_filename: 'x.pdf',
-    },
-  });
+  const { orgId, kbId, fileId, versionId } = await seedFile(t.db, { credits });
   const job = async (status: string, ageMs: number, reserve = 0, debit = 0) => {
     const j = await t.db.job.create({
       data: {
-        org_id: org.id,
-        knowledge_base_id: kb.id,
-        file_id: file.id,
-        file_version_id: v.id,
+        org_id: orgId,
+        knowledge_base_id: kbId,
+        file_id: fileId,
+        file_version_id: versionId,
         kind: 'parse',
         status,
         idempotency_key: randomUUID(),
       },
     });
     if (reserve) {
-      const r = await t.db.$transaction((tx) =>
-        reserveCredits(tx, { orgId: org.id, amount: reserve, jobId: j.id, fileId: file.id }),
-      );
+      const r = await t.db.$transaction((tx) => reserveCredits(tx, { orgId, amount: reserve, jobId: j.id, fileId }));
       for (let p = 1; p <= debit; p++)
         await t.db.$transaction((tx) =>
           debitReserved(tx, { reservationId: r.id, idempotencyKey: `parse:${j.id}:page:${p}`, reason: 'page' }),
@@ -77,7 +53,7 @@ async function fixture(credits = 20) {
       .$executeRaw`UPDATE credit_reservations SET created_at = now() - ${ageMs} * interval '1 millisecond' WHERE job_id = ${j.id}::uuid`;
     return j;
   };
-  return { org, job };
+  return { orgId, job };
 }
 
 const handlers = (registry = new Registry()) => ({
@@ -94,12 +70,12 @@ const balance = async (orgId: string) =>
 
 describe('reaper', () => {
   it('fails jobs that died, closes their reservations and reverses their page charges, in one go', async () => {
-    const { org, job } = await fixture(20);
+    const { orgId, job } = await fixture(20);
     const dead = await job('running', 45 * 60_000, 5, 2);
     const alive = await job('running', 60_000, 3, 1);
     const lostQueued = await job('queued', 30 * 3600_000, 4);
     const waiting = await job('queued', 2 * 3600_000, 2);
-    expect(await balance(org.id)).toBe(17);
+    expect(await balance(orgId)).toBe(17);
     const { h } = handlers();
     const out = (await h['billing.reap']({}, {} as never)) as { jobsFailed: string[] };
     expect(out.jobsFailed.sort()).toEqual([dead.id, lostQueued.id].sort());
@@ -127,7 +103,7 @@ describe('reaper', () => {
     });
     for (const j of [alive, waiting])
       expect((await t.db.job.findUniqueOrThrow({ where: { id: j.id } })).status).toBe(j.status);
-    expect(await balance(org.id)).toBe(19); // the dead job's 2 pages refunded; the live job's page stays
+    expect(await balance(orgId)).toBe(19); // the dead job's 2 pages refunded; the live job's page stays
     expect(await reconcile(t.db)).toEqual([]);
     // a second round finds nothing more
     expect(((await h['billing.reap']({}, {} as never)) as { jobsFailed: string[] }).jobsFailed).toEqual([]);
@@ -147,10 +123,10 @@ describe('reaper', () => {
   });
 
   it('fails and refunds operations whose attempt has no live queue entry left, counting them', async () => {
-    const { org } = await fixture(10);
+    const { orgId } = await fixture(10);
     const op = await t.db.operation.create({
       data: {
-        org_id: org.id,
+        org_id: orgId,
         operation_type: 'split_run',
         status: 'in_progress',
         permission: 'extract.run',
@@ -159,7 +135,7 @@ describe('reaper', () => {
     });
     await t.db.$transaction((tx) =>
       debitCredits(tx, {
-        orgId: org.id,
+        orgId,
         amount: 1,
         idempotencyKey: attemptKey(op),
         reason: 'split',
@@ -183,22 +159,22 @@ describe('reaper', () => {
       status: 'failed',
       error: expect.stringMatching(/^abandoned/),
     });
-    expect(await balance(org.id)).toBe(10);
+    expect(await balance(orgId)).toBe(10);
     expect(await registry.getSingleMetricAsString('docfleet_billing_operations_reaped_total')).toMatch(/ 1$/m);
   });
 });
 
 describe('quota period roll-over', () => {
   it('resets monthly use when the period has ended', async () => {
-    const { org } = await fixture(10);
-    await t.db.$transaction((tx) => debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: 'k', reason: 'r' }));
+    const { orgId } = await fixture(10);
+    await t.db.$transaction((tx) => debitCredits(tx, { orgId, amount: 4, idempotencyKey: 'k', reason: 'r' }));
     await t.db.creditAccount.update({
-      where: { org_id: org.id },
+      where: { org_id: orgId },
       data: { period_start: new Date(Date.UTC(2026, 9, 1)) },
     });
     const r = await rolloverPeriods(t.db, new Date(Date.UTC(2026, 10, 21)));
     expect(r.accountsRolled).toBeGreaterThanOrEqual(1);
-    const acc = await t.db.creditAccount.findUniqueOrThrow({ where: { org_id: org.id } });
+    const acc = await t.db.creditAccount.findUniqueOrThrow({ where: { org_id: orgId } });
     expect(acc).toMatchObject({
       monthly_used_credits: 0,
       total_used_credits: 4,
@@ -209,29 +185,27 @@ describe('quota period roll-over', () => {
 
 describe('daily roll-up', () => {
   it('serves finished days from usage_daily and today live, with the same figures', async () => {
-    const { org } = await fixture(50);
+    const { orgId } = await fixture(50);
     for (let i = 0; i < 3; i++)
-      await t.db.$transaction((tx) =>
-        debitCredits(tx, { orgId: org.id, amount: 2, idempotencyKey: `d${i}`, reason: 'r' }),
-      );
+      await t.db.$transaction((tx) => debitCredits(tx, { orgId, amount: 2, idempotencyKey: `d${i}`, reason: 'r' }));
     // the grant and first debit happened "yesterday"
     await t.db
-      .$executeRaw`UPDATE ledger_entries SET created_at = now() - interval '1 day' WHERE org_id = ${org.id}::uuid AND idempotency_key IN (${`g:${org.id}`}, 'd0')`;
-    const live = await ledgerByDay(t.db, org.id, { limit: 10 });
+      .$executeRaw`UPDATE ledger_entries SET created_at = now() - interval '1 day' WHERE org_id = ${orgId}::uuid AND idempotency_key IN (${`g:${orgId}`}, 'd0')`;
+    const live = await ledgerByDay(t.db, orgId, { limit: 10 });
     expect(live.entries.map((e) => [e.debited_credits, e.granted_credits, e.entry_count])).toEqual([
       [4, 0, 2],
       [2, 50, 2],
     ]);
     await rollupUsage(t.db);
-    const rows = await t.db.usageDaily.findMany({ where: { org_id: org.id }, orderBy: { day: 'asc' } });
+    const rows = await t.db.usageDaily.findMany({ where: { org_id: orgId }, orderBy: { day: 'asc' } });
     expect(rows.map((r) => [r.debited_credits, r.granted_credits])).toEqual([
       [2, 50],
       [4, 0],
     ]);
     // the roll-up of yesterday is final: tampering its source now would not change the answer
     await t.db
-      .$executeRaw`UPDATE usage_daily SET entry_count = 99 WHERE org_id = ${org.id}::uuid AND day < current_date`;
-    const after = await ledgerByDay(t.db, org.id, { limit: 10 });
+      .$executeRaw`UPDATE usage_daily SET entry_count = 99 WHERE org_id = ${orgId}::uuid AND day < current_date`;
+    const after = await ledgerByDay(t.db, orgId, { limit: 10 });
     expect(after.entries[0]).toEqual(live.entries[0]);
     expect(after.entries[1].entry_count).toBe(99);
   });
@@ -239,16 +213,16 @@ describe('daily roll-up', () => {
 
 describe('reconciliation', () => {
   it('finds a balance that disagrees with the ledger and exposes it as a metric', async () => {
-    const { org } = await fixture(10);
+    const { orgId } = await fixture(10);
     const { h, registry } = handlers();
     await h['billing.reconcile']({}, {} as never);
     expect(await registry.getSingleMetricAsString('docfleet_billing_reconciliation_mismatches')).toMatch(/ 0$/m);
-    await t.db.creditAccount.update({ where: { org_id: org.id }, data: { balance_credits: 11 } });
+    await t.db.creditAccount.update({ where: { org_id: orgId }, data: { balance_credits: 11 } });
     const out = (await h['billing.reconcile']({}, {} as never)) as { mismatches: number };
     expect(out.mismatches).toBe(1);
-    expect(await reconcile(t.db)).toEqual([{ kind: 'balance', org_id: org.id, expected: 10, actual: 11 }]);
+    expect(await reconcile(t.db)).toEqual([{ kind: 'balance', org_id: orgId, expected: 10, actual: 11 }]);
     expect(await registry.getSingleMetricAsString('docfleet_billing_reconciliation_mismatches')).toMatch(/ 1$/m);
-    await t.db.creditAccount.update({ where: { org_id: org.id }, data: { balance_credits: 10 } });
+    await t.db.creditAccount.update({ where: { org_id: orgId }, data: { balance_credits: 10 } });
   });
 });
 
@@ -264,16 +238,16 @@ describe('credit counters', () => {
     const registry = new Registry();
     const stop = observeCredits(createCreditMetrics(registry));
     try {
-      const { org, job } = await fixture(20);
+      const { orgId, job } = await fixture(20);
       await job('running', 45 * 60_000, 5, 3); // 3 page debits
       await t.db.$transaction((tx) =>
-        debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' }),
+        debitCredits(tx, { orgId, amount: 4, idempotencyKey: `op:${orgId}`, reason: 'workflow' }),
       );
       await t.db.$transaction((tx) =>
-        debitCredits(tx, { orgId: org.id, amount: 4, idempotencyKey: `op:${org.id}`, reason: 'workflow' }),
+        debitCredits(tx, { orgId, amount: 4, idempotencyKey: `op:${orgId}`, reason: 'workflow' }),
       ); // repeat: no row
       await t.db.$transaction((tx) =>
-        refundDebit(tx, { orgId: org.id, originalKey: `op:${org.id}`, reason: 'workflow failed' }),
+        refundDebit(tx, { orgId, originalKey: `op:${orgId}`, reason: 'workflow failed' }),
       );
       await handlers().h['billing.reap']({}, {} as never); // the dead job's 3 page debits reversed
       const text = await registry.metrics();

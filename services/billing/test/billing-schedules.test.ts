@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { grantCredits, reserveCredits } from '@docfleet/billing';
+import { reserveCredits } from '@docfleet/billing';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import {
   createTestDb,
@@ -9,6 +9,7 @@ import {
   stopProcess,
   type PrivateRedis,
   type TestDb,
+  seedFile,
 } from '@docfleet/testing';
 
 // Redis keeps nothing on disk in the quickstart: a restart must not leave the ledger's duties unscheduled.
@@ -26,35 +27,19 @@ afterAll(async () => {
 });
 
 async function staleReservation() {
-  const org = await t.db.organization.create({ data: { name: `o-${randomUUID().slice(0, 6)}` } });
-  await grantCredits(t.db, { orgId: org.id, amount: 10, idempotencyKey: `g:${org.id}`, reason: 'test' });
-  const kb = await t.db.knowledgeBase.create({ data: { org_id: org.id, name: 'kb' } });
-  const file = await t.db.file.create({
-    data: { org_id: org.id, knowledge_base_id: kb.id, filename: 'a.pdf', content_type: 'application/pdf' },
-  });
-  const v = await t.db.fileVersion.create({
-    data: {
-      file_id: file.id,
-      version_number: 1,
-      storage_path: 'x',
-      sha256: 'x',
-      byte_size: 1n,
-      content_type: 'application/pdf',
-      original_filename: 'a.pdf',
-    },
-  });
+  const { orgId, kbId, fileId, versionId } = await seedFile(t.db, { credits: 10 });
   const job = await t.db.job.create({
     data: {
-      org_id: org.id,
-      knowledge_base_id: kb.id,
-      file_id: file.id,
-      file_version_id: v.id,
+      org_id: orgId,
+      knowledge_base_id: kbId,
+      file_id: fileId,
+      file_version_id: versionId,
       kind: 'parse',
       status: 'running',
       idempotency_key: randomUUID(),
     },
   });
-  await t.db.$transaction((tx) => reserveCredits(tx, { orgId: org.id, amount: 4, jobId: job.id, fileId: file.id }));
+  await t.db.$transaction((tx) => reserveCredits(tx, { orgId, amount: 4, jobId: job.id, fileId }));
   await t.db.$executeRaw`UPDATE jobs SET updated_at = now() - interval '45 minutes' WHERE id = ${job.id}::uuid`;
   return job.id;
 }

@@ -120,9 +120,7 @@ export async function run(): Promise<Row[]> {
   const pool = new pg.Pool({ connectionString: gw.deps.env.DATABASE_URL, max: CONCURRENCY });
   try {
     const { orgId, key, keyId } = await gw.createOrg({ credits: 10 });
-    const kbRes = await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Bench contracts' } });
-    if (kbRes.status !== 201) throw new Error(`cannot create the knowledge base: ${JSON.stringify(kbRes.body)}`);
-    const kbId: string = kbRes.body.knowledge_base.id;
+    const kbId = (await gw.createKnowledgeBase(key, 'Bench contracts')).id;
     const t0 = Date.now();
     await seed(gw.db, orgId, kbId);
     const seedMs = Date.now() - t0;

@@ -6,7 +6,7 @@ import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import { createStorage } from '@docfleet/storage';
-import { onShutdown } from '@docfleet/runtime';
+import { onShutdown, runService } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { buildApp } from './app';
 import type { Deps } from './deps';
@@ -54,7 +54,4 @@ async function main() {
   }, 25_000);
 }
 
-main().catch((err) => {
-  process.stderr.write(`gateway failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService('gateway', main);

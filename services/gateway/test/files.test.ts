@@ -10,7 +10,7 @@ let png: Buffer;
 beforeAll(async () => {
   gw = await startGateway({ MAX_UPLOAD_BYTES: String(2 * 1024 * 1024) });
   ({ key } = await gw.createOrg({ credits: 10 }));
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Files' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Files')).id;
   pdf = await readFile(path.join(CORPUS, 'f_forms_invoices/invoice2data/AzureInterior.pdf'));
   png = await readFile(path.join(CORPUS, 'c_scanned_images/tesseract.js/testocr.png'));
 });
@@ -137,7 +137,7 @@ describe('upload', () => {
 
 describe('file lifecycle', () => {
   it('lists with cursor pagination and filters', async () => {
-    const kb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Paging' } })).body.knowledge_base;
+    const kb = await gw.createKnowledgeBase(key, 'Paging');
     for (let i = 0; i < 5; i++)
       await gw.upload(key, { knowledge_base_id: kb.id }, { name: `p${i}.csv`, data: `a,b\n${i},2\n` });
     const seen: string[] = [];
@@ -158,7 +158,7 @@ describe('file lifecycle', () => {
   });
 
   it('moves, replaces, trashes, restores and deletes permanently', async () => {
-    const kb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Lifecycle' } })).body.knowledge_base;
+    const kb = await gw.createKnowledgeBase(key, 'Lifecycle');
     const folder = (await gw.req('POST', `/v1/knowledge-bases/${kb.id}/folders`, { key, body: { name: 'archive' } }))
       .body.folder;
     const f = (await gw.upload(key, { knowledge_base_id: kb.id }, { name: 'doc.pdf', data: pdf })).body.file;

@@ -3,7 +3,6 @@
 // cleared and retried. The outage is this gateway's queue client failing, so the gateway runs in
 // process (no parse worker is needed: nothing reaches the queue).
 import { readFile } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
 import { corpus } from '@docfleet/testing';
 import { startGateway, type Gateway } from './harness';
 
@@ -17,9 +16,7 @@ afterAll(() => gw.close());
 
 async function setup(credits: number) {
   const org = await gw.createOrg({ credits });
-  const kb = (
-    await gw.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: `kb-${randomUUID().slice(0, 6)}` } })
-  ).body.knowledge_base;
+  const kb = await gw.createKnowledgeBase(org.key);
   const up = async (name: string) => {
     const r = await gw.upload(org.key, { knowledge_base_id: kb.id }, { name, data: pdf });
     if (r.status !== 201) throw new Error(JSON.stringify(r.body));

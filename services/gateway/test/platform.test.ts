@@ -95,7 +95,7 @@ describe('metrics', () => {
     const m = await startGateway();
     try {
       const { key } = await m.createOrg();
-      const kb = (await m.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Metrics' } })).body.knowledge_base;
+      const kb = await m.createKnowledgeBase(key, 'Metrics');
       await m.req('GET', `/v1/knowledge-bases/${kb.id}/index`, { key });
       await m.req('GET', '/v1/files/00000000-0000-4000-8000-000000000000', { key });
       const r = await fetch(`${m.url}/metrics`);

@@ -83,8 +83,7 @@ async function compareAll(): Promise<{ kept: number; total: number }> {
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Early exit' } })).body.knowledge_base.id;
-  const env = { db: gw.db, storage: gw.deps.storage };
+  kbId = (await gw.createKnowledgeBase(key, 'Early exit')).id;
   let first: ReturnType<typeof seg>[] = [];
   for (let f = 0; f < 6; f++) {
     // The last file repeats the first one's texts: equal scores, which must be ordered the same way.
@@ -96,7 +95,7 @@ beforeAll(async () => {
           : seg(`f${f}-s${i}`, text(8 + (i % 5) * 9)),
     );
     if (f === 0) first = segments;
-    files.push(await seedAndIndex(env, { orgId, kbId, filename: `part-${f}.pdf`, segments }));
+    files.push(await seedAndIndex(gw.deps, { orgId, kbId, filename: `part-${f}.pdf`, segments }));
   }
 }, 120_000);
 afterAll(() => gw.close());
@@ -111,16 +110,15 @@ describe('search early exit', () => {
   }, 120_000);
 
   it('still does after a file is trashed, another deleted for good and a third re-indexed with a new version', async () => {
-    const env = { db: gw.db, storage: gw.deps.storage };
     expect((await gw.req('DELETE', `/v1/files/${files[1].fileId}`, { key })).status).toBe(200);
     expect((await gw.req('DELETE', `/v1/files/${files[4].fileId}`, { key })).status).toBe(200);
     const del = await gw.req('DELETE', `/v1/files/${files[4].fileId}/permanent?confirm_permanent=true`, { key });
     expect(del.status).toBeLessThan(300);
     const f = files[2];
-    const versionId = await addVersion(env, { kbId, fileId: f.fileId });
+    const versionId = await addVersion(gw.deps, { kbId, fileId: f.fileId });
     const segments = Array.from({ length: 40 }, (_, i) => seg(`v2-${i}`, text(15)));
-    const manifestId = await addManifest(env, { orgId, kbId, fileId: f.fileId, versionId }, segments);
-    expect((await indexNow(env, { orgId, fileId: f.fileId, versionId, manifestId })).status).toBe('indexed');
+    const manifestId = await addManifest(gw.deps, { orgId, kbId, fileId: f.fileId, versionId }, segments);
+    expect((await indexNow(gw.deps, { orgId, fileId: f.fileId, versionId, manifestId })).status).toBe('indexed');
     files[2] = { fileId: f.fileId, versionId };
     const { kept } = await compareAll();
     expect(kept).toBeGreaterThan(0);

@@ -26,15 +26,19 @@ const TRICKY: Array<[string, string]> = [
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Ranking' } })).body.knowledge_base.id;
-  const env = { db: gw.db, storage: gw.deps.storage };
-  await seedAndIndex(env, { orgId, kbId, filename: 'tricky.pdf', segments: TRICKY.map(([id, text]) => seg(id, text)) });
+  kbId = (await gw.createKnowledgeBase(key, 'Ranking')).id;
+  await seedAndIndex(gw.deps, {
+    orgId,
+    kbId,
+    filename: 'tricky.pdf',
+    segments: TRICKY.map(([id, text]) => seg(id, text)),
+  });
   // Background: "protein" and "increases" are everywhere, "fibrosis" is rare.
   const filler = Array.from({ length: 30 }, (_, i) =>
     seg(`common-${i}`, `Protein expression increases in tissue sample ${i}. The protein increases after treatment.`),
   );
-  await seedAndIndex(env, { orgId, kbId, filename: 'background.pdf', segments: filler });
-  await seedAndIndex(env, {
+  await seedAndIndex(gw.deps, { orgId, kbId, filename: 'background.pdf', segments: filler });
+  await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'rare.pdf',
@@ -101,17 +105,13 @@ describe('BM25 with per-knowledge-base statistics', () => {
 
   it('keeps statistics per knowledge base: another one’s documents do not change this one’s scores', async () => {
     const before = (await search('protein fibrosis')).body.hits.map((h: { score: number }) => h.score);
-    const other = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Other' } })).body.knowledge_base
-      .id as string;
-    await seedAndIndex(
-      { db: gw.db, storage: gw.deps.storage },
-      {
-        orgId,
-        kbId: other,
-        filename: 'other.pdf',
-        segments: Array.from({ length: 20 }, (_, i) => seg(`o-${i}`, `Fibrosis fibrosis report ${i}.`)),
-      },
-    );
+    const other = (await gw.createKnowledgeBase(key, 'Other')).id as string;
+    await seedAndIndex(gw.deps, {
+      orgId,
+      kbId: other,
+      filename: 'other.pdf',
+      segments: Array.from({ length: 20 }, (_, i) => seg(`o-${i}`, `Fibrosis fibrosis report ${i}.`)),
+    });
     const after = (await search('protein fibrosis')).body.hits.map((h: { score: number }) => h.score);
     expect(after).toEqual(before);
     expect((await top('fibrosis', other))[0]).toMatch(/^o-/);

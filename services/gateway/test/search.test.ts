@@ -20,11 +20,10 @@ const ids = (r: { body: { hits: Array<{ segmentId: string }> } }) => r.body.hits
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Finance' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Finance')).id;
   folderId = (await gw.req('POST', `/v1/knowledge-bases/${kbId}/folders`, { key, body: { name: 'Reports' } })).body
     .folder.id;
-  const env = { db: gw.db, storage: gw.deps.storage };
-  invoice = await seedAndIndex(env, {
+  invoice = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'invoice-1001.pdf',
@@ -42,7 +41,7 @@ beforeAll(async () => {
       }),
     ],
   });
-  report = await seedAndIndex(env, {
+  report = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     folderId,
@@ -58,7 +57,7 @@ beforeAll(async () => {
       seg('rep-charges', 'Bank charges were reduced in Q3 2023.', { title: 'Costs', page: 3 }),
     ],
   });
-  sheet = await seedAndIndex(env, {
+  sheet = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'budget.xlsx',
@@ -83,7 +82,7 @@ beforeAll(async () => {
       },
     ],
   });
-  bulk = await seedAndIndex(env, {
+  bulk = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'bulk.pdf',
@@ -91,20 +90,20 @@ beforeAll(async () => {
       seg(`bulk-${String(i).padStart(3, '0')}`, `filler paragraph number ${i} about widgets`),
     ),
   });
-  trashed = await seedAndIndex(env, {
+  trashed = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'trashed.pdf',
     segments: [seg('gone', 'Invoice for widgets, trashed')],
   });
   await gw.db.file.update({ where: { id: trashed.fileId }, data: { deleted_at: new Date() } });
-  replaced = await seedAndIndex(env, {
+  replaced = await seedAndIndex(gw.deps, {
     orgId,
     kbId,
     filename: 'replaced.pdf',
     segments: [seg('old-version', 'Invoice for widgets, old version')],
   });
-  await addVersion(env, { kbId, fileId: replaced.fileId });
+  await addVersion(gw.deps, { kbId, fileId: replaced.fileId });
 });
 afterAll(() => gw.close());
 
@@ -405,7 +404,7 @@ describe('POST /v1/knowledge-bases/{kbId}/search', () => {
   });
 
   it('reports an empty index for a knowledge base nothing was indexed in', async () => {
-    const kb2 = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Empty' } })).body.knowledge_base.id;
+    const kb2 = (await gw.createKnowledgeBase(key, 'Empty')).id;
     const r = await search({ query: 'invoice' }, key, kb2);
     expect(r.body).toEqual({
       knowledge_base_id: kb2,

@@ -2,7 +2,14 @@ import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import {
+  createJobMetrics,
+  createMetricsRegistry,
+  onShutdown,
+  closeWorkerConnections,
+  runService,
+  startWorkerHealth,
+} from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { createStorage } from '@docfleet/storage';
 import { indexWorkerEnv } from './config';
@@ -36,11 +43,7 @@ async function main() {
     },
   );
 
-  const health = await startHealthServer({
-    port: env.HEALTH_PORT,
-    registry,
-    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
-  });
+  const health = await startWorkerHealth({ port: env.HEALTH_PORT, registry, db, redis });
   logger.info({ health_port: health.port, concurrency: env.INDEX_CONCURRENCY }, 'index worker started');
 
   const queues = new QueueClient(redis, env.QUEUE_PREFIX);
@@ -56,18 +59,11 @@ async function main() {
     async () => {
       clearInterval(sweeper);
       await worker.close();
-      await health.close();
-      await queues.close().catch(() => undefined);
-      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-      await db.$disconnect();
-      await telemetry.shutdown();
+      await closeWorkerConnections({ health, queues, redis: [redis, workerRedis], db, telemetry });
     },
     60_000,
     (m) => logger.info(m),
   );
 }
 
-main().catch((err) => {
-  process.stderr.write(`index-worker failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService('index-worker', main);

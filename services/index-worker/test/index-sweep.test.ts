@@ -12,25 +12,29 @@ beforeAll(async () => {
   gw = await spawnGateway();
   const o = await gw.createOrg();
   orgId = o.orgId;
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key: o.key, body: { name: 'Sweep' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(o.key, 'Sweep')).id;
 });
 afterAll(() => gw.close());
 
-const env = () => ({ db: gw.db, storage: gw.deps.storage });
 const age = (manifestId: string, seconds: number) =>
   gw.db
     .$executeRaw`UPDATE artifact_manifests SET created_at = now() - make_interval(secs => ${seconds}) WHERE id = ${manifestId}::uuid`;
 
 it('queues again the index jobs the queue lost, and only those', async () => {
-  const lost = await seedParsedFile(env(), { orgId, kbId, filename: 'lost.pdf', segments: [seg('a', 'lost invoice')] });
-  const indexed = await seedParsedFile(env(), {
+  const lost = await seedParsedFile(gw.deps, {
+    orgId,
+    kbId,
+    filename: 'lost.pdf',
+    segments: [seg('a', 'lost invoice')],
+  });
+  const indexed = await seedParsedFile(gw.deps, {
     orgId,
     kbId,
     filename: 'indexed.pdf',
     segments: [seg('b', 'indexed invoice')],
   });
-  await indexNow(env(), indexed);
-  const waiting = await seedParsedFile(env(), {
+  await indexNow(gw.deps, indexed);
+  const waiting = await seedParsedFile(gw.deps, {
     orgId,
     kbId,
     filename: 'waiting.pdf',
@@ -41,19 +45,19 @@ it('queues again the index jobs the queue lost, and only those', async () => {
     { orgId, fileId: waiting.fileId, fileVersionId: waiting.versionId, manifestId: waiting.manifestId },
     { jobId: `index-${waiting.manifestId}` },
   );
-  const young = await seedParsedFile(env(), {
+  const young = await seedParsedFile(gw.deps, {
     orgId,
     kbId,
     filename: 'young.pdf',
     segments: [seg('d', 'young invoice')],
   });
-  const reparsed = await seedParsedFile(env(), {
+  const reparsed = await seedParsedFile(gw.deps, {
     orgId,
     kbId,
     filename: 'reparsed.pdf',
     segments: [seg('e', 'old parse')],
   });
-  const newer = await addManifest(env(), reparsed, [seg('e', 'new parse')]);
+  const newer = await addManifest(gw.deps, reparsed, [seg('e', 'new parse')]);
   for (const m of [lost.manifestId, indexed.manifestId, waiting.manifestId, reparsed.manifestId]) await age(m, 120);
   await age(newer, 90);
   await age(young.manifestId, 5);

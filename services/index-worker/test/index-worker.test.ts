@@ -25,11 +25,10 @@ let kbId: string;
 beforeAll(async () => {
   gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Index' } })).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Index')).id;
 });
 afterAll(() => gw.close());
 
-const env = () => ({ db: gw.db, storage: gw.deps.storage });
 const rowsOf = (fileId: string) =>
   gw.db.evidenceIndexSegment.findMany({ where: { file_id: fileId }, orderBy: { ordinal: 'asc' } });
 const state = () => gw.db.evidenceIndexState.findUnique({ where: { knowledge_base_id: kbId } });
@@ -37,7 +36,7 @@ const search = (body: object) => gw.req('POST', `/v1/knowledge-bases/${kbId}/sea
 
 describe('index.file-version', () => {
   it('writes one row per segment with tags, neighbours and a weighted tsvector', async () => {
-    const s = await seedAndIndex(env(), {
+    const s = await seedAndIndex(gw.deps, {
       orgId,
       kbId,
       filename: 'weights.pdf',
@@ -82,9 +81,9 @@ describe('index.file-version', () => {
 
   it('replaces the file’s rows in one transaction: a search never sees two parses or half of one', async () => {
     const old = Array.from({ length: 40 }, (_, i) => seg(`old-${i}`, `shared marker text, old parse ${i}`));
-    const s = await seedAndIndex(env(), { orgId, kbId, filename: 'swap.pdf', segments: old });
+    const s = await seedAndIndex(gw.deps, { orgId, kbId, filename: 'swap.pdf', segments: old });
     const fresh = Array.from({ length: 3000 }, (_, i) => seg(`new-${i}`, `shared marker text, new parse ${i}`));
-    const manifest2 = await addManifest(env(), { orgId, kbId, fileId: s.fileId, versionId: s.versionId }, fresh);
+    const manifest2 = await addManifest(gw.deps, { orgId, kbId, fileId: s.fileId, versionId: s.versionId }, fresh);
 
     const watcher = new Client({ connectionString: gw.deps.env.DATABASE_URL });
     await watcher.connect();
@@ -107,7 +106,7 @@ describe('index.file-version', () => {
     })();
     // Small batches: the replacement spans 60 statements, plenty of time to look in between.
     inFlight = true;
-    const out = await indexNow(env(), { ...s, manifestId: manifest2 }, { batchRows: 50 });
+    const out = await indexNow(gw.deps, { ...s, manifestId: manifest2 }, { batchRows: 50 });
     inFlight = false;
     done = true;
     await watch;
@@ -120,39 +119,42 @@ describe('index.file-version', () => {
   });
 
   it('skips deleted files, versions that are no longer current and manifests that are not the newest', async () => {
-    const gone = await seedParsedFile(env(), { orgId, kbId, filename: 'gone.pdf', segments: [seg('a', 'text')] });
+    const gone = await seedParsedFile(gw.deps, { orgId, kbId, filename: 'gone.pdf', segments: [seg('a', 'text')] });
     await gw.db.file.update({ where: { id: gone.fileId }, data: { deleted_at: new Date() } });
-    expect(await indexNow(env(), gone)).toEqual({ status: 'skipped', reason: 'file_deleted' });
+    expect(await indexNow(gw.deps, gone)).toEqual({ status: 'skipped', reason: 'file_deleted' });
 
-    const replaced = await seedParsedFile(env(), {
+    const replaced = await seedParsedFile(gw.deps, {
       orgId,
       kbId,
       filename: 'replaced.pdf',
       segments: [seg('a', 'text')],
     });
-    await addVersion(env(), { kbId, fileId: replaced.fileId });
-    expect(await indexNow(env(), replaced)).toEqual({ status: 'skipped', reason: 'version_not_current' });
+    await addVersion(gw.deps, { kbId, fileId: replaced.fileId });
+    expect(await indexNow(gw.deps, replaced)).toEqual({ status: 'skipped', reason: 'version_not_current' });
 
-    const reparsed = await seedParsedFile(env(), {
+    const reparsed = await seedParsedFile(gw.deps, {
       orgId,
       kbId,
       filename: 'reparsed.pdf',
       segments: [seg('a', 'first parse')],
     });
     await new Promise((r) => setTimeout(r, 5));
-    const newer = await addManifest(env(), { orgId, kbId, fileId: reparsed.fileId, versionId: reparsed.versionId }, [
+    const newer = await addManifest(gw.deps, { orgId, kbId, fileId: reparsed.fileId, versionId: reparsed.versionId }, [
       seg('b', 'second parse'),
     ]);
-    expect(await indexNow(env(), reparsed)).toEqual({ status: 'skipped', reason: 'manifest_not_newest' });
-    expect(await indexNow(env(), { ...reparsed, manifestId: newer })).toMatchObject({ status: 'indexed', segments: 1 });
+    expect(await indexNow(gw.deps, reparsed)).toEqual({ status: 'skipped', reason: 'manifest_not_newest' });
+    expect(await indexNow(gw.deps, { ...reparsed, manifestId: newer })).toMatchObject({
+      status: 'indexed',
+      segments: 1,
+    });
 
-    expect(await indexNow(env(), { ...reparsed, fileId: '00000000-0000-4000-8000-000000000000' })).toEqual({
+    expect(await indexNow(gw.deps, { ...reparsed, fileId: '00000000-0000-4000-8000-000000000000' })).toEqual({
       status: 'skipped',
       reason: 'file_not_found',
     });
     // another organisation's id for the same file is an unknown file
     const other = await gw.createOrg();
-    expect(await indexNow(env(), { ...reparsed, orgId: other.orgId, manifestId: newer })).toEqual({
+    expect(await indexNow(gw.deps, { ...reparsed, orgId: other.orgId, manifestId: newer })).toEqual({
       status: 'skipped',
       reason: 'file_not_found',
     });
@@ -160,12 +162,12 @@ describe('index.file-version', () => {
   });
 
   it('fails (and is retried) when the bundle has no readable segments.json', async () => {
-    const s = await seedParsedFile(env(), { orgId, kbId, filename: 'broken.pdf', segments: [] });
+    const s = await seedParsedFile(gw.deps, { orgId, kbId, filename: 'broken.pdf', segments: [] });
     const m = await gw.db.artifactManifest.findUniqueOrThrow({ where: { id: s.manifestId } });
     await gw.deps.storage.put(`${m.storage_prefix}/segments.json`, '{"not": "a list"}');
-    await expect(indexNow(env(), s)).rejects.toThrow(/not a segment list/);
+    await expect(indexNow(gw.deps, s)).rejects.toThrow(/not a segment list/);
     await gw.deps.storage.removePrefix(m.storage_prefix);
-    await expect(indexNow(env(), s)).rejects.toThrow();
+    await expect(indexNow(gw.deps, s)).rejects.toThrow();
   });
 
   it('keeps index_version and the snapshot in step with the index, at constant cost per job', async () => {
@@ -175,7 +177,7 @@ describe('index.file-version', () => {
       SELECT count(*)::int AS n, count(DISTINCT file_id)::int AS f FROM evidence_index_segments WHERE knowledge_base_id = ${kbId}::uuid`
       )[0];
     const before = await state();
-    const s = await seedAndIndex(env(), {
+    const s = await seedAndIndex(gw.deps, {
       orgId,
       kbId,
       filename: 'counted.pdf',
@@ -195,19 +197,21 @@ describe('index.file-version', () => {
     });
     expect(r.body.status).toBe('ready');
     // re-index the same version with a smaller parse: the deltas follow
-    const m2 = await addManifest(env(), { orgId, kbId, fileId: s.fileId, versionId: s.versionId }, [seg('c', 'three')]);
-    await indexNow(env(), { ...s, manifestId: m2 });
+    const m2 = await addManifest(gw.deps, { orgId, kbId, fileId: s.fileId, versionId: s.versionId }, [
+      seg('c', 'three'),
+    ]);
+    await indexNow(gw.deps, { ...s, manifestId: m2 });
     expect((await state())!.segment_count).toBe(c.n - 1);
     // trash + removal
     await gw.db.file.update({ where: { id: s.fileId }, data: { deleted_at: new Date() } });
-    await removeFile(indexDeps(env()), { orgId, fileId: s.fileId });
+    await removeFile(indexDeps(gw.deps), { orgId, fileId: s.fileId });
     const end = await state();
     expect({ n: end!.segment_count, f: end!.file_count }).toEqual(await counts());
     expect(end!.file_count).toBe(c.f - 1);
     // concurrent jobs of one knowledge base take turns on the state row: nothing is lost
     const many = await Promise.all(
       [1, 2, 3, 4].map((i) =>
-        seedParsedFile(env(), {
+        seedParsedFile(gw.deps, {
           orgId,
           kbId,
           filename: `parallel-${i}.pdf`,
@@ -215,7 +219,7 @@ describe('index.file-version', () => {
         }),
       ),
     );
-    await Promise.all(many.map((m) => indexNow(env(), m, { batchRows: 20 })));
+    await Promise.all(many.map((m) => indexNow(gw.deps, m, { batchRows: 20 })));
     const fin = await state();
     expect({ n: fin!.segment_count, f: fin!.file_count }).toEqual(await counts());
     expect(fin!.version).toBe(end!.version + 4n);
@@ -224,23 +228,23 @@ describe('index.file-version', () => {
 
 describe('index.remove-file', () => {
   it('removes a trashed file, keeps a live one, prunes old versions, and refreshes after a permanent delete', async () => {
-    const trashed = await seedAndIndex(env(), {
+    const trashed = await seedAndIndex(gw.deps, {
       orgId,
       kbId,
       filename: 'rm-trashed.pdf',
       segments: [seg('a', 'x'), seg('b', 'y')],
     });
     await gw.db.file.update({ where: { id: trashed.fileId }, data: { deleted_at: new Date() } });
-    expect(await removeFile(indexDeps(env()), trashed)).toEqual({ status: 'removed', removed: 2 });
+    expect(await removeFile(indexDeps(gw.deps), trashed)).toEqual({ status: 'removed', removed: 2 });
     expect(await rowsOf(trashed.fileId)).toHaveLength(0);
 
-    const live = await seedAndIndex(env(), { orgId, kbId, filename: 'rm-live.pdf', segments: [seg('a', 'x')] });
-    expect(await removeFile(indexDeps(env()), live)).toEqual({ status: 'skipped', reason: 'file_live' });
+    const live = await seedAndIndex(gw.deps, { orgId, kbId, filename: 'rm-live.pdf', segments: [seg('a', 'x')] });
+    expect(await removeFile(indexDeps(gw.deps), live)).toEqual({ status: 'skipped', reason: 'file_live' });
     expect(await rowsOf(live.fileId)).toHaveLength(1);
-    await addVersion(env(), { kbId, fileId: live.fileId });
-    expect(await removeFile(indexDeps(env()), live)).toEqual({ status: 'pruned', removed: 1 });
+    await addVersion(gw.deps, { kbId, fileId: live.fileId });
+    expect(await removeFile(indexDeps(gw.deps), live)).toEqual({ status: 'pruned', removed: 1 });
 
-    const perm = await seedAndIndex(env(), {
+    const perm = await seedAndIndex(gw.deps, {
       orgId,
       kbId,
       filename: 'rm-perm.pdf',
@@ -249,14 +253,14 @@ describe('index.remove-file', () => {
     const counted = (await state())!.segment_count;
     const del = await gw.req('DELETE', `/v1/files/${perm.fileId}/permanent?confirm_permanent=true`, { key });
     expect(del.status).toBe(200);
-    expect(await removeFile(indexDeps(env()), perm)).toEqual({ status: 'removed', removed: 0 });
+    expect(await removeFile(indexDeps(gw.deps), perm)).toEqual({ status: 'removed', removed: 0 });
     expect((await state())!.segment_count).toBe(counted - 3);
   });
 });
 
 describe('the worker process and the gateway wiring', () => {
   it('trash hides a file at once, the queued removal deletes its rows, restore re-indexes it', async () => {
-    const s = await seedAndIndex(env(), {
+    const s = await seedAndIndex(gw.deps, {
       orgId,
       kbId,
       filename: 'wired.pdf',
@@ -272,7 +276,7 @@ describe('the worker process and the gateway wiring', () => {
     const connection = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
     const worker = createWorker(
       'index',
-      createIndexHandlers({ ...indexDeps(env()), logger: createLogger('t', 'silent') }),
+      createIndexHandlers({ ...indexDeps(gw.deps), logger: createLogger('t', 'silent') }),
       { connection, prefix: gw.deps.env.QUEUE_PREFIX, concurrency: 2 },
     );
     try {

@@ -26,13 +26,11 @@ let otherKbId: string;
 beforeAll(async () => {
   gw = await spawnGateway();
   ({ key, orgId } = await gw.createOrg());
-  const kb = (name: string) => gw.req('POST', '/v1/knowledge-bases', { key, body: { name } });
-  kbId = (await kb('Pending')).body.knowledge_base.id;
-  otherKbId = (await kb('Other')).body.knowledge_base.id;
+  kbId = (await gw.createKnowledgeBase(key, 'Pending')).id;
+  otherKbId = (await gw.createKnowledgeBase(key, 'Other')).id;
 });
 afterAll(() => gw.close());
 
-const env = () => ({ db: gw.db, storage: gw.deps.storage });
 const silent = createLogger('t', 'silent');
 async function pending(kb = kbId): Promise<number> {
   const r = await gw.req('POST', `/v1/knowledge-bases/${kb}/search`, { key, body: { query: 'invoice' } });
@@ -47,14 +45,14 @@ async function parseCompleted(s: { manifestId: string }) {
 }
 
 it('counts exactly the index jobs queued and not yet applied, per knowledge base', async () => {
-  const live = await seedAndIndex(env(), { orgId, kbId, filename: 'live.pdf', segments: [seg('a', 'live invoice')] });
-  const gone = await seedAndIndex(env(), { orgId, kbId, filename: 'gone.pdf', segments: [seg('b', 'gone invoice')] });
+  const live = await seedAndIndex(gw.deps, { orgId, kbId, filename: 'live.pdf', segments: [seg('a', 'live invoice')] });
+  const gone = await seedAndIndex(gw.deps, { orgId, kbId, filename: 'gone.pdf', segments: [seg('b', 'gone invoice')] });
   expect(await pending()).toBe(0);
 
   // Three parses complete while no index worker runs; a redelivered parse does not count twice.
   const parsed = await Promise.all(
     ['p1.pdf', 'p2.pdf', 'p3.pdf'].map((filename) =>
-      seedParsedFile(env(), { orgId, kbId, filename, segments: [seg(filename, `parsed invoice ${filename}`)] }),
+      seedParsedFile(gw.deps, { orgId, kbId, filename, segments: [seg(filename, `parsed invoice ${filename}`)] }),
     ),
   );
   for (const p of parsed) await parseCompleted(p);
@@ -75,7 +73,7 @@ it('counts exactly the index jobs queued and not yet applied, per knowledge base
   expect(await pending()).toBe(6);
 
   // Another knowledge base's jobs are its own.
-  const other = await seedParsedFile(env(), {
+  const other = await seedParsedFile(gw.deps, {
     orgId,
     kbId: otherKbId,
     filename: 'other.pdf',
@@ -102,7 +100,7 @@ it('counts exactly the index jobs queued and not yet applied, per knowledge base
 
   // The worker applies them: the count goes down to 0 and the index holds what the jobs said.
   const connection = createRedis(gw.deps.env.REDIS_URL, { forWorker: true });
-  const worker = createWorker('index', createIndexHandlers({ ...indexDeps(env()), logger: silent }), {
+  const worker = createWorker('index', createIndexHandlers({ ...indexDeps(gw.deps), logger: silent }), {
     connection,
     prefix: gw.deps.env.QUEUE_PREFIX,
     concurrency: 2,

@@ -4,15 +4,8 @@
 // type is the one that can carry the key.
 import type { ArtifactKey, ArtifactManifest } from '@docfleet/sdk';
 
-export const ARTIFACT_KEYS = [
-  'result_md',
-  'grounding_json',
-  'result_json',
-  'workbook_json',
-  'tables_json',
-  'pages',
-  'imgs',
-] as const satisfies readonly ArtifactKey[];
+// The keys the API exposes are the contract's (libs/contracts bundle.ts), not a list of our own.
+export { ARTIFACT_KEYS } from '@docfleet/contracts';
 
 export function manifestTypeFor(key: ArtifactKey): 'parse' | 'extract' {
   return key === 'result_json' ? 'extract' : 'parse';

@@ -13,7 +13,9 @@ import {
   createJobMetrics,
   createMetricsRegistry,
   onShutdown,
-  startHealthServer,
+  closeWorkerConnections,
+  runService,
+  startWorkerHealth,
 } from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
 import { removeDeadScratch } from '@docfleet/pdf';
@@ -67,16 +69,7 @@ async function main() {
     lostShardQuietMs: env.PARSE_LOST_SHARD_QUIET_SECONDS * 1000,
     jobMetrics: createJobMetrics(registry),
   });
-  const health = await startHealthServer({
-    port: env.HEALTH_PORT,
-    registry,
-    checks: {
-      database: async () => void (await deps.db.$queryRaw`SELECT 1`),
-      redis: async () => {
-        if ((await redis.ping()) !== 'PONG') throw new Error('unexpected reply');
-      },
-    },
-  });
+  const health = await startWorkerHealth({ port: env.HEALTH_PORT, registry, db: deps.db, redis });
   logger.info(
     { concurrency: env.PARSE_CONCURRENCY, health_port: health.port, worker: deps.workerId },
     'parse worker started',
@@ -95,17 +88,16 @@ async function main() {
       } catch (err) {
         logger.error({ err }, 'closing the worker failed');
       }
-      await health.close();
-      await deps.queues.close().catch(() => undefined);
-      await Promise.all([redis.quit(), workerRedis.quit()].map((p) => p.catch(() => undefined)));
-      await deps.db.$disconnect().catch(() => undefined);
-      await telemetry.shutdown();
+      await closeWorkerConnections({
+        health,
+        queues: deps.queues,
+        redis: [redis, workerRedis],
+        db: deps.db,
+        telemetry,
+      });
     },
     (env.PARSE_GRACE_SECONDS + 30) * 1000,
   );
 }
 
-main().catch((err) => {
-  process.stderr.write(`parse-worker failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService('parse-worker', main);

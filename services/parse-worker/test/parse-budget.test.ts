@@ -20,7 +20,7 @@ beforeAll(async () => {
   // milliseconds) stays well within both.
   s = await startStack({}, { workerEnv: { PARSE_PAGE_MAX_OPERATORS: 1000, PARSE_PAGE_MAX_SECONDS: 2 } });
   ({ key, orgId } = await s.gw.createOrg({ credits: CREDITS }));
-  kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Budget' } })).body.knowledge_base.id;
+  kbId = (await s.gw.createKnowledgeBase(key, 'Budget')).id;
 }, 60_000);
 afterAll(() => s.close());
 

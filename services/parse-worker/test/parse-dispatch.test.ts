@@ -4,7 +4,6 @@
 // services/gateway/test/parse-queue-outage.test.ts). The worker starts only for the
 // last cases, so queued states can be observed without racing it.
 import { readFile } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
 import { NDA5 } from './fixtures';
 import { corpus, creditInvariants, startStack, type Stack } from './stack';
 import { reapOnce } from '../src/reaper';
@@ -21,9 +20,7 @@ afterAll(() => s.close());
 
 async function setup(credits: number, o: { quota?: number } = {}) {
   const org = await s.gw.createOrg({ credits, quota: o.quota });
-  const kb = (
-    await s.gw.req('POST', '/v1/knowledge-bases', { key: org.key, body: { name: `kb-${randomUUID().slice(0, 6)}` } })
-  ).body.knowledge_base;
+  const kb = await s.gw.createKnowledgeBase(org.key);
   const up = async (name: string, data: Buffer = pdf, fields: Record<string, string> = {}) => {
     const r = await s.gw.upload(org.key, { knowledge_base_id: kb.id, ...fields }, { name, data });
     if (r.status !== 201) throw new Error(JSON.stringify(r.body));

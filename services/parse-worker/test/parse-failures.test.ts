@@ -18,7 +18,7 @@ beforeAll(async () => {
   // MAX_PAGES 4 on both sides: the 5-page NDA is over the limit.
   s = await startStack({ MAX_PAGES: '4' }, { maxPages: 4 });
   ({ key, orgId } = await s.gw.createOrg({ credits: 100 }));
-  kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Failures' } })).body.knowledge_base.id;
+  kbId = (await s.gw.createKnowledgeBase(key, 'Failures')).id;
 });
 afterAll(() => s.close());
 

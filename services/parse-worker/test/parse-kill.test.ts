@@ -57,7 +57,7 @@ async function waitTerminal(jobId: string, ms = 90_000) {
 
 it('a worker killed with SIGKILL mid-parse: another worker finishes, each page charged exactly once', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 40 });
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Crash' } })).body.knowledge_base.id;
+  const kbId = (await s.gw.createKnowledgeBase(key, 'Crash')).id;
   const a = await spawnWorker(s.gw, FAST);
   procs.push(a);
   const { fileId, jobId } = await dispatchOcr(key, kbId, NDA5, 'nda5.pdf');
@@ -100,8 +100,7 @@ it('a worker killed with SIGKILL mid-parse: another worker finishes, each page c
 
 it('a job whose worker is killed more often than allowed is failed with its reservation closed', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 40 });
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Crash twice' } })).body
-    .knowledge_base.id;
+  const kbId = (await s.gw.createKnowledgeBase(key, 'Crash twice')).id;
   const env = { ...FAST, PARSE_MAX_STALLED: '0', PARSE_REAP_INTERVAL_SECONDS: '1' };
   const c = await spawnWorker(s.gw, env);
   procs.push(c);
@@ -123,7 +122,7 @@ it('a job whose worker is killed more often than allowed is failed with its rese
 
 it('SIGTERM past the grace period hands the job back; the next worker finishes it without charging twice', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 40 });
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Drain' } })).body.knowledge_base.id;
+  const kbId = (await s.gw.createKnowledgeBase(key, 'Drain')).id;
   const e = await spawnWorker(s.gw, { ...FAST, PARSE_GRACE_SECONDS: '0' });
   procs.push(e);
   const { fileId, jobId } = await dispatchOcr(key, kbId, NDA3, 'nda3-drain.pdf');

@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = () => fleet.alive();
 
 async function dispatch(key: string, name: string, data = pdf) {
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name } })).body.knowledge_base.id;
+  const kbId = (await s.gw.createKnowledgeBase(key, name)).id;
   const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name: `${name}.pdf`, data });
   const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, {
     key,

@@ -58,10 +58,8 @@ it('a 40-page PDF in shards of 8: the same bundle as one job, every page charged
   const pdf = await spliced(original, changedPdf, []);
   const a = await sharded.gw.createOrg({ credits: 100 });
   const b = await whole.gw.createOrg({ credits: 100 });
-  const kbA = (await sharded.gw.req('POST', '/v1/knowledge-bases', { key: a.key, body: { name: 'S' } })).body
-    .knowledge_base.id;
-  const kbB = (await whole.gw.req('POST', '/v1/knowledge-bases', { key: b.key, body: { name: 'W' } })).body
-    .knowledge_base.id;
+  const kbA = (await sharded.gw.createKnowledgeBase(a.key, 'S')).id;
+  const kbB = (await whole.gw.createKnowledgeBase(b.key, 'W')).id;
   const [x, y] = await Promise.all([
     parse(sharded, a.key, kbA, 'long.pdf', pdf),
     parse(whole, b.key, kbB, 'long.pdf', pdf),

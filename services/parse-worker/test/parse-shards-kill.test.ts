@@ -57,7 +57,7 @@ const describe = (st: Awaited<ReturnType<typeof state>>) => describeShardState(s
 
 it('kill -9 of a worker holding a shard, 5 times in one job: completes, every page once, charged once', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 500 });
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Kills' } })).body.knowledge_base.id;
+  const kbId = (await s.gw.createKnowledgeBase(key, 'Kills')).id;
   const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name: 'kills.pdf', data: pdf });
   const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, {
     key,

@@ -61,7 +61,7 @@ async function holderOf(jobId: string, shardNo: number | undefined, not: number[
 
 it('a shard whose worker dies more often than PARSE_MAX_STALLED fails the job with its page range', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 1000 });
-  const kbId = (await s.gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Lost' } })).body.knowledge_base.id;
+  const kbId = (await s.gw.createKnowledgeBase(key, 'Lost')).id;
   const up = await s.gw.upload(key, { knowledge_base_id: kbId }, { name: 'lost.pdf', data: pdf });
   const r = await s.gw.req('POST', `/v1/files/${up.body.file.id}/parse`, {
     key,

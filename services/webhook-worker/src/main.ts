@@ -2,7 +2,14 @@ import { defineEnv } from '@docfleet/config';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { createJobMetrics, createMetricsRegistry, onShutdown, startHealthServer } from '@docfleet/runtime';
+import {
+  createJobMetrics,
+  createMetricsRegistry,
+  onShutdown,
+  closeWorkerConnections,
+  runService,
+  startWorkerHealth,
+} from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { pruneWebhookEvents } from '@docfleet/webhooks';
 import { webhookWorkerEnv } from './config';
@@ -68,11 +75,7 @@ async function main() {
   const pruneTimer = setInterval(() => void prune(), env.WEBHOOK_PRUNE_INTERVAL_MS);
   pruneTimer.unref();
   void prune();
-  const health = await startHealthServer({
-    port: env.HEALTH_PORT,
-    registry,
-    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
-  });
+  const health = await startWorkerHealth({ port: env.HEALTH_PORT, registry, db, redis });
   logger.info({ health_port: health.port, concurrency: env.WEBHOOK_CONCURRENCY }, 'webhook worker started');
 
   // SIGTERM: stop relaying and taking jobs; attempts in flight finish and are recorded.
@@ -82,18 +85,11 @@ async function main() {
       await relay.stop();
       await loop.stop();
       await worker.close();
-      await health.close();
-      await queues.close().catch(() => undefined);
-      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-      await db.$disconnect();
-      await telemetry.shutdown();
+      await closeWorkerConnections({ health, queues, redis: [redis, workerRedis], db, telemetry });
     },
     30_000,
     (m) => logger.info(m),
   );
 }
 
-main().catch((err) => {
-  process.stderr.write(`webhook-worker failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService('webhook-worker', main);

@@ -10,7 +10,9 @@ import {
   createJobMetrics,
   createMetricsRegistry,
   onShutdown,
-  startHealthServer,
+  closeWorkerConnections,
+  runService,
+  startWorkerHealth,
 } from '@docfleet/runtime';
 import { createStorage } from '@docfleet/storage';
 import { initTelemetry } from '@docfleet/telemetry';
@@ -48,11 +50,7 @@ async function main() {
     metrics: createJobMetrics(registry),
   });
 
-  const health = await startHealthServer({
-    port: env.HEALTH_PORT,
-    registry,
-    checks: { database: async () => void (await db.$queryRaw`SELECT 1`), redis: async () => void (await redis.ping()) },
-  });
+  const health = await startWorkerHealth({ port: env.HEALTH_PORT, registry, db, redis });
   logger.info(
     {
       health_port: health.port,
@@ -67,18 +65,11 @@ async function main() {
   onShutdown(
     async () => {
       await worker.close(20_000);
-      await health.close();
-      await deps.queues.close().catch(() => undefined);
-      await Promise.all([redis.quit(), workerRedis.quit()]).catch(() => undefined);
-      await db.$disconnect();
-      await telemetry.shutdown();
+      await closeWorkerConnections({ health, queues: deps.queues, redis: [redis, workerRedis], db, telemetry });
     },
     30_000,
     (m) => logger.info(m),
   );
 }
 
-main().catch((err) => {
-  process.stderr.write(`workflow-worker failed to start: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+runService('workflow-worker', main);

@@ -13,6 +13,7 @@
 /** Strong right-to-left letters: Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic, Arabic Extended and presentation forms. */
 const RTL_LETTER =
   /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]|\uD802[\uDC00-\uDFFF]|\uD803[\uDC00-\uDE7F]|\uD83A[\uDC00-\uDFFF]|\uD83B[\uDC00-\uDEFF]/gu;
+const RTL_ONE = new RegExp(`^(?:${RTL_LETTER.source})$`, 'u');
 /** Strong left-to-right: any other letter. */
 const LETTER = /\p{L}/gu;
 const DIGIT = /\p{Nd}/u;
@@ -74,25 +75,70 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
       while (j > 0 && level[j - 1] === 2) j--;
       for (let k = j; k <= i; k++) out.push(visual[k]!);
       i = j - 1;
-    } else out.push(visual[i--]!);
+    } else {
+      const r = visual[i--]!;
+      // A neutral run read from the right ("(" drawn as its own glyph, ". (") is in visual order
+      // inside too: its characters are reversed and its brackets mirrored (rules L2 and L4 undone).
+      out.push(dirs[i + 1] === 'neutral' && [...r.text].length > 0 ? { ...r, text: reverseMirrored(r.text) } : r);
+    }
   }
   return out;
 }
 
+const MIRRORED: Record<string, string> = {
+  '(': ')',
+  ')': '(',
+  '[': ']',
+  ']': '[',
+  '{': '}',
+  '}': '{',
+  '«': '»',
+  '»': '«',
+  '‹': '›',
+  '›': '‹',
+};
+const BRACKET = /[()[\]{}«»‹›]/u;
+const mirror = (c: string) => MIRRORED[c] ?? c;
+const reverseMirrored = (text: string) => [...text].reverse().map(mirror).join('');
+
 /**
- * Visual-order text (a line as it is displayed, read left to right) put in logical order, for text
- * whose paragraph direction is right to left: the characters are read from the right, and each
- * stretch of left-to-right letters and digits (with the spaces and punctuation inside it) keeps its
- * order. Lines that are not right-to-left are returned unchanged. This is how a reference written
- * in visual order (docling's PDF backend writes glyphs in drawing order) is compared with text in
- * logical order.
+ * Brackets of a text item that pdf.js put in logical order. pdf.js reverses the characters of an
+ * item at right-to-left levels (its own UAX #9 pass: rules W1-W7 and N1/N2, without bracket pairs)
+ * but does not mirror them (L4): a PDF draws logical "(" at the right end of "(مثال)" as the glyph
+ * of ")", and pdf.js gives ")مثال(". Each bracket that pass reversed is mirrored back: one whose
+ * nearest strong neighbours resolve it to right to left (both right-to-left, numbers counting as
+ * right-to-left unless a left-to-right letter precedes them, W7; or differing in an item read right
+ * to left, N2). `rtlItem`: pdf.js read the item right to left (its `dir`).
  */
-export function visualLineToLogical(line: string): string {
-  if (!isRightToLeft([line])) return line;
-  const chars = [...line];
-  const dirs = chars.map((c) => runDirection(c));
-  const units = chars.map((c, i) => ({ text: c, dir: dirs[i]! }));
-  return logicalRunOrder(units)
-    .map((u) => u.text)
+export function mirrorReversedBrackets(text: string, rtlItem: boolean): string {
+  if (!BRACKET.test(text)) return text;
+  const chars = [...text];
+  const sor = rtlItem ? 'R' : 'L';
+  let last: 'L' | 'R' = sor;
+  const types = chars.map((c): 'L' | 'R' | 'N' => {
+    if (RTL_ONE.test(c)) return (last = 'R');
+    if (/\p{L}/u.test(c)) return (last = 'L');
+    if (DIGIT.test(c)) return last === 'L' ? 'L' : 'R';
+    return 'N';
+  });
+  if (!types.includes('R')) return text;
+  return chars
+    .map((c, i) => {
+      if (!BRACKET.test(c)) return c;
+      let before: 'L' | 'R' = sor,
+        after: 'L' | 'R' = sor;
+      for (let k = i - 1; k >= 0; k--)
+        if (types[k] !== 'N') {
+          before = types[k] as 'L' | 'R';
+          break;
+        }
+      for (let k = i + 1; k < chars.length; k++)
+        if (types[k] !== 'N') {
+          after = types[k] as 'L' | 'R';
+          break;
+        }
+      const resolved = before === after ? before : sor;
+      return resolved === 'R' ? mirror(c) : c;
+    })
     .join('');
 }

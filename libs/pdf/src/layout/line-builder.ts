@@ -130,8 +130,15 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F]/g;
 const ACCENT_BEFORE_LETTER = /([\u00B4\u02DC\u00A8\u02C6\u02C7\u00AF\u02D9\u02DA\u02D8\u02DD])(\p{L})/gu;
 
 /** "´n" → "ń": a spacing accent followed by its letter becomes the accented letter. */
+// A combining mark (an Arabic tanween or haraka, a Latin combining accent) belongs to the letter
+// before it; a space before one is an extraction gap (pdf.js spaces a mark positioned apart from its
+// letter: "بناء ً" for "بناءً"), never text.
+const SPACE_BEFORE_MARK = /\s+(?=\p{M})/gu;
+
 export const composeAccents = (s: string): string =>
-  s.replace(ACCENT_BEFORE_LETTER, (_, acc: string, letter: string) => (letter + COMBINING[acc]!).normalize('NFC'));
+  s
+    .replace(SPACE_BEFORE_MARK, '')
+    .replace(ACCENT_BEFORE_LETTER, (_, acc: string, letter: string) => (letter + COMBINING[acc]!).normalize('NFC'));
 
 function normaliseRun(r: TextRun): TextRun {
   const controls = r.text.match(CONTROL)?.length ?? 0;

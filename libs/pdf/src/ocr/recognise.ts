@@ -160,6 +160,8 @@ export interface Variant {
   scale: number;
   rotation: number;
   dpi: number;
+  /** Tesseract's page segmentation mode; 3 (automatic) unless set. */
+  psm?: number;
 }
 
 interface Reading {
@@ -193,6 +195,7 @@ export async function recogniseImage(
         ? await started.recognize(file)
         : await runTesseractTsv(file, {
             dpi: v.dpi,
+            psm: v.psm,
             lang: opts.lang,
             timeoutSeconds: opts.timeoutSeconds,
             pageNumber: opts.pageNumber,
@@ -271,7 +274,18 @@ export async function recogniseImage(
       readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
     readings.push(await read({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi }));
   }
-  const bestSoFar = pick(readings);
+  let foundText: Reading | undefined;
+  if (goodWords(pick(readings)) < 3 && ink > 0.002) {
+    // Still nearly nothing: the automatic segmentation (psm 3) may have taken the text for one picture
+    // (a photo with a dark ground or a busy background around the paper). Read the page as one
+    // uniform block of text (psm 6), which looks for text rows everywhere.
+    // Its words are kept when it finds text at all, even at a low mean confidence, over readings
+    // that found none (the low confidence is then reported below).
+    const block = await read({ name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 });
+    readings.push(block);
+    if (goodWords(block) >= 3) foundText = block;
+  }
+  const bestSoFar = foundText ?? pick(readings);
   if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
     // A page read at low confidence may be on its side or upside down.
     const osdFile = path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`);
@@ -289,7 +303,8 @@ export async function recogniseImage(
       );
     }
   }
-  const win = pick(readings);
+  // A reading that found text is only replaced by a later one (the page turned) that reads better.
+  const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
   if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {

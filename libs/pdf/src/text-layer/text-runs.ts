@@ -1,6 +1,7 @@
 // pdf.js text items → TextRun boxes in top-left page points, with font size and style flags.
 // Style comes from the font objects pdf.js loads while building the operator list, so callers
 // must run getOperatorList() before this to see bold/mono flags.
+import { mirrorReversedBrackets } from '../layout/bidi';
 import type { PDFPageProxy } from 'pdfjs-dist/types/src/display/api';
 import type { Matrix } from '../geometry';
 import { multiply } from '../geometry';
@@ -12,6 +13,8 @@ interface TextItemLike {
   width: number;
   height: number;
   fontName: string;
+  /** 'rtl' when pdf.js reversed the item's characters into logical order. */
+  dir?: string;
 }
 interface StyleLike {
   fontFamily?: string;
@@ -48,7 +51,7 @@ export function textRunsFromContent(
   for (const raw of content.items) {
     const item = raw as TextItemLike;
     if (typeof item.str !== 'string' || !item.transform) continue;
-    const text = expandLigatures(item.str).replace(/\s+/g, ' ');
+    const text = mirrorReversedBrackets(expandLigatures(item.str), item.dir === 'rtl').replace(/\s+/g, ' ');
     if (!text.trim()) continue;
     const m = multiply(item.transform as Matrix, vt);
     const size = Math.hypot(m[2], m[3]);
@@ -127,7 +130,12 @@ const LIGATURES: Record<string, string> = {
   '\uFB05': 'st',
   '\uFB06': 'st',
 };
-export const expandLigatures = (s: string): string => s.replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c);
+// Hebrew and Arabic presentation forms (a letter's initial, medial, final or isolated glyph, lam-alef
+// ligatures) become their letters, as NFKC maps them; producers that shape text themselves write
+// them into ToUnicode, and search, models and comparisons need the letters.
+const RTL_PRESENTATION = /[\uFB1D-\uFDFF\uFE70-\uFEFF]/gu;
+export const expandLigatures = (s: string): string =>
+  s.replace(/[\uFB00-\uFB06]/g, (c) => LIGATURES[c] ?? c).replace(RTL_PRESENTATION, (c) => c.normalize('NFKC'));
 
 const clampNum = (v: number, lo: number, hi: number) =>
   Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : (lo + hi) / 2;

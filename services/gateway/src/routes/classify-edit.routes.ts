@@ -4,24 +4,8 @@ import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { classifyRun, suggestClasses } from '../domain/classify/classify';
 import { editRun, loadProposal, serializeProposal } from '../domain/edit/edit';
+import { SYNC_ERRORS, WORKFLOW_REQUIRED } from './workflow-errors';
 
-// Synchronous workflows: the request is held while the workflow worker runs the model.
-const SYNC_ERRORS = [
-  'file_not_found',
-  'permission_required',
-  'knowledge_base_access_denied',
-  'file_must_be_parsed',
-  'unsupported_model',
-  'model_provider_unavailable',
-  'insufficient_credits',
-  'monthly_quota_exceeded',
-  'idempotency_conflict',
-  'invalid_request_body',
-  'model_call_failed',
-  'service_unavailable',
-];
-/** docs/api.md ("Validation order"): a workflow request without file_id is 400 file_id_is_required. */
-export const WORKFLOW_REQUIRED = { file_id: 'file_id_is_required' } as const;
 const SYNC_NOTE =
   '1 credit per idempotency_key (a retry with the same key is not charged again; a completed run replays its stored output)';
 

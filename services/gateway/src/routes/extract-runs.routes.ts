@@ -2,21 +2,7 @@ import { api } from '@docfleet/contracts';
 import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { dispatchExtractRun } from '../domain/extract/extract-run';
-import { WORKFLOW_REQUIRED } from './classify-edit.routes';
-
-export const QUEUED_ERRORS = [
-  'file_not_found',
-  'permission_required',
-  'knowledge_base_access_denied',
-  'file_must_be_parsed',
-  'unsupported_model',
-  'model_provider_unavailable',
-  'insufficient_credits',
-  'monthly_quota_exceeded',
-  'idempotency_conflict',
-  'invalid_request_body',
-  'service_unavailable',
-];
+import { QUEUED_ERRORS, WORKFLOW_REQUIRED } from './workflow-errors';
 
 export function extractRunRoutes(r: ApiRoutes, deps: Deps) {
   r.add(

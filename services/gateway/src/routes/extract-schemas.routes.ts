@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { dispatchSchemaGenerate } from '../domain/extract/schema-generate';
 import { createSchema, deleteSchema, getSchema, listSchemas, updateSchema } from '../domain/extract/schemas';
-import { QUEUED_ERRORS } from './extract-runs.routes';
+import { QUEUED_ERRORS } from './workflow-errors';
 
 const tags = ['Extraction'];
 const Params = z.object({ schemaId: api.Uuid });

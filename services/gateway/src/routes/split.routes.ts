@@ -4,8 +4,7 @@ import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
 import { downloadSplitRange } from '../domain/split/split-download';
 import { dispatchSplitRulesSuggest, dispatchSplitRun } from '../domain/split/split-run';
-import { WORKFLOW_REQUIRED } from './classify-edit.routes';
-import { QUEUED_ERRORS } from './extract-runs.routes';
+import { QUEUED_ERRORS, WORKFLOW_REQUIRED } from './workflow-errors';
 
 const tags = ['Split'];
 

@@ -32,7 +32,7 @@ const cand = (
 // Lines of the letterhead that are not the name: document titles, registration and tax numbers,
 // contacts, dates and times.
 const NOT_A_NAME =
-  /\b(tax\s+invoice|invoice|receipt|resit|bill|factuur|facture|factura|fattura|rechnung|quittung|recibo|ricevuta|nota|welcome|selamat|cash\s*sale|official|simplified|tel|telephone|phone|fax|h\/?p|e-?mail|www|https?|gst|sst|vat|tax|reg(istration)?\.?\s*(no|number)?|co\.?\s*no|company\s+no|roc|business|cashier|date|time|table|order|member|counter|terminal|pos)\b|@|\d{1,2}[:.]\d{2}\s*(am|pm)?\b/i;
+  /\b(tax\s+invoice|invoice|receipt|resit|bill|factuur|facture|factura|fattura|rechnung|quittung|recibo|ricevuta|nota|welcome|selamat|cash\s*sale|official|simplified|tel|telephone|phone|fax|h\/?p|e-?mail|www|https?|gst|sst|vat|tax|reg(istration)?\.?\s*(no|number)?|co\.?\s*no|company\s+no|roc|business|cashier|date|time|table|order|member|counter|terminal|pos)\b|@|\b\d{1,2}[:.]\d{2}\s*(am|pm)?\b/i;
 
 /** The issuer at the top of the document: a name with a legal form first, else the first name-like line. */
 export function companyCandidates(lines: SegLine[]): Candidate[] {
@@ -41,7 +41,12 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
   head.forEach((line, i) => {
     // A registration number printed after the name is not part of it: "(82256-V)".
     const text = edgeClean(plain(line.text).replace(/\s*[({[]\s*[\w-]*\d{4,}[\w\s~-]{0,6}[)}\]]?\s*$/, ''));
-    for (const o of findOrganisations(text)) {
+    const orgs = findOrganisations(text);
+    // A legal form closing a line the name began above ("ENTERPRISE (SOUTH" / "BAY) SDN BHD"): the
+    // line is the name's end as printed, its bracket opened on the line before.
+    if (!orgs.length && SUFFIX_ONLY.test(text) && text.length <= 40 && namePartsAbove(head, i).length)
+      orgs.push({ name: text, start: 0, end: text.length });
+    for (const o of orgs) {
       const above = i > 0 && head[i - 1]!.seg.id === line.seg.id ? plain(head[i - 1]!.text).trim() : undefined;
       // The whole line when the name fills it ("MR. D.I.Y. (M) SDN BHD", "99 SPEED MART S/B").
       const rest = text.slice(0, o.start) + text.slice(o.end);
@@ -52,21 +57,35 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
       // to it is the name as printed, misread as it may be; the form alone names nothing.
       if (!value.replace(SUFFIX_ONLY, '').replace(/[^\p{L}\d]/gu, '') && !isNameLine(above ?? ''))
         value = text.slice(0, o.end).trim();
-      const nameAbove = above !== undefined && isNameLine(above);
       let first = line;
-      if (nameAbove && /^[\s(]*$/.test(value.replace(SUFFIX_ONLY, ''))) {
-        // The name runs over two lines ("GARDENIA BAKERIES (KL)" / "SDN BHD").
-        value = `${above} ${value}`;
-        first = head[i - 1]!;
-      } else if (nameAbove && above!.split(/\s+/)[0]!.toLowerCase() === value.split(/\s+/)[0]!.toLowerCase()) {
+      const above2 = namePartsAbove(head, i);
+      if (above2.length && (/^[\s(]*$/.test(value.replace(SUFFIX_ONLY, '')) || continues(above2, text))) {
+        // The name runs over the lines above its legal form: "GARDENIA BAKERIES (KL)" / "SDN BHD",
+        // "HARDWARE ENTERPRISE (SOUTH" / "BAY) SDN BHD" (a bracket opened above).
+        const parts =
+          /^[\s(]*$/.test(value.replace(SUFFIX_ONLY, '')) && !continues(above2, text) ? above2.slice(-1) : above2;
+        value = `${parts.map((l) => l.text.trim()).join(' ')} ${value}`;
+        first = parts[0]!;
+      } else if (
+        above !== undefined &&
+        isNameLine(above) &&
+        above.split(/\s+/)[0]!.toLowerCase() === value.split(/\s+/)[0]!.toLowerCase()
+      ) {
         // A trading name above the legal entity's ("SANYU STATIONERY SHOP" over "SANYU SUPPLY SDN BHD").
-        value = above!;
+        value = above;
         first = head[i - 1]!;
       }
       // "Owned by: SANYU SUPPLY SDN BHD" under a shop's name: the owner, not the name it trades as.
       const owner = OWNER.test(text.slice(0, o.start)) || (i > 0 && OWNER.test(plain(head[i - 1]!.text).slice(-40)));
       out.push(
-        quoted(first, line, value, i, owner ? 0.3 : 0.85 - i * 0.05, owner ? 'owner (legal form)' : 'legal form'),
+        quoted(
+          first,
+          line,
+          value,
+          i,
+          owner ? 0.3 : 0.85 - head.indexOf(first) * 0.05,
+          owner ? 'owner (legal form)' : 'legal form',
+        ),
       );
     }
   });
@@ -100,6 +119,37 @@ export function companyCandidates(lines: SegLine[]): Candidate[] {
     }
   }
   return out;
+}
+
+/**
+ * The lines right above a legal-form line at the top that carry the rest of its name: at most two,
+ * name-like (letters, no digits, not an address, title or contact), printed in the same case as the
+ * legal-form line, verbatim (no border marks).
+ */
+function namePartsAbove(head: SegLine[], i: number): SegLine[] {
+  const line = head[i]!;
+  const upper = (t: string) => t === t.toUpperCase();
+  const parts: SegLine[] = [];
+  for (let k = i - 1; k >= 0 && k >= i - 2; k--) {
+    const l = head[k]!;
+    const t = l.text.trim();
+    if (l.seg.id !== line.seg.id || plain(t) !== t || edgeClean(t) !== t) break;
+    if (!isNameLine(t) || /\d/.test(t) || looksLikeAddress(t) || OWNER.test(t) || findOrganisations(t).length) break;
+    if (upper(t) !== upper(plain(line.text))) break;
+    parts.unshift(l);
+  }
+  return parts;
+}
+
+/** A legal-form line that continues the line above: a bracket closed that opened above, a connector at the break. */
+function continues(above: SegLine[], text: string): boolean {
+  const joined = `${above.map((l) => l.text.trim()).join(' ')} ${text}`;
+  const opened = (t: string) => (t.match(/\(/g) ?? []).length - (t.match(/\)/g) ?? []).length;
+  return (
+    (opened(text) < 0 && opened(joined) === 0) ||
+    /(&|\band|\bof|-)$/i.test(above.at(-1)!.text.trim()) ||
+    /^\p{Ll}/u.test(text)
+  );
 }
 
 /**
@@ -143,7 +193,7 @@ function quoted(first: SegLine, last: SegLine, value: string, order: number, sco
 
 // Street words of many countries, postcodes (4–6 digits, UK, Canada, NL), unit and floor numbers.
 const STREET =
-  /\b(no\.?|lot|unit|suite|ste|floor|flr|fl|level|lvl|block|blk|bldg|building|jalan|jln|lorong|lrg|taman|tmn|kawasan|bandar|seksyen|section|street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|place|pl|square|sq|highway|hwy|strasse|straße|str|weg|platz|gasse|rue|avenue|chemin|place|via|viale|piazza|calle|avenida|plaza|carrer|rua|straat|laan|plein|gracht|industrial|park|centre|center|mall|plaza|complex|tower|court)\b/i;
+  /\b(no\.?|lot|unit|suite|ste|floor|flr|fl|level|lvl|block|blk|bldg|building|jalan|jln|lorong|lrg|taman|tmn|kawasan|bandar|seksyen|section|street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|way|place|pl|square|sq|highway|hwy|strasse|straße|str|weg|platz|gasse|rue|avenue|chemin|place|via|viale|piazza|calle|avenida|plaza|carrer|rua|straat|laan|plein|gracht|route|autoroute|chauss[ée]e|quai|impasse|all[ée]e|industrial|park|centre|center|mall|plaza|complex|tower|court)\b/i;
 const POSTCODE = /\b\d{4,6}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b|\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b|\b\d{4}\s?[A-Z]{2}\b/;
 
 // A house or lot number opening the line: "109, SS21/1A,", "12-3A, …".
@@ -160,14 +210,22 @@ export function looksLikeAddress(text: string): boolean {
  */
 export function addressCandidates(lines: SegLine[], company?: Candidate): Candidate[] {
   const head = lines.filter((l) => l.page === (lines[0]?.page ?? 1)).slice(0, HEAD_LINES + 6);
-  const at = company
-    ? head.findIndex((l) => l.seg.id === company.seg.id && l.text.includes(company.quote.slice(0, 20)))
-    : -1;
+  // The name's last line (a name printed over two or three lines is quoted whole).
+  const nameEnd =
+    company?.quote
+      .split('\n')
+      .filter((l) => l.trim())
+      .at(-1) ?? '';
+  const at = company ? head.findIndex((l) => l.seg.id === company.seg.id && l.text.includes(nameEnd.slice(0, 20))) : -1;
   let start = at + 1;
   // Parts of lines: the address may start on the name's own line, and a contact may share its last line.
   const block: Array<{ line: SegLine; text: string }> = [];
   const companyLine = at >= 0 ? head[at]! : undefined;
-  const rest = companyLine && company ? afterName(plain(companyLine.text), String(company.value)) : undefined;
+  const nameOnLine =
+    company && companyLine && !companyLine.text.includes(String(company.value))
+      ? findOrganisations(plain(companyLine.text))[0]?.name
+      : company && String(company.value);
+  const rest = companyLine && nameOnLine ? afterName(plain(companyLine.text), nameOnLine) : undefined;
   if (companyLine && rest && looksLikeAddress(rest) && !NOT_A_NAME.test(rest))
     block.push({ line: companyLine, text: rest });
   // Registration numbers and qualifiers printed under the name: "(742016-W)", "Co. Reg. 12345-X".
@@ -177,7 +235,8 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
     const line = head[i]!;
     const full = plain(line.text).trim();
     // "75, JALAN SS 22/19, 47400 PJ TEL : 03-7731 8169": the address ends where the contact starts.
-    const contact = CONTACT.exec(full);
+    // "… 81200 JOHOR BAHRU, JOHOR TAX INVOICE": a document title printed on the address's line ends it too.
+    const contact = CONTACT.exec(full) ?? TITLE_TAIL.exec(full);
     const text =
       contact && contact.index > 0 && looksLikeAddress(full.slice(0, contact.index))
         ? full.slice(0, contact.index).replace(/[\s,;:|-]+$/, '')
@@ -197,6 +256,20 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
     )
       continue;
     if (!block.length && !looksLikeAddress(text)) {
+      // A branch line, the shop's name and its place ("CORNER PIZZA TAMAN JAYA"), right over the
+      // street line opens the address: it says where the shop is.
+      const next = head[i + 1];
+      if (
+        nameOnLine &&
+        next?.seg.id === line.seg.id &&
+        new RegExp(`^${escapeRe(nameOnLine)}\\s+\\p{L}{3,}`, 'iu').test(text) &&
+        !findOrganisations(text).length &&
+        looksLikeAddress(plain(next.text)) &&
+        !NOT_A_NAME.test(plain(next.text))
+      ) {
+        block.push({ line, text });
+        continue;
+      }
       if (i - start >= 2) break;
       continue;
     }
@@ -230,6 +303,7 @@ export function addressCandidates(lines: SegLine[], company?: Candidate): Candid
 }
 
 const POSTCODE_TOWN = /\b\d{4,6}\b\s+\p{L}[\p{L} .,'-]*[.,]?$/u;
+const TITLE_TAIL = /\b(tax\s*invoice|invoice|receipt|cash\s*sales?|bill)\s*$/i;
 const CONTACT = /\b(tel|telephone|phone|fax|h\/?p|mobile|e-?mail|whatsapps?)\b\s*(no\.?)?\s*[:.]?\s*[+(\d]/i;
 
 /** What follows the company's name on its own line, its registration number skipped: "(139386 X) Lot 3, …". */
@@ -242,6 +316,8 @@ function afterName(text: string, name: string): string | undefined {
     .trim();
   return rest.length >= 6 ? rest : undefined;
 }
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function isRegistration(text: string): boolean {
   if (/^\d{4,6}\s+\p{L}{3,}/u.test(text)) return false; // "43200 CHERAS": a postcode and town

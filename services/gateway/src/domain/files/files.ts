@@ -111,27 +111,7 @@ export async function uploadFile(
           created_by_user_id: p.userId ?? null,
         },
       });
-      const key = fileVersionKey(kb.id, file.id, 1);
-      const version = await tx.fileVersion.create({
-        data: {
-          file_id: file.id,
-          version_number: 1,
-          storage_path: key,
-          sha256: staged.sha256,
-          byte_size: BigInt(staged.byteSize),
-          content_type: sniffed.contentType,
-          original_filename: staged.originalname,
-        },
-      });
-      // Promote the staged bytes inside the transaction: if the move fails, no row points at nothing.
-      await deps.storage.move(staged.key, key);
-      const done = await tx.file.update({
-        where: { id: file.id },
-        data: { current_version_id: version.id },
-        include: withVersion,
-      });
-      await emitFileUploaded(tx, p.orgId, serializeFile(done as Parameters<typeof serializeFile>[0]));
-      return done;
+      return promoteVersion(tx, deps, p, file, 1, staged, sniffed.contentType);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate(filename);
@@ -141,6 +121,42 @@ export async function uploadFile(
     file: created as typeof created & { current_version: NonNullable<typeof created.current_version> },
     kind: sniffed.kind,
   };
+}
+
+/**
+ * Version `n` of a file from the staged bytes, made the current one, inside the caller's transaction
+ * (an upload's version 1, a replacement's next): the bytes are promoted before the commit, so if the
+ * move fails no row points at nothing; then file.uploaded goes to the outbox in the same transaction.
+ */
+async function promoteVersion(
+  tx: Tx,
+  deps: Pick<Deps, 'storage'>,
+  p: Principal,
+  file: { id: string; knowledge_base_id: string },
+  n: number,
+  staged: StagedFile,
+  contentType: string,
+) {
+  const key = fileVersionKey(file.knowledge_base_id, file.id, n);
+  const version = await tx.fileVersion.create({
+    data: {
+      file_id: file.id,
+      version_number: n,
+      storage_path: key,
+      sha256: staged.sha256,
+      byte_size: BigInt(staged.byteSize),
+      content_type: contentType,
+      original_filename: staged.originalname,
+    },
+  });
+  await deps.storage.move(staged.key, key);
+  const done = await tx.file.update({
+    where: { id: file.id },
+    data: { current_version_id: version.id, content_type: contentType },
+    include: withVersion,
+  });
+  await emitFileUploaded(tx, p.orgId, serializeFile(done as Parameters<typeof serializeFile>[0]));
+  return done;
 }
 
 export async function replaceContent(
@@ -158,26 +174,7 @@ export async function replaceContent(
     await assertNoActiveJob(tx, file.id);
     const last = await tx.fileVersion.findFirst({ where: { file_id: file.id }, orderBy: { version_number: 'desc' } });
     const n = (last?.version_number ?? 0) + 1;
-    const key = fileVersionKey(file.knowledge_base_id, file.id, n);
-    const version = await tx.fileVersion.create({
-      data: {
-        file_id: file.id,
-        version_number: n,
-        storage_path: key,
-        sha256: staged.sha256,
-        byte_size: BigInt(staged.byteSize),
-        content_type: sniffed.contentType,
-        original_filename: staged.originalname,
-      },
-    });
-    await deps.storage.move(staged.key, key);
-    const done = await tx.file.update({
-      where: { id: file.id },
-      data: { current_version_id: version.id, content_type: sniffed.contentType },
-      include: withVersion,
-    });
-    await emitFileUploaded(tx, p.orgId, serializeFile(done as Parameters<typeof serializeFile>[0]));
-    return done;
+    return promoteVersion(tx, deps, p, file, n, staged, sniffed.contentType);
   });
   return {
     file: updated as typeof updated & { current_version: NonNullable<typeof updated.current_version> },
