@@ -13,7 +13,8 @@
 // over HTTP through the gateway, so the gateway's own cost shows beside the statement's.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { BUNDLE, type Segment } from '../libs/contracts/src';
@@ -33,6 +34,7 @@ import {
   type SearchScope,
 } from '../libs/search-index/src';
 import { percentile, round, startBenchGateway, type Row } from './lib';
+import { spawnGateway } from '../libs/testing/src';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';
 import { loadBeir } from './eval/beir';
 import { createFile, rng } from './search.bench';
@@ -57,6 +59,11 @@ const EXPLAIN_QUERIES = Number(process.env.BENCH_BM25_EXPLAIN ?? 40);
 const KEEP_DB = process.env.BENCH_BM25_DB || undefined;
 // Only build (or find) the knowledge base, measure nothing.
 const LOAD_ONLY = process.env.BENCH_BM25_LOAD_ONLY === '1';
+// Only the searches over HTTP (the statement-level cases, EXPLAIN and the prepared comparison skipped).
+const HTTP_ONLY = process.env.BENCH_BM25_HTTP_ONLY === '1';
+// SEARCH_MEMORY_MB of a second gateway on the same database (issue 22.5: search scored over an
+// in-memory copy of the postings); the first one runs with 0, the SQL path, as the same-run baseline.
+const MEMORY_MB = process.env.BENCH_BM25_MEMORY_MB ?? '512';
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 // Where the search statement's files live in a ref: libs/search-index now, the gateway's domain before.
@@ -174,7 +181,10 @@ const summary = (r: ProbeResult, kind: 'sql' | 'http') => {
 };
 
 export async function run(): Promise<Row[]> {
-  const gw = await startBenchGateway({ RATE_LIMIT_POINTS: '100000000' }, { keepDatabase: KEEP_DB });
+  const gw = await startBenchGateway(
+    { RATE_LIMIT_POINTS: '100000000', SEARCH_MEMORY_MB: '0' },
+    { keepDatabase: KEEP_DB },
+  );
   const db = new pg.Pool({ connectionString: gw.deps.env.DATABASE_URL, max: 4 });
   try {
     const kbName = `BM25 bench ${FILES}x${SEGMENTS_PER_FILE} w${PASSAGE_WORDS}`;
@@ -294,8 +304,17 @@ export async function run(): Promise<Row[]> {
     // Enough items that 32 callers run for a while: the list repeated.
     const times = <T>(xs: T[], n: number) => Array.from({ length: n }, () => xs).flat();
 
-    const cases: Array<{ case: string; items: ProbeItem[]; kind: 'sql' | 'http'; c: number; baseline?: boolean }> = [];
-    for (const c of [1, 32]) {
+    const cases: Array<{
+      case: string;
+      items: ProbeItem[];
+      kind: 'sql' | 'http';
+      c: number;
+      baseline?: boolean;
+      url?: string;
+    }> = [];
+    const rows: Row[] = [];
+    const mgw = Number(MEMORY_MB) > 0 ? await memoryGateway(gw, kbId, key, bodies, rows) : undefined;
+    for (const c of HTTP_ONLY ? [] : [1, 32]) {
       const n = c === 1 ? 1 : 4;
       cases.push(
         {
@@ -322,9 +341,25 @@ export async function run(): Promise<Row[]> {
         { case: `BM25 over HTTP, blank limit 1, ${c} caller(s)`, items: times(http(blank), n), kind: 'http', c },
       );
     }
-    const rows: Row[] = [];
+    for (const c of [1, 32]) {
+      const n = c === 1 ? 1 : 4;
+      cases.push({
+        case: `SQL path over HTTP (SEARCH_MEMORY_MB=0), queries, ${c} caller(s)`,
+        items: times(http(bodies), n),
+        kind: 'http',
+        c,
+      });
+      if (mgw)
+        cases.push({
+          case: `in-memory path over HTTP (SEARCH_MEMORY_MB=${MEMORY_MB}), queries, ${c} caller(s)`,
+          items: times(http(bodies), n),
+          kind: 'http',
+          c,
+          url: mgw.url,
+        });
+    }
     // Load-independent evidence first: both statements' plans, alternately, query by query.
-    if (EXPLAIN_QUERIES > 0) {
+    if (EXPLAIN_QUERIES > 0 && !HTTP_ONLY) {
       const ex: Record<'ref' | 'ours', Explained[]> = { ref: [], ours: [] };
       const ratios: number[] = [];
       for (const b of bodies.slice(0, EXPLAIN_QUERIES)) {
@@ -372,7 +407,7 @@ export async function run(): Promise<Row[]> {
     }
     // Prepared (the gateway's way since issue 22.5) against unnamed, alternately on one connection,
     // same statement text and values: the ratio holds whatever the machine's load; the hits must be equal.
-    {
+    if (!HTTP_ONLY) {
       const c = await db.connect();
       try {
         const plain: number[] = [];
@@ -422,7 +457,7 @@ export async function run(): Promise<Row[]> {
       }
     }
     for (const k of cases) {
-      const r = await runProbe(probe(k.items), k.c);
+      const r = await runProbe({ ...probe(k.items), url: k.url ?? gw.url }, k.c);
       if (r.errors) throw new Error(`${k.case}: ${r.errors} errors, first: ${r.firstError}`);
       const s = summary(r, k.kind);
       process.stderr.write(`${k.case}: ${JSON.stringify(s)}\n`);
@@ -434,12 +469,136 @@ export async function run(): Promise<Row[]> {
         p50_ms: s.p50,
         p99_ms: s.p99,
         samples: s.n,
-        extra: { p95_ms: s.p95, segments: FILES * SEGMENTS_PER_FILE, index_seconds: round(indexSeconds, 1) },
+        extra: {
+          p95_ms: s.p95,
+          segments: FILES * SEGMENTS_PER_FILE,
+          index_seconds: round(indexSeconds, 1),
+          load_average: os.loadavg().map((x) => round(x, 1)),
+        },
       });
+    }
+    if (mgw) {
+      rows.push({
+        case: 'in-memory gateway after the cases',
+        throughput: 0,
+        unit: 'MiB resident',
+        p50_ms: 0,
+        p99_ms: 0,
+        samples: 0,
+        extra: { rss_mib: rssMiB(mgw.child.pid), load_average: os.loadavg().map((x) => round(x, 1)) },
+      });
+      await mgw.close();
     }
     return rows;
   } finally {
     await db.end();
     await gw.close();
   }
+}
+
+type BenchGateway = Awaited<ReturnType<typeof startBenchGateway>>;
+
+/** Resident memory of a process in MiB (Linux). */
+function rssMiB(pid: number | undefined): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? round(Number(m[1]) / 1024, 1) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One search over HTTP with its Server-Timing parts (the path taken, milliseconds per part). */
+async function timedSearch(url: string, kbId: string, key: string, body: unknown) {
+  const t0 = performance.now();
+  const r = await fetch(`${url}/v1/knowledge-bases/${kbId}/search`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  await r.text();
+  const ms = performance.now() - t0;
+  if (r.status !== 200) throw new Error(`search: HTTP ${r.status}`);
+  const parts: Record<string, number> = {};
+  let path = '';
+  for (const p of (r.headers.get('server-timing') ?? '').split(',')) {
+    const name = p.trim().split(';')[0];
+    const desc = /desc="([^"]*)"/.exec(p);
+    const dur = /dur=([\d.]+)/.exec(p);
+    if (desc && name === 'path') path = desc[1];
+    if (dur) parts[name] = Number(dur[1]);
+  }
+  return { ms, path, parts };
+}
+
+/**
+ * A second gateway on the same database with the in-memory path on: waits until its copy of the
+ * knowledge base is loaded (the first search starts the load), then records the load time, its
+ * memory, and where one caller's search time goes on both gateways (Server-Timing), query by query
+ * alternately.
+ */
+async function memoryGateway(
+  gw: BenchGateway,
+  kbId: string,
+  key: string,
+  bodies: Array<Record<string, unknown>>,
+  rows: Row[],
+): Promise<BenchGateway> {
+  const mgw = await spawnGateway({
+    replicaOf: { db: gw.db, dataDir: gw.dataDir, queuePrefix: gw.queuePrefix, env: gw.env },
+    env: { DB_POOL_MAX: '4', RATE_LIMIT_POINTS: '100000000', SEARCH_MEMORY_MB: MEMORY_MB },
+  });
+  const rssBefore = rssMiB(mgw.child.pid);
+  const t0 = performance.now();
+  let first = await timedSearch(mgw.url, kbId, key, bodies[0]);
+  while (first.path !== 'memory') {
+    if (performance.now() - t0 > 30 * 60_000) throw new Error(`no in-memory copy after 30 min: ${first.path}`);
+    await new Promise((r) => setTimeout(r, 1000));
+    first = await timedSearch(mgw.url, kbId, key, bodies[0]);
+  }
+  const loadSeconds = (performance.now() - t0) / 1000;
+  const rssAfter = rssMiB(mgw.child.pid);
+  process.stderr.write(`in-memory copy loaded in ${round(loadSeconds, 1)} s, RSS ${rssBefore} -> ${rssAfter} MiB\n`);
+  rows.push({
+    case: 'in-memory copy load (first search to first in-memory answer)',
+    throughput: 0,
+    unit: 's',
+    p50_ms: round(loadSeconds * 1000, 0),
+    p99_ms: 0,
+    samples: 1,
+    extra: { rss_before_mib: rssBefore, rss_after_mib: rssAfter, load_average: os.loadavg().map((x) => round(x, 1)) },
+  });
+  // Where the time goes, one caller, alternately on the two gateways (same queries, same load).
+  const parts: Record<string, Record<string, number[]>> = { sql: {}, memory: {} };
+  for (const b of bodies)
+    for (const [who, url] of [
+      ['sql', gw.url],
+      ['memory', mgw.url],
+    ] as const) {
+      const t = await timedSearch(url, kbId, key, b);
+      if (who === 'memory' && t.path !== 'memory') throw new Error(`in-memory gateway answered by ${t.path}`);
+      const add = (k: string, v: number) => (parts[who][k] ??= []).push(v);
+      add('http', t.ms);
+      for (const [k, v] of Object.entries(t.parts)) add(k, v);
+      add('outside handler', t.ms - Object.values(t.parts).reduce((x, y) => x + y, 0));
+    }
+  for (const [who, p] of Object.entries(parts)) {
+    const row: Row = {
+      case: `where the time goes, ${who === 'sql' ? 'SQL path' : 'in-memory path'}, 1 caller, alternating`,
+      throughput: 0,
+      unit: 'ms (p50 of each part)',
+      p50_ms: round(percentile(p.http, 50), 2),
+      p99_ms: round(percentile(p.http, 99), 2),
+      samples: p.http.length,
+      extra: Object.fromEntries(
+        Object.entries(p).flatMap(([k, v]) => [
+          [`${k}_p50`, round(percentile(v, 50), 3)],
+          [`${k}_p95`, round(percentile(v, 95), 3)],
+        ]),
+      ),
+    };
+    process.stderr.write(`${row.case}: ${JSON.stringify(row)}\n`);
+    rows.push(row);
+  }
+  return mgw;
 }

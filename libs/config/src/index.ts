@@ -81,6 +81,14 @@ export const gatewayEnv = baseEnv.extend({
   LOGIN_BACKOFF_MAX_SECONDS: intFromEnv(900, 1),
   /** Failures are forgotten this long after an account's or address's last attempt. */
   LOGIN_FAILURE_WINDOW_SECONDS: intFromEnv(3600, 1),
+  /**
+   * Search scored in the gateway over in-memory copies of knowledge bases' postings (issue 22.5): the
+   * copies of one process together stay under this many MiB (least recently searched dropped first);
+   * 0 turns it off (every search in SQL).
+   */
+  SEARCH_MEMORY_MB: intFromEnv(512),
+  /** Knowledge bases with fewer indexed segments than this are searched in SQL only. */
+  SEARCH_MEMORY_MIN_SEGMENTS: intFromEnv(0),
   /** The web console's build served at `/`: empty for services/console/dist, `off` to serve none. */
   CONSOLE_DIR: z.string().default(''),
 });

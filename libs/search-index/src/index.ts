@@ -27,5 +27,7 @@ export { normaliseSearchBody } from './search-request';
 export type { SearchRequest } from './search-request';
 export { FILLER_TEXT, MAX_TERMS, queryTerms, queryText, tokenize } from './query-terms';
 export type { QueryText, TermGroup } from './query-terms';
-export { RANKING, filterOnlySql, noHitsSql, textSearchSql } from './search-sql';
+export { RANKING, candidateSearchSql, filterOnlySql, noHitsSql, queryLexemesSql, textSearchSql } from './search-sql';
 export type { Ranking, SearchFilters, SearchRow, SearchScope } from './search-sql';
+export { MemorySearch, estimateBytes, scoreCandidates } from './memory-search';
+export type { Candidates, KbCopy, MemoryAnswer, MemoryOutcome, MemorySearchOptions } from './memory-search';

@@ -75,6 +75,10 @@ export interface SearchRow {
   indexed_at: Date | null;
   /** Index jobs of this knowledge base queued and not yet applied (index_pending_updates). */
   pending: number;
+  /** candidateSearchSql only: how many hits the statement returned. */
+  hit_count?: number;
+  /** candidateSearchSql only: the last hit's score (as returned: boosted, rounded). */
+  last_score?: number | null;
   /** JSON text of the search hits, already in the API's shape (the gateway sends it as is). */
   hits: string;
 }
@@ -110,10 +114,11 @@ function envelope(
   f: SearchFilters,
   ctes: Prisma.Sql,
   exit: Prisma.Sql = Prisma.sql`NULL::boolean`,
+  columns: Prisma.Sql = Prisma.empty,
 ): Prisma.Sql {
   return Prisma.sql`
     WITH ${ctes}
-    SELECT ${exit} AS early_exit, kb.id::text AS kb_id, ${f.folderId ? Prisma.sql`EXISTS (SELECT 1 FROM folders fo WHERE fo.id = ${f.folderId}::uuid AND fo.knowledge_base_id = kb.id)` : Prisma.sql`true`} AS folder_ok,
+    SELECT ${exit} AS early_exit, ${columns} kb.id::text AS kb_id, ${f.folderId ? Prisma.sql`EXISTS (SELECT 1 FROM folders fo WHERE fo.id = ${f.folderId}::uuid AND fo.knowledge_base_id = kb.id)` : Prisma.sql`true`} AS folder_ok,
       st.version, st.segment_count, st.file_count, st.indexed_at,
       (SELECT count(*) FROM index_pending_updates pu WHERE pu.knowledge_base_id = kb.id)::int AS pending,
       coalesce((
@@ -140,6 +145,67 @@ function envelope(
 // (No knowledge base condition on files here: with one, the planner started from the knowledge
 // base's files and read every segment of each, 20,000 rows for 137 matches, instead of the GIN index.)
 const VISIBLE = Prisma.sql`JOIN files f ON f.id = s.file_id AND f.deleted_at IS NULL AND f.current_version_id = s.file_version_id`;
+
+/**
+ * The visible segments of `from` (rows of id and the unboosted score), filtered, boosted, rounded and
+ * ordered as the API returns them, at most `limit` (with `groupByFile`, each file's best one).
+ * Rounded to the six decimals the API returns before ordering: scores equal as shown are ordered
+ * by file and position, never by the last bits of a floating-point sum (whose order depends on the
+ * plan, so the exhaustive and early-exit paths, or two plans, could otherwise order ties differently).
+ */
+function rankedSql(
+  sc: SearchScope,
+  f: SearchFilters,
+  from: Prisma.Sql,
+  extra: Prisma.Sql,
+  limit: number,
+  groupByFile: boolean,
+  r: Ranking,
+): Prisma.Sql {
+  const score = Prisma.sql`round((c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END)::numeric, 6)::float8`;
+  return groupByFile
+    ? // Each file's best visible segment (ties: the earlier one), then the files by that score.
+      Prisma.sql`
+      SELECT id, file_id, ordinal, score FROM (
+        SELECT s.id, s.file_id, s.ordinal, ${score} AS score,
+          row_number() OVER (PARTITION BY s.file_id ORDER BY ${score} DESC, s.ordinal) AS file_rank
+        FROM ${from} c
+        JOIN evidence_index_segments s ON s.id = c.id
+        ${VISIBLE}
+        WHERE ${filters(sc, f)} ${extra}
+      ) g WHERE file_rank = 1
+      ORDER BY score DESC, file_id, ordinal
+      LIMIT ${num(limit)}`
+    : Prisma.sql`
+      SELECT s.id, s.file_id, s.ordinal, ${score} AS score
+      FROM ${from} c
+      JOIN evidence_index_segments s ON s.id = c.id
+      ${VISIBLE}
+      WHERE ${filters(sc, f)} ${extra}
+      ORDER BY score DESC, s.file_id, s.ordinal
+      LIMIT ${num(limit)}`;
+}
+
+/**
+ * The query's lexemes with their weights (`term`, `w`): its own words through search_lexemes()
+ * without the filler words, at most MAX_TERMS in order of first position, at weight 1, and its
+ * synonyms' lexemes at `synonymWeight`. The text of the statement's `ql` and of queryLexemesSql.
+ */
+function lexemesSql(query: QueryText, r: Ranking): Prisma.Sql {
+  return Prisma.sql`
+      SELECT term, max(w) AS w FROM (
+        (SELECT l.lexeme AS term, 1::float8 AS w FROM unnest(search_lexemes(${query.text})) l
+         WHERE l.lexeme <> ALL (tsvector_to_array(search_lexemes(${FILLER_TEXT})))
+         ORDER BY l.positions[1] LIMIT ${num(MAX_TERMS)})
+        UNION ALL
+        SELECT l.lexeme, ${num(r.synonymWeight)}::float8 FROM unnest(search_lexemes(${query.synonyms})) l
+      ) x GROUP BY term`;
+}
+
+/** The query's weighted lexemes alone (rows of `term`, `w`), for scoring outside PostgreSQL. */
+export function queryLexemesSql(query: QueryText, r: Ranking = RANKING): Prisma.Sql {
+  return lexemesSql(query, r);
+}
 
 /**
  * Text search: BM25 over the knowledge base's postings, in PostgreSQL.
@@ -169,32 +235,7 @@ export function textSearchSql(
 ): Prisma.Sql {
   const hasFilters = Boolean(f.fileIds || f.folderId || f.years?.length || f.sourceType || f.tableOnly);
   const prefetch = Math.max(r.prefetch, 4 * limit);
-  // Rounded to the six decimals the API returns before ordering: scores equal as shown are ordered
-  // by file and position, never by the last bits of a floating-point sum (whose order depends on the
-  // plan, so the exhaustive and early-exit paths, or two plans, could otherwise order ties differently).
-  const score = Prisma.sql`round((c.score * CASE WHEN s.is_table THEN ${num(r.tableBoost)} ELSE 1 END)::numeric, 6)::float8`;
-  const ranked = (from: Prisma.Sql, extra: Prisma.Sql) =>
-    groupByFile
-      ? // Each file's best visible segment (ties: the earlier one), then the files by that score.
-        Prisma.sql`
-      SELECT id, file_id, ordinal, score FROM (
-        SELECT s.id, s.file_id, s.ordinal, ${score} AS score,
-          row_number() OVER (PARTITION BY s.file_id ORDER BY ${score} DESC, s.ordinal) AS file_rank
-        FROM ${from} c
-        JOIN evidence_index_segments s ON s.id = c.id
-        ${VISIBLE}
-        WHERE ${filters(sc, f)} ${extra}
-      ) g WHERE file_rank = 1
-      ORDER BY score DESC, file_id, ordinal
-      LIMIT ${num(limit)}`
-      : Prisma.sql`
-      SELECT s.id, s.file_id, s.ordinal, ${score} AS score
-      FROM ${from} c
-      JOIN evidence_index_segments s ON s.id = c.id
-      ${VISIBLE}
-      WHERE ${filters(sc, f)} ${extra}
-      ORDER BY score DESC, s.file_id, s.ordinal
-      LIMIT ${num(limit)}`;
+  const ranked = (from: Prisma.Sql, extra: Prisma.Sql) => rankedSql(sc, f, from, extra, limit, groupByFile, r);
   // BM25's saturated term frequency of posting p, times the term's IDF.
   const weight = (p: string, t: string) =>
     Prisma.raw(`${t}.idf * ${p}.tf * ${r.k1 + 1} / (${p}.tf + ${r.k1} * (${1 - r.b} + ${r.b} * ${p}.dl / st.avgdl))`);
@@ -205,14 +246,7 @@ export function textSearchSql(
       SELECT greatest(segment_count, 1)::float8 AS n, greatest(total_length / greatest(segment_count, 1), 1e-9) AS avgdl
       FROM evidence_index_state WHERE knowledge_base_id = ${sc.kbId}::uuid
     ),
-    ql AS MATERIALIZED (
-      SELECT term, max(w) AS w FROM (
-        (SELECT l.lexeme AS term, 1::float8 AS w FROM unnest(search_lexemes(${query.text})) l
-         WHERE l.lexeme <> ALL (tsvector_to_array(search_lexemes(${FILLER_TEXT})))
-         ORDER BY l.positions[1] LIMIT ${num(MAX_TERMS)})
-        UNION ALL
-        SELECT l.lexeme, ${num(r.synonymWeight)}::float8 FROM unnest(search_lexemes(${query.synonyms})) l
-      ) x GROUP BY term
+    ql AS MATERIALIZED (${lexemesSql(query, r)}
     ),
     qa AS MATERIALIZED (
       SELECT ql.term, t.df, t.df <= ${num(r.commonShare)} * st.n AS rare, ql.w * ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS idf
@@ -375,5 +409,33 @@ export function noHitsSql(sc: SearchScope, f: SearchFilters): Prisma.Sql {
     sc,
     f,
     Prisma.sql`top AS (SELECT NULL::uuid AS id, 0::float8 AS score, 0::bigint AS pos WHERE false)`,
+  );
+}
+
+/**
+ * Text search over candidates scored outside PostgreSQL (memory-search.ts): `ids` with their
+ * unboosted BM25 scores, computed from the same postings and statistics as textSearchSql. They are
+ * checked for visibility and filters, boosted, rounded and ordered exactly as that statement orders
+ * its own candidates, in the same envelope (knowledge base of the caller's organisation, index state,
+ * folder check, hits' JSON), plus `hit_count`, so the caller can tell when too few candidates survived.
+ */
+export function candidateSearchSql(
+  sc: SearchScope,
+  f: SearchFilters,
+  ids: string[],
+  scores: number[],
+  limit: number,
+  groupByFile = false,
+  r: Ranking = RANKING,
+): Prisma.Sql {
+  return envelope(
+    sc,
+    f,
+    Prisma.sql`
+    cand AS MATERIALIZED (SELECT * FROM unnest(${ids}::uuid[], ${scores}::float8[]) AS x(id, score)),
+    ranked AS (${rankedSql(sc, f, Prisma.sql`cand`, Prisma.empty, limit, groupByFile, r)}),
+    top AS (SELECT ranked.*, row_number() OVER (ORDER BY score DESC, file_id, ordinal) AS pos FROM ranked)`,
+    Prisma.sql`NULL::boolean`,
+    Prisma.sql`(SELECT count(*) FROM top)::int AS hit_count, (SELECT min(score) FROM top) AS last_score,`,
   );
 }

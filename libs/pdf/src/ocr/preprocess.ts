@@ -185,25 +185,8 @@ export function findDashedRules(img: GrayImage, threshold = otsuThreshold(img)):
  * (the page's text row height, undefined with fewer than three) and the dashed rules among the thin ones.
  */
 export function rowBands(img: GrayImage, threshold = otsuThreshold(img)): { textRowPx?: number; rules: RuleBand[] } {
-  const { width: w, height: h, data } = img;
-  const minInk = Math.max(3, Math.round(w * 0.004));
-  const rowInk = new Uint32Array(h);
-  for (let y = 0; y < h; y++) {
-    const row = y * w;
-    let n = 0;
-    for (let x = 0; x < w; x++) if (data[row + x]! <= threshold) n++;
-    rowInk[y] = n;
-  }
-  const bands: Array<{ y0: number; y1: number }> = [];
-  for (let y = 0; y < h;) {
-    if (rowInk[y]! < minInk) {
-      y++;
-      continue;
-    }
-    const y0 = y;
-    while (y < h && rowInk[y]! >= minInk) y++;
-    bands.push({ y0, y1: y });
-  }
+  const { width: w, data } = img;
+  const bands = inkRows(img, threshold);
   const tall = bands
     .map((b) => b.y1 - b.y0)
     .filter((x) => x >= 6)
@@ -246,6 +229,33 @@ export function rowBands(img: GrayImage, threshold = otsuThreshold(img)): { text
     out.push({ y0: b.y0, y1: b.y1, x0, x1, segments: pieces.length, pieceLen: med, coverage });
   }
   return { textRowPx: textH, rules: out };
+}
+
+/**
+ * Runs of pixel rows that carry ink (at least 0.4% of the width, three pixels or more, darker than
+ * `threshold`): the page's printed rows and rules, top to bottom.
+ */
+export function inkRows(img: GrayImage, threshold = otsuThreshold(img)): Array<{ y0: number; y1: number }> {
+  const { width: w, height: h, data } = img;
+  const minInk = Math.max(3, Math.round(w * 0.004));
+  const rowInk = new Uint32Array(h);
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let n = 0;
+    for (let x = 0; x < w; x++) if (data[row + x]! <= threshold) n++;
+    rowInk[y] = n;
+  }
+  const bands: Array<{ y0: number; y1: number }> = [];
+  for (let y = 0; y < h;) {
+    if (rowInk[y]! < minInk) {
+      y++;
+      continue;
+    }
+    const y0 = y;
+    while (y < h && rowInk[y]! >= minInk) y++;
+    bands.push({ y0, y1: y });
+  }
+  return bands;
 }
 
 /** A copy with the bands painted paper white (one pixel of margin above and below). */

@@ -12,6 +12,7 @@ import type { RawImage } from '../render/ppm';
 import {
   binarise,
   crop,
+  inkRows,
   inkShare,
   invert,
   meanBrightness,
@@ -25,6 +26,8 @@ import {
   type Rect,
   type RuleBand,
 } from './preprocess';
+import { readBands, type Band } from './band-reread';
+import { ocrRows } from './ocr-layout';
 import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
 export interface OcrWord {
@@ -157,6 +160,8 @@ export interface Variant {
   scale: number;
   rotation: number;
   dpi: number;
+  /** Tesseract's page segmentation mode; 3 (automatic) unless set. */
+  psm?: number;
 }
 
 interface Reading {
@@ -190,6 +195,7 @@ export async function recogniseImage(
         ? await started.recognize(file)
         : await runTesseractTsv(file, {
             dpi: v.dpi,
+            psm: v.psm,
             lang: opts.lang,
             timeoutSeconds: opts.timeoutSeconds,
             pageNumber: opts.pageNumber,
@@ -224,15 +230,20 @@ export async function recogniseImage(
   // Small text: Tesseract wants letters of ~20-30 px, unless it already read this page confidently.
   if (textPx !== undefined && textPx * s0 < SMALL_TEXT_PX && first.report.meanConf < CONFIDENT_READING) {
     const s = Math.min(4, TARGET_TEXT_PX / textPx);
+    // Read again larger on the rows read with doubt only, each row keeping its better reading; the
+    // whole page when those rows are most of it (the stack would save little, the page keeps its
+    // context: a table's columns).
+    const rowsRead = await readRowsLarger(first, clean, paper, s, textPx, dpi, opts);
     const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
     readings.push(
-      await read({
-        name,
-        image: s === 1 ? clean : await resizeGray(clean, s),
-        scale: s,
-        rotation: 0,
-        dpi: dpi ? dpi * s : 0,
-      }),
+      rowsRead ??
+        (await read({
+          name,
+          image: s === 1 ? clean : await resizeGray(clean, s),
+          scale: s,
+          rotation: 0,
+          dpi: dpi ? dpi * s : 0,
+        })),
     );
   } else if (
     textPx === undefined &&
@@ -263,7 +274,18 @@ export async function recogniseImage(
       readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
     readings.push(await read({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi }));
   }
-  const bestSoFar = pick(readings);
+  let foundText: Reading | undefined;
+  if (goodWords(pick(readings)) < 3 && ink > 0.002) {
+    // Still nearly nothing: the automatic segmentation (psm 3) may have taken the text for one picture
+    // (a photo with a dark ground or a busy background around the paper). Read the page as one
+    // uniform block of text (psm 6), which looks for text rows everywhere.
+    // Its words are kept when it finds text at all, even at a low mean confidence, over readings
+    // that found none (the low confidence is then reported below).
+    const block = await read({ name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 });
+    readings.push(block);
+    if (goodWords(block) >= 3) foundText = block;
+  }
+  const bestSoFar = foundText ?? pick(readings);
   if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
     // A page read at low confidence may be on its side or upside down.
     const osdFile = path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`);
@@ -281,7 +303,8 @@ export async function recogniseImage(
       );
     }
   }
-  const win = pick(readings);
+  // A reading that found text is only replaced by a later one (the page turned) that reads better.
+  const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
   if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {
@@ -366,3 +389,112 @@ export function unrotate(
     [bx, by] = pt(x1, y1);
   return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
 }
+
+/**
+ * The rows the first reading read with doubt, and the inked pixel rows where it found no row (text
+ * it missed), read again larger (`s`) in one Tesseract run on those rows alone (band-reread.ts):
+ * cut at the page's width with a small margin and stacked without the white space between them.
+ * Each band keeps whichever of its two readings scores better; rows read with confidence stay as
+ * first read. Boxes in the original pixels.
+ */
+async function readRowsLarger(
+  first: Reading,
+  clean: GrayImage,
+  paper: Rect,
+  s: number,
+  textPx: number,
+  dpi: number,
+  opts: RecogniseOptions,
+): Promise<Reading | undefined> {
+  const t0 = Date.now();
+  const rows = ocrRows(first.words);
+  const inRows = (b: { y0: number; y1: number }) =>
+    rows.some((r) => Math.min(r.y1 - paper.y, b.y1) - Math.max(r.y0 - paper.y, b.y0) >= 0.5 * (b.y1 - b.y0));
+  const spans = [
+    // Rows read with doubt, in the cleaned page's pixels.
+    ...rows
+      .filter((r) => quality(r.words).meanConf < DOUBTFUL_ROW)
+      .map((r) => ({ y0: r.y0 - paper.y, y1: r.y1 - paper.y })),
+    // Inked rows where the first reading found no row at all (text it missed).
+    ...inkRows(clean).filter((b) => b.y1 - b.y0 >= 3 && !inRows(b)),
+  ].sort((a, b) => a.y0 - b.y0);
+  const bands: Band[] = [];
+  // The rows each band was cut for, without its margins: a word read in a margin is a neighbouring
+  // row cut in half by the band's edge (read as noise), never one of the band's own.
+  const cores: Band[] = [];
+  for (const r of spans) {
+    const pad = Math.min(BAND_MARGIN * textPx, 0.35 * (r.y1 - r.y0));
+    const b = { y0: Math.max(0, r.y0 - pad), y1: Math.min(clean.height, r.y1 + pad) };
+    const last = bands[bands.length - 1];
+    if (last && b.y0 <= last.y1) {
+      last.y1 = Math.max(last.y1, b.y1);
+      cores[cores.length - 1]!.y1 = Math.max(cores[cores.length - 1]!.y1, r.y1);
+    } else {
+      bands.push(b);
+      cores.push({ y0: r.y0, y1: r.y1 });
+    }
+  }
+  const share = bands.reduce((a, b) => a + b.y1 - b.y0, 0) / clean.height;
+  if (share > MAX_BAND_SHARE) return undefined;
+  const again = await readBands(clean, bands, s, {
+    lang: opts.lang,
+    timeoutSeconds: opts.timeoutSeconds,
+    pageNumber: opts.pageNumber,
+    tmpDir: opts.tmpDir,
+    psm: 3,
+    dpi: dpi ? dpi * s : 0,
+    gap: BAND_GAP * textPx * s,
+  });
+  const lastBlock = Math.max(0, ...first.words.map((w) => w.block));
+  const inBand = (w: OcrWord, b: Band) => {
+    const m = (w.y0 + w.y1) / 2 - paper.y;
+    return m >= b.y0 && m < b.y1;
+  };
+  let words = first.words.filter((w) => !bands.some((b) => inBand(w, b)));
+  bands.forEach((b, i) => {
+    const old = first.words.filter((w) => inBand(w, b));
+    const core = cores[i]!;
+    // Mean word confidence of each line of the band's reading.
+    const lines = new Map<string, number[]>();
+    for (const w of again[i]!) {
+      const k = `${w.block}.${w.par}.${w.line}`;
+      lines.set(k, [...(lines.get(k) ?? []), w.conf]);
+    }
+    const lineConf = (w: OcrWord) => {
+      const c = lines.get(`${w.block}.${w.par}.${w.line}`)!;
+      return c.reduce((a, x) => a + x, 0) / c.length;
+    };
+    const fresh = again[i]!.filter((w) => {
+      const m = (w.y0 + w.y1) / 2;
+      return m >= core.y0 && m <= core.y1 && lineConf(w) >= NOISE_LINE;
+    }).map((w) => ({
+      // Blocks of their own per band, so the layout's rows join them where they stand.
+      ...w,
+      x0: w.x0 + paper.x,
+      x1: w.x1 + paper.x,
+      y0: w.y0 + paper.y,
+      y1: w.y1 + paper.y,
+      block: lastBlock + 1 + i * 1000 + w.block,
+    }));
+    words = words.concat(quality(fresh).score > quality(old).score * 1.02 + 1 ? fresh : old);
+  });
+  const variant: Variant = { name: `upscaled x${s.toFixed(2)}, rows`, image: clean, scale: 1, rotation: 0, dpi };
+  return { variant, words, report: { name: variant.name, ...quality(words), ms: Date.now() - t0 } };
+}
+
+/**
+ * Mean confidence of a printed row under which it is read again larger. On the nine receipts with
+ * small text read with doubt, 5–22 of their 24–34 rows; reading every row instead cost ~20% more
+ * Tesseract time on them for CER 0.01 better (docs/benchmarks.md, issue 23, 2026-11-27).
+ */
+const DOUBTFUL_ROW = 85;
+/** Share of the page's height above which its doubtful rows are read again as the whole page. */
+const MAX_BAND_SHARE = 0.7;
+/**
+ * Mean word confidence under which a line of a band's reading is noise (marks between or at the
+ * edge of the band's rows read as letters: "AOAK..~9N40 a) Oun~-..-" at 0-35 on bill.png), dropped.
+ */
+const NOISE_LINE = 30;
+/** Margin above and below a row band, and the white gap between stacked bands, in cap heights. */
+const BAND_MARGIN = 0.15;
+const BAND_GAP = 0.4;

@@ -2,7 +2,7 @@ import { api } from '@docfleet/contracts';
 import { z } from 'zod';
 import type { Deps } from '../deps';
 import type { ApiRoutes } from '../http/route';
-import { searchKnowledgeBase, searchResponseJson } from '../domain/search/search';
+import { searchKnowledgeBase, searchResponseJson, searchServerTiming } from '../domain/search/search';
 import { normaliseSearchBody } from '@docfleet/search-index';
 
 export function searchRoutes(r: ApiRoutes, deps: Deps) {
@@ -24,6 +24,7 @@ export function searchRoutes(r: ApiRoutes, deps: Deps) {
       res.statusCode = 200;
       res.setHeader('content-type', 'application/json; charset=utf-8');
       res.setHeader('content-length', String(out.length));
+      res.setHeader('server-timing', searchServerTiming(result));
       res.end(out);
     },
   );

@@ -1,0 +1,252 @@
+// Issue 22.5: search scored over the gateway's in-memory copy of a knowledge base's postings must
+// return exactly what the SQL statement returns (same segments, order and scores) for common words,
+// rare words, mixes and sentences, grouped or not, with filters and limits, for each organisation's
+// own knowledge base only, and after files are trashed, deleted or re-indexed (a copy that is behind
+// the index version never answers; it is reloaded).
+import { queryRows } from '@docfleet/db';
+import {
+  MemorySearch,
+  RANKING,
+  normaliseSearchBody,
+  queryText,
+  textSearchSql,
+  type Ranking,
+  type SearchRow,
+} from '@docfleet/search-index';
+import { addManifest, addVersion, indexNow, seedAndIndex, seg } from '@docfleet/testing';
+import { memorySearchOf } from '../src/domain/search/search';
+import { startGateway, type Gateway } from './harness';
+
+let gw: Gateway;
+let key: string;
+let orgId: string;
+let kbId: string;
+let other: { key: string; orgId: string; kbId: string };
+const files: Array<{ fileId: string; versionId: string }> = [];
+
+/** A deterministic generator (mulberry32). */
+function rng(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Words with Zipf-like frequencies: a few in most segments, most in few.
+const VOCAB = Array.from({ length: 400 }, (_, i) => `w${(i * 7919).toString(36)}x${'abcdefghij'[i % 10]}`);
+const rand = rng(11);
+const zipf = () => VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.exp(rand() * Math.log(VOCAB.length + 1)) - 1))];
+const text = (n: number) => Array.from({ length: n }, zipf).join(' ');
+
+const QUERIES = [
+  ...VOCAB.slice(0, 3),
+  ...VOCAB.slice(150, 153),
+  `${VOCAB[0]} ${VOCAB[1]} ${VOCAB[200]}`,
+  `${VOCAB[2]} ${VOCAB[40]} ${VOCAB[90]} ${VOCAB[300]}`,
+  `${VOCAB[5]} ${VOCAB[6]} ${VOCAB[7]} ${VOCAB[8]}`,
+  `The ${VOCAB[1]} of ${VOCAB[20]} and ${VOCAB[60]} increases ${VOCAB[3]} in ${VOCAB[120]}.`,
+  `${VOCAB[0]} ${VOCAB[399]}`,
+  `part ${VOCAB[30]}`, // a file-name word: the file-context credit
+  'nothingmatcheshere',
+];
+
+type Body = Record<string, unknown>;
+const variants = (): Array<{ body: Body; r?: Ranking }> => [
+  { body: {} },
+  { body: { limit: 3 } },
+  { body: { limit: 1 } },
+  { body: { group_by: 'file' } },
+  { body: { group_by: 'file', limit: 2 } },
+  { body: { group_by: 'file', limit: 5 } }, // the best few candidates often hold fewer than 5 files
+  { body: { file_ids: [files[0].fileId, files[3].fileId] } },
+  { body: { table_only: true } },
+  { body: { source_type: 'PDF', limit: 5 } },
+  { body: { limit: 3 }, r: { ...RANKING, prefetch: 4 } }, // few candidates: too few may survive visibility
+];
+
+const hitsOf = (row: SearchRow | undefined) =>
+  row ? (JSON.parse(row.hits) as Array<{ id: string; score: number }>).map((h) => [h.id, h.score]) : 'no row';
+
+async function statement(sc: { kbId: string; orgId: string }, query: string, body: Body, r: Ranking) {
+  const req = normaliseSearchBody({ query, ...body });
+  const f = { fileIds: req.fileIds, sourceType: req.sourceType, tableOnly: req.tableOnly };
+  const [row] = await queryRows<SearchRow>(
+    gw.db,
+    textSearchSql(sc, queryText(query), f, req.limit, req.groupByFile, { ...r, exitShare: 0 }),
+  );
+  return row;
+}
+
+/** Every query under every variant: the copy's hits equal the statement's; returns the outcomes. */
+async function compareAll(sc: { kbId: string; orgId: string }) {
+  const outcomes: Record<string, number> = { widened: 0 };
+  for (const v of variants()) {
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0, ranking: v.r ?? RANKING });
+    await mem.refresh(sc.kbId, sc.orgId);
+    expect(mem.copyOf(sc.kbId)).toBeDefined();
+    for (const query of QUERIES) {
+      const want = await statement(sc, query, v.body, v.r ?? RANKING);
+      const got = await mem.search(sc, normaliseSearchBody({ query, ...v.body }));
+      outcomes[got.outcome] = (outcomes[got.outcome] ?? 0) + 1;
+      outcomes.widened += mem.widened;
+      mem.widened = 0;
+      expect(got.outcome === 'memory' || got.outcome === 'short').toBe(true);
+      if (got.outcome === 'memory')
+        expect({ query, body: v.body, hits: hitsOf(got.rows?.[0]) }).toEqual({
+          query,
+          body: v.body,
+          hits: hitsOf(want),
+        });
+    }
+  }
+  return outcomes;
+}
+
+beforeAll(async () => {
+  gw = await startGateway();
+  ({ key, orgId } = await gw.createOrg());
+  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Memory search' } })).body.knowledge_base.id;
+  const env = { db: gw.db, storage: gw.deps.storage };
+  let first: ReturnType<typeof seg>[] = [];
+  for (let f = 0; f < 6; f++) {
+    // The last file repeats the first one's texts: equal scores, which must be ordered the same way.
+    const segments = Array.from({ length: 60 }, (_, i) =>
+      f === 5
+        ? { ...first[i], id: `f5-copy${i}` }
+        : i % 17 === 5
+          ? seg(`f${f}-t${i}`, text(12), { tableMetadata: { isTable: true } } as never)
+          : seg(`f${f}-s${i}`, text(8 + (i % 5) * 9)),
+    );
+    if (f === 0) first = segments;
+    files.push(await seedAndIndex(env, { orgId, kbId, filename: `part-${f}.pdf`, segments }));
+  }
+  // Another organisation with the same words: its segments must never change this one's scores.
+  const o = await gw.createOrg();
+  const okb = (await gw.req('POST', '/v1/knowledge-bases', { key: o.key, body: { name: 'Other' } })).body.knowledge_base
+    .id as string;
+  await seedAndIndex(env, {
+    orgId: o.orgId,
+    kbId: okb,
+    filename: 'other.pdf',
+    segments: Array.from({ length: 80 }, (_, i) => seg(`o-${i}`, text(20))),
+  });
+  other = { key: o.key, orgId: o.orgId, kbId: okb };
+}, 120_000);
+afterAll(() => gw.close());
+
+describe('in-memory search', () => {
+  it('returns the statement’s hits and scores for every query, filter, limit and grouping', async () => {
+    const outcomes = await compareAll({ kbId, orgId });
+    // The copy must actually answer most searches (else this compares the statement with itself).
+    expect(outcomes.memory).toBeGreaterThan(QUERIES.length * 7);
+    // Both the best-few and the full candidate sets answered some searches.
+    expect(outcomes.widened).toBeGreaterThan(0);
+    expect(outcomes.widened).toBeLessThan(outcomes.memory / 2);
+    // Another organisation's copy answers for its own knowledge base, and never for this one.
+    await compareAll(other);
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    await mem.refresh(kbId, orgId);
+    const stranger = await mem.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }));
+    expect(stranger.outcome).toBe('no-copy');
+    await mem.refresh(kbId, other.orgId);
+    const again = await mem.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }));
+    expect(again.rows ?? []).toEqual([]);
+    // Nor does that drop the organisation's own copy, or keep it from loading.
+    expect(mem.copyOf(kbId)?.orgId).toBe(orgId);
+    const fresh = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    expect((await fresh.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe(
+      'no-copy',
+    );
+    await fresh.refresh(kbId, other.orgId);
+    expect(fresh.copyOf(kbId)).toBeUndefined();
+    expect((await fresh.search({ kbId, orgId: other.orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe(
+      'skipped',
+    );
+    await fresh.refresh(kbId, orgId);
+    expect((await fresh.search({ kbId, orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe('memory');
+  }, 180_000);
+
+  it('orders equal scores as the statement does (file, position), whatever candidates it sends first', async () => {
+    // 40 equal segments: equal scores, ordered by position; the best few by score are not the first few.
+    const tie = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Ties' } })).body.knowledge_base
+      .id as string;
+    const env = { db: gw.db, storage: gw.deps.storage };
+    const segments = Array.from({ length: 40 }, (_, i) => seg(`tie-${i}`, 'tieword alpha beta'));
+    await seedAndIndex(env, { orgId, kbId: tie, filename: 'ties.pdf', segments });
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    await mem.refresh(tie, orgId);
+    for (const limit of [1, 3, 5, 8]) {
+      const got = await mem.search({ kbId: tie, orgId }, normaliseSearchBody({ query: 'tieword', limit }));
+      expect(got.outcome).toBe('memory');
+      expect(hitsOf(got.rows?.[0])).toEqual(
+        hitsOf(await statement({ kbId: tie, orgId }, 'tieword', { limit }, RANKING)),
+      );
+    }
+    expect(mem.widened).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('answers over HTTP from the copy once loaded, the statement’s response; SEARCH_MEMORY_MB=0 turns it off', async () => {
+    const body = { query: `${VOCAB[2]} ${VOCAB[40]} ${VOCAB[90]}`, limit: 5 };
+    const mem = memorySearchOf(gw.deps);
+    expect(mem.enabled).toBe(true);
+    const before = mem.stats.memory;
+    const first = await gw.req('POST', `/v1/knowledge-bases/${kbId}/search`, { key, body }); // starts the load
+    await mem.refresh(kbId, orgId);
+    const a = await gw.req('POST', `/v1/knowledge-bases/${kbId}/search`, { key, body });
+    expect(mem.stats.memory).toBe(before + 1);
+    expect(a.status).toBe(200);
+    expect(a.body).toEqual(first.body); // the first one came from the statement
+    const want = await statement({ kbId, orgId }, body.query, { limit: 5 }, RANKING);
+    expect(a.body.hits).toEqual(JSON.parse(want.hits));
+    expect(a.body.index_version).toBe(String(want.version));
+    expect(a.body.hits.length).toBe(5);
+    // Not the caller's knowledge base: 404, as from the statement.
+    const c = await gw.req('POST', `/v1/knowledge-bases/${kbId}/search`, { key: other.key, body });
+    expect(c.status).toBe(404);
+    const off = await startGateway({ SEARCH_MEMORY_MB: '0' });
+    try {
+      expect(memorySearchOf(off.deps).enabled).toBe(false);
+    } finally {
+      await off.close();
+    }
+  }, 120_000);
+
+  it('never answers from a copy behind the index version; after trash, delete and re-index it is reloaded and equal again', async () => {
+    const env = { db: gw.db, storage: gw.deps.storage };
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    await mem.refresh(kbId, orgId);
+    const v0 = mem.copyOf(kbId)?.version;
+    // Trashing a file does not change the index version: the statement hides the file's segments.
+    expect((await gw.req('DELETE', `/v1/files/${files[1].fileId}`, { key })).status).toBe(200);
+    const req = normaliseSearchBody({ query: `${VOCAB[0]} ${VOCAB[1]} ${VOCAB[200]}`, limit: 50 });
+    const trashed = await mem.search({ kbId, orgId }, req);
+    if (trashed.outcome === 'memory') {
+      expect(hitsOf(trashed.rows?.[0])).toEqual(
+        hitsOf(await statement({ kbId, orgId }, req.query, { limit: 50 }, RANKING)),
+      );
+      expect(trashed.rows?.[0].hits).not.toContain(files[1].fileId);
+    }
+    // A permanent delete and a new version do change it.
+    expect((await gw.req('DELETE', `/v1/files/${files[4].fileId}`, { key })).status).toBe(200);
+    const del = await gw.req('DELETE', `/v1/files/${files[4].fileId}/permanent?confirm_permanent=true`, { key });
+    expect(del.status).toBeLessThan(300);
+    const f = files[2];
+    const versionId = await addVersion(env, { kbId, fileId: f.fileId });
+    const segments = Array.from({ length: 40 }, (_, i) => seg(`v2-${i}`, text(15)));
+    const manifestId = await addManifest(env, { orgId, kbId, fileId: f.fileId, versionId }, segments);
+    expect((await indexNow(env, { orgId, fileId: f.fileId, versionId, manifestId })).status).toBe('indexed');
+    files[2] = { fileId: f.fileId, versionId };
+    const behind = await mem.search({ kbId, orgId }, req);
+    expect(behind.outcome).toBe('stale');
+    expect(behind.rows).toBeUndefined();
+    // The next search does not try the stale copy; it waits for the reload.
+    expect(['loading', 'stale']).toContain((await mem.search({ kbId, orgId }, req)).outcome);
+    await mem.refresh(kbId, orgId);
+    expect(mem.copyOf(kbId)?.version).not.toBe(v0);
+    const outcomes = await compareAll({ kbId, orgId });
+    expect(outcomes.memory).toBeGreaterThan(QUERIES.length * 5);
+  }, 180_000);
+});
