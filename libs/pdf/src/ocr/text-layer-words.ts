@@ -5,7 +5,8 @@
 // disagrees (a broken ToUnicode map, invisible text that is not what the image shows) is ignored
 // whole, and words no layer word overlaps are OCR's own, except marks without a letter or digit
 // under an agreeing layer: those are rules OCR read as "|" and the like (a table's column rules
-// would otherwise become columns). Boxes, lines and layout stay OCR's.
+// would otherwise become columns). Boxes, lines and layout stay OCR's, unless the layer holds
+// (nearly) every word OCR read: then the page is laid out from the layer (layerReadsPage).
 import type { Box } from '../geometry';
 import type { TextRun } from '../types';
 
