@@ -41,3 +41,4 @@ export {
   waitFor,
 } from './search-index';
 export type { SearchIndexEnv, SegIn, Seeded } from './search-index';
+export { syntheticVocabulary, zipfText } from './zipf-text';

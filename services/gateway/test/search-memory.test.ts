@@ -13,7 +13,7 @@ import {
   type Ranking,
   type SearchRow,
 } from '@docfleet/search-index';
-import { addManifest, addVersion, indexNow, seedAndIndex, seg } from '@docfleet/testing';
+import { addManifest, addVersion, indexNow, seedAndIndex, seg, syntheticVocabulary, zipfText } from '@docfleet/testing';
 import { memorySearchOf } from '../src/domain/search/search';
 import { startGateway, type Gateway } from './harness';
 
@@ -24,22 +24,9 @@ let kbId: string;
 let other: { key: string; orgId: string; kbId: string };
 const files: Array<{ fileId: string; versionId: string }> = [];
 
-/** A deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // Words with Zipf-like frequencies: a few in most segments, most in few.
-const VOCAB = Array.from({ length: 400 }, (_, i) => `w${(i * 7919).toString(36)}x${'abcdefghij'[i % 10]}`);
-const rand = rng(11);
-const zipf = () => VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.exp(rand() * Math.log(VOCAB.length + 1)) - 1))];
-const text = (n: number) => Array.from({ length: n }, zipf).join(' ');
+const VOCAB = syntheticVocabulary();
+const text = zipfText(VOCAB, 11);
 
 const QUERIES = [
   ...VOCAB.slice(0, 3),

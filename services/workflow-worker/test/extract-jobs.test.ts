@@ -436,8 +436,10 @@ describe('a remote model', () => {
       await withGatewayModels(s, { MODEL_DEFAULT: 'remote-small' }, fx.key, async (c) => {
         const segs = await c.files.segments(fileId);
         // A value the model cites, and one it returns without a citation that the grounding holds verbatim.
-        const seg = segs.find((x) => /\d/.test(x.markdown))!;
-        const word = seg.markdown.split(/\s+/).find((t) => /^[A-Za-z]{4,}$/.test(t))!;
+        // A text segment with a figure and a plain word (a figure's markdown names its image file).
+        const wordOf = (md: string) => md.split(/\s+/).find((t) => /^[A-Za-z]{4,}$/.test(t));
+        const seg = segs.find((x) => /\d/.test(x.markdown) && !x.markdown.startsWith('![') && wordOf(x.markdown))!;
+        const word = wordOf(seg.markdown)!;
         fake.enqueue({
           reply: {
             json: {
