@@ -36,6 +36,7 @@ export {
   indexDeps,
   indexNow,
   seedAndIndex,
+  seedRankingFiles,
   seedParsedFile,
   seg,
   waitFor,

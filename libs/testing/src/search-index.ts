@@ -151,3 +151,27 @@ export const waitFor = async (fn: () => Promise<boolean>, ms = 15_000) => {
   }
   throw new Error('condition not met in time');
 };
+
+/**
+ * Six files of 60 segments each from `text` (every 17th a table segment), the sixth repeating the
+ * first one's texts (equal scores, which must be ordered the same way), seeded and indexed in turn.
+ */
+export async function seedRankingFiles(
+  env: SearchIndexEnv,
+  o: { orgId: string; kbId: string; text: (words: number) => string },
+): Promise<Seeded[]> {
+  const out: Seeded[] = [];
+  let first: SegIn[] = [];
+  for (let f = 0; f < 6; f++) {
+    const segments = Array.from({ length: 60 }, (_, i) =>
+      f === 5
+        ? { ...first[i]!, id: `f5-copy${i}` }
+        : i % 17 === 5
+          ? seg(`f${f}-t${i}`, o.text(12), { tableMetadata: { isTable: true } } as never)
+          : seg(`f${f}-s${i}`, o.text(8 + (i % 5) * 9)),
+    );
+    if (f === 0) first = segments;
+    out.push(await seedAndIndex(env, { orgId: o.orgId, kbId: o.kbId, filename: `part-${f}.pdf`, segments }));
+  }
+  return out;
+}

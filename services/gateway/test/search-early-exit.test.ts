@@ -4,7 +4,16 @@
 // files are trashed, deleted or re-indexed with a new version.
 import { queryRows } from '@docfleet/db';
 import { RANKING, queryText, textSearchSql, type Ranking, type SearchRow } from '@docfleet/search-index';
-import { addManifest, addVersion, indexNow, seedAndIndex, seg, syntheticVocabulary, zipfText } from '@docfleet/testing';
+import {
+  addManifest,
+  addVersion,
+  indexNow,
+  seedAndIndex,
+  seedRankingFiles,
+  seg,
+  syntheticVocabulary,
+  zipfText,
+} from '@docfleet/testing';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
@@ -71,19 +80,7 @@ beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
   kbId = (await gw.createKnowledgeBase(key, 'Early exit')).id;
-  let first: ReturnType<typeof seg>[] = [];
-  for (let f = 0; f < 6; f++) {
-    // The last file repeats the first one's texts: equal scores, which must be ordered the same way.
-    const segments = Array.from({ length: 60 }, (_, i) =>
-      f === 5
-        ? { ...first[i], id: `f5-copy${i}` }
-        : i % 17 === 5
-          ? seg(`f${f}-t${i}`, text(12), { tableMetadata: { isTable: true } } as never)
-          : seg(`f${f}-s${i}`, text(8 + (i % 5) * 9)),
-    );
-    if (f === 0) first = segments;
-    files.push(await seedAndIndex(gw.deps, { orgId, kbId, filename: `part-${f}.pdf`, segments }));
-  }
+  files.push(...(await seedRankingFiles(gw.deps, { orgId, kbId, text })));
 }, 120_000);
 afterAll(() => gw.close());
 

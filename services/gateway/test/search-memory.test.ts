@@ -13,7 +13,16 @@ import {
   type Ranking,
   type SearchRow,
 } from '@docfleet/search-index';
-import { addManifest, addVersion, indexNow, seedAndIndex, seg, syntheticVocabulary, zipfText } from '@docfleet/testing';
+import {
+  addManifest,
+  addVersion,
+  indexNow,
+  seedAndIndex,
+  seedRankingFiles,
+  seg,
+  syntheticVocabulary,
+  zipfText,
+} from '@docfleet/testing';
 import { memorySearchOf } from '../src/domain/search/search';
 import { startGateway, type Gateway } from './harness';
 
@@ -95,26 +104,12 @@ async function compareAll(sc: { kbId: string; orgId: string }) {
 beforeAll(async () => {
   gw = await startGateway();
   ({ key, orgId } = await gw.createOrg());
-  kbId = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Memory search' } })).body.knowledge_base.id;
-  const env = { db: gw.db, storage: gw.deps.storage };
-  let first: ReturnType<typeof seg>[] = [];
-  for (let f = 0; f < 6; f++) {
-    // The last file repeats the first one's texts: equal scores, which must be ordered the same way.
-    const segments = Array.from({ length: 60 }, (_, i) =>
-      f === 5
-        ? { ...first[i], id: `f5-copy${i}` }
-        : i % 17 === 5
-          ? seg(`f${f}-t${i}`, text(12), { tableMetadata: { isTable: true } } as never)
-          : seg(`f${f}-s${i}`, text(8 + (i % 5) * 9)),
-    );
-    if (f === 0) first = segments;
-    files.push(await seedAndIndex(env, { orgId, kbId, filename: `part-${f}.pdf`, segments }));
-  }
+  kbId = (await gw.createKnowledgeBase(key, 'Memory search')).id;
+  files.push(...(await seedRankingFiles(gw.deps, { orgId, kbId, text })));
   // Another organisation with the same words: its segments must never change this one's scores.
   const o = await gw.createOrg();
-  const okb = (await gw.req('POST', '/v1/knowledge-bases', { key: o.key, body: { name: 'Other' } })).body.knowledge_base
-    .id as string;
-  await seedAndIndex(env, {
+  const okb = (await gw.createKnowledgeBase(o.key, 'Other')).id;
+  await seedAndIndex(gw.deps, {
     orgId: o.orgId,
     kbId: okb,
     filename: 'other.pdf',
@@ -160,7 +155,7 @@ describe('in-memory search', () => {
     // 40 equal segments: equal scores, ordered by position; the best few by score are not the first few.
     const tie = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Ties' } })).body.knowledge_base
       .id as string;
-    const env = { db: gw.db, storage: gw.deps.storage };
+    const env = gw.deps;
     const segments = Array.from({ length: 40 }, (_, i) => seg(`tie-${i}`, 'tieword alpha beta'));
     await seedAndIndex(env, { orgId, kbId: tie, filename: 'ties.pdf', segments });
     const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
@@ -202,7 +197,7 @@ describe('in-memory search', () => {
   }, 120_000);
 
   it('never answers from a copy behind the index version; after trash, delete and re-index it is reloaded and equal again', async () => {
-    const env = { db: gw.db, storage: gw.deps.storage };
+    const env = gw.deps;
     const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
     await mem.refresh(kbId, orgId);
     const v0 = mem.copyOf(kbId)?.version;
