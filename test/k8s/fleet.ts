@@ -89,7 +89,9 @@ export function serviceCodeFacts(service: string): ServiceCodeFacts {
   return {
     fromCode: true,
     graceSeconds: graces.length ? Math.max(...graces) : RUNTIME_DEFAULT_GRACE_MS / 1000,
-    metrics: src.includes("'/metrics'") || /import \{[^}]*\b(startHealthServer|startWorkerHealth)\b[^}]*\} from '@docfleet\/runtime'/.test(src),
+    metrics:
+      src.includes("'/metrics'") ||
+      /import \{[^}]*\b(startHealthServer|startWorkerHealth)\b[^}]*\} from '@docfleet\/runtime'/.test(src),
     defaultHealthPort: healthPort ? num(healthPort[1]) : undefined,
   };
 }
