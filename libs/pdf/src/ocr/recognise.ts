@@ -268,11 +268,26 @@ export async function recogniseImage(
       }),
     );
   }
+  const oneBlock: Variant = { name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 };
+  let blockRead: Promise<Reading> | undefined;
   if (goodWords(pick(readings)) < 3 && ink > 0.002) {
     // Little or no text where there is ink: light text on a dark ground, faint or noisy scans.
+    // These readings do not depend on one another, and the one-block reading below is needed
+    // whenever they find nothing either: all run at once (separate Tesseract processes, one core
+    // each), and a one-block reading that turns out not to be needed is dropped unseen, so the
+    // words and the report are those of reading them one after the other.
+    const variants: Variant[] = [];
     if (meanBrightness(clean) < 110)
-      readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
-    readings.push(await read({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi }));
+      variants.push({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi });
+    variants.push({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi });
+    blockRead = read(oneBlock);
+    blockRead.catch(() => undefined); // awaited below, or dropped when not needed
+    try {
+      readings.push(...(await Promise.all(variants.map((v) => read(v)))));
+    } catch (err) {
+      await blockRead.catch(() => undefined);
+      throw err;
+    }
   }
   let foundText: Reading | undefined;
   if (goodWords(pick(readings)) < 3 && ink > 0.002) {
@@ -281,9 +296,11 @@ export async function recogniseImage(
     // uniform block of text (psm 6), which looks for text rows everywhere.
     // Its words are kept when it finds text at all, even at a low mean confidence, over readings
     // that found none (the low confidence is then reported below).
-    const block = await read({ name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 });
+    const block = await (blockRead ?? read(oneBlock));
     readings.push(block);
     if (goodWords(block) >= 3) foundText = block;
+  } else if (blockRead) {
+    await blockRead.catch(() => undefined); // its process and file are gone before the page is done
   }
   const bestSoFar = foundText ?? pick(readings);
   if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
