@@ -28,7 +28,7 @@ import {
 } from './preprocess';
 import { readBands, type Band } from './band-reread';
 import { ocrRows } from './ocr-layout';
-import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
 export interface OcrWord {
   text: string;
@@ -233,18 +233,35 @@ export async function recogniseImage(
     // Read again larger on the rows read with doubt only, each row keeping its better reading; the
     // whole page when those rows are most of it (the stack would save little, the page keeps its
     // context: a table's columns).
-    const rowsRead = await readRowsLarger(first, clean, paper, s, textPx, dpi, opts);
-    const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
-    readings.push(
-      rowsRead ??
-        (await read({
-          name,
-          image: s === 1 ? clean : await resizeGray(clean, s),
-          scale: s,
-          rotation: 0,
-          dpi: dpi ? dpi * s : 0,
-        })),
-    );
+    // Either way it is one Tesseract run with the same arguments (--psm 3, the scaled --dpi): it is
+    // started now, loading its model while the rows are cut and stacked, and given the file once it
+    // is written (the TSV is the one a run started then would give).
+    const warm = startTesseractTsv({
+      dpi: dpi ? dpi * s : 0,
+      psm: 3,
+      lang: opts.lang,
+      timeoutSeconds: opts.timeoutSeconds,
+      pageNumber: opts.pageNumber,
+    });
+    try {
+      const rowsRead = await readRowsLarger(first, clean, paper, s, textPx, dpi, opts, warm);
+      const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
+      readings.push(
+        rowsRead ??
+          (await read(
+            {
+              name,
+              image: s === 1 ? clean : await resizeGray(clean, s),
+              scale: s,
+              rotation: 0,
+              dpi: dpi ? dpi * s : 0,
+            },
+            warm,
+          )),
+      );
+    } finally {
+      warm.cancel(); // not needed after all (no rows to read), or the page failed; no-op once it has read
+    }
   } else if (
     textPx === undefined &&
     goodWords(first) < 3 &&
@@ -422,6 +439,7 @@ async function readRowsLarger(
   textPx: number,
   dpi: number,
   opts: RecogniseOptions,
+  run?: TesseractRun,
 ): Promise<Reading | undefined> {
   const t0 = Date.now();
   const rows = ocrRows(first.words);
@@ -461,6 +479,7 @@ async function readRowsLarger(
     psm: 3,
     dpi: dpi ? dpi * s : 0,
     gap: BAND_GAP * textPx * s,
+    run,
   });
   const lastBlock = Math.max(0, ...first.words.map((w) => w.block));
   const inBand = (w: OcrWord, b: Band) => {
