@@ -7,7 +7,8 @@
 // Then OCR fidelity (libs/pdf/eval/ocr-eval): every image row of MANIFEST.tsv with line ground
 // truth (the SROIE receipts, expected texts, image-only PDFs), CER and word F1 through the worker
 // beside raw `tesseract IMG stdout -l eng` on the same files in the same run, seconds per image.
-// `--only ocr` runs just that part; `--only corpus` skips it.
+// `--only ocr` runs just that part; `--only corpus` skips it. `--wait poll`: the client polls every
+// 50-150 ms instead of waking on the event stream.
 // Default corpus: ../shared/corpus relative to the repository root.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -67,8 +68,14 @@ async function main(argv: string[]) {
   const jsonOut = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
   const onlyAt = argv.indexOf('--only');
   const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
+  const waitAt = argv.indexOf('--wait');
+  const pollOnly = waitAt >= 0 && argv[waitAt + 1] === 'poll';
   const positional = argv.filter(
-    (a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1) && (onlyAt < 0 || i !== onlyAt + 1),
+    (a, i) =>
+      !a.startsWith('--') &&
+      (jsonAt < 0 || i !== jsonAt + 1) &&
+      (onlyAt < 0 || i !== onlyAt + 1) &&
+      (waitAt < 0 || i !== waitAt + 1),
   );
   const corpus = path.resolve(positional[0] ?? path.resolve(ROOT, '../shared/corpus'));
   process.env.OMP_THREAD_LIMIT ??= '1';
@@ -85,8 +92,11 @@ async function main(argv: string[]) {
     apiKey: key,
     // Each wait listens on the event stream (the worker reports a job's end there as it commits),
     // so the time measured is the job's, not a polling interval's; the polls are only a safety net.
-    jobEvents: true,
-    polling: { initialIntervalMs: 1_000, maxIntervalMs: 2_000, timeoutMs: 15 * 60_000 },
+    // `--wait poll`: polling alone every 50-150 ms, as before (to compare against).
+    jobEvents: !pollOnly,
+    polling: pollOnly
+      ? { initialIntervalMs: 50, maxIntervalMs: 150, timeoutMs: 15 * 60_000 }
+      : { initialIntervalMs: 1_000, maxIntervalMs: 2_000, timeoutMs: 15 * 60_000 },
   });
   const kb = (await client.knowledgeBases.create({ name: 'eval' })).knowledge_base;
   let n = 0;
