@@ -12,7 +12,7 @@ import type { Job, Operation, SearchBody, SearchResponse } from './types';
 export interface DocfleetClientOptions extends TransportOptions {
   /** Defaults for the wait helpers (backoff and budget); each call may override them. */
   polling?: PollingOptions;
-  /** Default of WaitOptions.jobEvents for waitForJob (false). */
+  /** Default of JobWaitOptions.jobEvents for waitForJob (true; false polls only). */
   jobEvents?: boolean;
 }
 
@@ -25,12 +25,14 @@ export interface WaitOptions<T> extends PollingOptions {
 
 export interface JobWaitOptions extends WaitOptions<Job> {
   /**
-   * Also listen on the event stream (GET /v1/events/stream, this file's job events and progress):
-   * every message about the job ends the current wait between polls at once, so the end is seen
-   * when it happens rather than up to a polling interval later. The job's own GET stays the only
-   * source of its state, and polling continues on its schedule: a gateway without the stream, a
-   * dropped stream or a lost message only means waiting as without it. Default: the client's
-   * `jobEvents` option (false).
+   * Also listen on the event stream (GET /v1/events/stream, this file's job events and progress),
+   * opened at the first wait (a job the first poll finds finished opens none) and closed before the
+   * wait returns: a message announcing the job's end (its stored `*.job.*` event, or progress at
+   * 100 %) ends the current wait between polls at once, so the end is seen when it happens rather
+   * than up to a polling interval later. The job's own GET stays the only source of its state, and
+   * polling continues on its schedule: a gateway without the stream, a refused (404/403) or dropped
+   * stream or a lost message only means waiting as without it. Default: the client's `jobEvents`
+   * option (true); `false` polls only (no stream request).
    */
   jobEvents?: boolean;
 }
@@ -45,6 +47,17 @@ const JOB_EVENT_TYPES = [
   'extract.job.failed',
   'extract.job.cancelled',
 ];
+
+/**
+ * Whether a stream message may mean the job has ended: its stored end event, or progress at 100 %
+ * (the parse worker's report of a completed job). Other progress does not wake the wait: a parse
+ * reports every page, and a GET per page would cost the gateway more than polling does.
+ */
+function announcesEnd(event: string, message: unknown, jobId: string): boolean {
+  const data = (message as { data?: { job_id?: unknown; percent?: unknown } } | null)?.data;
+  if (data?.job_id !== jobId) return false;
+  return event !== 'job.progress' || (typeof data.percent === 'number' && data.percent >= 100);
+}
 
 /**
  * A wait that a ring ends early; a ring while nobody waits (a poll request in flight) ends the
@@ -143,10 +156,10 @@ export class DocfleetClient {
 
   /**
    * Polls a parse or extract job until completed, failed or cancelled, and returns it (it does not
-   * throw on failure). With `jobEvents`, the event stream wakes each wait between polls.
+   * throw on failure). Unless `jobEvents: false`, the event stream wakes the wait at the job's end.
    */
   async waitForJob(fileId: string, jobId: string, opts: JobWaitOptions = {}): Promise<Job> {
-    const { jobEvents = this.#options.jobEvents ?? false, ...rest } = opts;
+    const { jobEvents = this.#options.jobEvents ?? true, ...rest } = opts;
     const o = this.pollOptions(rest);
     const spec = {
       what: `job ${jobId}`,
@@ -161,22 +174,28 @@ export class DocfleetClient {
     const listening = new AbortController();
     const onAbort = () => listening.abort(o.signal?.reason);
     o.signal?.addEventListener('abort', onAbort, { once: true });
-    const listen = (async () => {
-      const stream = this.events.stream({
-        fileId,
-        types: JOB_EVENT_TYPES,
-        signal: listening.signal,
-        // Whatever happened before the stream opened is read by the poll this ring starts.
-        onOpen: () => bell.ring(),
-      });
-      for await (const e of stream) {
-        const data = (e.data as { data?: { job_id?: unknown } }).data;
-        if (data?.job_id === jobId) bell.ring();
-      }
-    })().catch(() => undefined); // no stream (an older gateway, a refusal, drops): polling alone
+    // Opened at the first wait, not before the first poll: a job found finished costs no stream.
+    let listen: Promise<void> | undefined;
+    const startListening = () =>
+      (listen ??= (async () => {
+        const stream = this.events.stream({
+          fileId,
+          types: JOB_EVENT_TYPES,
+          signal: listening.signal,
+          // Whatever happened before the stream opened is read by the poll this ring starts.
+          onOpen: () => bell.ring(),
+        });
+        for await (const e of stream) if (announcesEnd(e.event, e.data, jobId)) bell.ring();
+      })().catch(() => undefined)); // no stream (an older gateway, a refusal, drops): polling alone
     try {
       const base = o.sleep;
-      return await poll(spec, { ...o, sleep: (ms, signal) => bell.wait(ms, signal, base) });
+      return await poll(spec, {
+        ...o,
+        sleep: (ms, signal) => {
+          startListening();
+          return bell.wait(ms, signal, base);
+        },
+      });
     } finally {
       o.signal?.removeEventListener('abort', onAbort);
       listening.abort();

@@ -65,12 +65,19 @@ describe('backoff schedule', () => {
   });
 });
 
+// The polling schedule itself: these clients opt out of the event stream (jobEvents: false), so the
+// scripted answers are the job's GETs alone; wait-events.test.ts covers the default, with the stream.
 describe('waitForJob', () => {
   it('polls the job path on the backoff schedule until completed, reporting every state', async () => {
     const states = [job('queued'), job('running', 10), job('running', 55), job('running', 90), job('completed', 100)];
     const { fetch, calls } = scriptedFetch(...states.map((s) => () => json(200, { job: s })));
     const clock = fakeClock();
-    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_poll_key', fetch });
+    const client = new DocfleetClient({
+      baseUrl: 'http://docfleet.test',
+      apiKey: 'dfk_poll_key',
+      fetch,
+      jobEvents: false,
+    });
     const seen: number[] = [];
     const done = await client.waitForJob(FILE, JOB, {
       sleep: clock.sleep,
@@ -91,7 +98,12 @@ describe('waitForJob', () => {
       () => json(200, { job: job(status, 20) }),
     );
     const clock = fakeClock();
-    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_poll_key', fetch });
+    const client = new DocfleetClient({
+      baseUrl: 'http://docfleet.test',
+      apiKey: 'dfk_poll_key',
+      fetch,
+      jobEvents: false,
+    });
     const out = await client.waitForJob(FILE, JOB, { sleep: clock.sleep, now: clock.now });
     expect(out.status).toBe(status);
     expect(clock.sleeps).toEqual([2000]);
@@ -100,7 +112,12 @@ describe('waitForJob', () => {
   it('gives up at timeoutMs with the last state, cutting the final wait to the deadline', async () => {
     const { fetch, calls } = scriptedFetch(() => json(200, { job: job('running', 50) }));
     const clock = fakeClock();
-    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_poll_key', fetch });
+    const client = new DocfleetClient({
+      baseUrl: 'http://docfleet.test',
+      apiKey: 'dfk_poll_key',
+      fetch,
+      jobEvents: false,
+    });
     const err = await client
       .waitForJob(FILE, JOB, { timeoutMs: 10_000, sleep: clock.sleep, now: clock.now })
       .catch((e) => e);
@@ -122,12 +139,18 @@ describe('waitForJob', () => {
       baseUrl: 'http://docfleet.test',
       apiKey: 'dfk_poll_key',
       fetch: transient.fetch,
+      jobEvents: false,
     });
     expect((await client.waitForJob(FILE, JOB, { sleep: clock.sleep, now: clock.now })).status).toBe('completed');
     expect(clock.sleeps).toEqual([2000, 5000]);
 
     const fatal = scriptedFetch(() => json(404, { error: 'Job not found.', code: 'job_not_found' }));
-    const c2 = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_poll_key', fetch: fatal.fetch });
+    const c2 = new DocfleetClient({
+      baseUrl: 'http://docfleet.test',
+      apiKey: 'dfk_poll_key',
+      fetch: fatal.fetch,
+      jobEvents: false,
+    });
     const err = await c2.waitForJob(FILE, JOB, { sleep: clock.sleep, now: clock.now }).catch((e) => e);
     expect(err).toBeInstanceOf(DocfleetApiError);
     expect(err.code).toBe('job_not_found');
@@ -141,6 +164,7 @@ describe('waitForJob', () => {
       baseUrl: 'http://docfleet.test',
       apiKey: 'k',
       fetch,
+      jobEvents: false,
       polling: {
         initialIntervalMs: 10,
         maxIntervalMs: 40,
@@ -158,6 +182,7 @@ describe('waitForJob', () => {
       baseUrl: 'http://docfleet.test',
       apiKey: 'k',
       fetch,
+      jobEvents: false,
       polling: { initialIntervalMs: 5, maxIntervalMs: 5 },
     });
     setTimeout(() => ac.abort(new Error('stop polling')), 30);
@@ -174,6 +199,7 @@ describe('waitForJob', () => {
       baseUrl: 'http://docfleet.test',
       apiKey: 'k',
       fetch,
+      jobEvents: false,
       polling: { initialIntervalMs: 5, maxIntervalMs: 10 },
     });
     const started = Date.now();

@@ -1,9 +1,11 @@
-// waitForJob with `jobEvents`: the event stream wakes the wait between polls. Through the real
+// waitForJob on the event stream (the default; `jobEvents: false` opts out): the stream wakes the
+// wait between polls at the job's end. Through the real
 // gateway and the real parse worker (no webhook worker, so no relay: the worker's own report of
 // the job's end is what reaches the stream), with a polling interval of a minute, the wait must
 // still end within moments of the job's completion. Against scripted answers: a gateway without
-// the stream leaves plain polling, and a message that arrives while a poll is in flight is not
-// slept through.
+// the stream, a refusal, a dropped or closed stream leave plain polling on its schedule; the stream
+// opens only once a wait begins, only the job's end wakes the wait, a message that arrives while a
+// poll is in flight is not slept through, and the stream is closed before the wait returns.
 import { DocfleetClient, type Job } from '../src';
 import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
 import { corpus, fakeClock, json, scriptedFetch, startGateway, type Gateway } from './helpers';
@@ -41,7 +43,7 @@ describe('through the real gateway and parse worker', () => {
     const { file } = await client.files.upload(PNG, { knowledgeBaseId: kbId, filename: 'testocr.png' });
     const { job: queued } = await client.files.parse(file.id, {});
     let polls = 0;
-    const done = await client.waitForJob(file.id, queued.job_id, { jobEvents: true, onProgress: () => polls++ });
+    const done = await client.waitForJob(file.id, queued.job_id, { onProgress: () => polls++ });
     const seenAt = Date.now();
     expect(done.status).toBe('completed');
     expect(done.completed_at).toBeTruthy();
@@ -55,20 +57,65 @@ describe('through the real gateway and parse worker', () => {
 });
 
 describe('against scripted answers', () => {
-  it('polls as before when the gateway has no event stream', async () => {
+  it.each([
+    ['no event stream (404)', () => json(404, { error: 'Not found.', code: 'not_found' })],
+    ['a refusal (403)', () => json(403, { error: 'No access.', code: 'knowledge_base_access_denied' })],
+  ])('polls as before, on schedule, when the gateway answers %s', async (_what, refuse) => {
     const states = [job('queued'), job('running', 40), job('completed', 100)];
     let n = 0;
     const { fetch, calls } = scriptedFetch((r) =>
-      r.url.pathname === '/v1/events/stream'
-        ? json(404, { error: 'Not found.', code: 'not_found' })
-        : json(200, { job: states[Math.min(n++, states.length - 1)] }),
+      r.url.pathname === '/v1/events/stream' ? refuse() : json(200, { job: states[Math.min(n++, states.length - 1)] }),
     );
     const clock = fakeClock();
-    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch, jobEvents: true });
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
     const done = await client.waitForJob(FILE, JOB, { sleep: clock.sleep, now: clock.now });
     expect(done.status).toBe('completed');
+    // No extra wait and no extra poll: the same schedule as polling alone.
     expect(clock.sleeps).toEqual([2000, 3000]);
+    expect(n).toBe(3);
+    // Asked once (by default), after the first poll found the job unfinished; a refusal is not retried.
+    expect(calls.map((c) => c.url.pathname)).toEqual([
+      `/v1/files/${FILE}/jobs/${JOB}`,
+      '/v1/events/stream',
+      `/v1/files/${FILE}/jobs/${JOB}`,
+      `/v1/files/${FILE}/jobs/${JOB}`,
+    ]);
+  });
+
+  it.each([
+    ['cannot connect', () => Promise.reject(new TypeError('fetch failed'))],
+    ['answers and closes at once', () => new Response('retry: 60000\n\n', { status: 200 })],
+  ])('polls on schedule when the stream %s, and stops reopening it when the wait ends', async (_w, answer) => {
+    const states = [job('queued'), job('running', 40), job('completed', 100)];
+    let n = 0;
+    const { fetch, calls } = scriptedFetch((r) =>
+      r.url.pathname === '/v1/events/stream' ? answer() : json(200, { job: states[Math.min(n++, states.length - 1)] }),
+    );
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
+    const started = Date.now();
+    const done = await client.waitForJob(FILE, JOB, { initialIntervalMs: 100, maxIntervalMs: 100 });
+    expect(done.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const streams = calls.filter((c) => c.url.pathname === '/v1/events/stream');
+    expect(streams).toHaveLength(1); // its reopen (after 2 s, or the answer's 60 s retry) never came
+    await new Promise((res) => setTimeout(res, 50));
     expect(calls.filter((c) => c.url.pathname === '/v1/events/stream')).toHaveLength(1);
+  });
+
+  it('opens no stream when the first poll finds the job ended, nor with jobEvents: false', async () => {
+    const { fetch, calls } = scriptedFetch(() => json(200, { job: job('completed', 100) }));
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
+    expect((await client.waitForJob(FILE, JOB)).status).toBe('completed');
+    expect(calls.map((c) => c.url.pathname)).toEqual([`/v1/files/${FILE}/jobs/${JOB}`]);
+
+    const states = [job('running', 40), job('completed', 100)];
+    let n = 0;
+    const polling = scriptedFetch(() => json(200, { job: states[Math.min(n++, 1)] }));
+    const clock = fakeClock();
+    const optedOut = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch: polling.fetch });
+    const out = await optedOut.waitForJob(FILE, JOB, { jobEvents: false, sleep: clock.sleep, now: clock.now });
+    expect(out.status).toBe('completed');
+    expect(polling.calls.map((c) => c.url.pathname)).toEqual(Array(2).fill(`/v1/files/${FILE}/jobs/${JOB}`));
   });
 
   it('a message that arrives while a poll is in flight ends the next wait at once', async () => {
@@ -98,7 +145,6 @@ describe('against scripted answers', () => {
     const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
     const started = Date.now();
     const done = await client.waitForJob(FILE, JOB, {
-      jobEvents: true,
       initialIntervalMs: 60_000,
       maxIntervalMs: 60_000,
       timeoutMs: 10_000,
@@ -106,5 +152,73 @@ describe('against scripted answers', () => {
     expect(done.status).toBe('completed');
     expect(n).toBe(3);
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('wakes only at the job end, not for its progress or other jobs, and closes the stream before returning', async () => {
+    let n = 0;
+    let push: ((s: string) => void) | undefined;
+    let streamSignal: AbortSignal | undefined;
+    let opened!: () => void;
+    const open = new Promise<void>((res) => (opened = res));
+    const msg = (event: string, data: object) =>
+      push!(`event: ${event}\ndata: ${JSON.stringify({ type: event, data })}\n\n`);
+    const { fetch, calls } = scriptedFetch(async (r) => {
+      if (r.url.pathname === '/v1/events/stream') {
+        streamSignal = r.init.signal ?? undefined;
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            push = (s) => c.enqueue(enc.encode(s));
+            opened();
+          },
+        });
+        return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      }
+      n++;
+      return json(200, { job: ended ? job('completed', 100) : job('running', 50) });
+    });
+    let ended = false;
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
+    const waiting = client.waitForJob(FILE, JOB, {
+      initialIntervalMs: 60_000,
+      maxIntervalMs: 60_000,
+      timeoutMs: 10_000,
+    });
+    await open;
+    await new Promise((res) => setTimeout(res, 100));
+    expect(n).toBe(2); // the first poll, and the one the stream's opening started
+    const stream = calls.find((c) => c.url.pathname === '/v1/events/stream')!;
+    expect(stream.url.searchParams.get('file_id')).toBe(FILE);
+    msg('job.progress', { job_id: JOB, percent: 60 });
+    msg('job.progress', { job_id: '33333333-3333-4333-8333-333333333333', percent: 100 });
+    msg('parse.job.completed', { job_id: '33333333-3333-4333-8333-333333333333', status: 'completed' });
+    await new Promise((res) => setTimeout(res, 200));
+    expect(n).toBe(2); // neither progress nor another job's end cost a poll
+    ended = true;
+    msg('parse.job.completed', { job_id: JOB, status: 'completed' });
+    const done = await waiting;
+    expect(done.status).toBe('completed');
+    expect(n).toBe(3);
+    expect(streamSignal?.aborted).toBe(true); // the stream's request was cut as the wait returned
+  });
+
+  it('closes the stream when the wait is aborted', async () => {
+    let streamSignal: AbortSignal | undefined;
+    const { fetch } = scriptedFetch(async (r) => {
+      if (r.url.pathname === '/v1/events/stream') {
+        streamSignal = r.init.signal ?? undefined;
+        return new Response(new ReadableStream<Uint8Array>(), {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+        });
+      }
+      return json(200, { job: job('running', 50) });
+    });
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('stop waiting')), 100);
+    await expect(client.waitForJob(FILE, JOB, { signal: ac.signal, initialIntervalMs: 60_000 })).rejects.toThrow(
+      'stop waiting',
+    );
+    expect(streamSignal?.aborted).toBe(true);
   });
 });
