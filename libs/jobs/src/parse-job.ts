@@ -7,7 +7,7 @@ import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
 import { emitJobEnded } from '@docfleet/webhooks';
-import { reportJobProgress, type JobProgressRow } from './progress-sink';
+import { endedRow, reportJobEnded, reportJobProgress, type JobProgressRow } from './progress-sink';
 
 export interface ParseProgress {
   stage?: string;
@@ -159,33 +159,8 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
     ended = endedRow(job, { stage: c.stage, percent: 100 });
     return 'completed' as const;
   });
-  reportEnded(ended);
+  reportJobEnded(ended);
   return outcome;
-}
-
-/**
- * A job that ended also goes out as progress, once its row has committed: a client waiting on the
- * event stream (libs/sdk waitForJob with `jobEvents`) then reads the terminal row at once, instead
- * of after its next poll or after the relay has positioned the stored `parse.job.*` event.
- */
-function reportEnded(ended: JobProgressRow | null): void {
-  if (ended) reportJobProgress([ended]);
-}
-
-/** The progress row of a job that ends in this transaction (its locked row, with what changed). */
-function endedRow(
-  job: Pick<JobProgressRow, 'id' | 'org_id' | 'knowledge_base_id' | 'file_id' | 'kind' | 'stage' | 'percent'>,
-  change: { stage?: string | null; percent?: number } = {},
-): JobProgressRow {
-  return {
-    id: job.id,
-    org_id: job.org_id,
-    knowledge_base_id: job.knowledge_base_id,
-    file_id: job.file_id,
-    kind: job.kind,
-    stage: change.stage !== undefined ? change.stage : job.stage,
-    percent: change.percent ?? job.percent,
-  };
 }
 
 async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
@@ -214,7 +189,7 @@ export async function cancelParseJob(db: Db, jobId: string): Promise<FinishOutco
     ended = endedRow(job);
     return 'cancelled';
   });
-  reportEnded(ended);
+  reportJobEnded(ended);
   return outcome;
 }
 
@@ -249,7 +224,7 @@ export async function failParseJob(
     });
     return 'failed';
   });
-  reportEnded(ended);
+  reportJobEnded(ended);
   return outcome;
 }
 

@@ -33,6 +33,32 @@ export function reportJobProgress(rows: JobProgressRow[]): void {
   }
 }
 
+/**
+ * A job that ended also goes out as progress, once its row has committed: a client waiting on the
+ * event stream (libs/sdk waitForJob, on by default) then reads the terminal row at once, instead
+ * of after its next poll or after the relay has positioned the stored `*.job.*` event. Call it
+ * after the transaction that ended the job, with the row endedRow built inside it (null: nothing).
+ */
+export function reportJobEnded(ended: JobProgressRow | null): void {
+  if (ended) reportJobProgress([ended]);
+}
+
+/** The progress row of a job that ends in this transaction (its locked row, with what changed). */
+export function endedRow(
+  job: Pick<JobProgressRow, 'id' | 'org_id' | 'knowledge_base_id' | 'file_id' | 'kind' | 'stage' | 'percent'>,
+  change: { stage?: string | null; percent?: number } = {},
+): JobProgressRow {
+  return {
+    id: job.id,
+    org_id: job.org_id,
+    knowledge_base_id: job.knowledge_base_id,
+    file_id: job.file_id,
+    kind: job.kind,
+    stage: change.stage !== undefined ? change.stage : job.stage,
+    percent: change.percent ?? job.percent,
+  };
+}
+
 /** The sink every worker installs: each progress write goes out on the deployment's events channel. */
 export function publishJobProgressTo(redis: Publisher, prefix: string): Sink {
   return (j) =>
