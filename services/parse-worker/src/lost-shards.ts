@@ -31,7 +31,7 @@
 // A worker that hands a shard back alive (grace period over, or a failed attempt to be retried)
 // sets its row `queued` (releaseShard), so the next worker does not count it as lost.
 import type { Tx } from '@docfleet/db';
-import type { Job as QueueJob, QueueClient } from '@docfleet/queue';
+import type { QueueClient } from '@docfleet/queue';
 import { addJobEvent, failParseJob } from '@docfleet/jobs';
 import type { WorkerDeps } from './deps';
 import { shardQueueId } from './shards';
@@ -135,29 +135,25 @@ export async function releaseShard(deps: Pick<WorkerDeps, 'db' | 'workerId'>, jo
 }
 
 /**
- * Moves an entry that is active for a dead worker back to the front of the queue with the lock
- * token read before (`token`: the dead worker's, or null when its lock has expired). A lock taken
- * by a live worker meanwhile makes BullMQ refuse the move; without a lock, `processedBy` is read
- * again just before. False when it was not moved (the next pass tries again).
+ * Moves an entry that is active for a dead worker back to the front of the queue (BullMQ's own
+ * moveToWait). The lock token is read first, then who holds the entry (`processedBy`, or `holder`
+ * for an entry taken by a worker that does not name itself), then which workers are alive (a fresh
+ * CLIENT LIST: a worker's named connection opens before it takes any job, so a holder missing from
+ * it is dead). A worker taking the entry after the token was read has another token, and BullMQ
+ * refuses the move; only an entry whose lock had already expired is moved without a token. False
+ * when it was not moved (held by a live worker, not active any more); the next pass looks again.
  */
-async function moveBack(
-  queue: ReturnType<QueueClient['queue']>,
-  entryId: string,
-  token: string | null,
-  dead: (worker: string) => boolean,
-): Promise<boolean> {
-  if (!token) {
-    const now = await queue.getJob(entryId);
-    if (!now || (await now.getState()) !== 'active' || !now.processedBy || !dead(now.processedBy)) return false;
-  }
+async function moveBack(queue: ReturnType<QueueClient['queue']>, entryId: string, holder?: string): Promise<boolean> {
+  const client = await queue.client;
+  const token = await client.get(`${queue.toKey(entryId)}:lock`);
   const entry = await queue.getJob(entryId);
-  if (!entry) return false;
+  if (!entry || (await entry.getState()) !== 'active') return false;
+  const by = entry.processedBy ?? holder;
+  const live = await liveWorkers(queue);
+  if (!by || !live || live.has(by)) return false;
   await entry.moveToWait(token ?? '0');
   return true;
 }
-
-const lockToken = async (queue: ReturnType<QueueClient['queue']>, entry: QueueJob) =>
-  (await (await queue.client).get(`${queue.toKey(entry.id!)}:lock`)) ?? null;
 
 export interface LostShard {
   jobId: string;
@@ -199,7 +195,7 @@ export async function resumeLostShards(
     const entry = await queue.getJob(shardQueueId(sh.job_id, sh.shard_no));
     if (!entry?.processedBy || !dead(entry.processedBy) || (await entry.getState()) !== 'active') continue;
     try {
-      if (await moveBack(queue, entry.id!, await lockToken(queue, entry), dead))
+      if (await moveBack(queue, entry.id!))
         deps.logger.warn({ job_id: sh.job_id, shard: sh.shard_no }, 'moved a handed-back shard to the queue');
     } catch (err) {
       deps.logger.warn({ err, job_id: sh.job_id, shard: sh.shard_no }, 'could not hand a lost shard back');
@@ -212,7 +208,6 @@ export async function resumeLostShards(
     if (!entry || (await entry.getState()) !== 'active') continue;
     // Active for a live worker (BullMQ redelivered it): that worker's takeShard records the hand-on.
     if (entry.processedBy && !dead(entry.processedBy)) continue;
-    const token = await lockToken(queue, entry);
     // One reaper wins the row (several workers run this loop), and writes the event with it.
     const decided = await db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT id FROM jobs WHERE id = ${sh.job_id}::uuid FOR UPDATE`;
@@ -234,7 +229,7 @@ export async function resumeLostShards(
     });
     if (!decided) continue;
     try {
-      await moveBack(queue, entry.id!, token, dead);
+      await moveBack(queue, entry.id!, sh.worker!);
     } catch (err) {
       // The row is `queued` and the hand-on recorded: the next pass moves the entry (orphans above).
       deps.logger.warn({ err, job_id: sh.job_id, shard: sh.shard_no }, 'could not hand a lost shard back');
