@@ -64,7 +64,15 @@ it('ends at once when the signal aborts, even while a read waits on a body that 
       setTimeout(() => ctl.abort(), 20); // while the next read is pending
     }
   })();
-  await Promise.race([iterate, new Promise((_, reject) => setTimeout(() => reject(new Error('still reading')), 3000))]);
+  let guard: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      iterate,
+      new Promise((_, reject) => (guard = setTimeout(() => reject(new Error('still reading')), 3000))),
+    ]);
+  } finally {
+    clearTimeout(guard); // the guard itself is no open handle once the stream has ended
+  }
   expect(seen).toEqual(['7 parse.job.started']);
   expect(Date.now() - started).toBeLessThan(3000);
 });

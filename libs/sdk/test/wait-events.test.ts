@@ -6,7 +6,7 @@
 // the stream, a refusal, a dropped or closed stream leave plain polling on its schedule; the stream
 // opens only once a wait begins, only the job's end wakes the wait, a message that arrives while a
 // poll is in flight is not slept through, and the stream is closed before the wait returns.
-import { DocfleetClient, type Job } from '../src';
+import { DocfleetClient, DocfleetTimeoutError, type Job } from '../src';
 import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
 import { corpus, fakeClock, json, scriptedFetch, startGateway, type Gateway } from './helpers';
 
@@ -60,6 +60,10 @@ describe('against scripted answers', () => {
   it.each([
     ['no event stream (404)', () => json(404, { error: 'Not found.', code: 'not_found' })],
     ['a refusal (403)', () => json(403, { error: 'No access.', code: 'knowledge_base_access_denied' })],
+    [
+      'a page that is no event stream',
+      () => new Response('<html></html>', { headers: { 'content-type': 'text/html' } }),
+    ],
   ])('polls as before, on schedule, when the gateway answers %s', async (_what, refuse) => {
     const states = [job('queued'), job('running', 40), job('completed', 100)];
     let n = 0;
@@ -83,8 +87,33 @@ describe('against scripted answers', () => {
   });
 
   it.each([
+    ['404', () => json(404, { error: 'Not found.', code: 'not_found' })],
+    ['403', () => json(403, { error: 'No access.', code: 'knowledge_base_access_denied' })],
+    [
+      'a page that is no event stream',
+      () => new Response('<html></html>', { headers: { 'content-type': 'text/html' } }),
+    ],
+  ])('a stream refused with %s is asked for once and costs no poll', async (_what, refuse) => {
+    let n = 0;
+    const { fetch, calls } = scriptedFetch((r) =>
+      r.url.pathname === '/v1/events/stream' ? refuse() : (n++, json(200, { job: job('running', 40) })),
+    );
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
+    const err = await client
+      .waitForJob(FILE, JOB, { initialIntervalMs: 60_000, maxIntervalMs: 60_000, timeoutMs: 500 })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(DocfleetTimeoutError);
+    // The first poll and the one at the deadline; an opened stream would have started one more.
+    expect(n).toBe(2);
+    expect(calls.filter((c) => c.url.pathname === '/v1/events/stream')).toHaveLength(1);
+  });
+
+  it.each([
     ['cannot connect', () => Promise.reject(new TypeError('fetch failed'))],
-    ['answers and closes at once', () => new Response('retry: 60000\n\n', { status: 200 })],
+    [
+      'answers and closes at once',
+      () => new Response('retry: 60000\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+    ],
   ])('polls on schedule when the stream %s, and stops reopening it when the wait ends', async (_w, answer) => {
     const states = [job('queued'), job('running', 40), job('completed', 100)];
     let n = 0;

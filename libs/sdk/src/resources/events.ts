@@ -86,7 +86,8 @@ export class Events {
 
   /**
    * The organisation's live events (filtered), until `signal` aborts or the reconnects run out.
-   * An answer other than 200 (bad filter, unknown knowledge base) throws DocfleetApiError at once.
+   * An answer other than 200 (bad filter, unknown knowledge base) throws DocfleetApiError at once,
+   * and a 200 that is not text/event-stream DocfleetRequestError `invalid_response`.
    */
   async *stream(o: EventStreamOptions = {}): AsyncGenerator<StreamedEvent> {
     let last = o.lastEventId;
@@ -108,6 +109,18 @@ export class Events {
           timeoutMs: 0,
           signal: o.signal,
         });
+        // A 200 that is not an event stream (a proxy's or an older server's page) is no stream:
+        // refused at once, like an error answer, rather than read, found empty and reopened.
+        const ct = res.headers.get('content-type') ?? '';
+        if (!/^text\/event-stream\b/i.test(ct)) {
+          await res.data?.cancel().catch(() => undefined);
+          throw new DocfleetRequestError({
+            code: 'invalid_response',
+            method: 'GET',
+            path: '/v1/events/stream',
+            reason: `expected text/event-stream, got ${ct || 'no content type'}`,
+          });
+        }
         reconnects = 0;
         o.onOpen?.();
         const messages = parseEventStream(res.data, (ms) => (retryMs = ms), o.signal);
@@ -139,7 +152,7 @@ export class Events {
       } catch (err) {
         if (o.signal?.aborted) return;
         // A refusal (an error answer) ends the iteration; only a dropped connection is reopened.
-        if (!(err instanceof DocfleetRequestError)) throw err;
+        if (!(err instanceof DocfleetRequestError) || err.code === 'invalid_response') throw err;
         if (reconnects >= max) throw err;
       }
       if (o.signal?.aborted) return;
