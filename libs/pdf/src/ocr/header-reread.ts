@@ -14,7 +14,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crop, resizeGray, writePgm, type GrayImage, type Rect } from './preprocess';
 import { ocrRows } from './ocr-layout';
-import { parseTsv, runTesseractTsv } from './tesseract-tsv';
+import { parseTsv, startTesseractTsv } from './tesseract-tsv';
 import type { OcrWord } from './recognise';
 
 export interface HeaderRereadOptions {
@@ -84,6 +84,14 @@ export async function rereadHeaderRows(
         r.words.some((w) => w.conf < DOUBTFUL_WORD && /[\p{L}]/u.test(w.text)),
     );
   if (!header.length) return undefined;
+  // Tesseract started now loads its model while the rows are cut, scaled and stacked.
+  const run = startTesseractTsv({
+    dpi: 0,
+    lang: opts.lang,
+    psm: 6,
+    timeoutSeconds: opts.timeoutSeconds,
+    pageNumber: opts.pageNumber,
+  });
 
   // Each row as a band of the cleaned page (its pixels), with a margin of a quarter of its height.
   const rows = header.map((r) => {
@@ -100,12 +108,17 @@ export async function rereadHeaderRows(
   });
   // The parts of the stacked image: each row at the size.
   const parts: Array<{ row: number; scale: number; image: GrayImage; top: number }> = [];
-  for (const [i, r] of rows.entries()) {
-    const band = crop(clean, { x: 0, y: r.y0, width: clean.width, height: Math.max(1, r.y1 - r.y0) });
-    for (const size of SIZES) {
-      const s = Math.min(4, Math.max(0.25, size / r.h));
-      parts.push({ row: i, scale: s, image: Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s), top: 0 });
+  try {
+    for (const [i, r] of rows.entries()) {
+      const band = crop(clean, { x: 0, y: r.y0, width: clean.width, height: Math.max(1, r.y1 - r.y0) });
+      for (const size of SIZES) {
+        const s = Math.min(4, Math.max(0.25, size / r.h));
+        parts.push({ row: i, scale: s, image: Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s), top: 0 });
+      }
     }
+  } catch (err) {
+    run.cancel();
+    throw err;
   }
   const width = Math.max(...parts.map((p) => p.image.width));
   const gap = Math.max(16, ...parts.map((p) => Math.round(0.6 * p.image.height)));
@@ -119,16 +132,13 @@ export async function rereadHeaderRows(
     y += p.image.height + gap;
   }
   const file = path.join(opts.tmpDir, `header-${opts.pageNumber}.pgm`);
-  await writePgm(file, { width, height, data });
   let tsv: string;
   try {
-    tsv = await runTesseractTsv(file, {
-      dpi: 0,
-      lang: opts.lang,
-      psm: 6,
-      timeoutSeconds: opts.timeoutSeconds,
-      pageNumber: opts.pageNumber,
-    });
+    await writePgm(file, { width, height, data });
+    tsv = await run.recognize(file);
+  } catch (err) {
+    run.cancel();
+    throw err;
   } finally {
     await fs.rm(file, { force: true });
   }

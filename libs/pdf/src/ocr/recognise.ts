@@ -342,7 +342,7 @@ export async function recogniseImage(
   }
   // A reading that found text is only replaced by a later one (the page turned) that reads better.
   const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
-  // The first rows (a receipt's or letter's issuer and address) read again at two sizes where in doubt.
+  // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
   // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
   const header =
     win.variant.rotation || win.variant.name === 'inverted'
