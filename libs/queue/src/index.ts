@@ -114,6 +114,11 @@ export interface WorkerOptions {
   maxStalledCount?: number;
   /** Told about every job the handler ran (libs/runtime `createJobMetrics(registry)` implements it). */
   metrics?: JobMetrics;
+  /**
+   * This worker's name: BullMQ stores it on each job it takes (`job.processedBy`), so another
+   * process can tell whether an active job is held by a worker that is still alive.
+   */
+  name?: string;
 }
 
 /**
@@ -214,6 +219,7 @@ export function createWorker<Q extends QueueName>(queue: Q, handlers: Handlers<Q
       lockDuration: opts.lockDurationMs ?? 30000,
       ...(opts.stalledIntervalMs ? { stalledInterval: opts.stalledIntervalMs } : {}),
       ...(opts.maxStalledCount !== undefined ? { maxStalledCount: opts.maxStalledCount } : {}),
+      ...(opts.name ? { name: opts.name } : {}),
     },
   );
 }

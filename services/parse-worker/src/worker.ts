@@ -56,6 +56,8 @@ export function startParseWorker(deps: WorkerDeps, o: ParseWorkerOptions): Runni
       stalledIntervalMs: o.stalledIntervalMs,
       maxStalledCount: o.maxStalledCount,
       metrics: o.jobMetrics,
+      // The lost-shard check reads it back (job.processedBy) to tell a dead worker's entry from a live one's.
+      name: deps.workerId,
     },
   );
   worker.on('error', (err) => deps.logger.error({ err }, 'parse worker error'));

@@ -52,6 +52,40 @@ function pagesRead(jobId: string): number[] {
   return fleet.lines('shard page read', jobId).map((line) => JSON.parse(line).page as number);
 }
 
+/**
+ * How a killed shard was handed on, from every worker's log (killed ones included): the lost-shard
+ * reaper ('resumed a shard whose worker died', or its failures), BullMQ's stalled check ('a parse job
+ * lost its worker'), and which worker started the shard when. A failure message names the path.
+ */
+function handOnLog(jobId: string, shard: number): string {
+  const queueId = `shard-${jobId}-${shard}`;
+  const out: string[] = [];
+  for (const w of fleet.workers) {
+    for (const line of w.output().split('\n')) {
+      let o: {
+        job_id?: string;
+        shard?: number;
+        msg?: string;
+        time?: string;
+        path?: string;
+        err?: { message?: string };
+      };
+      try {
+        o = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const ours = (o.job_id === jobId && o.shard === shard) || o.job_id === queueId;
+      if (!ours && o.msg !== 'lost-shard check failed') continue;
+      if (o.msg === 'shard page read' || o.msg === 'page parsed') continue;
+      out.push(
+        `${o.time} pid ${w.child.pid}: ${o.msg}${o.path ? ` (${o.path})` : ''}${o.err?.message ? `: ${o.err.message}` : ''}`,
+      );
+    }
+  }
+  return `shard ${shard}:\n  ${out.sort().join('\n  ')}`;
+}
+
 const state = (jobId: string) => shardState(s.gw.db, jobId);
 const describe = (st: Awaited<ReturnType<typeof state>>) => describeShardState(st, fleet);
 
@@ -118,7 +152,9 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
       }
       // BullMQ alone would wait for the dead worker's 45 s lock to expire.
       if (Date.now() - at > 20_000)
-        throw new Error(`shard ${victim.shard} not resumed 20 s after the kill: ${describe(st)}`);
+        throw new Error(
+          `shard ${victim.shard} not resumed 20 s after the kill: ${describe(st)}\n${handOnLog(jobId, victim.shard)}`,
+        );
       await sleep(100);
     }
   }
@@ -132,9 +168,16 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
   expect({ status: st.job.status, error: st.job.error }).toEqual({ status: 'completed', error: null });
   expect(killed).toHaveLength(KILLS);
   const resumed = await s.gw.db.jobEvent.findMany({ where: { job_id: jobId, event_type: 'parse.shard_resumed' } });
-  expect(resumed.map((e) => (e.payload as { shard_no: number }).shard_no).sort()).toEqual(
-    killed.map((k) => k.shard).sort(),
-  );
+  // Each killed shard resumed exactly once; on a mismatch, how each killed shard was handed on.
+  // (The event's `path` and the workers' logs say which path moved a shard: the lost-shard check, or
+  // BullMQ's stalled check redelivering it to a worker that took the row over.)
+  const resumedShards = resumed.map((e) => (e.payload as { shard_no: number }).shard_no).sort();
+  const killedShards = killed.map((k) => k.shard).sort();
+  if (JSON.stringify(resumedShards) !== JSON.stringify(killedShards))
+    throw new Error(
+      `parse.shard_resumed events ${JSON.stringify(resumed.map((e) => e.payload))}, killed shards ${JSON.stringify(killedShards)}; how each was handed on:\n` +
+        killed.map((k) => handOnLog(jobId, k.shard)).join('\n'),
+    );
 
   // Every page once in the bundle.
   const m = await s.gw.db.artifactManifest.findFirstOrThrow({ where: { job_id: jobId } });
@@ -168,6 +211,8 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
   expect(new Set(read).size).toBe(PAGES);
   expect(lost).toBeLessThanOrEqual(KILLS);
   process.stdout.write(
-    `kill test: ${KILLS} kills, ${lost} page(s) read twice, shard handed on after ${resumedAfterMs.join(', ')} ms\n`,
+    `kill test: ${KILLS} kills, ${lost} page(s) read twice, shard handed on after ${resumedAfterMs.join(', ')} ms\n` +
+      killed.map((k) => handOnLog(jobId, k.shard)).join('\n') +
+      '\n',
   );
 }, 400_000);

@@ -21,6 +21,7 @@ import { pageResultName, pageResultOf, writeJson } from '../bundle';
 import type { WorkerDeps } from '../deps';
 import { pageEvents } from '../document-pages';
 import { CancelSignal, HandBackSignal, UnitCharger, buildContext, type JobContext } from '../job-context';
+import { releaseShard, takeShard } from '../lost-shards';
 import { reusePage } from '../page-diff';
 import { budgetOf } from '../parse-document';
 import { assembleIfLast, markShardDone, readPlan, readResult, shardQueueId, type ShardPageResult } from '../shards';
@@ -88,11 +89,8 @@ export async function handleParseShard(
   try {
     ctx = await buildContext(deps, job, log);
     if (job.cancel_requested_at) throw new CancelSignal();
-    if (shard.status !== 'done') {
-      await deps.db.parseShard.update({
-        where: { job_id_shard_no: { job_id: job.id, shard_no: shard.shard_no } },
-        data: { status: 'running', worker: deps.workerId, attempts: { increment: 1 }, updated_at: new Date() },
-      });
+    // Taking a row another worker left `running` records that hand-on (lost-shards.ts).
+    if (shard.status !== 'done' && (await takeShard(deps, job.id, shard.shard_no))) {
       await runShard(ctx, shard.shard_no, shard.first_page, shard.last_page, shard.pages);
       await markShardDone(deps, job.id, shard.shard_no);
     }
@@ -103,6 +101,7 @@ export async function handleParseShard(
     if (now && TERMINAL.includes(now.status)) return { outcome: 'skipped' };
     if (err instanceof HandBackSignal) {
       log.info('grace period over: handing the shard back to the queue');
+      await releaseShard(deps, job.id, shard.shard_no);
       await queueJob.moveToDelayed(Date.now() + 1000, queueJob.token);
       throw new DelayedError();
     }
@@ -129,6 +128,8 @@ export async function handleParseShard(
       return { outcome };
     }
     log.warn({ err, attempt }, 'shard attempt failed; it will be retried');
+    // Handed back alive: the worker that retries it does not count it as lost.
+    await releaseShard(deps, job.id, shard.shard_no).catch(() => undefined);
     await addEvent(
       deps.db,
       job.id,
