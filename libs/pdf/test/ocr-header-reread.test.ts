@@ -7,6 +7,7 @@ import { rereadHeaderRows } from '../src/ocr/header-reread';
 import { ocrRows } from '../src/ocr/ocr-layout';
 import { crop, paperRect, toGray, writePgm, type GrayImage, type Rect } from '../src/ocr/preprocess';
 import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
+import { parsePages } from '../src/parse/parse-pages';
 import { parseTsv, runTesseractTsv } from '../src/ocr/tesseract-tsv';
 import { loadImagePage } from '../src/render/image-input';
 import { corpus, tempDir } from './helpers/fixtures';
@@ -14,7 +15,7 @@ import { corpus, tempDir } from './helpers/fixtures';
 // A receipt whose first row is the issuer, "GARDENIA BAKERIES (KL) SDN BHD (139386 X)"; its first
 // reading at the image's own size reads the legal form "SDN BED".
 const RECEIPT = corpus('c_scanned_images/sroie/361.jpg');
-const opts = (tmpDir: string) => ({ lang: 'eng', timeoutSeconds: 60, pageNumber: 1, tmpDir });
+const opts = (tmpDir: string) => ({ lang: 'eng', timeoutSeconds: 60, pageNumber: 1, tmpDir, headerReread: true });
 const firstRow = (words: OcrWord[]) => ocrRows(words).sort((a, b) => a.y0 - b.y0)[0]!.text;
 
 describe('reading the header rows again', () => {
@@ -88,5 +89,28 @@ describe('reading the header rows again', () => {
     const changed = texts(again!.words).filter((t, i) => t !== texts(doubtful)[i]).length;
     expect(changed).toBe(again!.replaced);
     expect(again!.replaced).toBeLessThan(again!.rows);
+  });
+
+  it('is asked for: parsePages reads the header rows again only with ocrHeaderReread (off by default)', async () => {
+    const run = async (ocrHeaderReread?: boolean) => {
+      const outDir = await tempDir('ocr-header-parse-');
+      try {
+        const r = await parsePages({
+          path: RECEIPT,
+          kind: 'image',
+          backend: 'ocr',
+          outDir,
+          renderPages: false,
+          ...(ocrHeaderReread === undefined ? {} : { ocrHeaderReread }),
+        });
+        return r.pages[0]!;
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    };
+    const [off, on] = [await run(), await run(true)];
+    expect(off.ocr?.header).toBeUndefined();
+    expect(on.ocr?.header?.replaced).toBeGreaterThanOrEqual(1);
+    expect(on.markdown).toMatch(/SDN BHD/);
   });
 });
