@@ -1,5 +1,5 @@
 // OCR fidelity through this library (no worker, for quick iterations):
-//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B]
+//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread]
 // `pnpm eval:parse CORPUS --only ocr` is the same evaluation through the API and the worker.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +11,7 @@ async function main(argv: string[]) {
   const corpus = argv[0]!;
   const filter = argv[1] && !argv[1].startsWith('--') ? new RegExp(argv[1]) : undefined;
   const half = argv.includes('--half') ? argv[argv.indexOf('--half') + 1] : undefined;
+  const ocrHeaderReread = argv.includes('--header-reread');
   let docs = await ocrDocuments(corpus);
   if (filter) docs = docs.filter((d) => filter.test(d.doc));
   if (half) docs = docs.filter((d) => d.half === half);
@@ -20,7 +21,14 @@ async function main(argv: string[]) {
       const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-eval-'));
       try {
         const backend = (await inspectDocument(d.file, d.kind)).backend.backend;
-        const r = await parsePages({ path: d.file, kind: d.kind, backend, outDir, renderPages: false });
+        const r = await parsePages({
+          path: d.file,
+          kind: d.kind,
+          backend,
+          outDir,
+          renderPages: false,
+          ocrHeaderReread,
+        });
         const { markdown } = assembleDocument(
           path.basename(d.file),
           d.kind,
@@ -33,7 +41,7 @@ async function main(argv: string[]) {
         return {
           text: markdown,
           detail: o
-            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
+            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
             : undefined,
         };
       } finally {

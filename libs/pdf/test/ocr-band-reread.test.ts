@@ -95,7 +95,8 @@ describe('reading row bands of a page in one Tesseract run', () => {
     } finally {
       restore();
     }
-    // The first reading on its file, the re-read on a process that reads its file's name from stdin.
+    // The first reading on its file, the re-read on a process that reads its file's name from stdin
+    // (the header rows are read again only when asked: headerReread, tested in ocr-header-reread).
     expect(runs.map((a) => a[0]!.replace(/.*\//, ''))).toEqual(['ocr-1-0.pgm', 'stdin']);
     expect(stackWritten).toBe(false);
   });

@@ -17,6 +17,7 @@ export interface WorkerDeps {
         | 'PARSE_PAGE_MAX_PIXELS'
         | 'PARSE_SHARD_PAGES'
         | 'PARSE_TEST_PAGE_DELAY_MS'
+        | 'PARSE_OCR_HEADER_REREAD'
       >
     >;
   db: Db;

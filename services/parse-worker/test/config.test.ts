@@ -19,3 +19,11 @@ describe('PARSE_TEST_PAGE_DELAY_MS', () => {
     expect(parseWorkerEnv.safeParse({ NODE_ENV: 'production', PARSE_TEST_PAGE_DELAY_MS: '-5' }).success).toBe(false);
   });
 });
+
+describe('PARSE_OCR_HEADER_REREAD', () => {
+  it('is off unless set to true', () => {
+    expect(parseWorkerEnv.parse({}).PARSE_OCR_HEADER_REREAD).toBe(false);
+    expect(parseWorkerEnv.parse({ PARSE_OCR_HEADER_REREAD: 'true' }).PARSE_OCR_HEADER_REREAD).toBe(true);
+    expect(parseWorkerEnv.safeParse({ PARSE_OCR_HEADER_REREAD: 'yes' }).success).toBe(false);
+  });
+});

@@ -27,6 +27,7 @@ import {
   type RuleBand,
 } from './preprocess';
 import { readBands, type Band } from './band-reread';
+import { rereadHeaderRows } from './header-reread';
 import { ocrRows } from './ocr-layout';
 import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
@@ -58,6 +59,8 @@ export interface OcrPageReport {
   tried: OcrVariantReport[];
   /** Dark scanner border cropped away (original pixels), when there was one. */
   paper?: Rect;
+  /** Header rows read again at another size (header-reread.ts): how many, how many replaced, time. */
+  header?: { rows: number; replaced: number; ms: number };
   /** Dashed/dotted separator rules whitened before recognition. */
   rulesRemoved: number;
   /** --dpi handed to Tesseract (0: Tesseract estimated it). */
@@ -84,6 +87,12 @@ export interface RecogniseOptions {
    * handed to `tesseract` as `file`: it is not prepared or written again.
    */
   prepared?: { first: FirstReading; file: string };
+  /**
+   * Read the first rows again at a larger size where in doubt (header-reread.ts): a receipt's or
+   * letter's issuer and address read better (receipts' company F1 0.559 -> 0.605) for one more
+   * Tesseract run on most pages (~0.15x raw Tesseract's time per image). Off unless asked.
+   */
+  headerReread?: boolean;
 }
 
 /** The cleaned page and the variant read first (prepareFirstReading). */
@@ -339,6 +348,13 @@ export async function recogniseImage(
   }
   // A reading that found text is only replaced by a later one (the page turned) that reads better.
   const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
+  // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
+  // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
+  const header =
+    !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
+      ? undefined
+      : await rereadHeaderRows(win.words, clean, paper, opts);
+  const words = header?.words ?? win.words;
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
   if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {
@@ -354,12 +370,13 @@ export async function recogniseImage(
     });
   }
   return {
-    words: win.words,
+    words,
     gray: prep.gray,
     report: {
       chosen: win.variant.name,
       tried: readings.map((r) => r.report),
       ...(paper.x || paper.y || paper.width !== size.width || paper.height !== size.height ? { paper } : {}),
+      ...(header ? { header: { rows: header.rows, replaced: header.replaced, ms: header.ms } } : {}),
       rulesRemoved: rules.length,
       dpi,
       rotation: win.variant.rotation,

@@ -27,6 +27,8 @@ export interface OcrSettings {
   timeoutSeconds: number;
   /** The page budget's time for making the raster (bounded path); over it the page is too complex. */
   rasterBudgetSeconds?: number;
+  /** Image pages: read doubtful header rows again larger (RecogniseOptions.headerReread). */
+  headerReread?: boolean;
 }
 
 /** Resolution of page n's OCR raster (the nominal dpi capped by the pixel budget). */
@@ -507,6 +509,7 @@ export async function ocrImagePage(
       tmpDir,
       statedDpi,
       tesseract,
+      headerReread: s.headerReread,
       // Page 1 of an image may already be prepared and being read (the worker's head start).
       ...(started?.prepared ? { prepared: { first: started.prepared.first, file: started.prepared.file } } : {}),
     });

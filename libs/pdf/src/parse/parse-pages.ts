@@ -47,6 +47,7 @@ function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSetting
       lang: opts.ocrLang ?? 'eng',
       timeoutSeconds,
       rasterBudgetSeconds: budget.maxSeconds,
+      headerReread: opts.ocrHeaderReread ?? false,
     },
   };
 }

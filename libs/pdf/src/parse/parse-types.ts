@@ -41,6 +41,11 @@ export interface ParsePagesOptions {
   /** Raster resolution handed to Tesseract (default 300; boxes are still reported at `dpi`). */
   ocrDpi?: number;
   ocrLang?: string;
+  /**
+   * Image pages: read the first rows again larger where in doubt, for documents whose key fields sit
+   * in their header (receipts' issuer and address); one more Tesseract run per page. Default false.
+   */
+  ocrHeaderReread?: boolean;
   /** Refuse documents with more pages than this. */
   maxPages?: number;
   /** Per-page budget (operators, time, pixels); default DEFAULT_PAGE_BUDGET. */

@@ -1,0 +1,116 @@
+// A page's first rows read with doubt are read again at a larger size in one Tesseract run and kept
+// per row (or per word) where that reading is surer (header-reread.ts; issue 23: a receipt's issuer
+// and address are its header rows, where one misread letter makes the key field wrong).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { rereadHeaderRows } from '../src/ocr/header-reread';
+import { ocrRows } from '../src/ocr/ocr-layout';
+import { crop, paperRect, toGray, writePgm, type GrayImage, type Rect } from '../src/ocr/preprocess';
+import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
+import { parsePages } from '../src/parse/parse-pages';
+import { parseTsv, runTesseractTsv } from '../src/ocr/tesseract-tsv';
+import { loadImagePage } from '../src/render/image-input';
+import { corpus, tempDir } from './helpers/fixtures';
+
+// A receipt whose first row is the issuer, "GARDENIA BAKERIES (KL) SDN BHD (139386 X)"; its first
+// reading at the image's own size reads the legal form "SDN BED".
+const RECEIPT = corpus('c_scanned_images/sroie/361.jpg');
+const opts = (tmpDir: string) => ({ lang: 'eng', timeoutSeconds: 60, pageNumber: 1, tmpDir, headerReread: true });
+const firstRow = (words: OcrWord[]) => ocrRows(words).sort((a, b) => a.y0 - b.y0)[0]!.text;
+
+describe('reading the header rows again', () => {
+  let tmp: string;
+  let words: OcrWord[];
+  let clean: GrayImage;
+  let paper: Rect;
+  let header: { rows: number; replaced: number; ms: number } | undefined;
+  beforeAll(async () => {
+    tmp = await tempDir('ocr-header-');
+    const img = await loadImagePage(RECEIPT, 0);
+    const r = await recogniseImage(img, opts(tmp));
+    words = r.words;
+    header = r.report.header;
+    const gray = toGray(img);
+    paper = paperRect(gray);
+    clean = crop(gray, paper);
+  });
+  afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+
+  it('reads the issuer row of a receipt as printed, the legal form included, and reports it', () => {
+    expect(firstRow(words)).toMatch(/GARDENIA BAKERIES \(KL\) SDN BHD/);
+    expect(header).toBeDefined();
+    expect(header!.rows).toBeGreaterThanOrEqual(1);
+    expect(header!.replaced).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reads a misread legal form again as printed, and leaves the rows below as first read', async () => {
+    // The page as Tesseract reads it first (as-is, the cleaned page in its own pixels).
+    const file = path.join(tmp, 'first.pgm');
+    await writePgm(file, clean);
+    const first: OcrWord[] = parseTsv(await runTesseractTsv(file, { dpi: 0, lang: 'eng', psm: 3 }))
+      .words.filter((w) => w.text.trim())
+      .map((w) => ({
+        text: w.text.trim(),
+        conf: w.conf,
+        x0: w.left + paper.x,
+        y0: w.top + paper.y,
+        x1: w.left + w.width + paper.x,
+        y1: w.top + w.height + paper.y,
+        block: w.block,
+        par: w.par,
+        line: w.line,
+      }));
+    expect(firstRow(first)).toMatch(/SDN BED/);
+    const again = await rereadHeaderRows(first, clean, paper, opts(tmp));
+    expect(again).toBeDefined();
+    expect(again!.replaced).toBeGreaterThanOrEqual(1);
+    expect(firstRow(again!.words)).toMatch(/GARDENIA BAKERIES \(KL\) SDN BHD/);
+    // Rows below the header rows are the first reading's, word for word.
+    const sixth = ocrRows(first).sort((a, b) => a.y0 - b.y0)[5]!.y1;
+    const below = (ws: OcrWord[]) =>
+      ws
+        .filter((w) => w.y0 > sixth)
+        .map((w) => w.text)
+        .sort();
+    expect(below(again!.words)).toEqual(below(first));
+  });
+
+  it('runs nothing when the header rows were read with confidence', async () => {
+    const sure = words.map((w) => ({ ...w, conf: 99 }));
+    expect(await rereadHeaderRows(sure, clean, paper, opts(tmp))).toBeUndefined();
+  });
+
+  it('keeps the first reading of a row when the larger one is no surer', async () => {
+    // Every word just under the doubt threshold: read again, but a reading must be surer by a margin.
+    const doubtful = words.map((w) => ({ ...w, conf: 91 }));
+    const again = await rereadHeaderRows(doubtful, clean, paper, opts(tmp));
+    expect(again).toBeDefined();
+    const texts = (ws: OcrWord[]) => ocrRows(ws).map((r) => r.text);
+    const changed = texts(again!.words).filter((t, i) => t !== texts(doubtful)[i]).length;
+    expect(changed).toBe(again!.replaced);
+    expect(again!.replaced).toBeLessThan(again!.rows);
+  });
+
+  it('is asked for: parsePages reads the header rows again only with ocrHeaderReread (off by default)', async () => {
+    const run = async (ocrHeaderReread?: boolean) => {
+      const outDir = await tempDir('ocr-header-parse-');
+      try {
+        const r = await parsePages({
+          path: RECEIPT,
+          kind: 'image',
+          backend: 'ocr',
+          outDir,
+          renderPages: false,
+          ...(ocrHeaderReread === undefined ? {} : { ocrHeaderReread }),
+        });
+        return r.pages[0]!;
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    };
+    const [off, on] = [await run(), await run(true)];
+    expect(off.ocr?.header).toBeUndefined();
+    expect(on.ocr?.header?.replaced).toBeGreaterThanOrEqual(1);
+    expect(on.markdown).toMatch(/SDN BHD/);
+  });
+});
