@@ -109,6 +109,13 @@ describe('OCR and the page text layer', () => {
       '2012_2',
       'shipped',
     ]);
+    // A column head the layer runs sideways, OCR reads across it as garble: the layer holds it.
+    const turned = { ...run('Revenue', 300, 312, 60), y1: 110, rotated: true };
+    const garble = { text: 'Qa}', x0: px(302), x1: px(310), y0: px(80), y1: px(90) };
+    expect(takeTextLayer([...ocr, garble], k, [run('2012_2 shipped', 72, 160), turned]).use).toMatchObject({
+      words: 4,
+      covered: 3,
+    });
     // A table of contents: OCR reads a few of a leader's many dots; letters and digits decide agreement.
     const toc = [
       { text: 'Metrische', x0: px(72), x1: px(120), y0: px(100), y1: px(112) },

@@ -185,8 +185,15 @@ export function takeTextLayer<T extends Box & { text: string }>(
     const chars = prose.reduce((n, i) => n + items[i]!.text.length + 1, 0);
     if (figures[f]!.captioned || chars <= FIGURE_PROSE_CHARS) idx.forEach((i) => excused.add(i));
   });
+  // Text the layer runs sideways (a table's turned column heads) holds the words OCR reads there
+  // across it, garbled: the layer has them.
+  const sideways = layer.filter((r) => r.rotated && r.text.trim());
+  const underSideways = (w: T) => {
+    const b = { x0: w.x0 * k, y0: w.y0 * k, x1: w.x1 * k, y1: w.y1 * k };
+    return sideways.some((r) => centerInside(b, r, 1));
+  };
   const words = items.filter((w, i) => isWord(w.text) && !excused.has(i)).length;
-  const covered = items.filter((w, i) => assigned.has(i) && isWord(w.text)).length;
+  const covered = items.filter((w, i) => isWord(w.text) && (assigned.has(i) || underSideways(w))).length;
   let replaced = 0,
     dropped = 0;
   const out: T[] = [];
