@@ -193,7 +193,9 @@ export function takeTextLayer<T extends Box & { text: string }>(
     return sideways.some((r) => centerInside(b, r, 1));
   };
   const words = items.filter((w, i) => isWord(w.text) && !excused.has(i)).length;
-  const covered = items.filter((w, i) => isWord(w.text) && (assigned.has(i) || underSideways(w))).length;
+  const covered = items.filter(
+    (w, i) => isWord(w.text) && (assigned.has(i) || (!excused.has(i) && underSideways(w))),
+  ).length;
   let replaced = 0,
     dropped = 0;
   const out: T[] = [];
