@@ -7,7 +7,8 @@
 // Then OCR fidelity (libs/pdf/eval/ocr-eval): every image row of MANIFEST.tsv with line ground
 // truth (the SROIE receipts, expected texts, image-only PDFs), CER and word F1 through the worker
 // beside raw `tesseract IMG stdout -l eng` on the same files in the same run, seconds per image.
-// `--only ocr` runs just that part; `--only corpus` skips it.
+// `--only ocr` runs just that part; `--only corpus` skips it. `--wait poll`: the client polls every
+// 50-150 ms instead of waking on the event stream.
 // Default corpus: ../shared/corpus relative to the repository root.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -40,13 +41,41 @@ function markdownTable(rows: EvalRow[]): string {
   return lines.join('\n');
 }
 
+/** Mean and median per part of a receipt's wall time (ms; upload is before the timed span). */
+function printProfile(ps: Array<Record<string, number>>) {
+  if (!ps.length) return;
+  const lines = [
+    '',
+    `receipts' time, split (ms per image, n = ${ps.length}):`,
+    '',
+    '| part | mean | median |',
+    '|---|---:|---:|',
+  ];
+  for (const k of Object.keys(ps[0]!)) {
+    const v = ps
+      .map((p) => p[k]!)
+      .filter((x) => Number.isFinite(x))
+      .sort((a, b) => a - b);
+    if (!v.length) continue;
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    lines.push(`| ${k} | ${mean.toFixed(k === 'tesseract_runs' ? 2 : 0)} | ${v[v.length >> 1]!.toFixed(0)} |`);
+  }
+  console.log(lines.join('\n'));
+}
+
 async function main(argv: string[]) {
   const jsonAt = argv.indexOf('--json');
   const jsonOut = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
   const onlyAt = argv.indexOf('--only');
   const only = onlyAt >= 0 ? argv[onlyAt + 1] : undefined;
+  const waitAt = argv.indexOf('--wait');
+  const pollOnly = waitAt >= 0 && argv[waitAt + 1] === 'poll';
   const positional = argv.filter(
-    (a, i) => !a.startsWith('--') && (jsonAt < 0 || i !== jsonAt + 1) && (onlyAt < 0 || i !== onlyAt + 1),
+    (a, i) =>
+      !a.startsWith('--') &&
+      (jsonAt < 0 || i !== jsonAt + 1) &&
+      (onlyAt < 0 || i !== onlyAt + 1) &&
+      (waitAt < 0 || i !== waitAt + 1),
   );
   const corpus = path.resolve(positional[0] ?? path.resolve(ROOT, '../shared/corpus'));
   process.env.OMP_THREAD_LIMIT ??= '1';
@@ -61,7 +90,13 @@ async function main(argv: string[]) {
   const client = new DocfleetClient({
     baseUrl: gw.url,
     apiKey: key,
-    polling: { initialIntervalMs: 50, maxIntervalMs: 150, timeoutMs: 15 * 60_000 },
+    // Each wait listens on the event stream (the worker reports a job's end there as it commits),
+    // so the time measured is the job's, not a polling interval's; the polls are only a safety net.
+    // `--wait poll`: polling alone every 50-150 ms, as before (to compare against).
+    jobEvents: !pollOnly,
+    polling: pollOnly
+      ? { initialIntervalMs: 50, maxIntervalMs: 150, timeoutMs: 15 * 60_000 }
+      : { initialIntervalMs: 1_000, maxIntervalMs: 2_000, timeoutMs: 15 * 60_000 },
   });
   const kb = (await client.knowledgeBases.create({ name: 'eval' })).knowledge_base;
   let n = 0;
@@ -91,25 +126,58 @@ async function main(argv: string[]) {
   };
 
   // OCR rows: the text docfleet gives a user (result_md) and which preprocessing each page used.
+  // Each row's wall time is split (profile below): the client's upload and parse request, the job's
+  // queue wait, the worker's stages (its job.completed timings and each Tesseract reading's ms from
+  // parse.ocr_page), the completing write, the client learning of the end, and the markdown fetch.
+  const profiles = new Map<string, Record<string, number>>();
   const ocrThroughWorker: OcrParseFn = async (doc) => {
+    const tUp = Date.now();
     const { file: f } = await client.files.upload(doc.file, {
       knowledgeBaseId: kb.id,
       filename: `${++n}-${path.basename(doc.file)}`,
     });
     const t0 = Date.now();
     const { job } = await client.files.parse(f.id, {});
+    const tQueued = Date.now();
     const done = await client.waitForJob(f.id, job.job_id);
+    const tSeen = Date.now();
     if (done.status !== 'completed') throw new Error(`job ${done.status}: ${done.error}`);
     const text = await client.artifacts.get(
       (done.result as { artifact_manifest_id: string }).artifact_manifest_id,
       'result_md',
     );
-    const seconds = (Date.now() - t0) / 1000;
+    const tEnd = Date.now();
+    const seconds = (tEnd - t0) / 1000;
     const events = (await client.files.jobEvents(f.id, job.job_id)).events;
     const detail = events
       .filter((e) => e.event_type === 'parse.ocr_page' || e.event_type === 'parse.warning')
       .map((e) => e.message)
       .join(' ');
+    const timings = (
+      events.find((e) => e.event_type === 'job.completed')?.payload as { timings_ms?: Record<string, number> }
+    )?.timings_ms;
+    const readings = events
+      .filter((e) => e.event_type === 'parse.ocr_page')
+      .flatMap((e) => (e.payload as { tried?: Array<{ ms: number }> }).tried ?? []);
+    // Job times are the database's clock; the client runs on the same host.
+    const created = Date.parse(done.created_at),
+      startedAt = done.started_at ? Date.parse(done.started_at) : NaN,
+      completedAt = done.completed_at ? Date.parse(done.completed_at) : NaN;
+    const stages = (timings?.page_diff ?? 0) + (timings?.parse ?? 0) + (timings?.bundle ?? 0);
+    profiles.set(doc.doc, {
+      upload: t0 - tUp,
+      request: tQueued - t0,
+      queue: startedAt - created,
+      page_diff: timings?.page_diff ?? NaN,
+      parse: timings?.parse ?? NaN,
+      tesseract_runs: readings.length,
+      tesseract_ms: readings.reduce((a, r) => a + (r.ms ?? 0), 0),
+      bundle: timings?.bundle ?? NaN,
+      complete_write: completedAt - startedAt - stages,
+      notice: tSeen - completedAt,
+      fetch_md: tEnd - tSeen,
+      total: tEnd - t0,
+    });
     return { text: String(text), detail, seconds };
   };
 
@@ -138,6 +206,7 @@ async function main(argv: string[]) {
       `\nOCR text fidelity (${ocr.length} images; docfleet through the API and the parse worker, seconds from the parse request to the markdown fetched):\n\n${ocrReport(ocr)}`,
     );
     const receipts = ocr.filter((r) => r.doc.docClass === 'receipt');
+    printProfile(receipts.map((r) => profiles.get(r.doc.doc)).filter((p): p is Record<string, number> => !!p));
     if (receipts.length) {
       const raw = summariseOcr(receipts, 'raw'),
         ours = summariseOcr(receipts, 'ours');
@@ -152,7 +221,14 @@ async function main(argv: string[]) {
       JSON.stringify(
         {
           rows,
-          ocr: ocr.map((r) => ({ doc: r.doc.doc, half: r.doc.half, raw: r.raw, ours: r.ours, detail: r.detail })),
+          ocr: ocr.map((r) => ({
+            doc: r.doc.doc,
+            half: r.doc.half,
+            raw: r.raw,
+            ours: r.ours,
+            detail: r.detail,
+            profile_ms: profiles.get(r.doc.doc),
+          })),
         },
         null,
         2,

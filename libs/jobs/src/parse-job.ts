@@ -95,11 +95,13 @@ export type FinishOutcome = JobOutcome | 'skipped';
  * transaction. A cancel requested meanwhile wins (the stage boundary is a cancel checkpoint).
  */
 export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion): Promise<FinishOutcome> {
-  return db.$transaction(async (tx) => {
+  let ended: JobProgressRow | null = null;
+  const outcome = await db.$transaction(async (tx) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     if (job.cancel_requested_at) {
       await cancelTx(tx, jobId, job.stage);
+      ended = endedRow(job);
       return 'cancelled';
     }
     // Two parses of one version (different options) finishing together write page_versions in turn.
@@ -154,8 +156,36 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
         ...(c.timings ? { timings_ms: c.timings } : {}),
       },
     );
-    return 'completed';
+    ended = endedRow(job, { stage: c.stage, percent: 100 });
+    return 'completed' as const;
   });
+  reportEnded(ended);
+  return outcome;
+}
+
+/**
+ * A job that ended also goes out as progress, once its row has committed: a client waiting on the
+ * event stream (libs/sdk waitForJob with `jobEvents`) then reads the terminal row at once, instead
+ * of after its next poll or after the relay has positioned the stored `parse.job.*` event.
+ */
+function reportEnded(ended: JobProgressRow | null): void {
+  if (ended) reportJobProgress([ended]);
+}
+
+/** The progress row of a job that ends in this transaction (its locked row, with what changed). */
+function endedRow(
+  job: Pick<JobProgressRow, 'id' | 'org_id' | 'knowledge_base_id' | 'file_id' | 'kind' | 'stage' | 'percent'>,
+  change: { stage?: string | null; percent?: number } = {},
+): JobProgressRow {
+  return {
+    id: job.id,
+    org_id: job.org_id,
+    knowledge_base_id: job.knowledge_base_id,
+    file_id: job.file_id,
+    kind: job.kind,
+    stage: change.stage !== undefined ? change.stage : job.stage,
+    percent: change.percent ?? job.percent,
+  };
 }
 
 async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
@@ -176,12 +206,16 @@ async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
 }
 
 export async function cancelParseJob(db: Db, jobId: string): Promise<FinishOutcome> {
-  return db.$transaction(async (tx) => {
+  let ended: JobProgressRow | null = null;
+  const outcome = await db.$transaction(async (tx): Promise<FinishOutcome> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     await cancelTx(tx, jobId, job.stage);
+    ended = endedRow(job);
     return 'cancelled';
   });
+  reportEnded(ended);
+  return outcome;
 }
 
 /** Fails the job with a readable reason; the reservation ends failed and its page debits are reversed. */
@@ -191,9 +225,11 @@ export async function failParseJob(
   error: string,
   detail: { traceback: string; code?: string; page?: number },
 ): Promise<FinishOutcome> {
-  return db.$transaction(async (tx) => {
+  let ended: JobProgressRow | null = null;
+  const outcome = await db.$transaction(async (tx): Promise<FinishOutcome> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
+    ended = endedRow(job);
     await tx.job.update({
       where: { id: jobId },
       data: {
@@ -213,6 +249,8 @@ export async function failParseJob(
     });
     return 'failed';
   });
+  reportEnded(ended);
+  return outcome;
 }
 
 /** SIGTERM grace ran out: the job goes back to the queue for another worker; progress is kept. */

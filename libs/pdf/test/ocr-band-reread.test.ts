@@ -1,11 +1,15 @@
 // Small text read with doubt is read again larger on the page's rows only: the row bands are cut
 // out, upscaled and stacked into one image for one Tesseract run (band-reread.ts) instead of one
 // run on the whole page upscaled (issue 23, time per image).
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { readBands, stackBands, type Band } from '../src/ocr/band-reread';
 import { crop, inkRows, resizeGray, toGray, type GrayImage } from '../src/ocr/preprocess';
 import { recogniseImage } from '../src/ocr/recognise';
 import { loadImagePage } from '../src/render/image-input';
+import { setToolRunner, spawnRunner } from '../src/render/run-tool';
+import { startTesseractTsv } from '../src/ocr/tesseract-tsv';
 import { corpus, tempDir } from './helpers/fixtures';
 
 // A receipt whose small text the first reading reads with doubt (mean word confidence ~69).
@@ -64,6 +68,36 @@ describe('reading row bands of a page in one Tesseract run', () => {
         expect(w.x1).toBeLessThanOrEqual(gray.width + 1);
       }
     }
+  });
+
+  it('reads the stack with a Tesseract started beforehand exactly as with one started on the file', async () => {
+    const all = textBands(gray);
+    const bands = [all[2]!, all[Math.floor(all.length / 3)]!, all[all.length - 3]!];
+    const run = startTesseractTsv({ dpi: 0, psm: 3, lang: 'eng', timeoutSeconds: 60, pageNumber: 1 });
+    const warm = await readBands(gray, bands, 2, { ...opts(tmp), gap: 20, name: 'warm', run });
+    const cold = await readBands(gray, bands, 2, { ...opts(tmp), gap: 20, name: 'cold' });
+    expect(warm.flat().length).toBeGreaterThan(5);
+    expect(warm).toEqual(cold);
+  });
+
+  it("starts the re-read's Tesseract before its stack is written (its model loads meanwhile)", async () => {
+    const img = await loadImagePage(RECEIPT, 0);
+    const runs: string[][] = [];
+    let stackWritten: boolean | undefined;
+    const restore = setToolRunner((cmd, args, o) => {
+      if (cmd === 'tesseract') runs.push(args);
+      if (cmd === 'tesseract' && args[0] === 'stdin') stackWritten = existsSync(path.join(tmp, 'bands-1.pgm'));
+      return spawnRunner(cmd, args, o);
+    });
+    try {
+      const { report } = await recogniseImage(img, opts(tmp));
+      expect(report.tried.map((t) => t.name)).toEqual(['as-is', expect.stringMatching(/^upscaled x[\d.]+, rows$/)]);
+    } finally {
+      restore();
+    }
+    // The first reading on its file, the re-read on a process that reads its file's name from stdin.
+    expect(runs.map((a) => a[0]!.replace(/.*\//, ''))).toEqual(['ocr-1-0.pgm', 'stdin']);
+    expect(stackWritten).toBe(false);
   });
 
   it('re-reads a doubtful page of small text on its rows, never the whole page upscaled, and reads it better', async () => {

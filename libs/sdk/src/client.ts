@@ -1,6 +1,6 @@
 import type { IndexEnvelope } from './contract-types';
 import { Transport, type Credentials, type RequestOptions, type TransportOptions } from './http';
-import { poll, type PollingOptions } from './polling';
+import { poll, sleep as plainSleep, type PollingOptions } from './polling';
 import { ApiKeys, Auth, Billing } from './resources/account';
 import { Artifacts } from './resources/artifacts';
 import { Events } from './resources/events';
@@ -12,6 +12,8 @@ import type { Job, Operation, SearchBody, SearchResponse } from './types';
 export interface DocfleetClientOptions extends TransportOptions {
   /** Defaults for the wait helpers (backoff and budget); each call may override them. */
   polling?: PollingOptions;
+  /** Default of WaitOptions.jobEvents for waitForJob (false). */
+  jobEvents?: boolean;
 }
 
 export interface WaitOptions<T> extends PollingOptions {
@@ -19,6 +21,67 @@ export interface WaitOptions<T> extends PollingOptions {
   onProgress?: (state: T) => void;
   /** Limit for each poll request (the client's timeoutMs otherwise). */
   requestTimeoutMs?: number;
+}
+
+export interface JobWaitOptions extends WaitOptions<Job> {
+  /**
+   * Also listen on the event stream (GET /v1/events/stream, this file's job events and progress):
+   * every message about the job ends the current wait between polls at once, so the end is seen
+   * when it happens rather than up to a polling interval later. The job's own GET stays the only
+   * source of its state, and polling continues on its schedule: a gateway without the stream, a
+   * dropped stream or a lost message only means waiting as without it. Default: the client's
+   * `jobEvents` option (false).
+   */
+  jobEvents?: boolean;
+}
+
+/** Event types about a job (the stored ends, and progress straight from the workers). */
+const JOB_EVENT_TYPES = [
+  'job.progress',
+  'parse.job.completed',
+  'parse.job.failed',
+  'parse.job.cancelled',
+  'extract.job.completed',
+  'extract.job.failed',
+  'extract.job.cancelled',
+];
+
+/**
+ * A wait that a ring ends early; a ring while nobody waits (a poll request in flight) ends the
+ * next wait at once, so a message arriving between two polls is never slept through.
+ */
+class Doorbell {
+  #rung = false;
+  #wake: (() => void) | null = null;
+
+  ring(): void {
+    this.#rung = true;
+    this.#wake?.();
+  }
+
+  async wait(ms: number, signal: AbortSignal | undefined, base: PollingOptions['sleep']): Promise<void> {
+    if (this.#rung) {
+      this.#rung = false;
+      return;
+    }
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.race([
+        (base ?? plainSleep)(ms, stop.signal).catch((err) => {
+          if (signal?.aborted) throw err;
+        }),
+        new Promise<void>((resolve) => (this.#wake = resolve)),
+      ]);
+    } finally {
+      this.#wake = null;
+      this.#rung = false;
+      signal?.removeEventListener('abort', onAbort);
+      stop.abort();
+    }
+    signal?.throwIfAborted();
+  }
 }
 
 const JOB_TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -78,19 +141,47 @@ export class DocfleetClient {
     return this.knowledgeBases.search(kbId, body, o);
   }
 
-  /** Polls a parse or extract job until completed, failed or cancelled, and returns it (it does not throw on failure). */
-  async waitForJob(fileId: string, jobId: string, opts: WaitOptions<Job> = {}): Promise<Job> {
-    const o = this.pollOptions(opts);
-    return poll(
-      {
-        what: `job ${jobId}`,
-        fetch: async () =>
-          (await this.files.job(fileId, jobId, { signal: o.signal, timeoutMs: opts.requestTimeoutMs })).job,
-        done: (j) => JOB_TERMINAL.has(j.status),
-        onProgress: opts.onProgress,
-      },
-      o,
-    );
+  /**
+   * Polls a parse or extract job until completed, failed or cancelled, and returns it (it does not
+   * throw on failure). With `jobEvents`, the event stream wakes each wait between polls.
+   */
+  async waitForJob(fileId: string, jobId: string, opts: JobWaitOptions = {}): Promise<Job> {
+    const { jobEvents = this.#options.jobEvents ?? false, ...rest } = opts;
+    const o = this.pollOptions(rest);
+    const spec = {
+      what: `job ${jobId}`,
+      fetch: async () =>
+        (await this.files.job(fileId, jobId, { signal: o.signal, timeoutMs: opts.requestTimeoutMs })).job,
+      done: (j: Job) => JOB_TERMINAL.has(j.status),
+      onProgress: opts.onProgress,
+    };
+    if (!jobEvents) return poll(spec, o);
+
+    const bell = new Doorbell();
+    const listening = new AbortController();
+    const onAbort = () => listening.abort(o.signal?.reason);
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const listen = (async () => {
+      const stream = this.events.stream({
+        fileId,
+        types: JOB_EVENT_TYPES,
+        signal: listening.signal,
+        // Whatever happened before the stream opened is read by the poll this ring starts.
+        onOpen: () => bell.ring(),
+      });
+      for await (const e of stream) {
+        const data = (e.data as { data?: { job_id?: unknown } }).data;
+        if (data?.job_id === jobId) bell.ring();
+      }
+    })().catch(() => undefined); // no stream (an older gateway, a refusal, drops): polling alone
+    try {
+      const base = o.sleep;
+      return await poll(spec, { ...o, sleep: (ms, signal) => bell.wait(ms, signal, base) });
+    } finally {
+      o.signal?.removeEventListener('abort', onAbort);
+      listening.abort();
+      await listen;
+    }
   }
 
   /** Polls an operation until completed, failed or cancelled, and returns it; `output` is set only when completed. */

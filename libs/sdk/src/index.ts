@@ -1,4 +1,4 @@
-export { DocfleetClient, type DocfleetClientOptions, type WaitOptions } from './client';
+export { DocfleetClient, type DocfleetClientOptions, type JobWaitOptions, type WaitOptions } from './client';
 export { DocfleetApiError, DocfleetRequestError, DocfleetTimeoutError, type DocfleetApiErrorInit } from './errors';
 export { DEFAULT_TIMEOUT_MS, type Credentials, type FetchLike, type RequestOptions } from './http';
 export { DEFAULT_POLLING, backoffDelays, isTransient, type PollingOptions } from './polling';

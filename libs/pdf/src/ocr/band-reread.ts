@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crop, resizeGray, writePgm, type GrayImage } from './preprocess';
-import { parseTsv, runTesseractTsv } from './tesseract-tsv';
+import { parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
 import type { OcrWord } from './recognise';
 
 /** A horizontal band of the page, in its pixels (top inclusive, bottom exclusive). */
@@ -29,6 +29,8 @@ export interface BandReadOptions {
   gap?: number;
   /** File name stem in tmpDir (distinct per concurrent call). */
   name?: string;
+  /** Tesseract started beforehand with this call's arguments (startTesseractTsv): given the stack's file. */
+  run?: TesseractRun;
 }
 
 /** The stacked image and where each band sits in it (top edge, in the stacked image's pixels). */
@@ -84,13 +86,15 @@ export async function readBands(
   await writePgm(file, stack.image);
   let tsv: string;
   try {
-    tsv = await runTesseractTsv(file, {
-      dpi: opts.dpi ?? 0,
-      lang: opts.lang,
-      psm: opts.psm ?? 6,
-      timeoutSeconds: opts.timeoutSeconds,
-      pageNumber: opts.pageNumber,
-    });
+    tsv = opts.run
+      ? await opts.run.recognize(file)
+      : await runTesseractTsv(file, {
+          dpi: opts.dpi ?? 0,
+          lang: opts.lang,
+          psm: opts.psm ?? 6,
+          timeoutSeconds: opts.timeoutSeconds,
+          pageNumber: opts.pageNumber,
+        });
   } finally {
     await fs.rm(file, { force: true });
   }

@@ -28,7 +28,7 @@ import {
 } from './preprocess';
 import { readBands, type Band } from './band-reread';
 import { ocrRows } from './ocr-layout';
-import { detectOrientation, parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
 
 export interface OcrWord {
   text: string;
@@ -233,18 +233,35 @@ export async function recogniseImage(
     // Read again larger on the rows read with doubt only, each row keeping its better reading; the
     // whole page when those rows are most of it (the stack would save little, the page keeps its
     // context: a table's columns).
-    const rowsRead = await readRowsLarger(first, clean, paper, s, textPx, dpi, opts);
-    const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
-    readings.push(
-      rowsRead ??
-        (await read({
-          name,
-          image: s === 1 ? clean : await resizeGray(clean, s),
-          scale: s,
-          rotation: 0,
-          dpi: dpi ? dpi * s : 0,
-        })),
-    );
+    // Either way it is one Tesseract run with the same arguments (--psm 3, the scaled --dpi): it is
+    // started now, loading its model while the rows are cut and stacked, and given the file once it
+    // is written (the TSV is the one a run started then would give).
+    const warm = startTesseractTsv({
+      dpi: dpi ? dpi * s : 0,
+      psm: 3,
+      lang: opts.lang,
+      timeoutSeconds: opts.timeoutSeconds,
+      pageNumber: opts.pageNumber,
+    });
+    try {
+      const rowsRead = await readRowsLarger(first, clean, paper, s, textPx, dpi, opts, warm);
+      const name = s > 1 ? `upscaled x${s.toFixed(2)}` : s < 1 ? `downscaled x${s.toFixed(2)}` : 'as-is';
+      readings.push(
+        rowsRead ??
+          (await read(
+            {
+              name,
+              image: s === 1 ? clean : await resizeGray(clean, s),
+              scale: s,
+              rotation: 0,
+              dpi: dpi ? dpi * s : 0,
+            },
+            warm,
+          )),
+      );
+    } finally {
+      warm.cancel(); // not needed after all (no rows to read), or the page failed; no-op once it has read
+    }
   } else if (
     textPx === undefined &&
     goodWords(first) < 3 &&
@@ -268,11 +285,26 @@ export async function recogniseImage(
       }),
     );
   }
+  const oneBlock: Variant = { name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 };
+  let blockRead: Promise<Reading> | undefined;
   if (goodWords(pick(readings)) < 3 && ink > 0.002) {
     // Little or no text where there is ink: light text on a dark ground, faint or noisy scans.
+    // These readings do not depend on one another, and the one-block reading below is needed
+    // whenever they find nothing either: all run at once (separate Tesseract processes, one core
+    // each), and a one-block reading that turns out not to be needed is dropped unseen, so the
+    // words and the report are those of reading them one after the other.
+    const variants: Variant[] = [];
     if (meanBrightness(clean) < 110)
-      readings.push(await read({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi }));
-    readings.push(await read({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi }));
+      variants.push({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi });
+    variants.push({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi });
+    blockRead = read(oneBlock);
+    blockRead.catch(() => undefined); // awaited below, or dropped when not needed
+    try {
+      readings.push(...(await Promise.all(variants.map((v) => read(v)))));
+    } catch (err) {
+      await blockRead.catch(() => undefined);
+      throw err;
+    }
   }
   let foundText: Reading | undefined;
   if (goodWords(pick(readings)) < 3 && ink > 0.002) {
@@ -281,9 +313,11 @@ export async function recogniseImage(
     // uniform block of text (psm 6), which looks for text rows everywhere.
     // Its words are kept when it finds text at all, even at a low mean confidence, over readings
     // that found none (the low confidence is then reported below).
-    const block = await read({ name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 });
+    const block = await (blockRead ?? read(oneBlock));
     readings.push(block);
     if (goodWords(block) >= 3) foundText = block;
+  } else if (blockRead) {
+    await blockRead.catch(() => undefined); // its process and file are gone before the page is done
   }
   const bestSoFar = foundText ?? pick(readings);
   if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
@@ -405,6 +439,7 @@ async function readRowsLarger(
   textPx: number,
   dpi: number,
   opts: RecogniseOptions,
+  run?: TesseractRun,
 ): Promise<Reading | undefined> {
   const t0 = Date.now();
   const rows = ocrRows(first.words);
@@ -444,6 +479,7 @@ async function readRowsLarger(
     psm: 3,
     dpi: dpi ? dpi * s : 0,
     gap: BAND_GAP * textPx * s,
+    run,
   });
   const lastBlock = Math.max(0, ...first.words.map((w) => w.block));
   const inBand = (w: OcrWord, b: Band) => {
