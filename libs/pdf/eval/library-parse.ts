@@ -18,6 +18,7 @@ export async function libraryParsePages(
   kind: 'pdf' | 'image',
   backend: 'auto' | 'text' | 'ocr',
   pageNumbers?: number[],
+  timeoutSeconds?: number,
 ): Promise<ParsedForEval & { textLayer: Array<TextLayerUse | undefined> }> {
   const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-eval-'));
   try {
@@ -29,6 +30,7 @@ export async function libraryParsePages(
       outDir,
       renderPages: false,
       ...(pageNumbers ? { pageNumbers } : {}),
+      ...(timeoutSeconds ? { timeoutSeconds } : {}),
     });
     const { grounding, markdown } = assembleDocument(
       path.basename(file),

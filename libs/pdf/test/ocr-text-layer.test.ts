@@ -109,6 +109,22 @@ describe('OCR and the page text layer', () => {
       '2012_2',
       'shipped',
     ]);
+    // A column head the layer runs sideways, OCR reads across it as garble: the layer holds it.
+    const turned = { ...run('Revenue', 300, 312, 60), y1: 110, rotated: true };
+    const garble = { text: 'Qa}', x0: px(302), x1: px(310), y0: px(80), y1: px(90) };
+    expect(takeTextLayer([...ocr, garble], k, [run('2012_2 shipped', 72, 160), turned]).use).toMatchObject({
+      words: 4,
+      covered: 3,
+    });
+    // A table of contents: OCR reads a few of a leader's many dots; letters and digits decide agreement.
+    const toc = [
+      { text: 'Metrische', x0: px(72), x1: px(120), y0: px(100), y1: px(112) },
+      { text: 'Räume', x0: px(124), x1: px(156), y0: px(100), y1: px(112) },
+      { text: '...', x0: px(170), x1: px(190), y0: px(108), y1: px(112) },
+      { text: '6', x0: px(400), x1: px(406), y0: px(100), y1: px(112) },
+    ];
+    const leaders = takeTextLayer(toc, k, [run(`Metrische Räume${' .'.repeat(40)}`, 72, 390), run('6', 400, 406)]);
+    expect(leaders.use).toMatchObject({ used: true, agreement: 1, covered: 3, words: 3 });
     const broken = takeTextLayer(ocr, k, [run('\u00a7\u00b6\u00a4\u00a7\u00b6\u00a4 qwzxvbn', 72, 160)]);
     expect(broken.use.used).toBe(false);
     expect(broken.items.map((w) => w.text)).toEqual(['2012.2', 'shipped', 'alone']);
@@ -145,6 +161,73 @@ describe('OCR and the page text layer', () => {
     const text = p.markdown.replace(/\\/g, '');
     expect(text).toContain(LINES[0]);
     expect(text).toMatch(/quantum jukebox/);
+  });
+
+  // A chart pasted as a raster (its labels are pixels) under a "Figure 1" caption: the labels OCR
+  // reads there are the figure's, as the text backend treats text drawn in a figure; the rest of the
+  // page is the layer's, so the page is laid out from it.
+  it("lays a page out from its layer when the words it lacks are a figure's labels, kept as the figure's text", async () => {
+    const chart = await PDFDocument.create();
+    const font = await chart.embedFont(StandardFonts.Helvetica);
+    const strip = chart.addPage([400, 150]);
+    strip.drawRectangle({ x: 40, y: 30, width: 320, height: 60, borderWidth: 1 });
+    ['0.1', '0.5', '1.0', '5.0', '10.0'].forEach((t, i) => strip.drawText(t, { x: 40 + i * 75, y: 15, size: 9, font }));
+    strip.drawText('Intermediate clusters', { x: 230, y: 125, size: 9, font });
+    strip.drawText('Galactic data model', { x: 230, y: 108, size: 9, font });
+    const chartPdf = await writeTemp(out, 'chart.pdf', await chart.save());
+    const base = chartPdf.replace(/\.pdf$/, '');
+    await promisify(execFile)('pdftoppm', ['-png', '-r', '150', '-singlefile', chartPdf, base]);
+    const doc = await PDFDocument.load(await pdf());
+    const page = doc.getPage(0);
+    page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 106, y: 380, width: 400, height: 150 });
+    page.drawText('Figure 1: Periods of the clusters against their ages.', {
+      x: 106,
+      y: 360,
+      size: 10,
+      font: await doc.embedFont(StandardFonts.Helvetica),
+    });
+    const file = await writeTemp(out, 'text-and-chart.pdf', await doc.save());
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.figureWords).toBeGreaterThan(0);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    expect(p.source).toBe('text');
+    const figure = p.grounding.elements.find((e) => e.type === 'figure');
+    expect(figure?.content).toMatch(/Intermediate/);
+    expect(p.markdown).not.toMatch(/Intermediate|Galactic/);
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((q) => q.grounding) } as never);
+    expect(plain(ocr)).toBe(plain(text));
+  });
+
+  // A font that places glyphs one by one (descenders in runs of their own: "com" "p" "arison") or a
+  // formula set symbol by symbol gives runs that cover a third of an OCR word each: matched to the
+  // layer's lines, not its runs, every word is held and the page is read from the layer.
+  it('matches OCR words to the layer lines a glyph-placed font draws in pieces', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.TimesRoman);
+    const page = doc.addPage([612, 792]);
+    LINES.forEach((line, i) => {
+      let x = 72;
+      for (const word of line.split(' ')) {
+        const thirds =
+          word.length >= 6
+            ? [0, 1, 2].map((j) => word.slice((j * word.length) / 3, ((j + 1) * word.length) / 3))
+            : [word];
+        for (const piece of [...thirds, ' ']) {
+          page.drawText(piece, { x, y: 720 - i * 24, size: 12, font });
+          x += font.widthOfTextAtSize(piece, 12);
+        }
+      }
+    });
+    const file = await writeTemp(out, 'pieces.pdf', await doc.save());
+    const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
+    const p = res.pages[0]!;
+    expect(p.textLayer?.agreement).toBeGreaterThanOrEqual(0.95);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    const text = p.markdown.replace(/\\/g, '');
+    for (const line of LINES) expect(text).toContain(line);
   });
 
   // A two-column paper page: OCR's own boxes read its columns across; the agreeing layer's do not.

@@ -87,7 +87,7 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
   return [...headers.sort(byY), ...ordered, ...footers.sort(byY)];
 }
 
-const FIGURE_CAPTION = /^(figure|fig\.|chart|diagram|exhibit|illustration)\s*[0-9IVXA-Z]/i;
+export const FIGURE_CAPTION = /^(figure|fig\.|chart|diagram|exhibit|illustration)\s*[0-9IVXA-Z]/i;
 
 function hasCaption(fig: Box, flow: Line[]): boolean {
   // A caption's label may be cut from its number ("Figure" | "6. a) ...") where a column gutter,

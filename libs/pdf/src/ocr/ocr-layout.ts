@@ -31,7 +31,7 @@ interface Line {
 }
 
 /** Words that carry no reading: low-confidence marks with no letter or digit run. */
-function noise(w: OcrWord): boolean {
+export function noise(w: Pick<OcrWord, 'text' | 'conf'>): boolean {
   if (/[\p{L}\p{N}]{3,}/u.test(w.text)) return false;
   if (w.conf < 20) return true;
   // Rows of rule characters left from separators ("-----", "=====", "*****").

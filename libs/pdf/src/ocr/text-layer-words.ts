@@ -7,8 +7,15 @@
 // under an agreeing layer: those are rules OCR read as "|" and the like (a table's column rules
 // would otherwise become columns). Boxes, lines and layout stay OCR's, unless the layer holds
 // (nearly) every word OCR read: then the page is laid out from the layer (layerReadsPage).
-import type { Box } from '../geometry';
-import type { TextRun } from '../types';
+// OCR words are matched to the layer's lines (its runs joined as the text backend joins them: a
+// word a font draws glyph by glyph, "com"+"p"+"arison", or a formula set symbol by symbol is one
+// piece of one line), and the agreement is counted on letters and digits (dot leaders, rules and
+// math symbols OCR reads differently say nothing about whether the layer's letters are the page's).
+// Words inside the layer's own figures (a raster chart's labels) that the layer lacks are the
+// figure's, as the text backend treats figure text: they do not keep a page from its layer reading.
+import { centerInside, type Box } from '../geometry';
+import { buildLines } from '../layout/line-builder';
+import type { LayoutElement, TextRun } from '../types';
 
 /** Share of characters the overlapped OCR words and the text layer must have in common. */
 export const AGREEMENT = 0.8;
@@ -24,9 +31,14 @@ export interface TextLayerUse {
   replaced: number;
   /** OCR words without a letter or digit that no layer word overlaps, left out as drawn marks (layer used). */
   dropped: number;
-  /** OCR words with a letter or digit, and how many of them a layer run overlaps. */
+  /**
+   * OCR words with a letter or digit, and how many of them a layer line overlaps. Words the layer
+   * lacks inside a figure of the layer's layout (figureWords) are not counted in `words`.
+   */
   words: number;
   covered: number;
+  /** OCR words with a letter or digit the layer lacks that lie inside one of its figures. */
+  figureWords: number;
 }
 
 /** Share of OCR's words a trusted layer must overlap to be the page's whole reading (layerReadsPage). */
@@ -41,18 +53,58 @@ export const COVERS = 0.95;
 export const layerReadsPage = (u: TextLayerUse | undefined): boolean =>
   !!u && u.used && u.words > 0 && u.covered >= COVERS * u.words;
 
+/** A figure of the layer's layout; `captioned`: a "Figure n" caption beside it (a diagram, however wordy). */
+export interface LayerFigure extends Box {
+  captioned: boolean;
+}
+
+/** An OCR word in points. */
+export interface PlacedWord extends Box {
+  text: string;
+  conf: number;
+}
+
 /** A page's text layer handed to OCR, and (after the page is read) what was done with it. */
 export interface TextLayerInput {
   /** Text-layer runs on the page as displayed, in points. */
   runs: TextRun[];
+  /** The page laid out from the layer as the text backend lays it out (as displayed). */
+  elements?: LayoutElement[];
+  /** The figures of that layout. */
+  figures?: LayerFigure[];
   use?: TextLayerUse;
+  /** OCR words the layer lacks inside its figures (points, Tesseract's order): the figures' text. */
+  figureWords?: PlacedWord[];
+}
+
+/** Text of OCR words above which an uncaptioned figure is prose in an image, not a diagram (page-layout's rule). */
+export const FIGURE_PROSE_CHARS = 250;
+/** Height, against the median of the OCR words the layer holds, from which a figure's word counts as prose. */
+const PROSE_HEIGHT = 0.6;
+
+/** A layer line or run OCR words are matched to. */
+interface LayerPiece extends Box {
+  text: string;
 }
 
 /**
- * Matches OCR items (boxes in units of `k` points each) to the text-layer runs over them and,
+ * The layer's runs joined into lines as the text backend joins them (a row splits at gaps over
+ * 1 em, so table cells and columns stay apart); right-to-left lines, whose text runs against x,
+ * stay as their runs.
+ */
+function layerPieces(runs: TextRun[]): LayerPiece[] {
+  return buildLines(runs, { splitGapEm: 1 }).flatMap((l) =>
+    l.rtl ? l.runs.map((r) => ({ x0: r.x0, y0: r.y0, x1: r.x1, y1: r.y1, text: r.text })) : [l],
+  );
+}
+
+const alnum = (s: string) => s.replace(/[^\p{L}\p{N}]/gu, '');
+
+/**
+ * Matches OCR items (boxes in units of `k` points each) to the text-layer lines over them and,
  * when the layer agrees, returns the items with the layer's characters. An item belongs to the
- * run its vertical centre lies in that covers most of its width; a run's items, left to right,
- * are aligned with the run's text character by character (edit distance), and each item takes the
+ * line its vertical centre lies in that covers most of its width; a line's items, left to right,
+ * are aligned with the line's text character by character (edit distance), and each item takes the
  * layer characters aligned with its own. A boundary that falls inside a layer word moves to that
  * word's end, so a word OCR split in two is written once; an item left with nothing is dropped.
  */
@@ -60,8 +112,9 @@ export function takeTextLayer<T extends Box & { text: string }>(
   items: T[],
   k: number,
   layer: TextRun[],
-): { items: T[]; use: TextLayerUse } {
-  const runs = layer.filter((r) => !r.rotated && r.text.trim());
+  figures: LayerFigure[] = [],
+): { items: T[]; use: TextLayerUse; inFigures: T[] } {
+  const runs = layerPieces(layer.filter((r) => !r.rotated && r.text.trim()));
   const byRun = runs.map(() => [] as number[]);
   items.forEach((w, i) => {
     const x0 = w.x0 * k,
@@ -95,9 +148,10 @@ export function takeTextLayer<T extends Box & { text: string }>(
       starts.push(O.length);
       O += items[i]!.text;
     }
-    const { distance, at } = align(O, L);
-    total += Math.max(O.length, L.length);
-    errors += distance;
+    const { at } = align(O, L);
+    const [a, b] = [alnum(O), alnum(L)];
+    total += Math.max(a.length, b.length);
+    errors += align(a, b).distance;
     // Layer position of each item's first character; the first item also takes any text before it.
     const cut = starts.map((s, n) => (n === 0 ? 0 : wordEnd(L, at[s]!)));
     cut.push(L.length);
@@ -107,8 +161,41 @@ export function takeTextLayer<T extends Box & { text: string }>(
   const used = overlapped > 0 && agreement >= AGREEMENT;
   const assigned = new Set(byRun.flat());
   const isWord = (t: string) => /[\p{L}\p{N}]/u.test(t);
-  const words = items.filter((w) => isWord(w.text)).length;
-  const covered = items.filter((w, i) => assigned.has(i) && isWord(w.text)).length;
+  // Words the layer lacks inside a figure of its layout are the figure's (chart labels in a raster),
+  // unless that figure holds prose (an uncaptioned image of text, which stays the page's reading).
+  const inFigure = (w: T) => {
+    const b = { x0: w.x0 * k, y0: w.y0 * k, x1: w.x1 * k, y1: w.y1 * k };
+    return figures.findIndex((f) => centerInside(b, f));
+  };
+  const byFigure = figures.map(() => [] as number[]);
+  items.forEach((w, i) => {
+    if (assigned.has(i) || !isWord(w.text)) return;
+    const f = inFigure(w);
+    if (f >= 0) byFigure[f]!.push(i);
+  });
+  // Prose is text of the page's own size: a screenshot's or a chart's small print is not counted.
+  const heights = items
+    .filter((w, i) => assigned.has(i) && isWord(w.text))
+    .map((w) => w.y1 - w.y0)
+    .sort((a, b) => a - b);
+  const bodyHeight = heights[Math.floor(heights.length / 2)] ?? 0;
+  const excused = new Set<number>();
+  byFigure.forEach((idx, f) => {
+    const prose = idx.filter((i) => items[i]!.y1 - items[i]!.y0 >= PROSE_HEIGHT * bodyHeight);
+    const chars = prose.reduce((n, i) => n + items[i]!.text.length + 1, 0);
+    if (figures[f]!.captioned || chars <= FIGURE_PROSE_CHARS) idx.forEach((i) => excused.add(i));
+  });
+  // Text the layer runs sideways (a table's turned column heads) holds the words OCR reads there
+  // across it, garbled: the layer has them.
+  const sideways = layer.filter((r) => r.rotated && r.text.trim());
+  const underSideways = (w: T) => {
+    const b = { x0: w.x0 * k, y0: w.y0 * k, x1: w.x1 * k, y1: w.y1 * k };
+    return sideways.some((r) => centerInside(b, r, 1));
+  };
+  const words = items.filter((w, i) => isWord(w.text) && !excused.has(i)).length;
+  const covered = items.filter(
+    (w, i) => isWord(w.text) && (assigned.has(i) || (!excused.has(i) && underSideways(w))),
+  ).length;
   let replaced = 0,
     dropped = 0;
   const out: T[] = [];
@@ -123,7 +210,17 @@ export function takeTextLayer<T extends Box & { text: string }>(
   });
   return {
     items: out,
-    use: { used, agreement: Math.round(agreement * 1000) / 1000, overlapped, replaced, dropped, words, covered },
+    use: {
+      used,
+      agreement: Math.round(agreement * 1000) / 1000,
+      overlapped,
+      replaced,
+      dropped,
+      words,
+      covered,
+      figureWords: excused.size,
+    },
+    inFigures: [...excused].sort((a, b) => a - b).map((i) => items[i]!),
   };
 }
 

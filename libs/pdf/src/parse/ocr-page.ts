@@ -9,7 +9,7 @@ import { layoutPage } from '../layout/page-layout';
 import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
 import { rereadMissedText } from '../ocr/missed-text-pass';
-import { ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
+import { noise, ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray } from '../ocr/preprocess';
 import { takeTextLayer, type TextLayerInput } from '../ocr/text-layer-words';
 import { firstReadDpi, recogniseImage, type FirstReading, type OcrPageReport, type OcrWord } from '../ocr/recognise';
@@ -273,9 +273,12 @@ function scaleElement(e: LayoutElement, s: number): LayoutElement {
 async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<LayoutElement[]> {
   const layer = c.textLayer?.runs;
   if (layer && c.textLayer) {
-    const taken = takeTextLayer(words, c.k, layer);
+    const taken = takeTextLayer(words, c.k, layer, c.textLayer.figures);
     words = taken.items;
     c.textLayer.use = taken.use;
+    c.textLayer.figureWords = taken.inFigures
+      .filter((w) => !noise(w))
+      .map((w) => ({ text: w.text, conf: w.conf, x0: w.x0 * c.k, y0: w.y0 * c.k, x1: w.x1 * c.k, y1: w.y1 * c.k }));
   }
   if (c.rereadMissed) {
     // A first reading that left much of the ink in its rows unread (a table's lone figures) is

@@ -12,7 +12,10 @@ import { toParseError } from '../pdfjs-loader';
 import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
 import { elementsToDisplay } from '../text-layer/reading-frame';
-import { layerReadsPage, type TextLayerInput } from '../ocr/text-layer-words';
+import { layerReadsPage, type PlacedWord, type TextLayerInput } from '../ocr/text-layer-words';
+import { centerInside, type Box } from '../geometry';
+import { FIGURE_CAPTION } from '../layout/page-layout';
+import type { LayoutElement } from '../types';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
@@ -195,12 +198,12 @@ async function ocrPdfPage(
   if (used) laid.textLayer = used;
   // A layer that agrees with OCR and holds every word OCR read is the page's reading: the page is
   // laid out from it as the text backend would (OCR's own boxes split tables and columns otherwise).
-  if (layerReadsPage(used)) {
-    const loaded = await textLayer!.catch(() => undefined);
-    if (loaded) {
-      laid.elements = layoutLoadedPage(loaded);
-      laid.source = 'text';
-    }
+  // OCR's words inside the layer's figures that the layer lacks (a raster chart's labels) are the
+  // figures' text, as text drawn in a figure is on the text backend (not the reading flow).
+  const input = await layer;
+  if (layerReadsPage(used) && input?.elements) {
+    laid.elements = withFigureWords(input.elements, input.figureWords ?? []);
+    laid.source = 'text';
   }
   // A raster can come out blank where the file has text: poppler's rasteriser draws no glyphs on
   // pages of tens of thousands of points (measured: nothing at 100,000 pt, at any resolution). When
@@ -227,10 +230,39 @@ async function ocrPdfPage(
   return laid;
 }
 
-/** A loaded page's text layer as OCR's helper: upright pages with text only (OCR reads them as displayed). */
+/**
+ * A loaded page's text layer as OCR's helper: upright pages with text only (OCR reads them as
+ * displayed), with the page laid out from it (used as is when OCR confirms the layer) and the
+ * figures of that layout.
+ */
 function ocrTextLayer(p: LoadedPage | undefined): TextLayerInput | undefined {
   if (!p || p.frame.turn !== 0 || p.textChars === 0) return undefined;
-  return { runs: p.runs };
+  const elements = layoutLoadedPage(p);
+  const figures = elements
+    .filter((e) => e.type === 'figure')
+    .map((f) => ({ x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, captioned: captioned(f, elements) }));
+  return { runs: p.runs, elements, figures };
+}
+
+/** A "Figure n" caption starts an element just above or below the figure, across its width. */
+const captioned = (fig: Box, els: LayoutElement[]) =>
+  els.some(
+    (e) =>
+      e.type !== 'figure' &&
+      e.x1 > fig.x0 &&
+      e.x0 < fig.x1 &&
+      (Math.abs(e.y0 - fig.y1) < 30 || Math.abs(fig.y0 - e.y1) < 30) &&
+      FIGURE_CAPTION.test(e.text.trim()),
+  );
+
+/** Each figure's text followed by the OCR words inside it (in Tesseract's reading order). */
+function withFigureWords(elements: LayoutElement[], words: PlacedWord[]): LayoutElement[] {
+  if (!words.length) return elements;
+  return elements.map((e) => {
+    if (e.type !== 'figure') return e;
+    const inside = words.filter((w) => centerInside(w, e)).map((w) => w.text);
+    return inside.length ? { ...e, text: [e.text, ...inside].filter(Boolean).join(' ') } : e;
+  });
 }
 
 /** Lays a loaded page out in its reading frame; the elements come back on the page as displayed. */
