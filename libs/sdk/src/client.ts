@@ -1,4 +1,4 @@
-import type { IndexEnvelope } from './contract-types';
+import type { IndexEnvelope, WebhookEventType } from './contract-types';
 import { Transport, type Credentials, type RequestOptions, type TransportOptions } from './http';
 import { poll, sleep as plainSleep, type PollingOptions } from './polling';
 import { ApiKeys, Auth, Billing } from './resources/account';
@@ -46,7 +46,7 @@ const JOB_EVENT_TYPES = [
   'extract.job.completed',
   'extract.job.failed',
   'extract.job.cancelled',
-];
+] satisfies Array<WebhookEventType | 'job.progress'>; // names checked against the contracts' list at compile time
 
 /**
  * Whether a stream message may mean the job has ended: its stored end event, or progress at 100 %
