@@ -56,15 +56,15 @@ describe('through the real gateway and parse worker', () => {
   }, 60_000);
 });
 
+/** How a gateway may refuse the event stream: each must leave the wait polling on schedule. */
+const REFUSALS: Array<[string, () => Response]> = [
+  ['a 404 (no event stream)', () => json(404, { error: 'Not found.', code: 'not_found' })],
+  ['a 403 (no access)', () => json(403, { error: 'No access.', code: 'knowledge_base_access_denied' })],
+  ['a page that is no event stream', () => new Response('<html></html>', { headers: { 'content-type': 'text/html' } })],
+];
+
 describe('against scripted answers', () => {
-  it.each([
-    ['no event stream (404)', () => json(404, { error: 'Not found.', code: 'not_found' })],
-    ['a refusal (403)', () => json(403, { error: 'No access.', code: 'knowledge_base_access_denied' })],
-    [
-      'a page that is no event stream',
-      () => new Response('<html></html>', { headers: { 'content-type': 'text/html' } }),
-    ],
-  ])('polls as before, on schedule, when the gateway answers %s', async (_what, refuse) => {
+  it.each(REFUSALS)('polls as before, on schedule, when the gateway answers %s', async (_what, refuse) => {
     const states = [job('queued'), job('running', 40), job('completed', 100)];
     let n = 0;
     const { fetch, calls } = scriptedFetch((r) =>
@@ -86,14 +86,7 @@ describe('against scripted answers', () => {
     ]);
   });
 
-  it.each([
-    ['404', () => json(404, { error: 'Not found.', code: 'not_found' })],
-    ['403', () => json(403, { error: 'No access.', code: 'knowledge_base_access_denied' })],
-    [
-      'a page that is no event stream',
-      () => new Response('<html></html>', { headers: { 'content-type': 'text/html' } }),
-    ],
-  ])('a stream refused with %s is asked for once and costs no poll', async (_what, refuse) => {
+  it.each(REFUSALS)('a stream refused with %s is asked for once and costs no poll', async (_what, refuse) => {
     let n = 0;
     const { fetch, calls } = scriptedFetch((r) =>
       r.url.pathname === '/v1/events/stream' ? refuse() : (n++, json(200, { job: job('running', 40) })),
