@@ -6,7 +6,7 @@ import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
 import { emitJobEnded } from '@docfleet/webhooks';
-import { endedRow, reportJobEnded, reportJobProgress, type JobProgressRow } from './progress-sink';
+import { endedRow, endingTransaction, reportJobProgress, type JobProgressRow } from './progress-sink';
 
 export const EXTRACT_STAGES = ['load-parse', 'build-evidence', 'extract', 'validate', 'write-artifacts'] as const;
 export type ExtractStage = (typeof EXTRACT_STAGES)[number];
@@ -69,16 +69,13 @@ export async function cancelExtractJobTx(tx: Tx, jobId: string, stage: string | 
 }
 
 export async function cancelExtractJob(db: Db, jobId: string): Promise<'cancelled' | 'skipped'> {
-  let ended: JobProgressRow | null = null;
-  const outcome = await db.$transaction(async (tx): Promise<'cancelled' | 'skipped'> => {
+  return endingTransaction(db, async (tx, ended): Promise<'cancelled' | 'skipped'> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     await cancelExtractJobTx(tx, jobId, job.stage);
-    ended = endedRow(job);
+    ended(endedRow(job));
     return 'cancelled';
   });
-  reportJobEnded(ended);
-  return outcome;
 }
 
 export async function failExtractJob(
@@ -87,11 +84,10 @@ export async function failExtractJob(
   error: string,
   detail: { traceback: string; code?: string },
 ): Promise<'failed' | 'skipped'> {
-  let ended: JobProgressRow | null = null;
-  const outcome = await db.$transaction(async (tx): Promise<'failed' | 'skipped'> => {
+  return endingTransaction(db, async (tx, ended): Promise<'failed' | 'skipped'> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    ended = endedRow(job);
+    ended(endedRow(job));
     await tx.job.update({
       where: { id: jobId },
       data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() },
@@ -103,6 +99,4 @@ export async function failExtractJob(
     });
     return 'failed';
   });
-  reportJobEnded(ended);
-  return outcome;
 }

@@ -7,7 +7,7 @@ import { tail } from '@docfleet/errors';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
 import { emitJobEnded } from '@docfleet/webhooks';
-import { endedRow, reportJobEnded, reportJobProgress, type JobProgressRow } from './progress-sink';
+import { endedRow, endingTransaction, reportJobProgress, type JobProgressRow } from './progress-sink';
 
 export interface ParseProgress {
   stage?: string;
@@ -95,13 +95,12 @@ export type FinishOutcome = JobOutcome | 'skipped';
  * transaction. A cancel requested meanwhile wins (the stage boundary is a cancel checkpoint).
  */
 export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion): Promise<FinishOutcome> {
-  let ended: JobProgressRow | null = null;
-  const outcome = await db.$transaction(async (tx) => {
+  return endingTransaction(db, async (tx, ended) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     if (job.cancel_requested_at) {
       await cancelTx(tx, jobId, job.stage);
-      ended = endedRow(job);
+      ended(endedRow(job));
       return 'cancelled';
     }
     // Two parses of one version (different options) finishing together write page_versions in turn.
@@ -156,11 +155,9 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
         ...(c.timings ? { timings_ms: c.timings } : {}),
       },
     );
-    ended = endedRow(job, { stage: c.stage, percent: 100 });
+    ended(endedRow(job, { stage: c.stage, percent: 100 }));
     return 'completed' as const;
   });
-  reportJobEnded(ended);
-  return outcome;
 }
 
 async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
@@ -181,16 +178,13 @@ async function cancelTx(tx: Tx, jobId: string, stage: string | null) {
 }
 
 export async function cancelParseJob(db: Db, jobId: string): Promise<FinishOutcome> {
-  let ended: JobProgressRow | null = null;
-  const outcome = await db.$transaction(async (tx): Promise<FinishOutcome> => {
+  return endingTransaction(db, async (tx, ended): Promise<FinishOutcome> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     await cancelTx(tx, jobId, job.stage);
-    ended = endedRow(job);
+    ended(endedRow(job));
     return 'cancelled';
   });
-  reportJobEnded(ended);
-  return outcome;
 }
 
 /** Fails the job with a readable reason; the reservation ends failed and its page debits are reversed. */
@@ -200,11 +194,10 @@ export async function failParseJob(
   error: string,
   detail: { traceback: string; code?: string; page?: number },
 ): Promise<FinishOutcome> {
-  let ended: JobProgressRow | null = null;
-  const outcome = await db.$transaction(async (tx): Promise<FinishOutcome> => {
+  return endingTransaction(db, async (tx, ended): Promise<FinishOutcome> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    ended = endedRow(job);
+    ended(endedRow(job));
     await tx.job.update({
       where: { id: jobId },
       data: {
@@ -224,8 +217,6 @@ export async function failParseJob(
     });
     return 'failed';
   });
-  reportJobEnded(ended);
-  return outcome;
 }
 
 /** SIGTERM grace ran out: the job goes back to the queue for another worker; progress is kept. */

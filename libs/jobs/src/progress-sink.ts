@@ -2,6 +2,7 @@
 // one sink per process; a worker's composition root points it at Redis (libs/webhooks
 // publishProgress), so every gateway replica can serve a job's progress, whichever worker runs it.
 // Advisory: nothing waits on it, and a process without a sink (tests, tools) reports nothing.
+import type { Db, Tx } from '@docfleet/db';
 import { publishProgress, type Publisher } from '@docfleet/webhooks';
 
 export interface JobProgressRow {
@@ -41,6 +42,20 @@ export function reportJobProgress(rows: JobProgressRow[]): void {
  */
 export function reportJobEnded(ended: JobProgressRow | null): void {
   if (ended) reportJobProgress([ended]);
+}
+
+/**
+ * A transaction that may end a job: `fn` calls `ended(row)` (endedRow) when it ends one, and that
+ * row goes out (reportJobEnded) only once the transaction has committed.
+ */
+export async function endingTransaction<T>(
+  db: Db,
+  fn: (tx: Tx, ended: (row: JobProgressRow) => void) => Promise<T>,
+): Promise<T> {
+  let row: JobProgressRow | null = null;
+  const out = await db.$transaction((tx) => fn(tx, (r) => (row = r)));
+  reportJobEnded(row);
+  return out;
 }
 
 /** The progress row of a job that ends in this transaction (its locked row, with what changed). */

@@ -22,10 +22,9 @@ import {
   claimExtractJob,
   completeExtractJobTx,
   endedRow,
+  endingTransaction,
   extractManifestIdFor,
   lockActiveJob,
-  reportJobEnded,
-  type JobProgressRow,
 } from '@docfleet/jobs';
 
 /** How long a job waiting for its parse sleeps before it looks again. */
@@ -190,21 +189,19 @@ export async function writeArtifactsStage(
   const manifestId = extractManifestIdFor(job.id);
   const prefix = artifactPrefix(file.knowledge_base_id, job.file_id, manifestId);
   await deps.storage.put(`${prefix}/${BUNDLE.result_json}`, JSON.stringify(doc));
-  let ended: JobProgressRow | null = null;
-  const outcome = await deps.db.$transaction(async (tx) => {
+  // The ended row goes out after the commit: a client waiting on the event stream reads it at once.
+  const outcome = await endingTransaction(deps.db, async (tx, ended) => {
     const row = await lockActiveJob(tx, job.id);
     if (!row) return 'skipped' as const;
     if (row.cancel_requested_at) {
       await cancelExtractJobTx(tx, job.id, row.stage);
-      ended = endedRow(row);
+      ended(endedRow(row));
       return 'cancelled' as const;
     }
     await storeExtractionTx(tx, job, { manifestId, prefix, bundle, doc });
-    ended = endedRow(row, { percent: 100 });
+    ended(endedRow(row, { percent: 100 }));
     return 'completed' as const;
   });
-  // After the commit: a client waiting on the event stream reads the ended job at once.
-  reportJobEnded(ended);
   if (outcome !== 'completed') await deps.storage.removePrefix(prefix).catch(() => undefined);
   return outcome;
 }
