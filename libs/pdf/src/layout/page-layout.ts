@@ -107,7 +107,8 @@ function hasCaption(fig: Box, flow: Line[]): boolean {
   );
 }
 
-function tableText(t: { cells: Array<{ row: number; col: number; text: string }> }): string {
+/** A table element's text: its rows, cells joined by " | ". */
+export function tableText(t: { cells: Array<{ row: number; col: number; text: string }> }): string {
   const rows = new Map<number, string[]>();
   for (const c of t.cells)
     if (c.text) {

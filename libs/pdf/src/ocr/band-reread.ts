@@ -38,32 +38,66 @@ export interface BandStack {
   image: GrayImage;
   tops: number[];
   heights: number[];
+  /** White columns left of every part (rectangles not at the page's left edge get a margin). */
+  left: number;
 }
 
 /**
  * The bands of `img`, each upscaled by `scale` at the page's full width, stacked top to bottom with
  * a white gap of `gap` pixels (in the stacked image) above, between and below them.
  */
-export async function stackBands(img: GrayImage, bands: Band[], scale: number, gap: number): Promise<BandStack> {
+export function stackBands(img: GrayImage, bands: Band[], scale: number, gap: number): Promise<BandStack> {
+  return stackRects(img, bands.map(fullWidth(img)), scale, gap);
+}
+
+/** A band as a rectangle across the whole width of `img`. */
+const fullWidth =
+  (img: GrayImage) =>
+  (b: Band): PixelBox => ({ x0: 0, y0: b.y0, x1: img.width, y1: b.y1 });
+
+/** A rectangle of the page in its pixels (left and top inclusive, right and bottom exclusive). */
+export interface PixelBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * Rectangles of `img` (cells of a table, bands of a page), each upscaled by `scale`, stacked top
+ * to bottom at the left edge with a white gap of `gap` pixels (in the stacked image) above, between
+ * and below them.
+ */
+export async function stackRects(img: GrayImage, rects: PixelBox[], scale: number, gap: number): Promise<BandStack> {
   const parts: GrayImage[] = [];
-  for (const b of bands) {
-    const y0 = Math.max(0, Math.floor(b.y0)),
-      y1 = Math.min(img.height, Math.ceil(b.y1));
-    const part = crop(img, { x: 0, y: y0, width: img.width, height: Math.max(1, y1 - y0) });
+  for (const r of rects) {
+    const { x0, y0, x1, y1 } = pixelRect(img, r);
+    const part = crop(img, { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) });
     parts.push(scale === 1 ? part : await resizeGray(part, scale));
   }
-  const width = Math.max(1, ...parts.map((p) => p.width));
   const g = Math.max(0, Math.round(gap));
+  const width = Math.max(1, ...parts.map((p) => p.width)) + (rects.some((r) => r.x0 > 0) ? 2 * g : 0);
+  const left = rects.some((r) => r.x0 > 0) ? g : 0;
   const height = parts.reduce((h, p) => h + p.height + g, g);
   const data = Buffer.alloc(width * height, 255);
   const tops: number[] = [];
   let y = g;
   for (const p of parts) {
     tops.push(y);
-    for (let r = 0; r < p.height; r++) p.data.copy(data, (y + r) * width, r * p.width, (r + 1) * p.width);
+    for (let r = 0; r < p.height; r++) p.data.copy(data, (y + r) * width + left, r * p.width, (r + 1) * p.width);
     y += p.height + g;
   }
-  return { image: { width, height, channels: 1, data }, tops, heights: parts.map((p) => p.height) };
+  return { image: { width, height, channels: 1, data }, tops, heights: parts.map((p) => p.height), left };
+}
+
+/** A rectangle's whole pixels inside `img`. */
+function pixelRect(img: GrayImage, r: PixelBox): PixelBox {
+  return {
+    x0: Math.max(0, Math.floor(r.x0)),
+    y0: Math.max(0, Math.floor(r.y0)),
+    x1: Math.min(img.width, Math.ceil(r.x1)),
+    y1: Math.min(img.height, Math.ceil(r.y1)),
+  };
 }
 
 /**
@@ -71,17 +105,22 @@ export async function stackBands(img: GrayImage, bands: Band[], scale: number, g
  * middle of their box) come back in `result[i]`, boxes in `img`'s pixels. Words that straddle two
  * bands' slots or fall in a gap belong to the nearest band.
  */
-export async function readBands(
+export function readBands(img: GrayImage, bands: Band[], scale: number, opts: BandReadOptions): Promise<OcrWord[][]> {
+  return readRects(img, bands.map(fullWidth(img)), scale, opts);
+}
+
+/** readBands for any rectangles of `img` (stackRects): words of rectangle i in `result[i]`, in `img`'s pixels. */
+export async function readRects(
   img: GrayImage,
-  bands: Band[],
+  rects: PixelBox[],
   scale: number,
   opts: BandReadOptions,
 ): Promise<OcrWord[][]> {
-  const out: OcrWord[][] = bands.map(() => []);
-  if (!bands.length) return out;
-  const meanH = bands.reduce((s, b) => s + (b.y1 - b.y0), 0) / bands.length;
+  const out: OcrWord[][] = rects.map(() => []);
+  if (!rects.length) return out;
+  const meanH = rects.reduce((s, b) => s + b.y1 - b.y0, 0) / rects.length;
   // By default a gap of most of a band's height keeps Tesseract from joining two bands' lines.
-  const stack = await stackBands(img, bands, scale, opts.gap ?? Math.max(12, 0.75 * meanH * scale));
+  const stack = await stackRects(img, rects, scale, opts.gap ?? Math.max(12, 0.75 * meanH * scale));
   const file = path.join(opts.tmpDir, `${opts.name ?? 'bands'}-${opts.pageNumber}.pgm`);
   await writePgm(file, stack.image);
   let tsv: string;
@@ -112,12 +151,12 @@ export async function readBands(
       }
     });
     const top = stack.tops[i]!,
-      y0 = Math.max(0, Math.floor(bands[i]!.y0));
+      { x0, y0 } = pixelRect(img, rects[i]!);
     out[i]!.push({
       text,
       conf: w.conf,
-      x0: w.left / scale,
-      x1: (w.left + w.width) / scale,
+      x0: x0 + (w.left - stack.left) / scale,
+      x1: x0 + (w.left + w.width - stack.left) / scale,
       y0: y0 + (w.top - top) / scale,
       y1: y0 + (w.top + w.height - top) / scale,
       block: w.block,

@@ -9,8 +9,9 @@ import { layoutPage } from '../layout/page-layout';
 import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
 import { rereadMissedText } from '../ocr/missed-text-pass';
+import { rereadTableCells, type CellRereadReport } from '../ocr/cell-reread';
 import { noise, ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
-import { resizeGray, toGray } from '../ocr/preprocess';
+import { resizeGray, toGray, type GrayImage } from '../ocr/preprocess';
 import { takeTextLayer, type TextLayerInput } from '../ocr/text-layer-words';
 import { firstReadDpi, recogniseImage, type FirstReading, type OcrPageReport, type OcrWord } from '../ocr/recognise';
 import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
@@ -215,6 +216,12 @@ interface OcrLayoutContext {
   textLayer?: TextLayerInput;
   /** Read the page again as one block when its first reading left text unread (image pages). */
   rereadMissed?: boolean;
+  /** The page in the pixels the words' boxes are in (when `raster` is another scale of it). */
+  wordsImage?: () => Promise<GrayImage>;
+  /** Read the cells of tables of small print again, upscaled (image pages). */
+  rereadCells?: boolean;
+  /** Told what the cell re-read did (when it ran). */
+  cellReport?: (r: CellRereadReport) => void;
 }
 
 /**
@@ -341,6 +348,27 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
         tables = rebuilt;
       }
     }
+  }
+  if (tables.length && c.rereadCells) {
+    // Tables of small print: each cell read again upscaled, once the grid is known (cell-reread.ts).
+    const px = (c.rasterDpi * c.k) / 72;
+    const done = await rereadTableCells({
+      // The page in the words' own pixels (an image page's, not the upscaled copy it was read at).
+      gray: c.wordsImage
+        ? await c.wordsImage()
+        : px === 1
+          ? toGray(await c.raster())
+          : await resizeGray(toGray(await c.raster()), 1 / px),
+      pxPerPt: 1 / c.k,
+      tables,
+      runs,
+      tmpDir: c.tmpDir,
+      pageNumber: c.pageNumber,
+      lang: c.s.lang,
+      timeoutSeconds: c.s.timeoutSeconds,
+    });
+    tables = done.tables;
+    c.cellReport?.(done.report);
   }
   return rowsToElements(rows, c.k, tables);
 }
@@ -531,6 +559,11 @@ export async function ocrImagePage(
       pageNumber,
       s,
       rereadMissed: true,
+      rereadCells: true,
+      wordsImage: async () => gray,
+      cellReport: (r) => {
+        if (r.runs) report.cells = r;
+      },
     });
     return { elements, report };
   } finally {
