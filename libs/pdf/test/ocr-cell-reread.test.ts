@@ -87,8 +87,8 @@ function grid(runs: TextRun[]): LayoutElement {
       cells,
       rows: TRUTH.length,
       cols: 4,
-      cellsSource: 'grid-estimate' as never,
-      cellGrid: undefined as never,
+      cellsSource: 'projection',
+      cellGrid: { rows: 'detected', cols: 'detected' },
     },
   };
 }
