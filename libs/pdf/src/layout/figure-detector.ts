@@ -40,7 +40,8 @@ export function detectFigures(
       if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(enclosingForm(plotFrame(cluster, g), g, pageArea));
     }
   }
-  for (const chart of axedCharts(g, [...solid, ...hair], pageArea)) cands.push(enclosingForm(chart, g, pageArea));
+  for (const chart of axedCharts(g, [...solid, ...hair], pageArea, [...cands]))
+    cands.push(enclosingForm(chart, g, pageArea));
   return clusterBoxes(cands, 4).filter((b) => !exclude.some((e) => intersectionArea(e, b) > 0.5 * boxArea(b)));
 }
 
@@ -58,10 +59,11 @@ const LABEL_MARGIN = 30;
  * plot's frame; a tick is a rule at most 6 pt long, and under 0.15 of the axis, that stands across
  * the axis and touches it, and an axis needs ticks at 4 distinct positions). The chart is that
  * frame with the drawings that lie wholly within 30 pt of it (tick labels set as outlines, legends);
- * drawings reaching further (a curve clipped to the plot, a page rule) do not stretch it. A table's
+ * drawings reaching further (a curve clipped to the plot, a page rule), and those of another figure
+ * found already (`others`: a neighbouring plot), do not stretch it. A table's
  * rules cross at cell height or width, a comb field has ticks along one axis only, an underline none.
  */
-export function axedCharts(g: PageGraphics, drawings: Box[], pageArea: number): Box[] {
+export function axedCharts(g: PageGraphics, drawings: Box[], pageArea: number, others: Box[] = []): Box[] {
   const axes = [...ticked(g.hRules, g.vRules, 'h'), ...ticked(g.vRules, g.hRules, 'v')];
   if (!axes.some((a) => a.dir === 'h') || !axes.some((a) => a.dir === 'v')) return [];
   const frames = clusterBoxes(
@@ -82,6 +84,8 @@ export function axedCharts(g: PageGraphics, drawings: Box[], pageArea: number): 
     axes.filter((a) => contains(f, a.rule)).reduce((acc, a) => unionBox(acc, a.rule), emptyBox()),
   );
   for (const d of drawings) {
+    // A drawing of another figure (the plot beside this one, found by its curves) stays its own.
+    if (others.some((o) => intersectionArea(o, d) > 0 || contains(o, d))) continue;
     const mine = formsOf(d);
     let best = -1,
       bestKey = Infinity;
