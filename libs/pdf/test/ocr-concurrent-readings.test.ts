@@ -51,6 +51,9 @@ it('reads a photo binarised and as one block at the same time, keeping the one-b
     // The one-block reading started before the binarised one ended, and after the first reading.
     expect(block[0]!.start).toBeLessThan(later[0]!.end);
     expect(block[0]!.start).toBeGreaterThanOrEqual(first!.end);
+    // Its words are a one-block reading already: the missed-text pass (which reads the page as one
+    // block again, `block-N.pgm`) is not run after it.
+    expect(runs.filter((r) => /\/block-\d+\.pgm$/.test(r.args[0]!))).toEqual([]);
   } finally {
     restore();
     await fs.rm(out, { recursive: true, force: true });

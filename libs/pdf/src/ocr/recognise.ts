@@ -182,7 +182,13 @@ interface Reading {
 export async function recogniseImage(
   img: RawImage,
   opts: RecogniseOptions,
-): Promise<{ words: OcrWord[]; report: OcrPageReport; gray: GrayImage }> {
+): Promise<{
+  words: OcrWord[];
+  report: OcrPageReport;
+  gray: GrayImage;
+  /** The winning reading was one uniform block of text (psm 6): it kept every mark on a row already. */
+  readAsBlock: boolean;
+}> {
   const size = { width: img.width, height: img.height };
   const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
   const { paper, rules, textRowPx, clean, s0 } = prep;
@@ -372,6 +378,7 @@ export async function recogniseImage(
   return {
     words,
     gray: prep.gray,
+    readAsBlock: win.variant.psm === 6,
     report: {
       chosen: win.variant.name,
       tried: readings.map((r) => r.report),

@@ -505,7 +505,7 @@ export async function ocrImagePage(
       pageNumber,
     });
   try {
-    const { words, report, gray } = await recogniseImage(img, {
+    const { words, report, gray, readAsBlock } = await recogniseImage(img, {
       lang: s.lang,
       timeoutSeconds: s.timeoutSeconds,
       pageNumber,
@@ -530,7 +530,10 @@ export async function ocrImagePage(
       tmpDir,
       pageNumber,
       s,
-      rereadMissed: true,
+      // The missed-text pass reads the page again as one block (psm 6) to find the marks the automatic
+      // segmentation dropped; a page whose words are already a one-block reading has none to find
+      // (506.jpg: the pass, as long as a whole reading, added no word).
+      rereadMissed: !readAsBlock,
     });
     return { elements, report };
   } finally {
