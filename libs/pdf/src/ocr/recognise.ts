@@ -16,6 +16,7 @@ import {
   inkShare,
   invert,
   meanBrightness,
+  otsuThreshold,
   paperRect,
   resizeGray,
   rowBands,
@@ -188,6 +189,8 @@ export async function recogniseImage(
   gray: GrayImage;
   /** The winning reading was one uniform block of text (psm 6): it kept every mark on a row already. */
   readAsBlock: boolean;
+  /** Otsu's threshold of `gray` (computed while the page was read). */
+  grayThreshold: number;
 }> {
   const size = { width: img.width, height: img.height };
   const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
@@ -236,11 +239,16 @@ export async function recogniseImage(
     }
   };
 
-  const first = await read(prep.variant, opts.tesseract, opts.tesseract ? opts.prepared?.file : undefined);
+  const reading = read(prep.variant, opts.tesseract, opts.tesseract ? opts.prepared?.file : undefined);
+  reading.catch(() => undefined); // awaited just below
+  // Pixel work that needs only the page is done while Tesseract reads it (off the page's critical path):
+  // the share of ink, and the ink threshold of the whole page the missed-text pass measures against.
+  const ink = inkShare(clean);
+  const grayThreshold = otsuThreshold(prep.gray);
+  const first = await reading;
   const readings: Reading[] = [first];
   const textPx = medianTextHeight(first.words, s0);
   const goodWords = (r: Reading) => r.words.filter((w) => w.conf >= 50 && /[A-Za-z0-9]{2,}/.test(w.text)).length;
-  const ink = inkShare(clean);
 
   // Small text: Tesseract wants letters of ~20-30 px, unless it already read this page confidently.
   if (textPx !== undefined && textPx * s0 < SMALL_TEXT_PX && first.report.meanConf < CONFIDENT_READING) {
@@ -393,6 +401,7 @@ export async function recogniseImage(
     words,
     gray: prep.gray,
     readAsBlock: win.variant.psm === 6,
+    grayThreshold,
     report: {
       chosen: win.variant.name,
       tried: readings.map((r) => r.report),
