@@ -472,11 +472,20 @@ export async function run(): Promise<Row[]> {
         c.release();
       }
     }
+    // CPU the gateway's processes spent per search (user + system, the probe's warm-up included):
+    // what bounds a process's throughput whatever else the machine runs (timings here depend on load).
+    const gatewayPids = (url: string) => {
+      const g = [gw, mgw, cgw].find((x) => x?.url === url);
+      return g ? [g.child.pid, ...childPids(g.child.pid)] : [];
+    };
     for (const k of cases) {
+      const pids = k.kind === 'http' ? gatewayPids(k.url ?? gw.url) : [];
+      const cpu0 = cpuMs(pids);
       const r = await runProbe({ ...probe(k.items), url: k.url ?? gw.url }, k.c);
+      const cpuPerSearch = pids.length ? round((cpuMs(pids) - cpu0) / k.items.length, 2) : undefined;
       if (r.errors) throw new Error(`${k.case}: ${r.errors} errors, first: ${r.firstError}`);
       const s = summary(r, k.kind);
-      process.stderr.write(`${k.case}: ${JSON.stringify(s)}\n`);
+      process.stderr.write(`${k.case}: ${JSON.stringify({ ...s, gateway_cpu_ms_per_search: cpuPerSearch })}\n`);
       rows.push({
         case: k.case,
         baseline: k.baseline,
@@ -489,6 +498,7 @@ export async function run(): Promise<Row[]> {
           p95_ms: s.p95,
           segments: FILES * SEGMENTS_PER_FILE,
           index_seconds: round(indexSeconds, 1),
+          gateway_cpu_ms_per_search: cpuPerSearch,
           load_average: os.loadavg().map((x) => round(x, 1)),
         },
       });
@@ -532,6 +542,21 @@ function searchPathOnNewConnection(url: string, kbId: string, key: string, body:
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
+}
+
+/** CPU milliseconds (user + system) the processes used so far (/proc/<pid>/stat, 100 ticks a second). */
+function cpuMs(pids: Array<number | undefined>): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(rest[11]) + Number(rest[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10;
 }
 
 /** A process's node children (a gateway primary's processes). */
