@@ -30,6 +30,7 @@ import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows } from './header-reread';
 import { ocrRows } from './ocr-layout';
 import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { installedOcrLanguages, languageFromOsd, readsOtherwise, type OcrLanguageChoice } from './ocr-language';
 
 export interface OcrWord {
   text: string;
@@ -87,6 +88,11 @@ export interface RecogniseOptions {
    * handed to `tesseract` as `file`: it is not prepared or written again.
    */
   prepared?: { first: FirstReading; file: string };
+  /**
+   * Choose the language from the page's script when the reading with `lang` is doubtful (OSD names
+   * another script): no language was asked for, `lang` is only the default.
+   */
+  autoLang?: boolean;
   /**
    * Read the first rows again at a larger size where in doubt (header-reread.ts): a receipt's or
    * letter's issuer and address read better (receipts' company F1 0.559 -> 0.605) for one more
@@ -171,6 +177,8 @@ export interface Variant {
   dpi: number;
   /** Tesseract's page segmentation mode; 3 (automatic) unless set. */
   psm?: number;
+  /** Tesseract's language when not the page's `lang` (the page's script called for another). */
+  lang?: string;
 }
 
 interface Reading {
@@ -182,7 +190,7 @@ interface Reading {
 export async function recogniseImage(
   img: RawImage,
   opts: RecogniseOptions,
-): Promise<{ words: OcrWord[]; report: OcrPageReport; gray: GrayImage }> {
+): Promise<{ words: OcrWord[]; report: OcrPageReport; gray: GrayImage; language?: OcrLanguageChoice }> {
   const size = { width: img.width, height: img.height };
   const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
   const { paper, rules, textRowPx, clean, s0 } = prep;
@@ -205,7 +213,7 @@ export async function recogniseImage(
         : await runTesseractTsv(file, {
             dpi: v.dpi,
             psm: v.psm,
-            lang: opts.lang,
+            lang: v.lang ?? opts.lang,
             timeoutSeconds: opts.timeoutSeconds,
             pageNumber: opts.pageNumber,
           });
@@ -329,31 +337,49 @@ export async function recogniseImage(
     await blockRead.catch(() => undefined); // its process and file are gone before the page is done
   }
   const bestSoFar = foundText ?? pick(readings);
+  let language: OcrLanguageChoice | undefined;
   if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
-    // A page read at low confidence may be on its side or upside down.
+    // A page read at low confidence may be on its side or upside down, or in another script.
     const osdFile = path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`);
     await writePgm(osdFile, bestSoFar.variant.image);
     const o = await detectOrientation(osdFile, opts).finally(() => fs.rm(osdFile, { force: true }));
+    let upright = bestSoFar.variant;
     if (o && o.rotate && o.confidence >= 1.5) {
       const v = bestSoFar.variant;
-      readings.push(
-        await read({
-          ...v,
-          name: `${v.name}, turned ${o.rotate}°`,
-          image: await rotate(v.image, o.rotate),
-          rotation: o.rotate,
-        }),
-      );
+      const turned = await read({
+        ...v,
+        name: `${v.name}, turned ${o.rotate}°`,
+        image: await rotate(v.image, o.rotate),
+        rotation: o.rotate,
+      });
+      readings.push(turned);
+      upright = turned.variant;
     }
+    // OSD's script calls for another language: the page read upright again in it; it wins only by
+    // reading better (its confidence-weighted text), as every other variant.
+    const c =
+      opts.autoLang && o?.script
+        ? languageFromOsd(
+            { script: o.script, scriptConfidence: o.scriptConfidence ?? 0 },
+            await installedOcrLanguages(),
+          )
+        : undefined;
+    if (c) language = c;
+    if (readsOtherwise(c, opts.lang))
+      readings.push(await read({ ...upright, name: `${upright.name}, ${c.lang}`, lang: c.lang }));
   }
   // A reading that found text is only replaced by a later one (the page turned) that reads better.
   const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
+  const lang = win.variant.lang ?? opts.lang;
+  // The script's language is reported when it was read with it, or when it is missing.
+  if (language && language.lang !== lang && !language.missing) language = undefined;
+  else if (language) language = { ...language, lang };
   // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
   // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
   const header =
     !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
       ? undefined
-      : await rereadHeaderRows(win.words, clean, paper, opts);
+      : await rereadHeaderRows(win.words, clean, paper, { ...opts, lang });
   const words = header?.words ?? win.words;
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
@@ -372,6 +398,7 @@ export async function recogniseImage(
   return {
     words,
     gray: prep.gray,
+    ...(language ? { language } : {}),
     report: {
       chosen: win.variant.name,
       tried: readings.map((r) => r.report),
@@ -387,7 +414,7 @@ export async function recogniseImage(
 }
 
 /** Confidence-weighted text: each letter or digit counts +1 at full confidence, −1 at none. */
-function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
+export function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
   let score = 0,
     conf = 0,
     chars = 0;
