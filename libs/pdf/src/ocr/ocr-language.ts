@@ -143,6 +143,18 @@ export function missingLanguageWarning(
   };
 }
 
+/**
+ * `choose` on the evidence with the installed languages, which are asked for only when the evidence
+ * calls for a language at all (a Latin page never makes Tesseract list them).
+ */
+export async function chooseInstalled<E>(
+  evidence: E,
+  choose: (e: E, installed: ReadonlySet<string>) => OcrLanguageChoice | undefined,
+): Promise<OcrLanguageChoice | undefined> {
+  if (!choose(evidence, new Set())) return undefined;
+  return choose(evidence, await installedOcrLanguages());
+}
+
 let installedOnce: Promise<Set<string>> | undefined;
 
 /**

@@ -30,7 +30,7 @@ import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows } from './header-reread';
 import { ocrRows } from './ocr-layout';
 import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
-import { installedOcrLanguages, languageFromOsd, readsOtherwise, type OcrLanguageChoice } from './ocr-language';
+import { chooseInstalled, languageFromOsd, readsOtherwise, type OcrLanguageChoice } from './ocr-language';
 
 export interface OcrWord {
   text: string;
@@ -359,10 +359,7 @@ export async function recogniseImage(
     // reading better (its confidence-weighted text), as every other variant.
     const c =
       opts.autoLang && o?.script
-        ? languageFromOsd(
-            { script: o.script, scriptConfidence: o.scriptConfidence ?? 0 },
-            await installedOcrLanguages(),
-          )
+        ? await chooseInstalled({ script: o.script, scriptConfidence: o.scriptConfidence ?? 0 }, languageFromOsd)
         : undefined;
     if (c) language = c;
     if (readsOtherwise(c, opts.lang))

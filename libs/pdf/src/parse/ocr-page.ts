@@ -20,12 +20,7 @@ import {
   type OcrPageReport,
   type OcrWord,
 } from '../ocr/recognise';
-import {
-  DOUBTFUL_READING_CONF,
-  installedOcrLanguages,
-  languageFromOsd,
-  type OcrLanguageChoice,
-} from '../ocr/ocr-language';
+import { DOUBTFUL_READING_CONF, chooseInstalled, languageFromOsd, type OcrLanguageChoice } from '../ocr/ocr-language';
 import {
   detectOrientation,
   parseTsv,
@@ -225,10 +220,7 @@ export async function ocrRaster(
     if (letters >= MIN_LETTERS_FOR_SCRIPT && q.meanConf < DOUBTFUL_READING_CONF) {
       const osd = await detectOrientation(file, { timeoutSeconds: s.timeoutSeconds, pageNumber });
       const c = osd?.script
-        ? languageFromOsd(
-            { script: osd.script, scriptConfidence: osd.scriptConfidence ?? 0 },
-            await installedOcrLanguages(),
-          )
+        ? await chooseInstalled({ script: osd.script, scriptConfidence: osd.scriptConfidence ?? 0 }, languageFromOsd)
         : undefined;
       if (c && c.lang !== s.lang) {
         const again = await readWith(c.lang);

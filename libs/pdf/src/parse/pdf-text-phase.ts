@@ -18,7 +18,7 @@ import { FIGURE_CAPTION } from '../layout/page-layout';
 import type { LayoutElement } from '../types';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings, type PageLanguage } from './ocr-page';
-import { installedOcrLanguages, languageFromLetters, readsOtherwise, scriptLetters } from '../ocr/ocr-language';
+import { chooseInstalled, languageFromLetters, readsOtherwise, scriptLetters } from '../ocr/ocr-language';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
 import type { LaidOutPage, PageProgress, ParseBackend, ParsePhase } from './parse-types';
 import { ParseError, isParseError } from '../parse-error';
@@ -255,9 +255,7 @@ async function pageLanguage(p: LoadedPage | undefined): Promise<PageLanguage> {
   const letters = scriptLetters(p?.runs.map((r) => r.text) ?? []);
   const total = Object.values(letters).reduce((a, b) => a + b, 0);
   if (total < MIN_LAYER_LETTERS) return { detect: true };
-  // Latin letters only: nothing to ask Tesseract (not even which languages it has).
-  if (!languageFromLetters(letters, new Set())) return { detect: false };
-  const choice = languageFromLetters(letters, await installedOcrLanguages());
+  const choice = await chooseInstalled(letters, languageFromLetters);
   return { detect: false, ...(choice ? { choice } : {}) };
 }
 
