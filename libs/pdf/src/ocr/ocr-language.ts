@@ -69,15 +69,27 @@ export interface OcrLanguageChoice {
   missing?: string[];
 }
 
+/** Characters of the Latin script's letters and of scripts with no letters (Basic Latin to Latin Extended-B). */
+const LATIN_RANGE_ONLY = /^[\u0000-\u024F]*$/;
+const LATIN_LETTERS = /[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F]/g;
+
 /** Letters per Unicode script (Latin, the scripts of SCRIPT_LANGUAGES, and 'Other'). */
 export function scriptLetters(texts: Iterable<string>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const t of texts)
+  const add = (s: string, n: number) => {
+    if (n) out[s] = (out[s] ?? 0) + n;
+  };
+  for (const t of texts) {
+    // Most runs of most pages: counted with one pattern, not character by character.
+    if (LATIN_RANGE_ONLY.test(t)) {
+      add('Latin', t.match(LATIN_LETTERS)?.length ?? 0);
+      continue;
+    }
     for (const ch of t) {
       if (!LETTER.test(ch)) continue;
-      const s = LATIN.test(ch) ? 'Latin' : (SCRIPT_TESTS.find((x) => x.re.test(ch))?.script ?? 'Other');
-      out[s] = (out[s] ?? 0) + 1;
+      add(LATIN.test(ch) ? 'Latin' : (SCRIPT_TESTS.find((x) => x.re.test(ch))?.script ?? 'Other'), 1);
     }
+  }
   return out;
 }
 
