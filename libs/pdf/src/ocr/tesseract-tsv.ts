@@ -155,14 +155,16 @@ export interface OsdResult {
  */
 export async function detectOrientation(
   imagePath: string,
-  opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'>,
+  opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'> & { signal?: AbortSignal },
 ): Promise<OsdResult | undefined> {
   assertSafePath(imagePath);
   let out: string;
+  const { signal, ...rest } = opts;
   try {
-    out = await tesseract([imagePath, 'stdout', '--psm', '0', '-l', 'osd'], { dpi: 0, ...opts });
+    out = await tesseract([imagePath, 'stdout', '--psm', '0', '-l', 'osd'], { dpi: 0, ...rest }, { signal });
   } catch {
-    return undefined; // OSD fails on pages with too few characters; the page is read as it is
+    // OSD fails on pages with too few characters (the page is read as it is), or the check was stopped.
+    return undefined;
   }
   const rotate = /Rotate:\s*(\d+)/.exec(out),
     conf = /Orientation confidence:\s*([\d.]+)/.exec(out);

@@ -276,6 +276,8 @@ interface OcrLayoutContext {
   textLayer?: TextLayerInput;
   /** Read the page again as one block when its first reading left text unread (image pages). */
   rereadMissed?: boolean;
+  /** Otsu's threshold of `raster()` when already known (the missed-text pass measures ink with it). */
+  rasterThreshold?: number;
 }
 
 /**
@@ -350,6 +352,7 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
       px: (c.rasterDpi * c.k) / 72,
       dpi: c.rasterDpi,
       words,
+      threshold: c.rasterThreshold,
       tmpDir: c.tmpDir,
       pageNumber: c.pageNumber,
       lang: c.s.lang,
@@ -567,7 +570,7 @@ export async function ocrImagePage(
       pageNumber,
     });
   try {
-    const { words, report, gray, language } = await recogniseImage(img, {
+    const { words, report, gray, readAsBlock, grayThreshold, language } = await recogniseImage(img, {
       lang: s.lang,
       autoLang: s.autoLang,
       timeoutSeconds: s.timeoutSeconds,
@@ -594,7 +597,12 @@ export async function ocrImagePage(
       pageNumber,
       // The passes over the page (missed text, tables) read in the language the page was read in.
       s: language ? { ...s, lang: language.lang } : s,
-      rereadMissed: true,
+      // The missed-text pass reads the page again as one block (psm 6) to find the marks the automatic
+      // segmentation dropped; a page whose words are already a one-block reading has none to find
+      // (506.jpg: the pass, as long as a whole reading, added no word).
+      rereadMissed: !readAsBlock,
+      // The reading measured the grey page's ink threshold while Tesseract read it; a resized page has its own.
+      ...(scale === 1 ? { rasterThreshold: grayThreshold } : {}),
     });
     return { elements, report, ...(language ? { language } : {}) };
   } finally {
