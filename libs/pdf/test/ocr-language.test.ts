@@ -18,6 +18,8 @@ import { corpus, tempDir, textPdf } from './helpers/fixtures';
 
 const RTL_PDF = corpus('a_born_digital/docling/right_to_left_01.pdf');
 /** The first line of right_to_left_01 in logical order ("Improving productivity and solving problems through programming"). */
+/** What is read is tested, not how fast: a loaded machine's pages get more than the service's 120 s. */
+const PAGE_SECONDS = 600;
 const HEADING = 'تحسين الإنتاجية وحل المشكلات من خلال البرمجة';
 
 const listed = (() => {
@@ -151,6 +153,7 @@ describe('OCR language through parsePages', () => {
         backend: 'ocr',
         outDir: out,
         renderPages: false,
+        timeoutSeconds: PAGE_SECONDS,
       });
       const page = res.pages[0]!;
       expect(page.ocrLanguage).toMatchObject({ lang: 'ara+eng', from: 'script_detection' });
@@ -202,6 +205,7 @@ describe('OCR language through parsePages', () => {
         backend: 'ocr',
         outDir: out,
         renderPages: false,
+        timeoutSeconds: PAGE_SECONDS,
         ocrLang: 'eng',
       });
       expect(res.pages[0]!.ocrLanguage).toBeUndefined();
