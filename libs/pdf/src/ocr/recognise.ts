@@ -30,7 +30,15 @@ import {
 import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows } from './header-reread';
 import { ocrRows } from './ocr-layout';
-import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import {
+  detectOrientation,
+  parseTsv,
+  runTesseractTsv,
+  startTesseractTsv,
+  type OsdResult,
+  type TesseractRun,
+} from './tesseract-tsv';
+import { chooseInstalled, languageFromOsd, readsOtherwise, type OcrLanguageChoice } from './ocr-language';
 
 export interface OcrWord {
   text: string;
@@ -88,6 +96,11 @@ export interface RecogniseOptions {
    * handed to `tesseract` as `file`: it is not prepared or written again.
    */
   prepared?: { first: FirstReading; file: string };
+  /**
+   * Choose the language from the page's script when the reading with `lang` is doubtful (OSD names
+   * another script): no language was asked for, `lang` is only the default.
+   */
+  autoLang?: boolean;
   /**
    * Read the first rows again at a larger size where in doubt (header-reread.ts): a receipt's or
    * letter's issuer and address read better (receipts' company F1 0.559 -> 0.605) for one more
@@ -172,6 +185,8 @@ export interface Variant {
   dpi: number;
   /** Tesseract's page segmentation mode; 3 (automatic) unless set. */
   psm?: number;
+  /** Tesseract's language when not the page's `lang` (the page's script called for another). */
+  lang?: string;
 }
 
 interface Reading {
@@ -191,6 +206,8 @@ export async function recogniseImage(
   readAsBlock: boolean;
   /** Otsu's threshold of `gray` (computed while the page was read). */
   grayThreshold: number;
+  /** The page's script called for another language (read in it), or for one not installed. */
+  language?: OcrLanguageChoice;
 }> {
   const size = { width: img.width, height: img.height };
   const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
@@ -214,7 +231,7 @@ export async function recogniseImage(
         : await runTesseractTsv(file, {
             dpi: v.dpi,
             psm: v.psm,
-            lang: opts.lang,
+            lang: v.lang ?? opts.lang,
             timeoutSeconds: opts.timeoutSeconds,
             pageNumber: opts.pageNumber,
           });
@@ -354,34 +371,49 @@ export async function recogniseImage(
     await blockRead.catch(() => undefined); // its process and file are gone before the page is done
   }
   const bestSoFar = foundText ?? pick(readings);
+  let language: OcrLanguageChoice | undefined;
   const needOsd = bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3;
   const early = earlyOsd && needOsd && bestSoFar.variant.image === clean ? earlyOsd : undefined;
   if (earlyOsd && !early) await earlyOsd.drop();
   if (needOsd) {
-    // A page read at low confidence may be on its side or upside down.
+    // A page read at low confidence may be on its side or upside down, or in another script.
     const o = await (
       early ?? checkOrientation(bestSoFar.variant.image, path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`), opts)
     ).result;
+    let upright = bestSoFar.variant;
     if (o && o.rotate && o.confidence >= 1.5) {
       const v = bestSoFar.variant;
-      readings.push(
-        await read({
-          ...v,
-          name: `${v.name}, turned ${o.rotate}°`,
-          image: await rotate(v.image, o.rotate),
-          rotation: o.rotate,
-        }),
-      );
+      const turned = await read({
+        ...v,
+        name: `${v.name}, turned ${o.rotate}°`,
+        image: await rotate(v.image, o.rotate),
+        rotation: o.rotate,
+      });
+      readings.push(turned);
+      upright = turned.variant;
     }
+    // OSD's script calls for another language: the page read upright again in it; it wins only by
+    // reading better (its confidence-weighted text), as every other variant.
+    const c =
+      opts.autoLang && o?.script
+        ? await chooseInstalled({ script: o.script, scriptConfidence: o.scriptConfidence ?? 0 }, languageFromOsd)
+        : undefined;
+    if (c) language = c;
+    if (readsOtherwise(c, opts.lang))
+      readings.push(await read({ ...upright, name: `${upright.name}, ${c.lang}`, lang: c.lang }));
   }
   // A reading that found text is only replaced by a later one (the page turned) that reads better.
   const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
+  const lang = win.variant.lang ?? opts.lang;
+  // The script's language is reported when it was read with it, or when it is missing.
+  if (language && language.lang !== lang && !language.missing) language = undefined;
+  else if (language) language = { ...language, lang };
   // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
   // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
   const header =
     !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
       ? undefined
-      : await rereadHeaderRows(win.words, clean, paper, opts);
+      : await rereadHeaderRows(win.words, clean, paper, { ...opts, lang });
   const words = header?.words ?? win.words;
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
@@ -402,6 +434,7 @@ export async function recogniseImage(
     gray: prep.gray,
     readAsBlock: win.variant.psm === 6,
     grayThreshold,
+    ...(language ? { language } : {}),
     report: {
       chosen: win.variant.name,
       tried: readings.map((r) => r.report),
@@ -418,7 +451,7 @@ export async function recogniseImage(
 
 interface OrientationCheck {
   /** detectOrientation's answer on the page (undefined when it could not tell); its file is gone by then. */
-  result: Promise<{ rotate: number; confidence: number } | undefined>;
+  result: Promise<OsdResult | undefined>;
   /** Stops the check (not needed after all) and waits until its process and file are gone. */
   drop(): Promise<void>;
 }
@@ -452,7 +485,7 @@ function checkOrientation(
 }
 
 /** Confidence-weighted text: each letter or digit counts +1 at full confidence, −1 at none. */
-function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
+export function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
   let score = 0,
     conf = 0,
     chars = 0;

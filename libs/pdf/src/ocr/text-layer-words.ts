@@ -15,6 +15,7 @@
 // Words inside the layer's own figures (a raster chart's labels) that the layer lacks are the
 // figure's, as the text backend treats figure text: they do not keep a page from its layer reading.
 import { centerInside, type Box } from '../geometry';
+import { logicalRunOrder, runDirection } from '../layout/bidi';
 import { buildLines } from '../layout/line-builder';
 import type { LayoutElement, TextRun } from '../types';
 
@@ -158,8 +159,12 @@ export function takeTextLayer<T extends Box & { text: string }>(
     overlapped = 0;
   const texts = new Map<number, string>();
   runs.forEach((r, j) => {
-    const idx = byRun[j]!.sort((a, b) => items[a]!.x0 - items[b]!.x0);
+    let idx = byRun[j]!.sort((a, b) => items[a]!.x0 - items[b]!.x0);
     if (!idx.length) return;
+    // A right-to-left run's text is in logical order: its words are taken from the right (Latin
+    // words and numbers inside it left to right), as the layout reads a right-to-left line.
+    if (runDirection(r.text) === 'rtl')
+      idx = logicalRunOrder(idx.map((i) => ({ i, text: items[i]!.text }))).map((x) => x.i);
     overlapped += idx.length;
     const L = r.text.replace(/\s+/g, ' ').trim();
     const starts: number[] = [];
