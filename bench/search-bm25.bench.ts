@@ -17,6 +17,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { request } from 'node:http';
 import { BUNDLE, type Segment } from '../libs/contracts/src';
 import { createOrgApiKey } from '../libs/auth/src';
 import { createLogger } from '../libs/logger/src';
@@ -64,6 +65,9 @@ const HTTP_ONLY = process.env.BENCH_BM25_HTTP_ONLY === '1';
 // SEARCH_MEMORY_MB of a second gateway on the same database (issue 22.5: search scored over an
 // in-memory copy of the postings); the first one runs with 0, the SQL path, as the same-run baseline.
 const MEMORY_MB = process.env.BENCH_BM25_MEMORY_MB ?? '512';
+// GATEWAY_PROCESSES of a third gateway, in-memory path on, beside the one-process one (issue 22.5:
+// several gateway processes sharing a port, each with its own copy); 1 or less: no third gateway.
+const GATEWAY_PROCESSES = Number(process.env.BENCH_BM25_GATEWAY_PROCESSES ?? 2);
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 // Where the search statement's files live in a ref: libs/search-index now, the gateway's domain before.
@@ -314,6 +318,10 @@ export async function run(): Promise<Row[]> {
     }> = [];
     const rows: Row[] = [];
     const mgw = Number(MEMORY_MB) > 0 ? await memoryGateway(gw, kbId, key, bodies, rows) : undefined;
+    const cgw =
+      Number(MEMORY_MB) > 0 && GATEWAY_PROCESSES > 1
+        ? await memoryGateway(gw, kbId, key, bodies, rows, GATEWAY_PROCESSES)
+        : undefined;
     for (const c of HTTP_ONLY ? [] : [1, 32]) {
       const n = c === 1 ? 1 : 4;
       cases.push(
@@ -356,6 +364,14 @@ export async function run(): Promise<Row[]> {
           kind: 'http',
           c,
           url: mgw.url,
+        });
+      if (cgw)
+        cases.push({
+          case: `in-memory path over HTTP (SEARCH_MEMORY_MB=${MEMORY_MB}, GATEWAY_PROCESSES=${GATEWAY_PROCESSES}), queries, ${c} caller(s)`,
+          items: times(http(bodies), n),
+          kind: 'http',
+          c,
+          url: cgw.url,
         });
     }
     // Load-independent evidence first: both statements' plans, alternately, query by query.
@@ -456,11 +472,20 @@ export async function run(): Promise<Row[]> {
         c.release();
       }
     }
+    // CPU the gateway's processes spent per search (user + system, the probe's warm-up included):
+    // what bounds a process's throughput whatever else the machine runs (timings here depend on load).
+    const gatewayPids = (url: string) => {
+      const g = [gw, mgw, cgw].find((x) => x?.url === url);
+      return g ? [g.child.pid, ...childPids(g.child.pid)] : [];
+    };
     for (const k of cases) {
+      const pids = k.kind === 'http' ? gatewayPids(k.url ?? gw.url) : [];
+      const cpu0 = cpuMs(pids);
       const r = await runProbe({ ...probe(k.items), url: k.url ?? gw.url }, k.c);
+      const cpuPerSearch = pids.length ? round((cpuMs(pids) - cpu0) / k.items.length, 2) : undefined;
       if (r.errors) throw new Error(`${k.case}: ${r.errors} errors, first: ${r.firstError}`);
       const s = summary(r, k.kind);
-      process.stderr.write(`${k.case}: ${JSON.stringify(s)}\n`);
+      process.stderr.write(`${k.case}: ${JSON.stringify({ ...s, gateway_cpu_ms_per_search: cpuPerSearch })}\n`);
       rows.push({
         case: k.case,
         baseline: k.baseline,
@@ -473,6 +498,7 @@ export async function run(): Promise<Row[]> {
           p95_ms: s.p95,
           segments: FILES * SEGMENTS_PER_FILE,
           index_seconds: round(indexSeconds, 1),
+          gateway_cpu_ms_per_search: cpuPerSearch,
           load_average: os.loadavg().map((x) => round(x, 1)),
         },
       });
@@ -499,6 +525,53 @@ export async function run(): Promise<Row[]> {
 type BenchGateway = Awaited<ReturnType<typeof startBenchGateway>>;
 
 /** Resident memory of a process in MiB (Linux). */
+/** One search on a connection of its own (the cluster hands out connections): the path it took. */
+function searchPathOnNewConnection(url: string, kbId: string, key: string, body: unknown): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/v1/knowledge-bases/${kbId}/search`,
+      { method: 'POST', agent: false, headers: { 'x-api-key': key, 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`search: HTTP ${res.statusCode}`));
+          resolve(/path;desc="([^"]*)"/.exec(String(res.headers['server-timing'] ?? ''))?.[1] ?? '');
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** CPU milliseconds (user + system) the processes used so far (/proc/<pid>/stat, 100 ticks a second). */
+function cpuMs(pids: Array<number | undefined>): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(rest[11]) + Number(rest[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      // gone
+    }
+  }
+  return ticks * 10;
+}
+
+/** A process's node children (a gateway primary's processes). */
+function childPids(pid: number | undefined): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([, comm]) => comm === 'node')
+      .map(([n]) => Number(n));
+  } catch {
+    return [];
+  }
+}
+
 function rssMiB(pid: number | undefined): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -543,24 +616,41 @@ async function memoryGateway(
   key: string,
   bodies: Array<Record<string, unknown>>,
   rows: Row[],
+  processes = 1,
 ): Promise<BenchGateway> {
   const mgw = await spawnGateway({
     replicaOf: { db: gw.db, dataDir: gw.dataDir, queuePrefix: gw.queuePrefix, env: gw.env },
-    env: { DB_POOL_MAX: '4', RATE_LIMIT_POINTS: '100000000', SEARCH_MEMORY_MB: MEMORY_MB },
+    env: {
+      DB_POOL_MAX: '4',
+      RATE_LIMIT_POINTS: '100000000',
+      SEARCH_MEMORY_MB: MEMORY_MB,
+      GATEWAY_PROCESSES: String(processes),
+    },
   });
-  const rssBefore = rssMiB(mgw.child.pid);
+  // Several processes: each loads its own copy on the first search it gets; connections are handed
+  // out in turn, so `processes` searches in a row on new connections reach every one.
+  const pids = () => (processes > 1 ? childPids(mgw.child.pid) : [mgw.child.pid]);
+  const rss = () =>
+    round(
+      pids().reduce<number>((n, pid) => n + (rssMiB(pid) ?? 0), 0),
+      1,
+    );
+  const rssBefore = rss();
   const t0 = performance.now();
-  let first = await timedSearch(mgw.url, kbId, key, bodies[0]);
-  while (first.path !== 'memory') {
-    if (performance.now() - t0 > 30 * 60_000) throw new Error(`no in-memory copy after 30 min: ${first.path}`);
-    await new Promise((r) => setTimeout(r, 1000));
-    first = await timedSearch(mgw.url, kbId, key, bodies[0]);
+  let inMemory = 0;
+  while (inMemory < processes) {
+    const path = await searchPathOnNewConnection(mgw.url, kbId, key, bodies[0]);
+    inMemory = path === 'memory' ? inMemory + 1 : 0;
+    if (performance.now() - t0 > 30 * 60_000) throw new Error(`no in-memory copy after 30 min: ${path}`);
+    if (!inMemory) await new Promise((r) => setTimeout(r, 1000));
   }
   const loadSeconds = (performance.now() - t0) / 1000;
-  const rssAfter = rssMiB(mgw.child.pid);
-  process.stderr.write(`in-memory copy loaded in ${round(loadSeconds, 1)} s, RSS ${rssBefore} -> ${rssAfter} MiB\n`);
+  const rssAfter = rss();
+  process.stderr.write(
+    `${processes} process(es): in-memory copy loaded in ${round(loadSeconds, 1)} s, RSS ${rssBefore} -> ${rssAfter} MiB\n`,
+  );
   rows.push({
-    case: 'in-memory copy load (first search to first in-memory answer)',
+    case: `in-memory copy load (first search to first in-memory answer), GATEWAY_PROCESSES=${processes}`,
     throughput: 0,
     unit: 's',
     p50_ms: round(loadSeconds * 1000, 0),
@@ -568,6 +658,7 @@ async function memoryGateway(
     samples: 1,
     extra: { rss_before_mib: rssBefore, rss_after_mib: rssAfter, load_average: os.loadavg().map((x) => round(x, 1)) },
   });
+  if (processes > 1) return mgw;
   // Where the time goes, one caller, alternately on the two gateways (same queries, same load).
   const parts: Record<string, Record<string, number[]>> = { sql: {}, memory: {} };
   for (const b of bodies)

@@ -9,7 +9,14 @@ SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 need_apt=()
-command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr tesseract-ocr-eng)
+command -v tesseract >/dev/null 2>&1 || need_apt+=(tesseract-ocr)
+# OCR languages (libs/pdf/src/ocr/ocr-language.ts): eng, osd (orientation and script detection), and
+# the right-to-left scripts a page's text layer or OSD can call for (Arabic, Hebrew). Checked one by one
+# against what Tesseract lists, so a machine that has them installs nothing.
+tess_langs=$(tesseract --list-langs 2>/dev/null | tail -n +2 || true)
+for lang in eng osd ara heb; do
+  grep -qx "$lang" <<<"$tess_langs" || need_apt+=("tesseract-ocr-$lang")
+done
 command -v pdftoppm >/dev/null 2>&1 || need_apt+=(poppler-utils)
 command -v pg_ctlcluster >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 export { z };
@@ -89,6 +90,16 @@ export const gatewayEnv = baseEnv.extend({
   SEARCH_MEMORY_MB: intFromEnv(512),
   /** Knowledge bases with fewer indexed segments than this are searched in SQL only. */
   SEARCH_MEMORY_MIN_SEGMENTS: intFromEnv(0),
+  /**
+   * Gateway processes on this machine sharing PORT (node:cluster; docs/operations.md, "Gateway
+   * processes"): a number, or `auto` for one per available core. Each keeps its own DB_POOL_MAX
+   * connections and up to SEARCH_MEMORY_MB of search copies. Default 1: `pnpm start` also runs every
+   * worker on the same cores, and Kubernetes scales gateways by replicas.
+   */
+  GATEWAY_PROCESSES: z
+    .union([z.literal('auto'), z.coerce.number().int().min(1).max(64)])
+    .default(1)
+    .transform((v) => (v === 'auto' ? Math.max(1, availableParallelism()) : v)),
   /** The web console's build served at `/`: empty for services/console/dist, `off` to serve none. */
   CONSOLE_DIR: z.string().default(''),
 });

@@ -22,6 +22,7 @@ export {
 export type { DecodedImage } from './render/image-input';
 export type { OcrPageReport, OcrVariantReport } from './ocr/recognise';
 export { textLayerEvent, type TextLayerUse } from './ocr/text-layer-words';
+export { missingLanguageWarning, ocrLanguageEvent, type OcrLanguageChoice } from './ocr/ocr-language';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';

@@ -7,12 +7,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { parsePages } from '../src';
 import { chooseCellReading, isFiguresColumn, isNumber, rereadTableCells } from '../src/ocr/cell-reread';
 import { toGray, writePgm, type GrayImage } from '../src/ocr/preprocess';
 import { parseTsv, runTesseractTsv } from '../src/ocr/tesseract-tsv';
 import { readPnm } from '../src/render/ppm';
 import type { LayoutElement, TableCellModel, TextRun } from '../src/types';
-import { tempDir } from './helpers/fixtures';
+import { CORPUS, tempDir } from './helpers/fixtures';
 
 const TRUTH = [
   ['Variable', 'Ratio', 'Range', 'Value'],
@@ -147,6 +148,31 @@ describe('reading a scanned table of tiny print again cell by cell', () => {
       expect([c.x0, c.y0, c.x1, c.y1]).toEqual([before[i]!.x0, before[i]!.y0, before[i]!.x1, before[i]!.y1]),
     );
     expect(tables[0]!.text.split('\n')).toHaveLength(TRUTH.length);
+  });
+
+  it('is asked for: parsePages reads the cells of a table image again only with ocrCellReread (off by default)', async () => {
+    // A table image of the corpus (a PubTabNet crop: small print, no stated resolution).
+    const crop = path.join(CORPUS, 'b_tables/pubtabnet/PMC3826085_003_00.png');
+    const run = async (ocrCellReread?: boolean) => {
+      const outDir = await tempDir('ocr-cells-parse-');
+      try {
+        const r = await parsePages({
+          path: crop,
+          kind: 'image',
+          backend: 'ocr',
+          outDir,
+          renderPages: false,
+          ...(ocrCellReread === undefined ? {} : { ocrCellReread }),
+        });
+        return r.pages[0]!;
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    };
+    const [off, on] = [await run(), await run(true)];
+    expect(off.ocr?.cells).toBeUndefined();
+    expect(on.ocr?.cells?.runs).toBe(1);
+    expect(on.ocr?.cells?.cells).toBeGreaterThanOrEqual(20);
   });
 
   it('takes the second reading when surer, or a number where the column is one of figures', () => {

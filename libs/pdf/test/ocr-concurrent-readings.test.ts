@@ -13,7 +13,7 @@ interface Run {
   end: number;
 }
 
-it('reads a photo binarised and as one block at the same time, keeping the one-block reading', async () => {
+it('reads a photo binarised and as one block at the same time and checks its orientation meanwhile, keeping the one-block reading', async () => {
   const out = await tempDir('pdf-concurrent-');
   const runs: Run[] = [];
   const restore = setToolRunner(async (cmd, args, opts) => {
@@ -51,6 +51,15 @@ it('reads a photo binarised and as one block at the same time, keeping the one-b
     // The one-block reading started before the binarised one ended, and after the first reading.
     expect(block[0]!.start).toBeLessThan(later[0]!.end);
     expect(block[0]!.start).toBeGreaterThanOrEqual(first!.end);
+    // Its words are a one-block reading already: the missed-text pass (which reads the page as one
+    // block again, `block-N.pgm`) is not run after it.
+    expect(runs.filter((r) => /\/block-\d+\.pgm$/.test(r.args[0]!))).toEqual([]);
+    // The one-block reading is kept at a low confidence, so the page is checked for its orientation:
+    // once, started with the one-block reading (on the same page) rather than after it.
+    const osd = runs.filter((r) => r.args.includes('osd'));
+    expect(osd).toHaveLength(1);
+    expect(osd[0]!.start).toBeGreaterThanOrEqual(first!.end);
+    expect(osd[0]!.start).toBeLessThan(block[0]!.end);
   } finally {
     restore();
     await fs.rm(out, { recursive: true, force: true });

@@ -3,7 +3,8 @@
 // converting the colour image a second time (issue 23.1 time).
 import fs from 'node:fs/promises';
 import { prepareFirstReading, recogniseImage } from '../src/ocr/recognise';
-import { toGray } from '../src/ocr/preprocess';
+import { otsuThreshold, toGray } from '../src/ocr/preprocess';
+import { missedInk } from '../src/ocr/missed-text-pass';
 import { loadImagePage } from '../src/render/image-input';
 import type { RawImage } from '../src/render/ppm';
 import { TESTOCR_PNG, tempDir } from './helpers/fixtures';
@@ -39,7 +40,7 @@ describe('OCR of an image: the grey page', () => {
     try {
       const img = await loadImagePage(TESTOCR_PNG, 0);
       expect(img.channels).toBe(3);
-      const { words, gray } = await recogniseImage(img, {
+      const { words, gray, grayThreshold } = await recogniseImage(img, {
         lang: 'eng',
         timeoutSeconds: 120,
         pageNumber: 1,
@@ -49,6 +50,10 @@ describe('OCR of an image: the grey page', () => {
       const again = toGray(img);
       expect([gray.width, gray.height]).toEqual([again.width, again.height]);
       expect(gray.data.equals(again.data)).toBe(true);
+      // With its ink threshold, measured while Tesseract read the page, which the missed-text pass
+      // then uses instead of measuring it again: the same threshold, so the same ink counted.
+      expect(grayThreshold).toBe(otsuThreshold(again));
+      expect(missedInk(gray, words, 1, grayThreshold)).toEqual(missedInk(again, words, 1));
     } finally {
       await fs.rm(tmp, { recursive: true, force: true });
     }

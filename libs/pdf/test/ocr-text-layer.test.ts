@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import { parsePages } from '../src';
 import { layerReadsPage, takeTextLayer, textLayerEvent } from '../src/ocr/text-layer-words';
 import type { TextRun } from '../src/types';
@@ -45,6 +45,103 @@ async function scanWithWrongLayer(visible: string): Promise<Uint8Array> {
   const page = doc.addPage([612, 792]);
   page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 0, y: 0, width: 612, height: 792 });
   HIDDEN.forEach((line, i) => page.drawText(line, { x: 72, y: 720 - i * 24, size: 12, font, opacity: 0 }));
+  return doc.save();
+}
+
+// Seven-segment digits as stroked straight lines: a chart's tick labels set as outlines, which OCR
+// reads and the text layer does not hold.
+const SEGMENTS: Record<string, string> = {
+  '0': 'abcdef',
+  '1': 'bc',
+  '2': 'abged',
+  '3': 'abgcd',
+  '4': 'fgbc',
+  '5': 'afgcd',
+  '6': 'afgedc',
+  '7': 'abc',
+  '8': 'abcdefg',
+  '9': 'abcdfg',
+};
+function outlinedDigits(s: string, w = 6, h = 11): string {
+  const seg: Record<string, [number, number, number, number]> = {
+    a: [0, 0, w, 0],
+    b: [w, 0, w, h / 2],
+    c: [w, h / 2, w, h],
+    d: [0, h, w, h],
+    e: [0, h / 2, 0, h],
+    f: [0, 0, 0, h / 2],
+    g: [0, h / 2, w, h / 2],
+  };
+  return [...s]
+    .flatMap((ch, i) =>
+      [...SEGMENTS[ch]!].map((k) => {
+        const [x0, y0, x1, y1] = seg[k]!;
+        return `M ${x0 + i * (w + 3)} ${y0} L ${x1 + i * (w + 3)} ${y1}`;
+      }),
+    )
+    .join(' ');
+}
+
+/**
+ * LINES above a vector chart drawn as an included PDF chart often is: axes with tick marks, a
+ * spectrum in straight steps (no curve, no diagonal) and tick labels as outlines, under a caption.
+ */
+async function vectorChartPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  LINES.forEach((line, i) => page.drawText(line, { x: 72, y: 720 - i * 24, size: 12, font }));
+  const [x0, y0, x1, y1] = [120, 330, 500, 580];
+  const ink = { color: rgb(0, 0, 0) };
+  page.drawLine({ start: { x: x0, y: y0 }, end: { x: x1, y: y0 }, thickness: 0.8, ...ink });
+  page.drawLine({ start: { x: x0, y: y0 }, end: { x: x0, y: y1 }, thickness: 0.8, ...ink });
+  for (let i = 0; i <= 7; i++) {
+    const x = x0 + i * 50;
+    page.drawLine({ start: { x, y: y0 }, end: { x, y: y0 + 4 }, thickness: 0.6, ...ink });
+    page.drawSvgPath(outlinedDigits(String(i * 10)), {
+      x: x - 6,
+      y: y0 - 8,
+      borderColor: rgb(0, 0, 0),
+      borderWidth: 1.2,
+    });
+  }
+  for (let j = 0; j <= 5; j++) {
+    const y = y0 + j * 50;
+    page.drawLine({ start: { x: x0, y }, end: { x: x0 + 4, y }, thickness: 0.6, ...ink });
+    page.drawSvgPath(outlinedDigits(String(j * 20)), {
+      x: x0 - 30,
+      y: y + 5,
+      borderColor: rgb(0, 0, 0),
+      borderWidth: 1.2,
+    });
+  }
+  let steps = 'M 0 0';
+  for (let s = 0; s < 60; s++) {
+    const level = Math.round(80 * Math.abs(Math.sin(s / 5)) + 10 * Math.sin(s * 1.7));
+    steps += ` L ${s * 6} ${-level} L ${(s + 1) * 6} ${-level}`;
+  }
+  page.drawSvgPath(steps, { x: x0 + 10, y: y0 + 20, borderColor: rgb(0, 0, 0), borderWidth: 0.7 });
+  page.drawText('Figure 1: Flux density against velocity in the two epochs.', { x: 120, y: 300, size: 10, font });
+  return doc.save();
+}
+
+const PROPORTIONS = ['0.99', '0.95', '0.90', '0.85', '0.80', '0.75', '0.70', '0.65', '0.60', '0.55', '0.50'];
+
+/** A typewritten table (Courier) whose row labels run into dot leaders, as in a survey report. */
+async function leaderTablePdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Courier);
+  const page = doc.addPage([612, 792]);
+  const size = 12;
+  page.drawText('Table 1. Recommended sample sizes for analyses of survey data,', { x: 72, y: 720, size, font });
+  page.drawText('by design effect and specified proportion', { x: 72, y: 720 - size * 1.3, size, font });
+  page.drawText('   Proportion            1.0   1.1   1.2   1.3   1.4   1.5   1.6', { x: 72, y: 690, size, font });
+  page.drawText('-'.repeat(64), { x: 72, y: 690 - size * 1.2, size, font });
+  PROPORTIONS.forEach((r, i) => {
+    const v = (m: number) => String(Math.round((800 * (1 - Number(r)) + 30) * m)).padStart(6);
+    const row = `${r} ${'.'.repeat(17)} ${[1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6].map(v).join('')}`;
+    page.drawText(row, { x: 72, y: 690 - size * 2.5 - i * size * 1.25, size, font });
+  });
   return doc.save();
 }
 
@@ -125,6 +222,22 @@ describe('OCR and the page text layer', () => {
     ];
     const leaders = takeTextLayer(toc, k, [run(`Metrische Räume${' .'.repeat(40)}`, 72, 390), run('6', 400, 406)]);
     expect(leaders.use).toMatchObject({ used: true, agreement: 1, covered: 3, words: 3 });
+    // A row of leader dots Tesseract reads as letters ("cece eee"): those letters say nothing about
+    // the layer's, which agrees with every other character; a layer whose figures beside the same
+    // leaders differ from the page's still disagrees.
+    const row = [
+      { text: '0.95', x0: px(72), x1: px(96), y0: px(100), y1: px(112) },
+      { text: '.', x0: px(100), x1: px(104), y0: px(108), y1: px(112) },
+      { text: 'eee', x0: px(110), x1: px(150), y0: px(106), y1: px(112) },
+      { text: 'cece', x0: px(156), x1: px(200), y0: px(106), y1: px(112) },
+      { text: 'eee', x0: px(206), x1: px(240), y0: px(106), y1: px(112) },
+      { text: '160', x0: px(300), x1: px(318), y0: px(100), y1: px(112) },
+    ];
+    const dotted = takeTextLayer(row, k, [run(`0.95 ${'.'.repeat(28)}`, 72, 244), run('160', 300, 318)]);
+    expect(dotted.use).toMatchObject({ used: true, agreement: 1 });
+    expect(dotted.items.map((w) => w.text).join(' ')).not.toMatch(/e|c/);
+    const otherFigures = takeTextLayer(row, k, [run(`7.31 ${'.'.repeat(28)}`, 72, 244), run('842', 300, 318)]);
+    expect(otherFigures.use.used).toBe(false);
     const broken = takeTextLayer(ocr, k, [run('\u00a7\u00b6\u00a4\u00a7\u00b6\u00a4 qwzxvbn', 72, 160)]);
     expect(broken.use.used).toBe(false);
     expect(broken.items.map((w) => w.text)).toEqual(['2012.2', 'shipped', 'alone']);
@@ -239,6 +352,66 @@ describe('OCR and the page text layer', () => {
     const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((p) => p.grounding) } as never);
     expect(layerReadsPage(ocr.pages[0]!.textLayer)).toBe(true);
     expect(textScore(plain(ocr), plain(text))).toBeGreaterThanOrEqual(99);
+  });
+
+  // A chart drawn with paths only (axes with ticks, a spectrum in straight steps, outlined tick
+  // labels) is a figure of the layer's layout, found by its axes: the labels OCR reads there are the
+  // figure's, and the page is read from the layer as the text backend reads it.
+  it('lays a page out from its layer when the words it lacks are the labels of a vector chart', async () => {
+    const file = await writeTemp(out, 'vector-chart.pdf', await vectorChartPdf());
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    const figure = text.pages[0]!.grounding.elements.find((e) => e.type === 'figure');
+    // The chart: x 120-500 pt, y 212-462 pt from the top of a 612 x 792 pt page.
+    expect(figure?.bbox.x1).toBeLessThan(120 / 612);
+    expect(figure?.bbox.x2).toBeGreaterThan(500 / 612);
+    expect(figure?.bbox.y1).toBeLessThan(212 / 792);
+    expect(figure?.bbox.y2).toBeGreaterThan(462 / 792);
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(p.textLayer?.figureWords).toBeGreaterThan(0);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    expect(p.source).toBe('text');
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((q) => q.grounding) } as never);
+    expect(plain(ocr)).toBe(plain(text));
+  });
+
+  // Tesseract reads a typewritten table's leader dots as letters ("0.95 . eee cece"); the layer's
+  // letters and digits are the page's all the same, so it is used and the table is the layer's.
+  it('trusts a layer whose only disagreement is the letters OCR reads into leader dots', async () => {
+    const file = await writeTemp(out, 'leaders.pdf', await leaderTablePdf());
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(p.textLayer!.agreement).toBeGreaterThanOrEqual(0.9);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    const cells = (r: typeof text) =>
+      r.pages[0]!.grounding.elements.filter((e) => e.type === 'table').flatMap((e) => e.cells ?? []);
+    expect(cells(text).length).toBeGreaterThan(0);
+    expect(cells(ocr)).toEqual(cells(text));
+    expect(p.markdown).not.toMatch(/\bcece\b|\beee\b/);
+  });
+
+  // The same table scanned under an invisible layer whose figures are other figures (same leaders):
+  // the leaders are forgiven, the figures are not, and the layer is ignored.
+  it("still ignores a layer with the same leaders whose figures are not the page's", async () => {
+    const visible = await writeTemp(out, 'leaders-visible.pdf', await leaderTablePdf());
+    const base = visible.replace(/\.pdf$/, '-scan');
+    await promisify(execFile)('pdftoppm', ['-png', '-r', '150', '-singlefile', visible, base]);
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Courier);
+    const page = doc.addPage([612, 792]);
+    page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 0, y: 0, width: 612, height: 792 });
+    PROPORTIONS.forEach((_, i) => {
+      const row = `${(0.13 + i * 0.07).toFixed(2)} ${'.'.repeat(17)} ${[7, 3, 8, 4, 9, 2, 6].map((d) => String(d * 111 + i).padStart(6)).join('')}`;
+      page.drawText(row, { x: 72, y: 690 - 30 - i * 15, size: 12, font, opacity: 0 });
+    });
+    const file = await writeTemp(out, 'leaders-wrong-layer.pdf', await doc.save());
+    const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
+    expect(res.pages[0]!.textLayer?.used).toBe(false);
   });
 
   it('ignores invisible text that does not match the page image', async () => {

@@ -141,6 +141,9 @@ export function createMetricsRegistry(service: string): Registry {
   return registry;
 }
 
+/** The IPC message a supervisor (the gateway's cluster primary) sends a process to shut down gracefully. */
+export const SHUTDOWN_MESSAGE = 'docfleet:shutdown';
+
 /** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or the grace period forces exit. */
 export function onShutdown(
   stop: (signal: string) => Promise<void>,
@@ -158,6 +161,13 @@ export function onShutdown(
       () => process.exit(1),
     );
   };
+  // A supervisor's request (a gateway's cluster primary, over IPC) starts the same shutdown; unlike a
+  // second signal it never forces exit, so Ctrl-C (SIGINT to the whole group) plus the request drains.
+  if (process.send) {
+    process.on('message', (m: unknown) => {
+      if (m === SHUTDOWN_MESSAGE && !stopping) handler('supervisor request');
+    });
+  }
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
   // Started by `pnpm start`'s supervisor: when it is killed outright (SIGKILL, OOM) we are re-parented

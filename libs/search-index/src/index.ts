@@ -25,6 +25,7 @@ export { footnoteMarker, markerMatches, noteMarkers, quarterTags, yearTags } fro
 export { searchStatement } from './search-statement';
 export { normaliseSearchBody } from './search-request';
 export type { SearchRequest } from './search-request';
+export { analyse, queryLexemes, stemEnglish, verifyAnalyser } from './lexemes';
 export { FILLER_TEXT, MAX_TERMS, queryTerms, queryText, tokenize } from './query-terms';
 export type { QueryText, TermGroup } from './query-terms';
 export { RANKING, candidateSearchSql, filterOnlySql, noHitsSql, queryLexemesSql, textSearchSql } from './search-sql';

@@ -12,6 +12,7 @@
 // only if that version is the copy's: otherwise (and whenever a copy is missing, still loading, too
 // big for the memory cap, or too few candidates survived) the caller runs the SQL statement as before.
 import { Prisma, rawTransaction, queryRows, type Db } from '@docfleet/db';
+import { queryLexemes, verifyAnalyser } from './lexemes';
 import { queryText } from './query-terms';
 import {
   RANKING,
@@ -35,6 +36,8 @@ export interface MemorySearchOptions {
   ranking?: Ranking;
   /** Called when a load fails (the knowledge base stays on the SQL path until its version changes). */
   onError?: (kbId: string, err: unknown) => void;
+  /** Called when the in-process query analyser is off (search_lexemes() differs) or could not be checked. */
+  onAnalyserError?: (err: unknown) => void;
 }
 
 interface Term {
@@ -108,6 +111,11 @@ export class MemorySearch {
   private readonly r: Ranking;
   /** Searches whose best few candidates did not prove their hits, so the full set was sent. */
   widened = 0;
+  /** Query texts analysed in the process, and by search_lexemes() (declined, or not yet verified). */
+  readonly lexemeSource = { process: 0, statement: 0 };
+  /** Whether the in-process analyser matches this database's search_lexemes() (checked once). */
+  private analyser?: boolean;
+  private analyserCheck?: Promise<void>;
   /** How many searches took each way (for tests and the bench). */
   readonly stats: Record<MemoryOutcome, number> = {
     memory: 0,
@@ -225,7 +233,11 @@ export class MemorySearch {
     let lex = this.lexemes.get(key);
     if (lex) {
       this.lexemes.delete(key);
+    } else if ((lex = this.analyser ? queryLexemes(qt, this.r.synonymWeight) : undefined)) {
+      this.lexemeSource.process++;
     } else {
+      if (this.analyser === undefined) this.checkAnalyser();
+      this.lexemeSource.statement++;
       const rows = await queryRows<{ term: string; w: number }>(this.db, queryLexemesSql(qt, this.r), {
         prepared: true,
       });
@@ -234,6 +246,27 @@ export class MemorySearch {
     this.lexemes.set(key, lex);
     if (this.lexemes.size > 10_000) this.lexemes.delete(this.lexemes.keys().next().value as string);
     return lex;
+  }
+
+  /** Compares the in-process analyser with the database's search_lexemes() once; until then SQL answers. */
+  private checkAnalyser(): void {
+    this.analyserCheck ??= verifyAnalyser(this.db).then(
+      (ok) => {
+        this.analyser = ok;
+        if (!ok) this.opts.onAnalyserError?.(new Error('search_lexemes() differs from the in-process analyser'));
+      },
+      (err) => {
+        this.analyserCheck = undefined; // tried again on a later search
+        this.opts.onAnalyserError?.(err);
+      },
+    );
+  }
+
+  /** Resolves when the analyser check has run (tests). */
+  async analyserReady(): Promise<boolean> {
+    this.checkAnalyser();
+    await this.analyserCheck;
+    return this.analyser === true;
   }
 
   private async load(kbId: string, orgId: string): Promise<void> {

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { createServer } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { defineEnv, gatewayEnv } from '@docfleet/config';
@@ -9,6 +10,7 @@ import { createStorage } from '@docfleet/storage';
 import { onShutdown, runService } from '@docfleet/runtime';
 import { initTelemetry } from '@docfleet/telemetry';
 import { buildApp } from './app';
+import { runPrimary } from './cluster';
 import type { Deps } from './deps';
 
 // Composition root: config, logger, database, queues, storage; then listen, and drain on SIGTERM.
@@ -19,9 +21,11 @@ async function main() {
   // code only: +60 MiB, peak 270 vs 305-343 MiB in the same probe, and no slower query compilation
   // measured (docs/benchmarks.md, issue 17). Must run before the first query.
   setFlagsFromString('--liftoff-only');
-  const telemetry = initTelemetry('gateway');
   const env = defineEnv(gatewayEnv);
   const logger = createLogger('gateway', env.LOG_LEVEL);
+  // GATEWAY_PROCESSES > 1: this process only supervises that many gateways sharing the port (cluster.ts).
+  if (env.GATEWAY_PROCESSES > 1 && cluster.isPrimary) return runPrimary({ processes: env.GATEWAY_PROCESSES, logger });
+  const telemetry = initTelemetry('gateway');
   const redis = createRedis(env.REDIS_URL);
   const deps: Deps = {
     env,

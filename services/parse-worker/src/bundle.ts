@@ -7,7 +7,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { BUNDLE, type GroundingPage, type Segment } from '@docfleet/contracts';
-import type { OcrPageReport, ParsedPage, TextLayerUse } from '@docfleet/pdf';
+import {
+  missingLanguageWarning,
+  type OcrLanguageChoice,
+  type OcrPageReport,
+  type ParsedPage,
+  type TextLayerUse,
+} from '@docfleet/pdf';
 
 export const pageResultName = (n: number) => `page_${String(n).padStart(4, '0')}.json`;
 
@@ -23,6 +29,8 @@ export interface PageResult {
   ocr?: OcrPageReport;
   /** OCR'd PDF pages with a text layer: whether its characters were taken (it agreed with OCR). */
   text_layer?: TextLayerUse;
+  /** OCR pages whose script called for another language: the one read with, or the one missing. */
+  ocr_language?: OcrLanguageChoice;
 }
 
 /** The stored result of one page the parser read (the one place that maps the parser's page to the file's fields). */
@@ -35,7 +43,14 @@ export function pageResultOf(p: ParsedPage): PageResult {
     source: p.source,
     ...(p.ocr ? { ocr: p.ocr } : {}),
     ...(p.textLayer ? { text_layer: p.textLayer } : {}),
+    ...(p.ocrLanguage ? { ocr_language: p.ocrLanguage } : {}),
   };
+}
+
+/** A stored page's warnings for the job: OCR's (ink but no text, low confidence) and a missing OCR language. */
+export function pageWarnings(r: PageResult): Array<{ code: string; message: string }> {
+  const language = r.ocr_language && missingLanguageWarning(r.page_number, r.ocr_language);
+  return [...(r.ocr?.warnings ?? []), ...(language ? [language] : [])];
 }
 
 export async function writeJson(file: string, value: unknown): Promise<void> {

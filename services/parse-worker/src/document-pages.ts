@@ -9,12 +9,22 @@ import {
   parsePages,
   segmentsFromGrounding,
   textLayerEvent,
+  ocrLanguageEvent,
+  missingLanguageWarning,
   type ImageOcrHeadStart,
   type OcrHeadStart,
   type ParsedPage,
 } from '@docfleet/pdf';
 import { addJobEvent, completeParseJob, setParseProgress, type FinishOutcome } from '@docfleet/jobs';
-import { pageResultName, pageResultOf, writeJson, writeSegments, writeText, type PageResult } from './bundle';
+import {
+  pageResultName,
+  pageResultOf,
+  pageWarnings,
+  writeJson,
+  writeSegments,
+  writeText,
+  type PageResult,
+} from './bundle';
 import type { FailedPageEntry, PageDiff } from './document-diff';
 import { UnitCharger, type JobContext } from './job-context';
 import { pdfManifestHead } from './manifest-head';
@@ -123,6 +133,7 @@ async function parseChangedPages(
     maxPages: deps.env.MAX_PAGES,
     budget: d.budget,
     ocrHeaderReread: deps.env.PARSE_OCR_HEADER_REREAD ?? false,
+    ocrCellReread: deps.env.PARSE_OCR_CELL_REREAD ?? false,
     onProgress: async (done, total, phase, page) => {
       // A page over its budget is not charged (it may still fail later, in the figures phase: see recordPage).
       if (phase === 'text' && page && !page.failed) {
@@ -149,7 +160,7 @@ async function recordPage(ctx: JobContext, p: ParsedPage, out: ParsedPages): Pro
   const r = pageResultOf(p);
   out.results.set(p.pageNumber, r);
   await writeJson(path.join(ctx.outDir, BUNDLE.page_results, pageResultName(p.pageNumber)), r);
-  for (const w of r.ocr?.warnings ?? []) out.warnings.push({ page_number: p.pageNumber, ...w });
+  for (const w of pageWarnings(r)) out.warnings.push({ page_number: p.pageNumber, ...w });
   await pageEvents(ctx, r);
   if (p.failed) out.failedPages.push({ page_number: p.pageNumber, code: p.failed.code, message: p.failed.message });
   else if (p.noImage) out.noImagePages.push(p.pageNumber);
@@ -175,6 +186,12 @@ export async function pageEvents(ctx: JobContext, r: PageResult): Promise<void> 
   if (r.text_layer) {
     const e = textLayerEvent(n, r.text_layer);
     await addJobEvent(db, ctx.job.id, 'parse.text_layer', 'parse', e.message, e.payload);
+  }
+  if (r.ocr_language) {
+    const e = ocrLanguageEvent(n, r.ocr_language);
+    await addJobEvent(db, ctx.job.id, 'parse.ocr_language', 'parse', e.message, e.payload);
+    const w = missingLanguageWarning(n, r.ocr_language);
+    if (w) await addJobEvent(db, ctx.job.id, 'parse.warning', 'parse', w.message, { page_number: n, code: w.code });
   }
 }
 

@@ -18,7 +18,7 @@ import {
   setParseProgress as setProgress,
 } from '@docfleet/jobs';
 import { ParseError, segmentsFromGrounding } from '@docfleet/pdf';
-import { pageResultName, writeJson, type PageResult } from './bundle';
+import { pageResultName, pageWarnings, writeJson, type PageResult } from './bundle';
 import type { WorkerDeps } from './deps';
 import type { JobContext } from './job-context';
 import { pdfManifestHead } from './manifest-head';
@@ -231,7 +231,7 @@ async function assemble(ctx: JobContext): Promise<string> {
         );
       if (r.failed) failedPages.push({ page_number: n, code: r.failed.code, message: r.failed.message });
       else if (r.no_image) noImagePages.push(n);
-      for (const w of r.ocr?.warnings ?? []) warnings.push({ page_number: n, ...w });
+      for (const w of pageWarnings(r)) warnings.push({ page_number: n, ...w });
       const text = r.markdown.trim();
       if (text) {
         await md.write((mdWritten ? '\n\n' : '') + text);

@@ -27,3 +27,11 @@ describe('PARSE_OCR_HEADER_REREAD', () => {
     expect(parseWorkerEnv.safeParse({ PARSE_OCR_HEADER_REREAD: 'yes' }).success).toBe(false);
   });
 });
+
+describe('PARSE_OCR_CELL_REREAD', () => {
+  it('is off unless set to true', () => {
+    expect(parseWorkerEnv.parse({}).PARSE_OCR_CELL_REREAD).toBe(false);
+    expect(parseWorkerEnv.parse({ PARSE_OCR_CELL_REREAD: 'true' }).PARSE_OCR_CELL_REREAD).toBe(true);
+    expect(parseWorkerEnv.safeParse({ PARSE_OCR_CELL_REREAD: 'yes' }).success).toBe(false);
+  });
+});

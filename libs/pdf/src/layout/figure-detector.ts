@@ -1,8 +1,11 @@
-// Figure regions: placed images of a meaningful size, and clusters of vector drawings that
-// contain curves or diagonals (charts, diagrams). Table rulings never make a figure on their own.
+// Figure regions: placed images of a meaningful size, clusters of vector drawings that contain
+// curves or diagonals (charts, diagrams), and clusters drawn with a chart's axes: a horizontal and a
+// vertical axis each carrying short perpendicular tick marks (a spectrum or histogram drawn with
+// straight steps and labels set as outlines has no curve and no text, only its axes say chart).
+// Table rulings never make a figure on their own.
 import type { Box } from '../geometry';
-import { boxArea, expand, intersectionArea, unionBox } from '../geometry';
-import type { PageGraphics } from '../types';
+import { boxArea, emptyBox, expand, intersectionArea, unionBox } from '../geometry';
+import type { PageGraphics, Ruling } from '../types';
 
 export function detectFigures(
   g: PageGraphics,
@@ -37,7 +40,108 @@ export function detectFigures(
       if (inner.length >= 2 || shapeArea > 0.2 * a) cands.push(enclosingForm(plotFrame(cluster, g), g, pageArea));
     }
   }
+  for (const chart of axedCharts(g, [...solid, ...hair], pageArea, [...cands]))
+    cands.push(enclosingForm(chart, g, pageArea));
   return clusterBoxes(cands, 4).filter((b) => !exclude.some((e) => intersectionArea(e, b) > 0.5 * boxArea(b)));
+}
+
+/** Longest a tick mark may be, in points and against the axis it sits on. */
+const TICK_PT = 6;
+const TICK_SHARE = 0.15;
+/** Tick marks an axis needs (distinct positions along it). */
+const AXIS_TICKS = 4;
+
+/** How far around a chart's axes its tick labels and axis titles are drawn (points). */
+const LABEL_MARGIN = 30;
+
+/**
+ * Charts found by their axes: a horizontal and a vertical axis with tick marks that touch (one
+ * plot's frame; a tick is a rule at most 6 pt long, and under 0.15 of the axis, that stands across
+ * the axis and touches it, and an axis needs ticks at 4 distinct positions). The chart is that
+ * frame with the drawings that lie wholly within 30 pt of it (tick labels set as outlines, legends);
+ * drawings reaching further (a curve clipped to the plot, a page rule), and those of another figure
+ * found already (`others`: a neighbouring plot), do not stretch it. A table's
+ * rules cross at cell height or width, a comb field has ticks along one axis only, an underline none.
+ */
+export function axedCharts(g: PageGraphics, drawings: Box[], pageArea: number, others: Box[] = []): Box[] {
+  const axes = [...ticked(g.hRules, g.vRules, 'h'), ...ticked(g.vRules, g.hRules, 'v')];
+  if (!axes.some((a) => a.dir === 'h') || !axes.some((a) => a.dir === 'v')) return [];
+  const frames = clusterBoxes(
+    axes.map((a) => expand(a.rule, TICK_PT)),
+    2,
+  ).filter((f) => {
+    const inside = axes.filter((a) => contains(f, a.rule));
+    return inside.some((a) => a.dir === 'h') && inside.some((a) => a.dir === 'v');
+  });
+  // Each drawing in reach goes to the nearest frame (the labels between two plots to their own),
+  // and to a frame painted in the same Form XObject before any other (an included graphic's axis
+  // title may lie nearer a neighbouring plot than its own).
+  const forms = (g.forms ?? []).filter((f) => boxArea(f) <= 0.5 * pageArea);
+  const formsOf = (b: Box) => forms.filter((f) => contains(expand(f, 1), b));
+  const frameForms = frames.map((fr) => forms.filter((f) => intersectionArea(f, fr) >= 0.8 * boxArea(fr)));
+  // A chart starts as its axes (the frames are the axes grown by a tick's length, to meet).
+  const charts = frames.map((f) =>
+    axes.filter((a) => contains(f, a.rule)).reduce((acc, a) => unionBox(acc, a.rule), emptyBox()),
+  );
+  for (const d of drawings) {
+    // A drawing of another figure (the plot beside this one, found by its curves) stays its own.
+    if (others.some((o) => intersectionArea(o, d) > 0 || contains(o, d))) continue;
+    const mine = formsOf(d);
+    let best = -1,
+      bestKey = Infinity;
+    frames.forEach((f, i) => {
+      const gap = Math.max(0, f.x0 - d.x0, d.x1 - f.x1, f.y0 - d.y0, d.y1 - f.y1);
+      if (gap > LABEL_MARGIN) return;
+      const key = (frameForms[i]!.some((x) => mine.includes(x)) ? 0 : LABEL_MARGIN + 1) + gap;
+      if (key < bestKey) {
+        best = i;
+        bestKey = key;
+      }
+    });
+    if (best >= 0) Object.assign(charts[best]!, unionBox(charts[best]!, d));
+  }
+  return charts.filter((c) => boxArea(c) >= 0.01 * pageArea && boxArea(c) <= 0.9 * pageArea);
+}
+
+/** Rules of one direction (`dir`) that carry tick marks among the rules of the other. */
+function ticked(rules: Ruling[], across: Ruling[], dir: 'h' | 'v'): Array<{ rule: Ruling; dir: 'h' | 'v' }> {
+  // Along: the axis's own coordinate (x for a horizontal axis); level: where it lies (y).
+  const along = (r: Ruling) => (dir === 'h' ? [r.x0, r.x1] : [r.y0, r.y1]) as [number, number];
+  const level = (r: Ruling) => (dir === 'h' ? r.y0 : r.x0);
+  // A tick's span across the axis and its position along it.
+  const span = (t: Ruling) => (dir === 'h' ? [t.y0, t.y1] : [t.x0, t.x1]) as [number, number];
+  const at = (t: Ruling) => (dir === 'h' ? t.x0 : t.y0);
+  const short = across.filter((t) => {
+    const [a, b] = span(t);
+    return b - a <= TICK_PT;
+  });
+  if (short.length < AXIS_TICKS) return [];
+  // Ticks by each whole point their span reaches, so an axis looks up only the ticks at its level.
+  const byLevel = new Map<number, Ruling[]>();
+  for (const t of short) {
+    const [a, b] = span(t);
+    for (let v = Math.floor(a) - 1; v <= Math.ceil(b) + 1; v++) {
+      const list = byLevel.get(v);
+      if (list) list.push(t);
+      else byLevel.set(v, [t]);
+    }
+  }
+  const out: Array<{ rule: Ruling; dir: 'h' | 'v' }> = [];
+  for (const r of rules) {
+    const [a0, a1] = along(r);
+    const len = a1 - a0;
+    if (TICK_PT > TICK_SHARE * len) continue;
+    const y = level(r);
+    const positions = new Set<number>();
+    for (const t of byLevel.get(Math.round(y)) ?? []) {
+      const [s0, s1] = span(t);
+      if (s1 - s0 > TICK_SHARE * len || y < s0 - 1 || y > s1 + 1) continue;
+      const p = at(t);
+      if (p >= a0 - 1 && p <= a1 + 1) positions.add(Math.round(p));
+    }
+    if (positions.size >= AXIS_TICKS) out.push({ rule: r, dir });
+  }
+  return out;
 }
 
 /**

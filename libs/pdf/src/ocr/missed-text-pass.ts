@@ -22,10 +22,11 @@ export function missedInk(
   gray: GrayImage,
   words: OcrWord[],
   px: number,
+  threshold?: number,
 ): { share: number; rows: number; aligned: number } {
   const rows = ocrRows(words);
   if (rows.length < 3) return { share: 0, rows: rows.length, aligned: 0 };
-  const t = otsuThreshold(gray);
+  const t = threshold ?? otsuThreshold(gray);
   let ink = 0,
     missed = 0;
   const rowsAt = new Uint16Array(gray.width);
@@ -63,8 +64,8 @@ export const missedInkShare = (gray: GrayImage, words: OcrWord[], px: number) =>
  * the unread ink lines up in a column over at least three rows and a third of them (noise, a logo
  * or a stamp does not).
  */
-export function leftFiguresUnread(gray: GrayImage, words: OcrWord[], px: number): boolean {
-  const m = missedInk(gray, words, px);
+export function leftFiguresUnread(gray: GrayImage, words: OcrWord[], px: number, threshold?: number): boolean {
+  const m = missedInk(gray, words, px, threshold);
   return m.share >= MISSED_INK && m.aligned >= Math.max(3, m.rows / 3);
 }
 
@@ -77,6 +78,8 @@ export interface MissedTextInput {
   px: number;
   dpi: number;
   words: OcrWord[];
+  /** Otsu's threshold of `raster` when the caller has it already (else it is computed). */
+  threshold?: number;
   tmpDir: string;
   pageNumber: number;
   lang: string;
@@ -85,7 +88,7 @@ export interface MissedTextInput {
 
 /** The page's words, read again as one block when the first reading left text unread (else as given). */
 export async function rereadMissedText(inp: MissedTextInput): Promise<OcrWord[]> {
-  if (!leftFiguresUnread(inp.raster, inp.words, inp.px)) return inp.words;
+  if (!leftFiguresUnread(inp.raster, inp.words, inp.px, inp.threshold)) return inp.words;
   const file = path.join(inp.tmpDir, `block-${inp.pageNumber}.pgm`);
   await writePgm(file, inp.raster);
   try {

@@ -7,6 +7,7 @@
 // prose paragraph become one element. A table is kept only where the page gives table evidence
 // (ruling lines around it, or a grid of three or more filled columns over several rows); its rows
 // then leave the flow and the table takes their place.
+import { isRightToLeft, logicalRunOrder } from '../layout/bidi';
 import type { LayoutElement, TextRun } from '../types';
 import type { OcrWord } from './recognise';
 
@@ -140,20 +141,25 @@ export function ocrRows(words: OcrWord[]): OcrRow[] {
   for (const r of rows) {
     r.lines.sort((a, b) => a.x0 - b.x0);
     r.words = r.lines.flatMap((l) => [...l.words].sort((a, b) => a.x0 - b.x0));
+    // A right-to-left row (Arabic, Hebrew: each word's letters already in logical order) is read
+    // from the right, its Latin words and numbers left to right, as the text layer's lines are.
+    if (isRightToLeft(r.words.map((w) => w.text))) r.words = logicalRunOrder(r.words);
     r.text = r.words.map((w) => w.text).join(' ');
   }
   // Reading order: a prose column is read whole where it starts (columns side by side: left
-  // first); every other row where it stands.
+  // first, or right first on a right-to-left page); every other row where it stands.
+  const rtl = isRightToLeft(rows.map((r) => r.text));
   const colTop = new Map<number, { y: number; x: number }>();
   for (const r of rows) {
     const b = r.lines[0]!.block;
     if (!columns.has(b)) continue;
     const t = colTop.get(b);
-    colTop.set(b, { y: Math.min(t?.y ?? Infinity, r.y0), x: Math.min(t?.x ?? Infinity, r.x0) });
+    const x = rtl ? -r.x1 : r.x0;
+    colTop.set(b, { y: Math.min(t?.y ?? Infinity, r.y0), x: Math.min(t?.x ?? Infinity, x) });
   }
   const key = (r: (typeof rows)[number]) => {
     const c = colTop.get(r.lines[0]!.block);
-    return c ? { y: c.y, x: c.x, inner: r.y0 } : { y: r.y0, x: r.x0, inner: 0 };
+    return c ? { y: c.y, x: c.x, inner: r.y0 } : { y: r.y0, x: rtl ? -r.x1 : r.x0, inner: 0 };
   };
   const sorted = rows
     .map((r) => ({ r, k: key(r) }))

@@ -16,6 +16,7 @@ import {
   inkShare,
   invert,
   meanBrightness,
+  otsuThreshold,
   paperRect,
   resizeGray,
   rowBands,
@@ -29,7 +30,15 @@ import {
 import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows } from './header-reread';
 import { ocrRows } from './ocr-layout';
-import { detectOrientation, parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import {
+  detectOrientation,
+  parseTsv,
+  runTesseractTsv,
+  startTesseractTsv,
+  type OsdResult,
+  type TesseractRun,
+} from './tesseract-tsv';
+import { chooseInstalled, languageFromOsd, readsOtherwise, type OcrLanguageChoice } from './ocr-language';
 
 export interface OcrWord {
   text: string;
@@ -89,6 +98,11 @@ export interface RecogniseOptions {
    * handed to `tesseract` as `file`: it is not prepared or written again.
    */
   prepared?: { first: FirstReading; file: string };
+  /**
+   * Choose the language from the page's script when the reading with `lang` is doubtful (OSD names
+   * another script): no language was asked for, `lang` is only the default.
+   */
+  autoLang?: boolean;
   /**
    * Read the first rows again at a larger size where in doubt (header-reread.ts): a receipt's or
    * letter's issuer and address read better (receipts' company F1 0.559 -> 0.605) for one more
@@ -173,6 +187,8 @@ export interface Variant {
   dpi: number;
   /** Tesseract's page segmentation mode; 3 (automatic) unless set. */
   psm?: number;
+  /** Tesseract's language when not the page's `lang` (the page's script called for another). */
+  lang?: string;
 }
 
 interface Reading {
@@ -184,7 +200,17 @@ interface Reading {
 export async function recogniseImage(
   img: RawImage,
   opts: RecogniseOptions,
-): Promise<{ words: OcrWord[]; report: OcrPageReport; gray: GrayImage }> {
+): Promise<{
+  words: OcrWord[];
+  report: OcrPageReport;
+  gray: GrayImage;
+  /** The winning reading was one uniform block of text (psm 6): it kept every mark on a row already. */
+  readAsBlock: boolean;
+  /** Otsu's threshold of `gray` (computed while the page was read). */
+  grayThreshold: number;
+  /** The page's script called for another language (read in it), or for one not installed. */
+  language?: OcrLanguageChoice;
+}> {
   const size = { width: img.width, height: img.height };
   const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
   const { paper, rules, textRowPx, clean, s0 } = prep;
@@ -207,7 +233,7 @@ export async function recogniseImage(
         : await runTesseractTsv(file, {
             dpi: v.dpi,
             psm: v.psm,
-            lang: opts.lang,
+            lang: v.lang ?? opts.lang,
             timeoutSeconds: opts.timeoutSeconds,
             pageNumber: opts.pageNumber,
           });
@@ -232,11 +258,16 @@ export async function recogniseImage(
     }
   };
 
-  const first = await read(prep.variant, opts.tesseract, opts.tesseract ? opts.prepared?.file : undefined);
+  const reading = read(prep.variant, opts.tesseract, opts.tesseract ? opts.prepared?.file : undefined);
+  reading.catch(() => undefined); // awaited just below
+  // Pixel work that needs only the page is done while Tesseract reads it (off the page's critical path):
+  // the share of ink, and the ink threshold of the whole page the missed-text pass measures against.
+  const ink = inkShare(clean);
+  const grayThreshold = otsuThreshold(prep.gray);
+  const first = await reading;
   const readings: Reading[] = [first];
   const textPx = medianTextHeight(first.words, s0);
   const goodWords = (r: Reading) => r.words.filter((w) => w.conf >= 50 && /[A-Za-z0-9]{2,}/.test(w.text)).length;
-  const ink = inkShare(clean);
 
   // Small text: Tesseract wants letters of ~20-30 px, unless it already read this page confidently.
   if (textPx !== undefined && textPx * s0 < SMALL_TEXT_PX && first.report.meanConf < CONFIDENT_READING) {
@@ -298,6 +329,8 @@ export async function recogniseImage(
   }
   const oneBlock: Variant = { name: 'one block', image: clean, scale: 1, rotation: 0, dpi, psm: 6 };
   let blockRead: Promise<Reading> | undefined;
+  // The orientation check of the cleaned page, started early (below) when it is likely needed.
+  let earlyOsd: OrientationCheck | undefined;
   if (goodWords(pick(readings)) < 3 && ink > 0.002) {
     // Little or no text where there is ink: light text on a dark ground, faint or noisy scans.
     // These readings do not depend on one another, and the one-block reading below is needed
@@ -310,10 +343,16 @@ export async function recogniseImage(
     variants.push({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi });
     blockRead = read(oneBlock);
     blockRead.catch(() => undefined); // awaited below, or dropped when not needed
+    // A page read this badly is usually read at low confidence in the end too, and then checked for
+    // its orientation, on the one-block reading's page (the cleaned page) when that is the one kept.
+    // That check depends on none of these readings: it starts now as well, and its answer is used
+    // only when the page it checked is the one the check below is for (else it is dropped unseen).
+    earlyOsd = checkOrientation(clean, path.join(opts.tmpDir, `osd-${opts.pageNumber}-early.pgm`), opts);
     try {
       readings.push(...(await Promise.all(variants.map((v) => read(v)))));
     } catch (err) {
       await blockRead.catch(() => undefined);
+      await earlyOsd.drop();
       throw err;
     }
   }
@@ -324,38 +363,59 @@ export async function recogniseImage(
     // uniform block of text (psm 6), which looks for text rows everywhere.
     // Its words are kept when it finds text at all, even at a low mean confidence, over readings
     // that found none (the low confidence is then reported below).
-    const block = await (blockRead ?? read(oneBlock));
+    const block = await (blockRead ?? read(oneBlock)).catch(async (err: unknown) => {
+      await earlyOsd?.drop();
+      throw err;
+    });
     readings.push(block);
     if (goodWords(block) >= 3) foundText = block;
   } else if (blockRead) {
     await blockRead.catch(() => undefined); // its process and file are gone before the page is done
   }
   const bestSoFar = foundText ?? pick(readings);
-  if (bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3) {
-    // A page read at low confidence may be on its side or upside down.
-    const osdFile = path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`);
-    await writePgm(osdFile, bestSoFar.variant.image);
-    const o = await detectOrientation(osdFile, opts).finally(() => fs.rm(osdFile, { force: true }));
+  let language: OcrLanguageChoice | undefined;
+  const needOsd = bestSoFar.report.meanConf < 45 || goodWords(bestSoFar) < 3;
+  const early = earlyOsd && needOsd && bestSoFar.variant.image === clean ? earlyOsd : undefined;
+  if (earlyOsd && !early) await earlyOsd.drop();
+  if (needOsd) {
+    // A page read at low confidence may be on its side or upside down, or in another script.
+    const o = await (
+      early ?? checkOrientation(bestSoFar.variant.image, path.join(opts.tmpDir, `osd-${opts.pageNumber}.pgm`), opts)
+    ).result;
+    let upright = bestSoFar.variant;
     if (o && o.rotate && o.confidence >= 1.5) {
       const v = bestSoFar.variant;
-      readings.push(
-        await read({
-          ...v,
-          name: `${v.name}, turned ${o.rotate}°`,
-          image: await rotate(v.image, o.rotate),
-          rotation: o.rotate,
-        }),
-      );
+      const turned = await read({
+        ...v,
+        name: `${v.name}, turned ${o.rotate}°`,
+        image: await rotate(v.image, o.rotate),
+        rotation: o.rotate,
+      });
+      readings.push(turned);
+      upright = turned.variant;
     }
+    // OSD's script calls for another language: the page read upright again in it; it wins only by
+    // reading better (its confidence-weighted text), as every other variant.
+    const c =
+      opts.autoLang && o?.script
+        ? await chooseInstalled({ script: o.script, scriptConfidence: o.scriptConfidence ?? 0 }, languageFromOsd)
+        : undefined;
+    if (c) language = c;
+    if (readsOtherwise(c, opts.lang))
+      readings.push(await read({ ...upright, name: `${upright.name}, ${c.lang}`, lang: c.lang }));
   }
   // A reading that found text is only replaced by a later one (the page turned) that reads better.
   const win = foundText ? pick(readings.slice(readings.indexOf(foundText))) : pick(readings);
+  const lang = win.variant.lang ?? opts.lang;
+  // The script's language is reported when it was read with it, or when it is missing.
+  if (language && language.lang !== lang && !language.missing) language = undefined;
+  else if (language) language = { ...language, lang };
   // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
   // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
   const header =
     !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
       ? undefined
-      : await rereadHeaderRows(win.words, clean, paper, opts);
+      : await rereadHeaderRows(win.words, clean, paper, { ...opts, lang });
   const words = header?.words ?? win.words;
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
@@ -374,6 +434,9 @@ export async function recogniseImage(
   return {
     words,
     gray: prep.gray,
+    readAsBlock: win.variant.psm === 6,
+    grayThreshold,
+    ...(language ? { language } : {}),
     report: {
       chosen: win.variant.name,
       tried: readings.map((r) => r.report),
@@ -388,8 +451,43 @@ export async function recogniseImage(
   };
 }
 
+interface OrientationCheck {
+  /** detectOrientation's answer on the page (undefined when it could not tell); its file is gone by then. */
+  result: Promise<OsdResult | undefined>;
+  /** Stops the check (not needed after all) and waits until its process and file are gone. */
+  drop(): Promise<void>;
+}
+
+/** Tesseract's orientation check of `image` (written to `file`), started now. */
+function checkOrientation(
+  image: GrayImage,
+  file: string,
+  opts: Pick<RecogniseOptions, 'timeoutSeconds' | 'pageNumber'>,
+): OrientationCheck {
+  const abort = new AbortController();
+  const result = writePgm(file, image)
+    .then(() =>
+      abort.signal.aborted
+        ? undefined
+        : detectOrientation(file, {
+            timeoutSeconds: opts.timeoutSeconds,
+            pageNumber: opts.pageNumber,
+            signal: abort.signal,
+          }),
+    )
+    .finally(() => fs.rm(file, { force: true }));
+  result.catch(() => undefined); // awaited by whoever uses or drops it
+  return {
+    result,
+    async drop() {
+      abort.abort();
+      await result.catch(() => undefined);
+    },
+  };
+}
+
 /** Confidence-weighted text: each letter or digit counts +1 at full confidence, −1 at none. */
-function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
+export function quality(words: OcrWord[]): { words: number; meanConf: number; score: number } {
   let score = 0,
     conf = 0,
     chars = 0;

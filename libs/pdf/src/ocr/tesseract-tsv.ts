@@ -138,24 +138,44 @@ export function startTesseractTsv(opts: OcrOptions): TesseractRun {
   };
 }
 
+/** What Tesseract's orientation and script detection (--psm 0) says about a page. */
+export interface OsdResult {
+  /** Clockwise turn that makes the page upright, and how sure it is. */
+  rotate: number;
+  confidence: number;
+  /** The page's script as OSD names it ("Latin", "Arabic", "Cyrillic", ...), and how sure it is. */
+  script?: string;
+  scriptConfidence?: number;
+}
+
 /**
- * Tesseract's orientation detection (--psm 0): how far the page must be turned clockwise to read
- * upright, and how sure it is. Undefined when it could not tell (too little text).
+ * Tesseract's orientation and script detection (--psm 0): how far the page must be turned clockwise
+ * to read upright, and its script, with their confidences. Undefined when it could not tell (too
+ * little text).
  */
 export async function detectOrientation(
   imagePath: string,
-  opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'>,
-): Promise<{ rotate: number; confidence: number } | undefined> {
+  opts: Pick<OcrOptions, 'timeoutSeconds' | 'pageNumber'> & { signal?: AbortSignal },
+): Promise<OsdResult | undefined> {
   assertSafePath(imagePath);
   let out: string;
+  const { signal, ...rest } = opts;
   try {
-    out = await tesseract([imagePath, 'stdout', '--psm', '0', '-l', 'osd'], { dpi: 0, ...opts });
+    out = await tesseract([imagePath, 'stdout', '--psm', '0', '-l', 'osd'], { dpi: 0, ...rest }, { signal });
   } catch {
-    return undefined; // OSD fails on pages with too few characters; the page is read as it is
+    // OSD fails on pages with too few characters (the page is read as it is), or the check was stopped.
+    return undefined;
   }
   const rotate = /Rotate:\s*(\d+)/.exec(out),
     conf = /Orientation confidence:\s*([\d.]+)/.exec(out);
-  return rotate && conf ? { rotate: Number(rotate[1]), confidence: Number(conf[1]) } : undefined;
+  if (!rotate || !conf) return undefined;
+  const script = /Script:\s*(\S+)/.exec(out),
+    scriptConf = /Script confidence:\s*([\d.]+)/.exec(out);
+  return {
+    rotate: Number(rotate[1]),
+    confidence: Number(conf[1]),
+    ...(script && scriptConf ? { script: script[1]!, scriptConfidence: Number(scriptConf[1]) } : {}),
+  };
 }
 
 export interface TsvWord {
@@ -169,6 +189,9 @@ export interface TsvWord {
   conf: number;
   text: string;
 }
+
+/** Unicode's directional marks, embeddings, overrides and isolates. */
+const BIDI_MARKS = /[\u200E\u200F\u061C\u202A-\u202E\u2066-\u2069]/g;
 
 export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, TsvWord> } {
   const words: TsvWord[] = [];
@@ -186,7 +209,9 @@ export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, Ts
       width: Number(f[8]),
       height: Number(f[9]),
       conf: Number(f[10]),
-      text: f.slice(11).join('\t'),
+      // Right-to-left readings mark directions (U+200F after "R" in an Arabic line); the words are
+      // already in logical order, and the layout orders them, so the invisible marks are dropped.
+      text: f.slice(11).join('\t').replace(BIDI_MARKS, ''),
     };
     if (level === 4) lines.set(`${w.block}.${w.par}.${w.line}`, w);
     else if (level === 5 && w.text.trim() && w.conf >= 0) words.push(w);

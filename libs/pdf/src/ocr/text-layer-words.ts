@@ -10,10 +10,12 @@
 // OCR words are matched to the layer's lines (its runs joined as the text backend joins them: a
 // word a font draws glyph by glyph, "com"+"p"+"arison", or a formula set symbol by symbol is one
 // piece of one line), and the agreement is counted on letters and digits (dot leaders, rules and
-// math symbols OCR reads differently say nothing about whether the layer's letters are the page's).
+// math symbols OCR reads differently say nothing about whether the layer's letters are the page's;
+// nor do the letters OCR reads into a row of leader dots, "cece eee").
 // Words inside the layer's own figures (a raster chart's labels) that the layer lacks are the
 // figure's, as the text backend treats figure text: they do not keep a page from its layer reading.
 import { centerInside, type Box } from '../geometry';
+import { logicalRunOrder, runDirection } from '../layout/bidi';
 import { buildLines } from '../layout/line-builder';
 import type { LayoutElement, TextRun } from '../types';
 
@@ -100,6 +102,26 @@ function layerPieces(runs: TextRun[]): LayerPiece[] {
 
 const alnum = (s: string) => s.replace(/[^\p{L}\p{N}]/gu, '');
 
+/** Characters a leader or a rule of dots, dashes or underscores is drawn with. */
+const LEADER = /[.·•…‥_\-‐‑‒–—―]/;
+
+/**
+ * OCR's text less the characters it read over the layer's leaders: Tesseract reads a row of dots
+ * as letters ("0.99 .................." as "0.99 .. cece eee"), which says nothing about whether
+ * the layer's letters are the page's. A character whose aligned layer stretch (`at`: align(O, L))
+ * and its neighbours hold nothing but leader characters is left out; everywhere else OCR's letters
+ * count against the layer's as before.
+ */
+function overLeaders(O: string, L: string, at: number[]): string {
+  let out = '';
+  for (let i = 0; i < O.length; i++) {
+    const near = L.slice(Math.max(0, at[i]! - 1), Math.min(L.length, at[i + 1]! + 1)).replace(/ /g, '');
+    if (near && [...near].every((c) => LEADER.test(c))) continue;
+    out += O[i];
+  }
+  return out;
+}
+
 /**
  * Matches OCR items (boxes in units of `k` points each) to the text-layer lines over them and,
  * when the layer agrees, returns the items with the layer's characters. An item belongs to the
@@ -137,8 +159,12 @@ export function takeTextLayer<T extends Box & { text: string }>(
     overlapped = 0;
   const texts = new Map<number, string>();
   runs.forEach((r, j) => {
-    const idx = byRun[j]!.sort((a, b) => items[a]!.x0 - items[b]!.x0);
+    let idx = byRun[j]!.sort((a, b) => items[a]!.x0 - items[b]!.x0);
     if (!idx.length) return;
+    // A right-to-left run's text is in logical order: its words are taken from the right (Latin
+    // words and numbers inside it left to right), as the layout reads a right-to-left line.
+    if (runDirection(r.text) === 'rtl')
+      idx = logicalRunOrder(idx.map((i) => ({ i, text: items[i]!.text }))).map((x) => x.i);
     overlapped += idx.length;
     const L = r.text.replace(/\s+/g, ' ').trim();
     const starts: number[] = [];
@@ -149,7 +175,7 @@ export function takeTextLayer<T extends Box & { text: string }>(
       O += items[i]!.text;
     }
     const { at } = align(O, L);
-    const [a, b] = [alnum(O), alnum(L)];
+    const [a, b] = [alnum(overLeaders(O, L, at)), alnum(L)];
     total += Math.max(a.length, b.length);
     errors += align(a, b).distance;
     // Layer position of each item's first character; the first item also takes any text before it.

@@ -77,6 +77,7 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
     files,
     source: page.source,
     ...(page.textLayer ? { textLayer: page.textLayer } : {}),
+    ...(page.ocrLanguage ? { ocrLanguage: page.ocrLanguage } : {}),
   };
 }
 

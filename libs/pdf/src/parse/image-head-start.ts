@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { densityOf, loadImagePage, statedOcrDpi, type ImagePage } from '../render/image-input';
 import { firstReadDpi, prepareFirstReading, type FirstReading } from '../ocr/recognise';
 import { startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
+import { DEFAULT_OCR_LANG } from '../ocr/ocr-language';
 import { writePgm } from '../ocr/preprocess';
 
 export interface ImageOcrHeadStartOptions {
@@ -46,7 +47,7 @@ export interface ImageOcrHeadStart {
 
 /** Starts Tesseract for page 1 of an image ahead of parsePages; pass it as `imageOcrHeadStart` and dispose() it afterwards. */
 export function startImageOcrHeadStart(imagePath: string, opts: ImageOcrHeadStartOptions = {}): ImageOcrHeadStart {
-  const lang = opts.ocrLang ?? 'eng';
+  const lang = opts.ocrLang ?? DEFAULT_OCR_LANG;
   const timeoutSeconds = opts.timeoutSeconds ?? 120;
   let taken = false;
   let disposed = false;

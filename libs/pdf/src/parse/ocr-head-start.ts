@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import { DEFAULT_PAGE_BUDGET, cappedDpi, type PageBudget } from '../budget';
 import { pagePointSize } from '../pdfjs-loader';
 import { OcrRasterPrefetch, type OcrSettings } from './ocr-page';
+import { DEFAULT_OCR_LANG } from '../ocr/ocr-language';
 import { makeScratchDirSync } from './scratch';
 
 export interface OcrHeadStartOptions {
@@ -34,7 +35,7 @@ export class OcrHeadStart {
     const budget = opts.budget ?? DEFAULT_PAGE_BUDGET;
     const settings: OcrSettings = {
       dpi: opts.ocrDpi ?? 300,
-      lang: opts.ocrLang ?? 'eng',
+      lang: opts.ocrLang ?? DEFAULT_OCR_LANG,
       timeoutSeconds: opts.timeoutSeconds ?? 120,
       rasterBudgetSeconds: budget.maxSeconds,
     };

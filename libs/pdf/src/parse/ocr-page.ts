@@ -13,8 +13,22 @@ import { rereadTableCells, type CellRereadReport } from '../ocr/cell-reread';
 import { noise, ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray, type GrayImage } from '../ocr/preprocess';
 import { takeTextLayer, type TextLayerInput } from '../ocr/text-layer-words';
-import { firstReadDpi, recogniseImage, type FirstReading, type OcrPageReport, type OcrWord } from '../ocr/recognise';
-import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
+import {
+  firstReadDpi,
+  quality,
+  recogniseImage,
+  type FirstReading,
+  type OcrPageReport,
+  type OcrWord,
+} from '../ocr/recognise';
+import { DOUBTFUL_READING_CONF, chooseInstalled, languageFromOsd, type OcrLanguageChoice } from '../ocr/ocr-language';
+import {
+  detectOrientation,
+  parseTsv,
+  runTesseractTsv,
+  startTesseractTsv,
+  type TesseractRun,
+} from '../ocr/tesseract-tsv';
 import { statedOcrDpi, type ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
 import { readPnm, type RawImage } from '../render/ppm';
@@ -25,11 +39,18 @@ export interface OcrSettings {
   /** Nominal OCR resolution (Tesseract's --dpi); a page's raster may be made coarser (pixel budget). */
   dpi: number;
   lang: string;
+  /**
+   * No language was asked for: `lang` is the default, and a page whose script calls for another
+   * language is read in it (ocr-language.ts).
+   */
+  autoLang?: boolean;
   timeoutSeconds: number;
   /** The page budget's time for making the raster (bounded path); over it the page is too complex. */
   rasterBudgetSeconds?: number;
   /** Image pages: read doubtful header rows again larger (RecogniseOptions.headerReread). */
   headerReread?: boolean;
+  /** Image pages: read the cells of tables of small print again, upscaled (cell-reread.ts). */
+  cellReread?: boolean;
 }
 
 /** Resolution of page n's OCR raster (the nominal dpi capped by the pixel budget). */
@@ -158,6 +179,19 @@ export class OcrRasterPrefetch {
 }
 
 /**
+ * A PDF page's OCR language beyond `OcrSettings.lang`: `detect` asks for the script to be detected
+ * when the reading looks like another script (the page had no text layer to tell); `choice` is what
+ * was chosen (from the layer, before the reading; or detected), left here for the page's report.
+ */
+export interface PageLanguage {
+  detect: boolean;
+  choice?: OcrLanguageChoice;
+}
+
+/** Letters (and digits) a reading needs before its confidence says anything about its script. */
+const MIN_LETTERS_FOR_SCRIPT = 20;
+
+/**
  * Tesseract + layout on a raster file (left in place). `raster` yields the same pixels in memory
  * (memoised, so a caller that already read them shares the copy); only pages whose words line up
  * like a table need them, for the ruling scan and the structure pass.
@@ -171,11 +205,51 @@ export async function ocrRaster(
   raster: () => Promise<RawImage> = memo(() => readPnm(file)),
   tesseract?: TesseractRun,
   textLayer?: TextLayerInput,
+  language?: PageLanguage,
 ): Promise<LayoutElement[]> {
-  const tsv = tesseract
-    ? await tesseract.recognize(file)
-    : await runTesseractTsv(file, { dpi: s.dpi, lang: s.lang, timeoutSeconds: s.timeoutSeconds, pageNumber });
-  const words = parseTsv(tsv)
+  const readWith = async (lang: string, run?: TesseractRun) =>
+    wordsOfTsv(
+      run
+        ? await run.recognize(file)
+        : await runTesseractTsv(file, { dpi: s.dpi, lang, timeoutSeconds: s.timeoutSeconds, pageNumber }),
+    );
+  let words = await readWith(s.lang, tesseract);
+  if (language?.detect) {
+    // No text layer said which script the page is in: a reading that is mostly low-confidence
+    // garbage may be another script, which Tesseract's script detection names. The page is read
+    // again in that script's language and keeps whichever reading reads better.
+    const q = quality(words);
+    const letters = words.reduce((n, w) => n + (w.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
+    if (letters >= MIN_LETTERS_FOR_SCRIPT && q.meanConf < DOUBTFUL_READING_CONF) {
+      const osd = await detectOrientation(file, { timeoutSeconds: s.timeoutSeconds, pageNumber });
+      const c = osd?.script
+        ? await chooseInstalled({ script: osd.script, scriptConfidence: osd.scriptConfidence ?? 0 }, languageFromOsd)
+        : undefined;
+      if (c && c.lang !== s.lang) {
+        const again = await readWith(c.lang);
+        if (quality(again).score > q.score) {
+          words = again;
+          s = { ...s, lang: c.lang };
+          language.choice = c;
+        }
+      } else if (c?.missing) language.choice = c;
+    }
+  }
+  return layoutOcrWords(words, {
+    k: 72 / s.dpi,
+    widthPt,
+    heightPt,
+    raster,
+    rasterDpi: s.dpi,
+    tmpDir: path.dirname(file),
+    pageNumber,
+    s,
+    textLayer,
+  });
+}
+
+function wordsOfTsv(tsv: string): OcrWord[] {
+  return parseTsv(tsv)
     .words.map((w) => ({
       text: w.text.trim(),
       conf: w.conf,
@@ -188,17 +262,6 @@ export async function ocrRaster(
       line: w.line,
     }))
     .filter((w) => w.text);
-  return layoutOcrWords(words, {
-    k: 72 / s.dpi,
-    widthPt,
-    heightPt,
-    raster,
-    rasterDpi: s.dpi,
-    tmpDir: path.dirname(file),
-    pageNumber,
-    s,
-    textLayer,
-  });
 }
 
 interface OcrLayoutContext {
@@ -222,6 +285,8 @@ interface OcrLayoutContext {
   rereadCells?: boolean;
   /** Told what the cell re-read did (when it ran). */
   cellReport?: (r: CellRereadReport) => void;
+  /** Otsu's threshold of `raster()` when already known (the missed-text pass measures ink with it). */
+  rasterThreshold?: number;
 }
 
 /**
@@ -296,6 +361,7 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
       px: (c.rasterDpi * c.k) / 72,
       dpi: c.rasterDpi,
       words,
+      threshold: c.rasterThreshold,
       tmpDir: c.tmpDir,
       pageNumber: c.pageNumber,
       lang: c.s.lang,
@@ -481,6 +547,7 @@ export async function ocrPdfRaster(
   image?: OcrPageImage,
   tesseract?: TesseractRun,
   textLayer?: TextLayerInput,
+  language?: PageLanguage,
 ): Promise<OcrPageResult> {
   const raster = memo(() => readPnm(file));
   const atPageDpi = memo(async () => {
@@ -496,7 +563,7 @@ export async function ocrPdfRaster(
     : undefined;
   png?.catch(() => undefined);
   try {
-    const elements = await ocrRaster(file, pageNumber, widthPt, heightPt, s, raster, tesseract, textLayer);
+    const elements = await ocrRaster(file, pageNumber, widthPt, heightPt, s, raster, tesseract, textLayer, language);
     if (!image) return { elements };
     const pageImage = png ? await png : undefined;
     const crops = elements.some((e) => CROPPED.has(e.type));
@@ -521,7 +588,7 @@ export async function ocrImagePage(
   tmpDir: string,
   s: OcrSettings,
   started?: TesseractRun & { prepared?: { first: FirstReading; file: string } },
-): Promise<{ elements: LayoutElement[]; report: OcrPageReport }> {
+): Promise<{ elements: LayoutElement[]; report: OcrPageReport; language?: OcrLanguageChoice }> {
   const statedDpi = statedOcrDpi(img);
   // Tesseract loads its model while the raster is prepared (or was started by the caller even earlier).
   const tesseract =
@@ -533,8 +600,9 @@ export async function ocrImagePage(
       pageNumber,
     });
   try {
-    const { words, report, gray } = await recogniseImage(img, {
+    const { words, report, gray, readAsBlock, grayThreshold, language } = await recogniseImage(img, {
       lang: s.lang,
+      autoLang: s.autoLang,
       timeoutSeconds: s.timeoutSeconds,
       pageNumber,
       tmpDir,
@@ -557,15 +625,22 @@ export async function ocrImagePage(
       rasterDpi: img.density * scale,
       tmpDir,
       pageNumber,
-      s,
-      rereadMissed: true,
-      rereadCells: true,
+      // The passes over the page (missed text, tables) read in the language the page was read in.
+      s: language ? { ...s, lang: language.lang } : s,
+      // The missed-text pass reads the page again as one block (psm 6) to find the marks the automatic
+      // segmentation dropped; a page whose words are already a one-block reading has none to find
+      // (506.jpg: the pass, as long as a whole reading, added no word).
+      rereadMissed: !readAsBlock,
+      // The reading measured the grey page's ink threshold while Tesseract read it; a resized page has its own.
+      ...(scale === 1 ? { rasterThreshold: grayThreshold } : {}),
+      // Tables of small print: each cell read again upscaled (cell-reread.ts; opt-in, OcrPageOptions.cellReread).
+      rereadCells: s.cellReread ?? false,
       wordsImage: async () => gray,
       cellReport: (r) => {
         if (r.runs) report.cells = r;
       },
     });
-    return { elements, report };
+    return { elements, report, ...(language ? { language } : {}) };
   } finally {
     tesseract.cancel(); // no-op once it has finished
   }

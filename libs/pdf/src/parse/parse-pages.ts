@@ -11,6 +11,7 @@ import { closePdf, openPdf, readPdfBytes, type PDFDocumentProxy } from '../pdfjs
 import { CropRasters } from '../render/crop-rasters';
 import { imagePageCount, loadImagePage, statedOcrDpi } from '../render/image-input';
 import { firstReadDpi } from '../ocr/recognise';
+import { DEFAULT_OCR_LANG } from '../ocr/ocr-language';
 import { writePagePng } from '../render/page-image';
 import { makeScratchDir } from './scratch';
 import { PageRenderer, pageImageName, type RenderedPage } from '../render/page-renderer';
@@ -44,10 +45,12 @@ function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSetting
     budget,
     ocr: {
       dpi: opts.ocrDpi ?? 300,
-      lang: opts.ocrLang ?? 'eng',
+      lang: opts.ocrLang ?? DEFAULT_OCR_LANG,
+      autoLang: opts.ocrLang === undefined,
       timeoutSeconds,
       rasterBudgetSeconds: budget.maxSeconds,
       headerReread: opts.ocrHeaderReread ?? false,
+      cellReread: opts.ocrCellReread ?? false,
     },
   };
 }
@@ -245,7 +248,7 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
             timeoutSeconds: ocr.timeoutSeconds,
           })
         : undefined;
-    const { elements, report } = await withPageTimeout(
+    const { elements, report, language } = await withPageTimeout(
       () => ocrImagePage(img, n, tmp, ocr, head),
       timeoutMs,
       n,
@@ -255,7 +258,14 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
       ? { file: path.join(opts.outDir, relPath), relPath, width: img.width, height: img.height }
       : undefined;
     const page = await finishPage(
-      { pageNumber: n, widthPt: img.width * k, heightPt: img.height * k, elements, source: 'ocr' },
+      {
+        pageNumber: n,
+        widthPt: img.width * k,
+        heightPt: img.height * k,
+        elements,
+        source: 'ocr',
+        ...(language ? { ocrLanguage: language } : {}),
+      },
       {
         imagePath: opts.path,
         imageDensity: img.density,

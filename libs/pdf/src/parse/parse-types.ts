@@ -6,6 +6,7 @@ import type { ImageOcrHeadStart } from './image-head-start';
 import type { OcrHeadStart } from './ocr-head-start';
 import type { OcrPageReport } from '../ocr/recognise';
 import type { TextLayerUse } from '../ocr/text-layer-words';
+import type { OcrLanguageChoice } from '../ocr/ocr-language';
 
 export type ParseBackend = 'text' | 'ocr';
 export type ParsePhase = 'text' | 'figures';
@@ -40,12 +41,22 @@ export interface ParsePagesOptions {
   timeoutSeconds?: number;
   /** Raster resolution handed to Tesseract (default 300; boxes are still reported at `dpi`). */
   ocrDpi?: number;
+  /**
+   * Tesseract's language(s) for every OCR page ("eng", "ara+eng"). Unset: each page's language is
+   * chosen from its own script (text layer, or script detection), the default being "eng".
+   */
   ocrLang?: string;
   /**
    * Image pages: read the first rows again larger where in doubt, for documents whose key fields sit
    * in their header (receipts' issuer and address); one more Tesseract run per page. Default false.
    */
   ocrHeaderReread?: boolean;
+  /**
+   * Image pages: once a table of small print has its grid, read each cell again upscaled (one more
+   * Tesseract run per such table). Default false: on the PubTabNet crops it wins cells on two and
+   * loses confidently misread ones on the third (docs/benchmarks.md, 12.4).
+   */
+  ocrCellReread?: boolean;
   /** Refuse documents with more pages than this. */
   maxPages?: number;
   /** Per-page budget (operators, time, pixels); default DEFAULT_PAGE_BUDGET. */
@@ -85,6 +96,11 @@ export interface ParsedPage {
   ocr?: OcrPageReport;
   /** OCR'd PDF pages that have a text layer: whether its characters were taken (it agreed with OCR). */
   textLayer?: TextLayerUse;
+  /**
+   * OCR pages whose script called for a language other than the default: the language read with
+   * and the evidence (or the language that is not installed: a warning, see missingLanguageWarning).
+   */
+  ocrLanguage?: OcrLanguageChoice;
   /** Set when the page is over its budget: its grounding holds what could be read (often nothing). */
   failed?: FailedPage;
   /** Read, but its page image is over the page budget: no pages/page_NNNN.png (nor crops) for it. */
@@ -110,4 +126,5 @@ export interface LaidOutPage {
   /** Resolution of its page image and pixel boxes (the requested dpi capped by the pixel budget). */
   dpi?: number;
   textLayer?: TextLayerUse;
+  ocrLanguage?: OcrLanguageChoice;
 }

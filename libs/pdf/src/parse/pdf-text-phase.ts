@@ -17,7 +17,8 @@ import { centerInside, type Box } from '../geometry';
 import { FIGURE_CAPTION } from '../layout/page-layout';
 import type { LayoutElement } from '../types';
 import { finishPage } from './finish-page';
-import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings } from './ocr-page';
+import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings, type PageLanguage } from './ocr-page';
+import { chooseInstalled, languageFromLetters, readsOtherwise, scriptLetters } from '../ocr/ocr-language';
 import { throwIfCancelled, withPageTimeout } from './page-guard';
 import type { LaidOutPage, PageProgress, ParseBackend, ParsePhase } from './parse-types';
 import { ParseError, isParseError } from '../parse-error';
@@ -166,6 +167,11 @@ async function ocrPdfPage(
   // The page's own text layer (read while the raster is made) lends OCR its characters where it agrees.
   const layer = textLayer?.then(ocrTextLayer);
   layer?.catch(() => undefined);
+  // The page's language, when no language was asked for: from its text layer's scripts (read
+  // while the raster is made), else detected from the reading when that looks like another script.
+  const language: PageLanguage | undefined = o.ocr.autoLang
+    ? await pageLanguage(await textLayer?.catch(() => undefined))
+    : undefined;
   let r;
   let pageDpi = a?.dpiOf(n) ?? o.ocr.dpi;
   try {
@@ -173,15 +179,20 @@ async function ocrPdfPage(
     // The raster may be coarser than asked (pixel budget): boxes map back with its real resolution.
     const rasterDpi = await job.dpi;
     pageDpi = Math.min(pageDpi, rasterDpi);
+    // A page in another script is read in its language: the process started with the default
+    // (loading its model while the page rendered) is not used.
+    const other = readsOtherwise(language?.choice, o.ocr.lang);
+    if (other) job.tesseract.cancel();
     r = await ocrPdfRaster(
       file,
       n,
       vp.width,
       vp.height,
-      { ...o.ocr, dpi: rasterDpi },
+      { ...o.ocr, dpi: rasterDpi, ...(other ? { lang: language!.choice!.lang } : {}) },
       own ? { dpi: pageDpi, pngFile: png } : undefined,
-      job.tesseract,
+      other ? undefined : job.tesseract,
       await layer,
+      language,
     );
   } finally {
     job.tesseract.cancel(); // no-op once it has finished
@@ -196,6 +207,7 @@ async function ocrPdfPage(
   };
   const used = (await layer)?.use;
   if (used) laid.textLayer = used;
+  if (language?.choice) laid.ocrLanguage = language.choice;
   // A layer that agrees with OCR and holds every word OCR read is the page's reading: the page is
   // laid out from it as the text backend would (OCR's own boxes split tables and columns otherwise).
   // OCR's words inside the layer's figures that the layer lacks (a raster chart's labels) are the
@@ -228,6 +240,23 @@ async function ocrPdfPage(
     timeoutMs: a!.timeoutMs,
   });
   return laid;
+}
+
+/** Letters a text layer needs to say which scripts its page is in (fewer: the reading decides). */
+const MIN_LAYER_LETTERS = 20;
+
+/**
+ * What a page's text layer says about its OCR language: a language when its letters are in another
+ * script (and whether that language is installed); nothing to detect when they are Latin; detection
+ * from the reading when it has (nearly) no letters. The characters are the layer's as pdf.js gives
+ * them (an unusable layer's private-use glyphs are letters of no script).
+ */
+async function pageLanguage(p: LoadedPage | undefined): Promise<PageLanguage> {
+  const letters = scriptLetters(p?.runs.map((r) => r.text) ?? []);
+  const total = Object.values(letters).reduce((a, b) => a + b, 0);
+  if (total < MIN_LAYER_LETTERS) return { detect: true };
+  const choice = await chooseInstalled(letters, languageFromLetters);
+  return { detect: false, ...(choice ? { choice } : {}) };
 }
 
 /**

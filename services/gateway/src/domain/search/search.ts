@@ -20,6 +20,7 @@ export function memorySearchOf(deps: Pick<Deps, 'db' | 'env' | 'logger'>): Memor
       maxBytes: (deps.env.SEARCH_MEMORY_MB ?? 0) * 1024 * 1024,
       minSegments: deps.env.SEARCH_MEMORY_MIN_SEGMENTS ?? 0,
       onError: (kbId, err) => deps.logger.warn({ kbId, err }, 'search: in-memory copy not loaded'),
+      onAnalyserError: (err) => deps.logger.warn({ err }, 'search: queries analysed by search_lexemes() in SQL'),
     });
     memories.set(deps.db, m);
   }
