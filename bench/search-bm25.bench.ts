@@ -35,7 +35,7 @@ import {
   type SearchScope,
 } from '../libs/search-index/src';
 import { percentile, round, startBenchGateway, type Row } from './lib';
-import { spawnGateway } from '../libs/testing/src';
+import { nodeChildren, spawnGateway } from '../libs/testing/src';
 import { runProbe, type ProbeItem, type ProbeResult } from './search-load';
 import { loadBeir } from './eval/beir';
 import { createFile, rng } from './search.bench';
@@ -476,7 +476,7 @@ export async function run(): Promise<Row[]> {
     // what bounds a process's throughput whatever else the machine runs (timings here depend on load).
     const gatewayPids = (url: string) => {
       const g = [gw, mgw, cgw].find((x) => x?.url === url);
-      return g ? [g.child.pid, ...childPids(g.child.pid)] : [];
+      return g ? [g.child.pid, ...nodeChildren(g.child.pid)] : [];
     };
     for (const k of cases) {
       const pids = k.kind === 'http' ? gatewayPids(k.url ?? gw.url) : [];
@@ -559,19 +559,6 @@ function cpuMs(pids: Array<number | undefined>): number {
   return ticks * 10;
 }
 
-/** A process's node children (a gateway primary's processes). */
-function childPids(pid: number | undefined): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/))
-      .filter(([, comm]) => comm === 'node')
-      .map(([n]) => Number(n));
-  } catch {
-    return [];
-  }
-}
-
 function rssMiB(pid: number | undefined): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -629,7 +616,7 @@ async function memoryGateway(
   });
   // Several processes: each loads its own copy on the first search it gets; connections are handed
   // out in turn, so `processes` searches in a row on new connections reach every one.
-  const pids = () => (processes > 1 ? childPids(mgw.child.pid) : [mgw.child.pid]);
+  const pids = () => (processes > 1 ? nodeChildren(mgw.child.pid) : [mgw.child.pid]);
   const rss = () =>
     round(
       pids().reduce<number>((n, pid) => n + (rssMiB(pid) ?? 0), 0),

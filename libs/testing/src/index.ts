@@ -6,7 +6,15 @@ export type { PrivatePostgres } from './private-postgres';
 export type { PrivateRedis } from './private-redis';
 export { multipartBody, rawRequest } from './raw-http';
 export type { RawExchange, RawResponse } from './raw-http';
-export { ROOT, spawnService, spawnWorker, startServiceProcess, stopProcess, workerEnvOf } from './service-process';
+export {
+  ROOT,
+  nodeChildren,
+  spawnService,
+  spawnWorker,
+  startServiceProcess,
+  stopProcess,
+  workerEnvOf,
+} from './service-process';
 export type {
   ServiceProcess,
   StartedProcess,

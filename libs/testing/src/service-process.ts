@@ -2,7 +2,7 @@
 // signal reaches the service itself and not a wrapper), for any package's tests, benchmarks and
 // evaluations. One spawner (`startServiceProcess`) serves every shape below: a worker on a
 // gateway's stores, any service by name, a fleet service that a test kills, and the gateway itself.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './private-redis';
 
@@ -163,4 +163,17 @@ export async function spawnService(
       return (await p.exited).code;
     },
   };
+}
+
+/** A process's node children, by pid (a gateway primary's processes; tsx's esbuild service is one too). */
+export function nodeChildren(pid: number | undefined): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([, comm]) => comm === 'node')
+      .map(([n]) => Number(n));
+  } catch {
+    return []; // ps exits 1 when there are none
+  }
 }

@@ -2,26 +2,13 @@
 // real process: both answer searches (each loads its own in-memory copy), health endpoints answer, a
 // process killed outright is replaced while the other keeps serving, and SIGTERM to the primary ends
 // every process.
-import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { seedAndIndex, seg, spawnGateway, waitFor, type GatewayProcess } from '@docfleet/testing';
+import { nodeChildren, seedAndIndex, seg, spawnGateway, waitFor, type GatewayProcess } from '@docfleet/testing';
 
 let gw: GatewayProcess;
 let key: string;
 let kbId: string;
 
-/** The primary's gateway processes (its node children; tsx's esbuild service is one too), by pid. */
-function processesOf(pid: number): number[] {
-  try {
-    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/))
-      .filter(([, comm]) => comm === 'node')
-      .map(([n]) => Number(n));
-  } catch {
-    return []; // ps exits 1 when there are none
-  }
-}
 const running = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -74,8 +61,8 @@ afterAll(() => gw?.close());
 
 test('two processes share the port, both search, a killed one is replaced, SIGTERM ends all', async () => {
   const primary = gw.child.pid!;
-  await waitFor(async () => processesOf(primary).length === 2, 90_000);
-  const first = processesOf(primary);
+  await waitFor(async () => nodeChildren(primary).length === 2, 90_000);
+  const first = nodeChildren(primary);
   expect((await fetch(`${gw.url}/healthz`)).ok).toBe(true);
   expect((await fetch(`${gw.url}/readyz`)).ok).toBe(true);
 
@@ -95,14 +82,14 @@ test('two processes share the port, both search, a killed one is replaced, SIGTE
   await waitFor(async () => /gateway process exited: replacing it/.test(gw.output()), 30_000);
   for (let i = 0; i < 4; i++) expect((await search('kidney')).hits).toHaveLength(1);
   await waitFor(async () => {
-    const now = processesOf(primary);
+    const now = nodeChildren(primary);
     return now.length === 2 && !now.includes(first[0]);
   }, 90_000);
-  expect(processesOf(primary)).toContain(first[1]);
+  expect(nodeChildren(primary)).toContain(first[1]);
   for (let i = 0; i < 4; i++) expect((await search('liver fibrosis')).hits).toEqual(answers[0].hits);
 
   // SIGTERM to the primary: every process drains and exits, then the primary.
-  const all = processesOf(primary);
+  const all = nodeChildren(primary);
   gw.child.kill('SIGTERM');
   await Promise.race([
     gw.exited,

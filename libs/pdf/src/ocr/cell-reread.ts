@@ -8,6 +8,9 @@
 // numbers) and only the second reading is a number. The cells' boxes stay as the grid made them.
 import { readRects, type PixelBox } from './band-reread';
 import { otsuThreshold, type GrayImage } from './preprocess';
+// Print whose median word height is at least SMALL_TEXT_PX is read well as it is (no second reading);
+// smaller print is upscaled towards TARGET_TEXT_PX, as the first reading's upscale does.
+import { SMALL_TEXT_PX, TARGET_TEXT_PX } from './recognise';
 import type { TesseractRun } from './tesseract-tsv';
 import { tableText } from '../layout/page-layout';
 import type { LayoutElement, TableCellModel, TextRun } from '../types';
@@ -40,10 +43,6 @@ export interface CellReading {
   conf: number;
 }
 
-/** Cap height Tesseract reads best at (as recognise.ts upscales small text to). */
-const TARGET_TEXT_PX = 28;
-/** Print whose median word height is at least this (pixels) is read well as it is: no second reading. */
-const SMALL_TEXT_PX = 18;
 /** Largest upscale of a cell (beyond it the letters are shapes of a few pixels blown up). */
 const MAX_SCALE = 6;
 /** Margin around a cell's box, in word heights (the grid's boxes are tight to the words). */

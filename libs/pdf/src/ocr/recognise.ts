@@ -156,8 +156,8 @@ export async function prepareFirstReading(img: RawImage, statedDpi?: number): Pr
 }
 
 /** Cap height Tesseract reads best at; text much smaller than this is upscaled. */
-const SMALL_TEXT_PX = 18;
-const TARGET_TEXT_PX = 28;
+export const SMALL_TEXT_PX = 18;
+export const TARGET_TEXT_PX = 28;
 /** Printed row height (ascender to descender) that upscaling aims at when no word could be measured. */
 const TARGET_ROW_PX = 36;
 /**
