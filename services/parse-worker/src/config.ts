@@ -58,6 +58,15 @@ export const parseWorkerEnv = baseEnv
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
+    /**
+     * Image pages: the body rows whose first reading lost text (figures read with doubt, ink under no
+     * word, inked rows with no row) read again in one more Tesseract run on the pages that show a loss
+     * (libs/pdf body-reread.ts). For fleets that extract receipts' dates and totals. Default false.
+     */
+    PARSE_OCR_BODY_REREAD: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
     /** Scanned tables of small print: each cell read again upscaled (opt-in; @docfleet/pdf ocrCellReread). */
     PARSE_OCR_CELL_REREAD: z
       .enum(['true', 'false'])

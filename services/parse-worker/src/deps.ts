@@ -18,6 +18,7 @@ export interface WorkerDeps {
         | 'PARSE_SHARD_PAGES'
         | 'PARSE_TEST_PAGE_DELAY_MS'
         | 'PARSE_OCR_HEADER_REREAD'
+        | 'PARSE_OCR_BODY_REREAD'
         | 'PARSE_OCR_CELL_REREAD'
       >
     >;

@@ -20,6 +20,14 @@ describe('PARSE_TEST_PAGE_DELAY_MS', () => {
   });
 });
 
+describe('PARSE_OCR_BODY_REREAD', () => {
+  it('is off unless set to true', () => {
+    expect(parseWorkerEnv.parse({}).PARSE_OCR_BODY_REREAD).toBe(false);
+    expect(parseWorkerEnv.parse({ PARSE_OCR_BODY_REREAD: 'true' }).PARSE_OCR_BODY_REREAD).toBe(true);
+    expect(parseWorkerEnv.safeParse({ PARSE_OCR_BODY_REREAD: 'yes' }).success).toBe(false);
+  });
+});
+
 describe('PARSE_OCR_HEADER_REREAD', () => {
   it('is off unless set to true', () => {
     expect(parseWorkerEnv.parse({}).PARSE_OCR_HEADER_REREAD).toBe(false);

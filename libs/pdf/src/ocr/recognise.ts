@@ -29,6 +29,7 @@ import {
 } from './preprocess';
 import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows } from './header-reread';
+import { rereadBodyRows, startBodyRun } from './body-reread';
 import { ocrRows } from './ocr-layout';
 import {
   detectOrientation,
@@ -70,6 +71,8 @@ export interface OcrPageReport {
   paper?: Rect;
   /** Header rows read again at another size (header-reread.ts): how many, how many replaced, time. */
   header?: { rows: number; replaced: number; ms: number };
+  /** Body rows that lost text read again (body-reread.ts): how many, how many replaced, time. */
+  body?: { rows: number; replaced: number; ms: number };
   /** Table cells read again upscaled (cell-reread.ts): how many, how many replaced, Tesseract runs, time. */
   cells?: { cells: number; replaced: number; runs: number; ms: number };
   /** Dashed/dotted separator rules whitened before recognition. */
@@ -109,6 +112,12 @@ export interface RecogniseOptions {
    * Tesseract run on most pages (~0.15x raw Tesseract's time per image). Off unless asked.
    */
   headerReread?: boolean;
+  /**
+   * Read again the rows whose first reading lost text by the page's own evidence (body-reread.ts):
+   * figures read with doubt, ink under no word, inked rows with no row. One more Tesseract run on
+   * the pages that show a loss, on those rows only.
+   */
+  bodyReread?: boolean;
 }
 
 /** The cleaned page and the variant read first (prepareFirstReading). */
@@ -211,8 +220,25 @@ export async function recogniseImage(
   /** The page's script called for another language (read in it), or for one not installed. */
   language?: OcrLanguageChoice;
 }> {
-  const size = { width: img.width, height: img.height };
   const prep = opts.prepared?.first ?? (await prepareFirstReading(img, opts.statedDpi));
+  // The body rows' re-read (when asked) loads its model now, beside the first reading: most pages
+  // of receipts need it, and its model load is then off the page's critical path. Cancelled below
+  // when the page shows no lost text or is read in another language.
+  const bodyRun = opts.bodyReread ? startBodyRun(opts) : undefined;
+  try {
+    return await recogniseWith(img, opts, prep, bodyRun);
+  } finally {
+    bodyRun?.cancel(); // no-op once it has read
+  }
+}
+
+async function recogniseWith(
+  img: RawImage,
+  opts: RecogniseOptions,
+  prep: FirstReading,
+  bodyRun: TesseractRun | undefined,
+): ReturnType<typeof recogniseImage> {
+  const size = { width: img.width, height: img.height };
   const { paper, rules, textRowPx, clean, s0 } = prep;
   const dpi = firstReadDpi(opts.statedDpi);
   const toOriginal = (v: Variant, w: OcrWord): OcrWord => {
@@ -257,7 +283,6 @@ export async function recogniseImage(
       await fs.rm(file, { force: true });
     }
   };
-
   const reading = read(prep.variant, opts.tesseract, opts.tesseract ? opts.prepared?.file : undefined);
   reading.catch(() => undefined); // awaited just below
   // Pixel work that needs only the page is done while Tesseract reads it (off the page's critical path):
@@ -416,7 +441,16 @@ export async function recogniseImage(
     !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
       ? undefined
       : await rereadHeaderRows(win.words, clean, paper, { ...opts, lang });
-  const words = header?.words ?? win.words;
+  const reread = !win.variant.rotation && win.variant.name !== 'inverted';
+  const body =
+    opts.bodyReread && reread
+      ? await rereadBodyRows(header?.words ?? win.words, clean, paper, {
+          ...opts,
+          lang,
+          run: lang === opts.lang ? bodyRun : undefined,
+        })
+      : undefined;
+  const words = body?.words ?? header?.words ?? win.words;
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
   if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {
@@ -442,6 +476,7 @@ export async function recogniseImage(
       tried: readings.map((r) => r.report),
       ...(paper.x || paper.y || paper.width !== size.width || paper.height !== size.height ? { paper } : {}),
       ...(header ? { header: { rows: header.rows, replaced: header.replaced, ms: header.ms } } : {}),
+      ...(body ? { body: { rows: body.rows, replaced: body.replaced, ms: body.ms } } : {}),
       rulesRemoved: rules.length,
       dpi,
       rotation: win.variant.rotation,

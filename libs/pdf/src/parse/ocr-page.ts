@@ -49,6 +49,8 @@ export interface OcrSettings {
   rasterBudgetSeconds?: number;
   /** Image pages: read doubtful header rows again larger (RecogniseOptions.headerReread). */
   headerReread?: boolean;
+  /** Image pages: read rows that lost text again (RecogniseOptions.bodyReread). */
+  bodyReread?: boolean;
   /** Image pages: read the cells of tables of small print again, upscaled (cell-reread.ts). */
   cellReread?: boolean;
 }
@@ -609,6 +611,7 @@ export async function ocrImagePage(
       statedDpi,
       tesseract,
       headerReread: s.headerReread,
+      bodyReread: s.bodyReread,
       // Page 1 of an image may already be prepared and being read (the worker's head start).
       ...(started?.prepared ? { prepared: { first: started.prepared.first, file: started.prepared.file } } : {}),
     });

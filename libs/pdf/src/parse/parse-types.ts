@@ -52,6 +52,12 @@ export interface ParsePagesOptions {
    */
   ocrHeaderReread?: boolean;
   /**
+   * Image pages: read again the body rows whose first reading lost text by the page's own evidence
+   * (figures read with doubt, ink under no word, inked rows with no row): receipts' dates and totals.
+   * One more Tesseract run on the pages that show a loss. Default false.
+   */
+  ocrBodyReread?: boolean;
+  /**
    * Image pages: once a table of small print has its grid, read each cell again upscaled (one more
    * Tesseract run per such table). Default false: on the PubTabNet crops it wins cells on two and
    * loses confidently misread ones on the third (docs/benchmarks.md, 12.4).

@@ -1,0 +1,145 @@
+// The body rows whose first reading lost text (figures read with doubt, ink under no word, inked
+// rows with no row) are read again in one Tesseract run and merged word by word where that reading
+// is surer (body-reread.ts; issue 23: receipts' dates and totals lost from the body's text).
+import fs from 'node:fs/promises';
+import { lostTextRows, mergeRow } from '../src/ocr/body-reread';
+import { ocrRows } from '../src/ocr/ocr-layout';
+import type { GrayImage } from '../src/ocr/preprocess';
+import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
+import { parsePages } from '../src/parse/parse-pages';
+import { loadImagePage } from '../src/render/image-input';
+import { corpus, tempDir } from './helpers/fixtures';
+
+const word = (text: string, conf: number, x0: number, y0: number, x1: number, y1: number, line = 1): OcrWord => ({
+  text,
+  conf,
+  x0,
+  y0,
+  x1,
+  y1,
+  block: 1,
+  par: 1,
+  line,
+});
+
+/** A white page with black boxes (ink) where given. */
+function page(width: number, height: number, inks: Array<[number, number, number, number]>): GrayImage {
+  const data = Buffer.alloc(width * height, 255);
+  for (const [x0, y0, x1, y1] of inks) for (let y = y0; y < y1; y++) data.fill(0, y * width + x0, y * width + x1);
+  return { width, height, channels: 1, data };
+}
+
+describe('body rows that lost text', () => {
+  const paper = { x: 0, y: 0, width: 600, height: 400 };
+  // Five printed rows of 20 px; each word's box is inked as a block of letters.
+  const rowsAt = [20, 60, 100, 140, 180];
+  const sure = rowsAt.map((y, i) => word('WORD', 95, 20, y, 120, y + 20, i + 1));
+
+  it('finds no row in doubt on a page read whole and surely', () => {
+    const img = page(
+      600,
+      400,
+      sure.map((w) => [w.x0, w.y0, w.x1, w.y1]),
+    );
+    expect(lostTextRows(sure, img, paper, 128)).toEqual([]);
+  });
+
+  it('finds a row with ink under no word, a row with figures read with doubt, and an inked row with no row', () => {
+    const words = sure.map((w, i) => (i === 3 ? { ...w, text: '7.04', conf: 40 } : w));
+    const img = page(600, 400, [
+      ...words.map((w): [number, number, number, number] => [w.x0, w.y0, w.x1, w.y1]),
+      // An amount at the right of row 2 that no word covers (three digits' width).
+      [450, 62, 510, 78],
+      // A whole row of ink at y 260-280 the reading found nothing on.
+      [20, 260, 300, 280],
+    ]);
+    const lost = lostTextRows(words, img, paper, 128);
+    expect(lost).toEqual([
+      { y0: 60, y1: 80 },
+      { y0: 140, y1: 160 },
+      { y0: 260, y1: 280 },
+    ]);
+  });
+
+  it('merges a row word by word: a surer reading of doubtful figures, a figure read where nothing was, no stray marks', () => {
+    const old = [
+      word('7.', 49, 100, 956, 130, 990),
+      word('04-18', 96, 150, 956, 230, 990),
+      word('16:26', 96, 250, 956, 330, 990),
+      word('T2', 54, 550, 956, 580, 990),
+    ];
+    const now = [
+      word('27-04-18', 96, 98, 957, 231, 990, 7),
+      word('16:26', 97, 250, 957, 330, 990, 7),
+      word('12', 55, 550, 957, 580, 990, 7),
+      // Read where the first reading read nothing: a figure (taken) and a stray mark (not).
+      word('8.70', 92, 700, 957, 760, 990, 7),
+      word('|', 90, 800, 957, 805, 990, 7),
+    ];
+    const m = mergeRow(old, now)!;
+    expect(m).toBeDefined();
+    const merged = old.filter((w) => !m.gone.has(w)).concat(m.added);
+    expect(ocrRows(merged).map((r) => r.text)).toEqual(['27-04-18 16:26 T2 8.70']);
+    // The words taken join the first reading's line (one row, not a second line over it).
+    expect(new Set(m.added.map((w) => `${w.block}.${w.par}.${w.line}`))).toEqual(new Set(['1.1.1']));
+  });
+
+  it('keeps the first reading where the new one is no surer', () => {
+    const old = [word('RM', 90, 10, 0, 40, 20), word('10.00', 67, 50, 0, 110, 20)];
+    expect(mergeRow(old, [word('RM', 90, 10, 0, 40, 20), word('10.60', 69, 50, 0, 110, 20)])).toBeUndefined();
+    expect(mergeRow(old, [word('RM', 90, 10, 0, 40, 20), word('10.00', 66, 50, 0, 110, 20)])).toBeUndefined();
+  });
+});
+
+describe('reading the body rows again on receipts', () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await tempDir('ocr-body-');
+  });
+  afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+  const rows = async (file: string, bodyReread: boolean) => {
+    const img = await loadImagePage(corpus(`c_scanned_images/sroie/${file}`), 0);
+    const r = await recogniseImage(img, { lang: 'eng', timeoutSeconds: 60, pageNumber: 1, tmpDir: tmp, bodyReread });
+    return { rows: ocrRows(r.words).map((x) => x.text), report: r.report };
+  };
+
+  it('reads the date a receipt prints at a row start, which the first reading lost (081.jpg)', async () => {
+    const [off, on] = [await rows('081.jpg', false), await rows('081.jpg', true)];
+    expect(off.rows.some((t) => t.includes('24-11-17'))).toBe(false);
+    expect(on.rows.some((t) => /^24-11-17 13:11/.test(t))).toBe(true);
+    expect(off.report.body).toBeUndefined();
+    expect(on.report.body!.replaced).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reads the amounts standing alone at the right of their labels (471.jpg)', async () => {
+    const [off, on] = [await rows('471.jpg', false), await rows('471.jpg', true)];
+    const total = (rs: string[]) => rs.find((t) => /^Fina. Tota/.test(t));
+    expect(total(off.rows)).not.toMatch(/8\.70/);
+    expect(total(on.rows)).toMatch(/8\.70$/);
+    expect(on.rows.find((t) => /^CASH( \d|$)/.test(t))).toBe('CASH 10.00');
+  });
+
+  it('is asked for: parsePages reads body rows again only with ocrBodyReread (off by default)', async () => {
+    const run = async (ocrBodyReread?: boolean) => {
+      const outDir = await tempDir('ocr-body-parse-');
+      try {
+        const r = await parsePages({
+          path: corpus('c_scanned_images/sroie/081.jpg'),
+          kind: 'image',
+          backend: 'ocr',
+          outDir,
+          renderPages: false,
+          ...(ocrBodyReread === undefined ? {} : { ocrBodyReread }),
+        });
+        return r.pages[0]!;
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    };
+    const [off, on] = [await run(), await run(true)];
+    expect(off.ocr?.body).toBeUndefined();
+    expect(off.markdown).not.toMatch(/24-11-17/);
+    expect(on.ocr?.body?.replaced).toBeGreaterThanOrEqual(1);
+    expect(on.markdown).toMatch(/24-11-17/);
+  });
+});
