@@ -244,7 +244,8 @@ export async function rereadBodyRows(
         return m >= core.y0 && m < core.y1;
       };
       // A word of the band's margin read where a neighbouring row already has it is that row's, not this one's.
-      const theirs = out.filter((w) => !mine(w));
+      // (Read with some confidence: marks of a dotted rule read as a row of their own do not count.)
+      const theirs = out.filter((w) => !mine(w) && w.conf >= THEIRS_CONF);
       const merged = mergeRow(
         out.filter(mine),
         fresh.filter((f) => mine(f) && !theirs.some((w) => sameSpot(w, f))),
@@ -323,6 +324,8 @@ export function mergeRow(old: OcrWord[], now: OcrWord[]): { gone: Set<OcrWord>; 
   };
 }
 
+/** Confidence a neighbouring row's word needs to keep a re-read word that stands on it out of this row. */
+const THEIRS_CONF = 40;
 /** Mean confidence (0-100) a group of the new reading needs over the first's to replace it. */
 const SURER = 5;
 /** Confidence of a word read where the first reading read nothing, to be taken. */
