@@ -488,29 +488,6 @@ export function scoreCandidates(
     for (let s = 0; s < c.segDl.length; s++) acc[3 * s + 2] = r.k1 * (1 - r.b + (r.b * c.segDl[s]) / c.avgdl);
     c.norm = { k1: r.k1, b: r.b };
   }
-  // acc holds, per segment s, at 3s: Σ idf·tfn, at 3s + 1: Σ idf (> 0 once the segment is touched,
-  // every idf being positive), at 3s + 2: BM25's length part; one cache line per posting.
-  // Block by block of segment numbers, each term's postings of the block in turn: a segment still
-  // gets its terms in query order (the same sums), and a block's part of `acc` stays in the cache.
-  let nt = 0;
-  const at = new Int32Array(qt.length);
-  for (let end = BLOCK; end - BLOCK < c.segIds.length; end += BLOCK) {
-    for (let q = 0; q < qt.length; q++) {
-      const { segs, tfs } = qt[q].t;
-      const idf = qt[q].idf;
-      let j = at[q];
-      for (; j < segs.length; j++) {
-        const s = segs[j];
-        if (s >= end) break;
-        const s3 = 3 * s;
-        const tf = tfs[j];
-        if (acc[s3 + 1] === 0) touched[nt++] = s;
-        acc[s3] += (idf * tf * k1p1) / (tf + acc[s3 + 2]);
-        acc[s3 + 1] += idf;
-      }
-      at[q] = j;
-    }
-  }
   // Each file's Σ idf of the query terms it holds (the file-context credit).
   const files: number[] = [];
   for (const { t, idf } of qt) {
@@ -527,21 +504,45 @@ export function scoreCandidates(
   const fileOk = req.fileIds
     ? new Set(req.fileIds.map((id) => c.fileIndex.get(id.toLowerCase())).filter((x) => x !== undefined))
     : undefined;
-  // The segments that pass the filters compacted to the front of `touched`, in touch order, with
-  // their scores in scoreBuf; the scratch arrays left zeroed for the next search.
+  // acc holds, per segment s, at 3s: Σ idf·tfn, at 3s + 1: Σ idf (> 0 once the segment is touched,
+  // every idf being positive), at 3s + 2: BM25's length part; one cache line per posting.
+  // Block by block of segment numbers, each term's postings of the block in turn: a segment still
+  // gets its terms in query order (the same sums), and a block's part of `acc` stays in the cache
+  // until its segments are scored and their sums cleared, at the end of the block. The segments
+  // that pass the filters are compacted to the front of `touched`, with their scores in scoreBuf.
+  let nt = 0;
   let nk = 0;
-  for (let i = 0; i < nt; i++) {
-    const s = touched[i];
-    const s3 = 3 * s;
-    const v = acc[s3] + fc * (fileIdf[segFile[s]] - acc[s3 + 1]);
-    acc[s3] = 0;
-    acc[s3 + 1] = 0;
-    if (hasFilters) {
-      if (fileOk && !fileOk.has(segFile[s])) continue;
-      if (req.tableOnly && !c.segTable[s]) continue;
+  const at = new Int32Array(qt.length);
+  for (let end = BLOCK; end - BLOCK < c.segIds.length; end += BLOCK) {
+    const first = nt;
+    for (let q = 0; q < qt.length; q++) {
+      const { segs, tfs } = qt[q].t;
+      const idf = qt[q].idf;
+      let j = at[q];
+      for (; j < segs.length; j++) {
+        const s = segs[j];
+        if (s >= end) break;
+        const s3 = 3 * s;
+        const tf = tfs[j];
+        if (acc[s3 + 1] === 0) touched[nt++] = s;
+        acc[s3] += (idf * tf * k1p1) / (tf + acc[s3 + 2]);
+        acc[s3 + 1] += idf;
+      }
+      at[q] = j;
     }
-    touched[nk] = s;
-    scoreBuf[nk++] = v;
+    for (let i = first; i < nt; i++) {
+      const s = touched[i];
+      const s3 = 3 * s;
+      const v = acc[s3] + fc * (fileIdf[segFile[s]] - acc[s3 + 1]);
+      acc[s3] = 0;
+      acc[s3 + 1] = 0;
+      if (hasFilters) {
+        if (fileOk && !fileOk.has(segFile[s])) continue;
+        if (req.tableOnly && !c.segTable[s]) continue;
+      }
+      touched[nk] = s;
+      scoreBuf[nk++] = v;
+    }
   }
   for (const f of files) {
     fileIdf[f] = 0;
