@@ -3,7 +3,8 @@
 // the newest parse manifest of a live file's current version that has no index rows and no index
 // queue entry, and queues its index job again (same job id, so a job still known to the queue is
 // never doubled) (issue 13.3).
-import { clearPendingIndexJob, recordPendingIndexJob, type Db } from '@docfleet/db';
+import { clearPendingIndexJob, type Db } from '@docfleet/db';
+import { enqueueIndexJob } from '@docfleet/jobs';
 import type { Logger } from '@docfleet/logger';
 import type { JobPayload, QueueClient } from '@docfleet/queue';
 
@@ -39,21 +40,7 @@ export async function sweepUnindexed(
     if (await queue.getJob(jobId)) continue;
     const kb = await deps.db.file.findUnique({ where: { id: m.file_id }, select: { knowledge_base_id: true } });
     if (!kb) continue;
-    const payload = {
-      orgId: m.org_id,
-      fileId: m.file_id,
-      fileVersionId: m.file_version_id,
-      manifestId: m.id,
-      pendingId: jobId,
-    };
-    await recordPendingIndexJob(deps.db, {
-      jobId,
-      orgId: m.org_id,
-      kbId: kb.knowledge_base_id,
-      name: 'index.file-version',
-      payload,
-    });
-    await deps.queues.enqueue('index.file-version', payload, { jobId });
+    await enqueueIndexJob(deps, jobId, m, kb.knowledge_base_id);
     requeued.push(m.id);
   }
   if (requeued.length) deps.logger.warn({ manifests: requeued }, 'index jobs lost by the queue were queued again');

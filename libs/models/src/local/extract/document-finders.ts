@@ -4,26 +4,8 @@
 import { currenciesIn, currencyIndex } from '../text/amounts';
 import { findDates } from '../text/dates';
 import { findDurations, findGoverningLaw, findOrganisations, orgKey } from '../text/entities';
-import { quoteAround, type SegLine } from '../text/lines';
-import type { Candidate } from './labelled-values';
-
-const cand = (
-  line: SegLine,
-  order: number,
-  value: Candidate['value'],
-  start: number,
-  end: number,
-  score: number,
-  label: string,
-): Candidate => ({
-  value,
-  seg: line.seg,
-  page: line.page,
-  quote: quoteAround(line.text, start, end),
-  score,
-  order,
-  label,
-});
+import type { SegLine } from '../text/lines';
+import { lineCandidate as cand, type Candidate } from './labelled-values';
 
 /** Effective date: a date introduced by "effective", "dated as of", "entered into"…; else the signature date, else the first date. */
 export function effectiveDateCandidates(lines: SegLine[]): Candidate[] {

@@ -20,6 +20,25 @@ export interface Candidate {
 }
 
 const cache = new Map<string, RegExp>();
+/** A candidate found at [start, end) of one line, quoted verbatim around it (the finders' common shape). */
+export const lineCandidate = (
+  line: SegLine,
+  order: number,
+  value: Candidate['value'],
+  start: number,
+  end: number,
+  score: number,
+  label: string,
+): Candidate => ({
+  value,
+  seg: line.seg,
+  page: line.page,
+  quote: quoteAround(line.text, start, end),
+  score,
+  order,
+  label,
+});
+
 export function labelRegex(label: string): RegExp {
   let re = cache.get(label);
   if (!re) {

@@ -5,29 +5,11 @@
 import { findAmounts } from '../text/amounts';
 import { findDates } from '../text/dates';
 import { findOrganisations } from '../text/entities';
-import { plain, quoteAround, type SegLine } from '../text/lines';
-import type { Candidate } from './labelled-values';
+import { plain, type SegLine } from '../text/lines';
+import { lineCandidate as cand, type Candidate } from './labelled-values';
 
 /** How far down a document its letterhead (company name and address) can be. */
 const HEAD_LINES = 10;
-
-const cand = (
-  line: SegLine,
-  order: number,
-  value: Candidate['value'],
-  start: number,
-  end: number,
-  score: number,
-  label: string,
-): Candidate => ({
-  value,
-  seg: line.seg,
-  page: line.page,
-  quote: quoteAround(line.text, start, end),
-  score,
-  order,
-  label,
-});
 
 // Lines of the letterhead that are not the name: document titles, registration and tax numbers,
 // contacts, dates and times.

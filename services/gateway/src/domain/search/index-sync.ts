@@ -4,6 +4,7 @@
 // snapshot.pending_updates counts those rows, and the index sweep re-queues one the queue lost.
 import { randomUUID } from 'node:crypto';
 import { recordPendingIndexJob } from '@docfleet/db';
+import { enqueueIndexJob } from '@docfleet/jobs';
 import type { Deps } from '../../deps';
 
 /** After a soft or permanent delete: the index worker drops the file's segments. */
@@ -43,19 +44,10 @@ export async function reindexFile(
   if (!manifest) return;
   // Not `index-<manifest>`: that job may have completed already (a restore indexes the same parse again).
   const jobId = `reindex-${randomUUID()}`;
-  const payload = {
-    orgId: file.org_id,
-    fileId: file.id,
-    fileVersionId: file.current_version_id,
-    manifestId: manifest.id,
-    pendingId: jobId,
-  };
-  await recordPendingIndexJob(deps.db, {
+  await enqueueIndexJob(
+    deps,
     jobId,
-    orgId: file.org_id,
-    kbId: file.knowledge_base_id,
-    name: 'index.file-version',
-    payload,
-  });
-  await deps.queues.enqueue('index.file-version', payload, { jobId });
+    { id: manifest.id, org_id: file.org_id, file_id: file.id, file_version_id: file.current_version_id },
+    file.knowledge_base_id,
+  );
 }
