@@ -20,7 +20,8 @@ let unpacked: Promise<string | undefined> | undefined;
  * the package is not installed (the caller then reads with the system's model).
  */
 export function bestModelDir(lang: string): Promise<string | undefined> {
-  if (lang !== 'eng') return Promise.resolve(undefined);
+  // Tesseract is only handed directories of plain path characters (tesseract-tsv.ts assertSafePath).
+  if (lang !== 'eng' || !/^[A-Za-z0-9_./-]+$/.test(DIR)) return Promise.resolve(undefined);
   unpacked ??= unpack().catch(() => undefined);
   return unpacked;
 }
