@@ -10,8 +10,11 @@ export const isAlive = (p: WorkerProcess): boolean => p.child.exitCode === null 
 export interface WorkerFleet {
   /** Every worker spawned, in order, killed ones included. */
   readonly workers: WorkerProcess[];
-  /** `count` more workers (default one: a replacement after a kill), started one after another. */
-  spawn(count?: number): Promise<WorkerProcess[]>;
+  /**
+   * `count` more workers (default one: a replacement after a kill), started one after another, with
+   * the fleet's environment and `env` over it.
+   */
+  spawn(count?: number, env?: Record<string, string>): Promise<WorkerProcess[]>;
   alive(): WorkerProcess[];
   /** The live worker whose lease owner (`host:pid`, as jobs and shards record it) is `owner`. */
   holding(owner: string | null | undefined): WorkerProcess | undefined;
@@ -31,10 +34,10 @@ export function workerFleet(gw: WorkerTarget, env: Record<string, string> = {}, 
   const workers: WorkerProcess[] = [];
   return {
     workers,
-    async spawn(count = 1) {
+    async spawn(count = 1, more = {}) {
       const started: WorkerProcess[] = [];
       for (let i = 0; i < count; i++) {
-        const w = await spawnWorker(gw, env, service);
+        const w = await spawnWorker(gw, { ...env, ...more }, service);
         workers.push(w);
         started.push(w);
       }

@@ -91,10 +91,15 @@ test('two processes share the port, both search, a killed one is replaced, SIGTE
   // SIGTERM to the primary: every process drains and exits, then the primary.
   const all = nodeChildren(primary);
   gw.child.kill('SIGTERM');
+  // The guard is cleared once the primary exits: a pending 60 s timer kept jest's process alive a
+  // minute after the suite ("Jest did not exit", a worker that "failed to exit gracefully" in CI).
+  let guard: NodeJS.Timeout | undefined;
   await Promise.race([
     gw.exited,
-    new Promise((_, no) => setTimeout(() => no(new Error(`primary still running:\n${gw.output()}`)), 60_000)),
-  ]);
+    new Promise((_, no) => {
+      guard = setTimeout(() => no(new Error(`primary still running:\n${gw.output()}`)), 60_000);
+    }),
+  ]).finally(() => clearTimeout(guard));
   expect(gw.child.exitCode).toBe(0);
   for (const pid of all) expect(running(pid)).toBe(false);
 }, 420_000);
