@@ -1,5 +1,6 @@
 // OCR fidelity through this library (no worker, for quick iterations):
-//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread]
+//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread] [--no-cell-reread]
+// (--no-cell-reread: tables of small print are not read again cell by cell, for a before/after in one session)
 // `pnpm eval:parse CORPUS --only ocr` is the same evaluation through the API and the worker.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -12,6 +13,7 @@ async function main(argv: string[]) {
   const filter = argv[1] && !argv[1].startsWith('--') ? new RegExp(argv[1]) : undefined;
   const half = argv.includes('--half') ? argv[argv.indexOf('--half') + 1] : undefined;
   const ocrHeaderReread = argv.includes('--header-reread');
+  const ocrCellReread = !argv.includes('--no-cell-reread');
   let docs = await ocrDocuments(corpus);
   if (filter) docs = docs.filter((d) => filter.test(d.doc));
   if (half) docs = docs.filter((d) => d.half === half);
@@ -28,6 +30,7 @@ async function main(argv: string[]) {
           outDir,
           renderPages: false,
           ocrHeaderReread,
+          ocrCellReread,
         });
         const { markdown } = assembleDocument(
           path.basename(d.file),
@@ -41,7 +44,7 @@ async function main(argv: string[]) {
         return {
           text: markdown,
           detail: o
-            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.cells ? `; table cells ${o.cells.replaced}/${o.cells.cells} ${o.cells.ms}ms` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
+            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.cells ? `; table cells ${o.cells.replaced}/${o.cells.cells} ${o.cells.ms}ms, ${o.cells.matched} matched, ${o.cells.decimals} decimals` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
             : undefined,
         };
       } finally {

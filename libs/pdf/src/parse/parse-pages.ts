@@ -50,7 +50,7 @@ function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSetting
       timeoutSeconds,
       rasterBudgetSeconds: budget.maxSeconds,
       headerReread: opts.ocrHeaderReread ?? false,
-      cellReread: opts.ocrCellReread ?? false,
+      cellReread: opts.ocrCellReread ?? true,
     },
   };
 }
