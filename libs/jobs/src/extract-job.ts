@@ -73,7 +73,7 @@ export async function cancelExtractJob(db: Db, jobId: string): Promise<'cancelle
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     await cancelExtractJobTx(tx, jobId, job.stage);
-    ended(endedRow(job));
+    ended(endedRow(job, 'cancelled'));
     return 'cancelled';
   });
 }
@@ -87,7 +87,7 @@ export async function failExtractJob(
   return endingTransaction(db, async (tx, ended): Promise<'failed' | 'skipped'> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    ended(endedRow(job));
+    ended(endedRow(job, 'failed'));
     await tx.job.update({
       where: { id: jobId },
       data: { status: 'failed', error, error_code: detail.code ?? 'internal_error', completed_at: new Date() },

@@ -100,7 +100,7 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
     if (!job) return 'skipped';
     if (job.cancel_requested_at) {
       await cancelTx(tx, jobId, job.stage);
-      ended(endedRow(job));
+      ended(endedRow(job, 'cancelled'));
       return 'cancelled';
     }
     // Two parses of one version (different options) finishing together write page_versions in turn.
@@ -155,7 +155,7 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
         ...(c.timings ? { timings_ms: c.timings } : {}),
       },
     );
-    ended(endedRow(job, { stage: c.stage, percent: 100 }));
+    ended(endedRow(job, 'completed', { stage: c.stage }));
     return 'completed' as const;
   });
 }
@@ -182,7 +182,7 @@ export async function cancelParseJob(db: Db, jobId: string): Promise<FinishOutco
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     await cancelTx(tx, jobId, job.stage);
-    ended(endedRow(job));
+    ended(endedRow(job, 'cancelled'));
     return 'cancelled';
   });
 }
@@ -197,7 +197,7 @@ export async function failParseJob(
   return endingTransaction(db, async (tx, ended): Promise<FinishOutcome> => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
-    ended(endedRow(job));
+    ended(endedRow(job, 'failed'));
     await tx.job.update({
       where: { id: jobId },
       data: {

@@ -13,7 +13,12 @@ export interface JobProgressRow {
   kind: string;
   stage: string | null;
   percent: number;
+  /** How the job ended (endedRow); absent while it runs. */
+  status?: JobEnd;
 }
+
+/** The terminal statuses a job's last progress message carries. */
+export type JobEnd = 'completed' | 'failed' | 'cancelled';
 
 type Sink = (row: JobProgressRow) => void;
 let sink: Sink | null = null;
@@ -58,10 +63,15 @@ export async function endingTransaction<T>(
   return out;
 }
 
-/** The progress row of a job that ends in this transaction (its locked row, with what changed). */
+/**
+ * The progress row of a job that ends in this transaction (its locked row, with what changed). It
+ * says how the job ended: a completed job is at 100 %, a failed or cancelled one keeps the percent
+ * it reached, so a client can tell a job that failed at 40 % from one still running at 40 %.
+ */
 export function endedRow(
   job: Pick<JobProgressRow, 'id' | 'org_id' | 'knowledge_base_id' | 'file_id' | 'kind' | 'stage' | 'percent'>,
-  change: { stage?: string | null; percent?: number } = {},
+  status: JobEnd,
+  change: { stage?: string | null } = {},
 ): JobProgressRow {
   return {
     id: job.id,
@@ -70,7 +80,8 @@ export function endedRow(
     file_id: job.file_id,
     kind: job.kind,
     stage: change.stage !== undefined ? change.stage : job.stage,
-    percent: change.percent ?? job.percent,
+    percent: status === 'completed' ? 100 : job.percent,
+    status,
   };
 }
 
@@ -85,5 +96,6 @@ export function publishJobProgressTo(redis: Publisher, prefix: string): Sink {
       knowledge_base_id: j.knowledge_base_id,
       stage: j.stage,
       percent: j.percent,
+      status: j.status ?? 'running',
     });
 }

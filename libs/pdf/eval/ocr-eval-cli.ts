@@ -1,5 +1,6 @@
 // OCR fidelity through this library (no worker, for quick iterations):
-//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread] [--body-reread]
+//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread] [--body-reread] [--no-cell-reread]
+// (--no-cell-reread: tables of small print are not read again cell by cell, for a before/after in one session)
 // `pnpm eval:parse CORPUS --only ocr` is the same evaluation through the API and the worker.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -13,6 +14,7 @@ async function main(argv: string[]) {
   const half = argv.includes('--half') ? argv[argv.indexOf('--half') + 1] : undefined;
   const ocrHeaderReread = argv.includes('--header-reread');
   const ocrBodyReread = argv.includes('--body-reread');
+  const ocrCellReread = !argv.includes('--no-cell-reread');
   let docs = await ocrDocuments(corpus);
   if (filter) docs = docs.filter((d) => filter.test(d.doc));
   if (half) docs = docs.filter((d) => d.half === half);
@@ -30,6 +32,7 @@ async function main(argv: string[]) {
           renderPages: false,
           ocrHeaderReread,
           ocrBodyReread,
+          ocrCellReread,
         });
         const { markdown } = assembleDocument(
           path.basename(d.file),
@@ -43,7 +46,7 @@ async function main(argv: string[]) {
         return {
           text: markdown,
           detail: o
-            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.body ? `; body rows ${o.body.replaced}/${o.body.rows} ${o.body.ms}ms` : ''}${o.cells ? `; table cells ${o.cells.replaced}/${o.cells.cells} ${o.cells.ms}ms` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
+            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.body ? `; body rows ${o.body.replaced}/${o.body.rows} ${o.body.ms}ms` : ''}${o.cells ? `; table cells ${o.cells.replaced}/${o.cells.cells} ${o.cells.ms}ms, ${o.cells.matched} matched, ${o.cells.decimals} decimals` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
             : undefined,
         };
       } finally {

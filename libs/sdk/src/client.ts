@@ -49,14 +49,17 @@ const JOB_EVENT_TYPES = [
 ] satisfies Array<WebhookEventType | 'job.progress'>; // names checked against the contracts' list at compile time
 
 /**
- * Whether a stream message may mean the job has ended: its stored end event, or progress at 100 %
- * (the parse worker's report of a completed job). Other progress does not wake the wait: a parse
- * reports every page, and a GET per page would cost the gateway more than polling does.
+ * Whether a stream message may mean the job has ended: its stored end event, or progress whose
+ * `status` is terminal (the worker's report of a job that completed, failed or was cancelled; a
+ * server from before `status` said only a completed end, at 100 %). Other progress does not wake
+ * the wait: a parse reports every page, and a GET per page would cost the gateway more than polling.
  */
 function announcesEnd(event: string, message: unknown, jobId: string): boolean {
-  const data = (message as { data?: { job_id?: unknown; percent?: unknown } } | null)?.data;
+  const data = (message as { data?: { job_id?: unknown; percent?: unknown; status?: unknown } } | null)?.data;
   if (data?.job_id !== jobId) return false;
-  return event !== 'job.progress' || (typeof data.percent === 'number' && data.percent >= 100);
+  if (event !== 'job.progress') return true;
+  if (typeof data.status === 'string') return JOB_TERMINAL.has(data.status);
+  return typeof data.percent === 'number' && data.percent >= 100;
 }
 
 /**

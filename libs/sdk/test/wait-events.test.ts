@@ -223,6 +223,50 @@ describe('against scripted answers', () => {
     expect(streamSignal?.aborted).toBe(true); // the stream's request was cut as the wait returned
   });
 
+  it("wakes at a failed job's last progress (its status), not at progress still running at that percent", async () => {
+    let n = 0;
+    let push: ((s: string) => void) | undefined;
+    let opened!: () => void;
+    const open = new Promise<void>((res) => (opened = res));
+    const progress = (status: string) =>
+      push!(
+        `event: job.progress\ndata: ${JSON.stringify({ type: 'job.progress', data: { job_id: JOB, percent: 40, status } })}\n\n`,
+      );
+    let failed = false;
+    const { fetch } = scriptedFetch(async (r) => {
+      if (r.url.pathname === '/v1/events/stream') {
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            push = (s) => c.enqueue(enc.encode(s));
+            opened();
+          },
+        });
+        return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      }
+      n++;
+      return json(200, { job: failed ? job('failed', 40) : job('running', 40) });
+    });
+    const client = new DocfleetClient({ baseUrl: 'http://docfleet.test', apiKey: 'dfk_k', fetch });
+    const started = Date.now();
+    const waiting = client.waitForJob(FILE, JOB, {
+      initialIntervalMs: 60_000,
+      maxIntervalMs: 60_000,
+      timeoutMs: 10_000,
+    });
+    await open;
+    await new Promise((res) => setTimeout(res, 100));
+    expect(n).toBe(2);
+    progress('running');
+    await new Promise((res) => setTimeout(res, 200));
+    expect(n).toBe(2); // still at 40 %, still running: no poll
+    failed = true;
+    progress('failed'); // the same 40 %, now the job's end
+    const done = await waiting;
+    expect(done.status).toBe('failed');
+    expect(n).toBe(3);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('closes the stream when the wait is aborted', async () => {
     let streamSignal: AbortSignal | undefined;
     const { fetch } = scriptedFetch(async (r) => {

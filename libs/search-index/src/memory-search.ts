@@ -70,13 +70,14 @@ export interface KbCopy {
   /** Set once a search saw a newer version: the copy never answers again. */
   stale: boolean;
   /** Scratch arrays of one search (JavaScript runs one search at a time). */
-  accS: Float64Array;
-  accIdf: Float64Array;
+  /** Per segment: Σ idf·tfn and Σ idf of one search, and BM25's length part k1·(1 − b + b·dl/avgdl). */
+  acc: Float64Array;
   fileIdf: Float64Array;
-  segSeen: Uint8Array;
   fileSeen: Uint8Array;
-  /** Per segment k1·(1 − b + b·dl/avgdl), BM25's length part, for the k1 and b it was computed with. */
-  norm?: { k1: number; b: number; v: Float64Array };
+  touched: Int32Array;
+  scoreBuf: Float64Array;
+  /** The k1 and b the length parts in `acc` were computed with. */
+  norm?: { k1: number; b: number };
 }
 
 /** What the in-memory path decided for one search (for tests and the bench's counters). */
@@ -400,11 +401,11 @@ export class MemorySearch {
         bytes: est,
         loadMs: 0,
         stale: false,
-        accS: new Float64Array(nSeg),
-        accIdf: new Float64Array(nSeg),
+        acc: new Float64Array(3 * nSeg),
         fileIdf: new Float64Array(fileIds.length),
-        segSeen: new Uint8Array(nSeg),
         fileSeen: new Uint8Array(fileIds.length),
+        touched: new Int32Array(nSeg),
+        scoreBuf: new Float64Array(nSeg),
       };
       return out;
     });
@@ -470,7 +471,7 @@ export function scoreCandidates(
   req: Pick<SearchRequest, 'limit' | 'fileIds' | 'folderId' | 'years' | 'sourceType' | 'tableOnly'>,
   r: Ranking = RANKING,
 ): Candidates {
-  const { n, avgdl } = c;
+  const { n } = c;
   // qa: the query's terms known to the knowledge base, with IDF; qt: the rare ones if any.
   const qa: Array<{ t: Term; idf: number; rare: boolean }> = [];
   for (const { term, w } of lex) {
@@ -480,29 +481,16 @@ export function scoreCandidates(
   }
   const anyRare = qa.some((x) => x.rare);
   const qt = qa.filter((x) => x.rare || !anyRare);
-  const { accS, accIdf, fileIdf, segDl, segFile, segSeen, fileSeen } = c;
+  const { acc, fileIdf, segFile, fileSeen, touched, scoreBuf } = c;
+  const fc = r.fileContext;
   const k1p1 = r.k1 + 1;
-  const oneMinusB = 1 - r.b;
   if (!c.norm || c.norm.k1 !== r.k1 || c.norm.b !== r.b) {
-    const v = new Float64Array(segDl.length);
-    for (let s = 0; s < v.length; s++) v[s] = r.k1 * (oneMinusB + (r.b * segDl[s]) / avgdl);
-    c.norm = { k1: r.k1, b: r.b, v };
+    for (let s = 0; s < c.segDl.length; s++) acc[3 * s + 2] = r.k1 * (1 - r.b + (r.b * c.segDl[s]) / c.avgdl);
+    c.norm = { k1: r.k1, b: r.b };
   }
-  const norm = c.norm.v;
-  const touched: number[] = [];
+  // Each file's Σ idf of the query terms it holds (the file-context credit).
   const files: number[] = [];
   for (const { t, idf } of qt) {
-    const { segs, tfs } = t;
-    for (let j = 0; j < segs.length; j++) {
-      const s = segs[j];
-      const tf = tfs[j];
-      if (!segSeen[s]) {
-        segSeen[s] = 1;
-        touched.push(s);
-      }
-      accS[s] += (idf * tf * k1p1) / (tf + norm[s]);
-      accIdf[s] += idf;
-    }
     for (let j = 0; j < t.files.length; j++) {
       const f = t.files[j];
       if (!fileSeen[f]) {
@@ -513,44 +501,81 @@ export function scoreCandidates(
     }
   }
   const hasFilters = Boolean(req.fileIds || req.folderId || req.years?.length || req.sourceType || req.tableOnly);
-  const prefetch = Math.max(r.prefetch, 4 * req.limit);
   const fileOk = req.fileIds
     ? new Set(req.fileIds.map((id) => c.fileIndex.get(id.toLowerCase())).filter((x) => x !== undefined))
     : undefined;
-  const scoreOf = new Float64Array(touched.length);
-  const keep: number[] = [];
-  for (let i = 0; i < touched.length; i++) {
-    const s = touched[i];
-    const v = accS[s] + r.fileContext * (fileIdf[segFile[s]] - accIdf[s]);
-    scoreOf[i] = v;
-    if (hasFilters) {
-      if (fileOk && !fileOk.has(segFile[s])) continue;
-      if (req.tableOnly && !c.segTable[s]) continue;
+  // acc holds, per segment s, at 3s: Σ idf·tfn, at 3s + 1: Σ idf (> 0 once the segment is touched,
+  // every idf being positive), at 3s + 2: BM25's length part; one cache line per posting.
+  // Block by block of segment numbers, each term's postings of the block in turn: a segment still
+  // gets its terms in query order (the same sums), and a block's part of `acc` stays in the cache
+  // until its segments are scored and their sums cleared, at the end of the block. The segments
+  // that pass the filters are compacted to the front of `touched`, with their scores in scoreBuf.
+  let nt = 0;
+  let nk = 0;
+  const at = new Int32Array(qt.length);
+  for (let end = BLOCK; end - BLOCK < c.segIds.length; end += BLOCK) {
+    const first = nt;
+    for (let q = 0; q < qt.length; q++) {
+      const { segs, tfs } = qt[q].t;
+      const idf = qt[q].idf;
+      let j = at[q];
+      for (; j < segs.length; j++) {
+        const s = segs[j];
+        if (s >= end) break;
+        const s3 = 3 * s;
+        const tf = tfs[j];
+        if (acc[s3 + 1] === 0) touched[nt++] = s;
+        acc[s3] += (idf * tf * k1p1) / (tf + acc[s3 + 2]);
+        acc[s3 + 1] += idf;
+      }
+      at[q] = j;
     }
-    keep.push(i);
-  }
-  for (const s of touched) {
-    accS[s] = 0;
-    accIdf[s] = 0;
-    segSeen[s] = 0;
+    for (let i = first; i < nt; i++) {
+      const s = touched[i];
+      const s3 = 3 * s;
+      const v = acc[s3] + fc * (fileIdf[segFile[s]] - acc[s3 + 1]);
+      acc[s3] = 0;
+      acc[s3 + 1] = 0;
+      if (hasFilters) {
+        if (fileOk && !fileOk.has(segFile[s])) continue;
+        if (req.tableOnly && !c.segTable[s]) continue;
+      }
+      touched[nk] = s;
+      scoreBuf[nk++] = v;
+    }
   }
   for (const f of files) {
     fileIdf[f] = 0;
     fileSeen[f] = 0;
   }
-  const boost = (i: number) => (c.segTable[touched[i]] ? r.tableBoost : 1);
+  const boost = (s: number) => (c.segTable[s] ? r.tableBoost : 1);
+  const prefetch = Math.max(r.prefetch, 4 * req.limit);
   // Order: without filters (score, id) as the statement's `pre`; with filters the boosted score.
-  const key = hasFilters ? (i: number) => scoreOf[i] * boost(i) : (i: number) => scoreOf[i];
-  const best = topK(keep, prefetch, key, (i) => touched[i]);
-  let chosen = best;
-  if (hasFilters && best.length === prefetch && keep.length > prefetch) {
-    const last = key(best[best.length - 1]);
-    const inBest = new Set(best);
-    chosen = best.concat(keep.filter((i) => !inBest.has(i) && key(i) >= last - 2e-6));
+  const chosen = bestOf(
+    touched,
+    scoreBuf,
+    nk,
+    prefetch,
+    hasFilters ? (i) => scoreBuf[i] * boost(touched[i]) : undefined,
+  );
+  if (hasFilters && chosen.length === prefetch && nk > prefetch) {
+    const last = scoreBuf[chosen[prefetch - 1]] * boost(touched[chosen[prefetch - 1]]);
+    const inBest = new Set(chosen);
+    const near: number[] = [];
+    for (let i = 0; i < nk; i++) if (!inBest.has(i) && scoreBuf[i] * boost(touched[i]) >= last - 2e-6) near.push(i);
+    // In rank order too (the statement orders them itself; this keeps the result independent of the loop's order).
+    chosen.push(
+      ...topK(
+        near,
+        near.length,
+        (i) => scoreBuf[i] * boost(touched[i]),
+        (i) => touched[i],
+      ),
+    );
   }
   const tier = (xs: number[], excludedMax: number): Tier => ({
     ids: xs.map((i) => c.segIds[touched[i]]),
-    scores: xs.map((i) => scoreOf[i]),
+    scores: xs.map((i) => scoreBuf[i]),
     excludedMax,
   });
   const tiers = [tier(chosen, -Infinity)];
@@ -558,11 +583,59 @@ export function scoreCandidates(
   // PostgreSQL more than the `limit` or so that most searches return.
   const few = 2 * req.limit + 10;
   if (chosen.length > few) {
-    const boosted = (i: number) => scoreOf[i] * boost(i);
+    const boosted = (i: number) => scoreBuf[i] * boost(touched[i]);
     const order = topK(chosen, few + 1, boosted, (i) => touched[i]);
     tiers.unshift(tier(order.slice(0, few), boosted(order[few])));
   }
-  return { tiers, more: keep.length > chosen.length, scored: touched.length };
+  return { tiers, more: nk > chosen.length, scored: nt };
+}
+
+/** Segments per block of the scoring loop: 24 bytes each of `acc`, 384 KiB a block. */
+const BLOCK = 16_384;
+
+/**
+ * The (at most) k best of the first `nk` entries (indexes into `segs` and `scores`), best first: by
+ * `key` when given, else by score, ties by the lower segment number. Without a key, a bounded
+ * min-heap compared inline: most entries of a long list are refused by one comparison with its root.
+ */
+function bestOf(segs: Int32Array, scores: Float64Array, nk: number, k: number, key?: (i: number) => number): number[] {
+  const all = () => Array.from({ length: nk }, (_, i) => i);
+  if (key) return topK(all(), k, key, (i) => segs[i]);
+  // a ranks above b: higher score, or equal and lower segment number (topK's order).
+  const above = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && segs[a] < segs[b]);
+  const byRank = (a: number, b: number) => (above(a, b) ? -1 : above(b, a) ? 1 : 0);
+  if (nk <= k) return all().sort(byRank);
+  const heap = new Int32Array(k); // root: the worst of the best k so far
+  for (let i = 0; i < k; i++) {
+    heap[i] = i;
+    for (let x = i; x > 0;) {
+      const p = (x - 1) >> 1;
+      if (!above(heap[p], heap[x])) break;
+      const h = heap[p];
+      heap[p] = heap[x];
+      heap[x] = h;
+      x = p;
+    }
+  }
+  let rootScore = scores[heap[0]];
+  for (let i = k; i < nk; i++) {
+    const v = scores[i];
+    if (v < rootScore || (v === rootScore && segs[i] > segs[heap[0]])) continue;
+    heap[0] = i;
+    for (let p = 0; ;) {
+      const l = 2 * p + 1;
+      let m = p;
+      if (l < k && above(heap[m], heap[l])) m = l;
+      if (l + 1 < k && above(heap[m], heap[l + 1])) m = l + 1;
+      if (m === p) break;
+      const h = heap[m];
+      heap[m] = heap[p];
+      heap[p] = h;
+      p = m;
+    }
+    rootScore = scores[heap[0]];
+  }
+  return Array.from(heap).sort(byRank);
 }
 
 /** The k items of `xs` with the highest key (ties: lower `tie` first), best first. */

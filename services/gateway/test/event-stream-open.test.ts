@@ -27,7 +27,15 @@ function progress(orgId: string, percent: number): LiveMessage {
     progress: {
       type: 'job.progress',
       org_id: orgId,
-      data: { job_id: randomUUID(), kind: 'parse', file_id: null, knowledge_base_id: null, stage: 'parse', percent },
+      data: {
+        job_id: randomUUID(),
+        kind: 'parse',
+        file_id: null,
+        knowledge_base_id: null,
+        stage: 'parse',
+        percent,
+        status: 'running',
+      },
     },
   };
 }

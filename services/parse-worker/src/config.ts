@@ -67,10 +67,10 @@ export const parseWorkerEnv = baseEnv
       .enum(['true', 'false'])
       .default('false')
       .transform((v) => v === 'true'),
-    /** Scanned tables of small print: each cell read again upscaled (opt-in; @docfleet/pdf ocrCellReread). */
+    /** Scanned tables of small print: each cell read again upscaled (on by default; @docfleet/pdf ocrCellReread). */
     PARSE_OCR_CELL_REREAD: z
       .enum(['true', 'false'])
-      .default('false')
+      .default('true')
       .transform((v) => v === 'true'),
     PARSE_PAGE_IMAGES: z
       .enum(['true', 'false'])

@@ -134,7 +134,7 @@ async function parseChangedPages(
     budget: d.budget,
     ocrHeaderReread: deps.env.PARSE_OCR_HEADER_REREAD ?? false,
     ocrBodyReread: deps.env.PARSE_OCR_BODY_REREAD ?? false,
-    ocrCellReread: deps.env.PARSE_OCR_CELL_REREAD ?? false,
+    ocrCellReread: deps.env.PARSE_OCR_CELL_REREAD ?? true,
     onProgress: async (done, total, phase, page) => {
       // A page over its budget is not charged (it may still fail later, in the figures phase: see recordPage).
       if (phase === 'text' && page && !page.failed) {

@@ -37,9 +37,9 @@ describe('PARSE_OCR_HEADER_REREAD', () => {
 });
 
 describe('PARSE_OCR_CELL_REREAD', () => {
-  it('is off unless set to true', () => {
-    expect(parseWorkerEnv.parse({}).PARSE_OCR_CELL_REREAD).toBe(false);
-    expect(parseWorkerEnv.parse({ PARSE_OCR_CELL_REREAD: 'true' }).PARSE_OCR_CELL_REREAD).toBe(true);
+  it('is on unless set to false', () => {
+    expect(parseWorkerEnv.parse({}).PARSE_OCR_CELL_REREAD).toBe(true);
+    expect(parseWorkerEnv.parse({ PARSE_OCR_CELL_REREAD: 'false' }).PARSE_OCR_CELL_REREAD).toBe(false);
     expect(parseWorkerEnv.safeParse({ PARSE_OCR_CELL_REREAD: 'yes' }).success).toBe(false);
   });
 });

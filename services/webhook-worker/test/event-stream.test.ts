@@ -9,7 +9,14 @@ import path from 'node:path';
 import { createOrganization, createOrgApiKey } from '@docfleet/auth';
 import { grantCredits } from '@docfleet/billing';
 import { DocfleetApiError, DocfleetClient, type StreamedEvent, type EventStreamOptions } from '@docfleet/sdk';
-import { createTestDb, spawnFleetService, type FleetServiceProcess, type TestDb } from '@docfleet/testing';
+import {
+  corpus,
+  createTestDb,
+  repeatPages,
+  spawnFleetService,
+  type FleetServiceProcess,
+  type TestDb,
+} from '@docfleet/testing';
 
 let t: TestDb;
 let dataDir: string;
@@ -100,6 +107,16 @@ const csv = (rows: number) =>
     ['region,quarter,revenue', ...Array.from({ length: rows }, (_, i) => `r${i},Q${(i % 4) + 1},${i}`)].join('\n'),
   );
 const stored = (es: StreamedEvent[]) => es.filter((e) => e.id !== null);
+/** The data of the last `job.progress` message of a job, if any came. */
+const lastProgress = (es: StreamedEvent[], jobId: string) =>
+  es
+    .filter((e) => e.event === 'job.progress' && (e.data as any).data.job_id === jobId)
+    .map((e) => (e.data as any).data)
+    .at(-1);
+/** Stops a stream once its job's stored end event and its terminal progress message both came. */
+const ended = (jobId: string, status: string) => (es: StreamedEvent[]) =>
+  es.some((e) => e.event === `parse.job.${status}` && (e.data as any).data.job_id === jobId) &&
+  lastProgress(es, jobId)?.status === status;
 const types = (es: StreamedEvent[]) => es.map((e) => e.event);
 
 describe('GET /v1/events/stream', () => {
@@ -121,7 +138,9 @@ describe('GET /v1/events/stream', () => {
     });
     const jobId = up.parse_job!.job_id;
     const fileId = up.file.id;
-    const seen = await onKb1.until((es) => es.some((e) => e.event === 'parse.job.completed'));
+    const seen = await onKb1.until(
+      (es) => es.some((e) => e.event === 'parse.job.completed') && lastProgress(es, jobId)?.status === 'completed',
+    );
 
     // The upload's event first, then the job's progress (stage, percent never going down), then the end.
     expect(seen[0]).toMatchObject({ event: 'file.uploaded', data: { type: 'file.uploaded', data: { id: fileId } } });
@@ -134,6 +153,9 @@ describe('GET /v1/events/stream', () => {
     }
     const pcts = progress.map((p) => p.data.percent as number);
     expect(pcts).toEqual([...pcts].sort((x, y) => x - y));
+    // Running until the last message, which says the job completed, at 100 %.
+    expect(progress.slice(0, -1).every((p) => p.data.status === 'running')).toBe(true);
+    expect(progress.at(-1).data).toMatchObject({ status: 'completed', percent: 100 });
     expect(new Set(progress.map((p) => p.data.stage)).size).toBeGreaterThanOrEqual(2);
     const done = seen.find((e) => e.event === 'parse.job.completed')!;
     expect(done.data).toMatchObject({ org_id: me.orgId, data: { job_id: jobId, status: 'completed' } });
@@ -179,6 +201,42 @@ describe('GET /v1/events/stream', () => {
     expect({ status: bad.status, code: bad.code }).toEqual({ status: 400, code: 'invalid_request' });
 
     for (const c of [onKb1, onKb2, uploadsOnly, otherOrg, byFile]) c.stop();
+  }, 120_000);
+
+  it("ends a failed or cancelled job's progress with its status, at the percent it reached", async () => {
+    const me = await org();
+    const kb = (await me.a.knowledgeBases.create({ name: 'sse-ends' })).knowledge_base.id;
+    const stream = await collect(me.b, { knowledgeBaseId: kb });
+
+    // A damaged PDF fails: its last progress says `failed`, short of 100 %, like the stored job.
+    const bad = await me.a.files.upload(
+      Buffer.concat([Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog'), Buffer.alloc(2000, 0x41)]),
+      { knowledgeBaseId: kb, filename: 'damaged.pdf', autoParse: true },
+    );
+    const failedId = bad.parse_job!.job_id;
+    await stream.until(ended(failedId, 'failed'));
+    const failedJob = (await me.a.files.job(bad.file.id, failedId)).job;
+    expect(failedJob.status).toBe('failed');
+    expect(lastProgress(stream.events, failedId)).toMatchObject({
+      status: 'failed',
+      percent: failedJob.percent,
+      stage: failedJob.stage,
+    });
+    expect(lastProgress(stream.events, failedId).percent).toBeLessThan(100);
+
+    // Scanned pages take long enough to cancel once the parse has started: it ends `cancelled`.
+    const scanned = await repeatPages(corpus('c_scanned_images/docling/ocr_test.pdf'), 12);
+    const up = await me.a.files.upload(scanned, { knowledgeBaseId: kb, filename: 'scans.pdf', autoParse: true });
+    const jobId = up.parse_job!.job_id;
+    await stream.until((es) => lastProgress(es, jobId)?.status === 'running');
+    await me.a.files.cancelJob(up.file.id, jobId);
+    await stream.until(ended(jobId, 'cancelled'), 60_000);
+    const job = (await me.a.files.job(up.file.id, jobId)).job;
+    expect(job.status).toBe('cancelled');
+    const last = lastProgress(stream.events, jobId);
+    expect(last).toMatchObject({ status: 'cancelled', percent: job.percent });
+    expect(last.percent).toBeLessThan(100);
+    stream.stop();
   }, 120_000);
 
   it('resumes from Last-Event-ID with the missed events in order', async () => {

@@ -37,6 +37,21 @@ it('sees the end of an extraction within moments of it, not at the next poll', a
     apiKey: fx.key,
     polling: { initialIntervalMs: 60_000, maxIntervalMs: 60_000, timeoutMs: 50_000 },
   });
+  // A watcher of the job's progress, as a user's program would hold one.
+  const ctl = new AbortController();
+  const progress: Array<{ job_id: string; status: string; percent: number }> = [];
+  let opened!: () => void;
+  const open = new Promise<void>((r) => (opened = r));
+  const watching = (async () => {
+    for await (const e of client.events.stream({
+      fileId: fx.fileId,
+      types: ['job.progress'],
+      signal: ctl.signal,
+      onOpen: opened,
+    }))
+      progress.push((e.data as { data: (typeof progress)[number] }).data);
+  })().catch(() => undefined);
+  await open;
   const { job } = await client.files.extract(fx.fileId, { schema: SCHEMA });
   const done = await client.waitForJob(fx.fileId, job.job_id);
   const seenAt = Date.now();
@@ -44,4 +59,13 @@ it('sees the end of an extraction within moments of it, not at the next poll', a
   // completed_at is the database's clock, the same host's: the wait ended just after it (polling
   // alone would have polled once and given up at the 50 s budget with DocfleetTimeoutError).
   expect(seenAt - new Date(done.completed_at!).getTime()).toBeLessThan(5_000);
+  // The job's progress ran with status `running`, and its last message says it completed, at 100 %.
+  // (The watcher's own connection may hold the last message a moment after the wait's.)
+  for (let t = Date.now(); Date.now() - t < 5_000 && !progress.some((p) => p.status !== 'running');)
+    await new Promise((r) => setTimeout(r, 20));
+  const mine = progress.filter((p) => p.job_id === job.job_id);
+  expect(mine.slice(0, -1).every((p) => p.status === 'running')).toBe(true);
+  expect(mine.at(-1)).toMatchObject({ status: 'completed', percent: 100 });
+  ctl.abort();
+  await watching;
 }, 120_000);

@@ -137,6 +137,11 @@ export const JobProgressEvent = z.object({
     knowledge_base_id: Uuid.nullable(),
     stage: z.string().nullable(),
     percent: z.number().int(),
+    status: z
+      .enum(['running', 'completed', 'failed', 'cancelled'])
+      .describe(
+        "`running` while the job moves; a job's last message, sent once it ended, says how: `completed` (percent 100), `failed` or `cancelled` (the percent it reached)",
+      ),
   }),
 });
 export type JobProgressEvent = z.infer<typeof JobProgressEvent>;

@@ -29,6 +29,8 @@ export interface BandReadOptions {
   gap?: number;
   /** File name stem in tmpDir (distinct per concurrent call). */
   name?: string;
+  /** Directory of the model to read with when not the system's (tessdata-best.ts). */
+  tessdataDir?: string;
   /** Tesseract started beforehand with this call's arguments (startTesseractTsv): given the stack's file. */
   run?: TesseractRun;
 }
@@ -133,6 +135,7 @@ export async function readRects(
           psm: opts.psm ?? 6,
           timeoutSeconds: opts.timeoutSeconds,
           pageNumber: opts.pageNumber,
+          ...(opts.tessdataDir ? { tessdataDir: opts.tessdataDir } : {}),
         });
   } finally {
     await fs.rm(file, { force: true });

@@ -3,15 +3,23 @@
 // recognition: "0.839" read "ag39", "0.142" read "0142", lone figures not read at all. With the
 // grid known, each cell that holds ink is cut out, upscaled to a size Tesseract reads well, and all
 // of a table's cells are stacked one under the other in a single Tesseract run (band-reread.ts),
-// each read as its own line(s) of text. A cell keeps its second reading where that reading is read
-// with more confidence, or where the cell's column is one of figures (most of its cells read as
-// numbers) and only the second reading is a number. The cells' boxes stay as the grid made them.
+// each read as its own line(s) of text. A cell the first reading left empty takes a sure second
+// reading; in a column of figures (most of its cells read as numbers) a cell takes the second
+// reading where only it is a number, or both are and it is surer; a text cell keeps its first
+// reading. The cells' boxes stay as the grid made them.
+// The second reading uses Tesseract's best English model (tessdata-best.ts): on the PubTabNet crops
+// it reads the exponents and single figures the fast model misreads. Then the table mends its own
+// values: a misread cell of a column of figures whose ink matches a value the table reads well
+// elsewhere takes that value (cell-templates.ts), and a column printed to fixed decimals gives
+// back the decimal points a reading dropped (withColumnDecimals).
 import { readRects, type PixelBox } from './band-reread';
 import { otsuThreshold, type GrayImage } from './preprocess';
 // Print whose median word height is at least SMALL_TEXT_PX is read well as it is (no second reading);
 // smaller print is upscaled towards TARGET_TEXT_PX, as the first reading's upscale does.
 import { SMALL_TEXT_PX, TARGET_TEXT_PX } from './recognise';
 import type { TesseractRun } from './tesseract-tsv';
+import { bestModelDir } from './tessdata-best';
+import { cellInk, matchTemplate, type CellInk } from './cell-templates';
 import { tableText } from '../layout/page-layout';
 import type { LayoutElement, TableCellModel, TextRun } from '../types';
 
@@ -27,11 +35,17 @@ export interface CellRereadInput {
   lang: string;
   timeoutSeconds: number;
   run?: TesseractRun;
+  /** The model the cells are read again with: the best English one where installed (default), or the system's. */
+  model?: 'best' | 'system';
 }
 
 export interface CellRereadReport {
   cells: number;
   replaced: number;
+  /** Cells of a column of figures that took a value the table repeats (cell-templates.ts). */
+  matched: number;
+  /** Numbers of a column of figures given back the decimal point the reading dropped (withColumnDecimals). */
+  decimals: number;
   /** Tesseract runs made (one per table read again). */
   runs: number;
   ms: number;
@@ -53,6 +67,10 @@ const CELL_GAP = 0.8;
 const NUMERIC_COLUMN = 0.5;
 /** Least confidence of a second reading that fills a cell the first reading left empty. */
 const FILL_CONF = 50;
+/** Printings of one value kept as its templates (the surest). */
+const TEMPLATES_PER_VALUE = 12;
+/** Least confidence of a cell's number reading for its ink to stand for that number (cell-templates.ts). */
+const TEMPLATE_CONF = 30;
 /** Least confidence of a number read on the second reading that replaces a non-number in a column of figures. */
 const NUMBER_CONF = 40;
 
@@ -67,20 +85,20 @@ export const isNumber = (text: string) => NUMBER.test(text.replace(/\s+/g, ''));
 
 /**
  * Which reading a cell keeps. The second (upscaled) reading replaces the first when it read text
- * and: the first read nothing and the second is read with more confidence than not; or the column
- * is one of figures and only the second reading is a number (read with some confidence); or,
- * neither being decided by the column, the second is read with more confidence. In a column of
- * figures a number is never replaced by a non-number.
+ * and: the first read nothing and the second is read with more confidence than not; or, in a
+ * column of figures, only the second reading is a number (read with some confidence), or both are
+ * and the second is read with more confidence. A number is never replaced by a non-number there.
+ * A cell of another column that the first reading filled keeps it: a text cell's second reading,
+ * however sure, is as often a surer misreading ("Tumor" read "Turmar" at 88) as a mend.
  */
 export function chooseCellReading(first: CellReading, again: CellReading, figuresColumn: boolean): 'first' | 'again' {
   if (!again.text.trim()) return 'first';
   if (!first.text.trim()) return again.conf >= FILL_CONF ? 'again' : 'first';
-  if (figuresColumn) {
-    const a = isNumber(again.text),
-      f = isNumber(first.text);
-    if (a && !f) return again.conf >= NUMBER_CONF ? 'again' : 'first';
-    if (f && !a) return 'first';
-  }
+  if (!figuresColumn) return 'first';
+  const a = isNumber(again.text),
+    f = isNumber(first.text);
+  if (a && !f) return again.conf >= NUMBER_CONF ? 'again' : 'first';
+  if (f && !a) return 'first';
   return again.conf > first.conf ? 'again' : 'first';
 }
 
@@ -93,6 +111,53 @@ export function isFiguresColumn(readings: Array<[CellReading, CellReading]>): bo
   if (filled.length < 3) return false;
   const numeric = filled.filter(([f, a]) => isNumber(f.text) || isNumber(a.text)).length;
   return numeric > NUMERIC_COLUMN * filled.length;
+}
+
+/** A column's decimals are its own when at least this many of its numbers show a point ... */
+const DECIMALS_SEEN = 3;
+/** ... and at least this share of those have the same number of digits after it. */
+const DECIMALS_AGREE = 0.8;
+
+/** A cell that is a plain number or a range of two ("0.310–2.268"): digits with points or commas. */
+const PLAIN_FIGURES = /^\d[\d.,]*(?:[-–—−]\d[\d.,]*)?$/u;
+const RANGE_DASH = /([-–—−])/u;
+
+/**
+ * A column of figures printed to a fixed number of decimals ("1.000", "1.267", "0.839") gives back
+ * the decimal point a reading of small print dropped: in a cell that is a number or a range of two
+ * and nothing else, a number of bare digits longer than the column's decimals ("3140", "0381") is
+ * read with its point before its last `k` digits, where `k` is the number of decimals of most
+ * (DECIMALS_AGREE) of the column's numbers that show a point, DECIMALS_SEEN of them at least, and
+ * those and the bare ones with a leading zero (which no whole number has) outnumber the other bare
+ * ones. A column whose numbers show points at mixed places, or that are mostly whole numbers, is
+ * left as read; so is a number with a separator, or any other cell.
+ */
+export function withColumnDecimals(texts: string[]): string[] {
+  const numbers = texts
+    .filter((t) => PLAIN_FIGURES.test(t))
+    .flatMap((t) => t.split(RANGE_DASH).filter((_, i) => i % 2 === 0));
+  const pointed = numbers.filter((t) => /^\d+\.\d+$/.test(t));
+  // Whole numbers are not printed with a leading zero: "0381" is a number that lost its point.
+  const whole = numbers.filter((t) => /^[1-9]\d*$/.test(t)).length;
+  const zeroLed = numbers.filter((t) => /^0\d+$/.test(t)).length;
+  if (pointed.length < DECIMALS_SEEN || whole >= pointed.length + zeroLed) return texts;
+  const counts = new Map<number, number>();
+  for (const t of pointed) {
+    const k = t.length - t.indexOf('.') - 1;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const [k, n] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
+  if (n < DECIMALS_AGREE * pointed.length) return texts;
+  return texts.map((text) =>
+    PLAIN_FIGURES.test(text)
+      ? text
+          .split(RANGE_DASH)
+          .map((d, i) =>
+            i % 2 === 0 && /^\d+$/.test(d) && d.length > k ? `${d.slice(0, d.length - k)}.${d.slice(-k)}` : d,
+          )
+          .join('')
+      : text,
+  );
 }
 
 /** Letter-weighted mean confidence of words (0-100), 0 for none. */
@@ -170,11 +235,13 @@ export async function rereadTableCells(
   inp: CellRereadInput,
 ): Promise<{ tables: LayoutElement[]; report: CellRereadReport }> {
   const t0 = Date.now();
-  const report: CellRereadReport = { cells: 0, replaced: 0, runs: 0, ms: 0 };
+  const report: CellRereadReport = { cells: 0, replaced: 0, matched: 0, decimals: 0, runs: 0, ms: 0 };
   const hPx = wordHeightPx(inp.runs, inp.tables, inp.pxPerPt);
   if (hPx === undefined || hPx >= SMALL_TEXT_PX) return { tables: inp.tables, report };
   const scale = Math.min(MAX_SCALE, TARGET_TEXT_PX / hPx);
   const threshold = otsuThreshold(inp.gray);
+  // The larger model reads these cells better than the system's fast one (tessdata-best.ts).
+  const tessdataDir = inp.model === 'system' ? undefined : await bestModelDir(inp.lang);
   const out: LayoutElement[] = [];
   for (const [ti, el] of inp.tables.entries()) {
     const t = el.table;
@@ -195,12 +262,13 @@ export async function rereadTableCells(
       out.push(el);
       continue;
     }
+    const pageClean = withoutRules(
+      inp.gray,
+      idx.map((i) => boxes[i]!),
+      threshold,
+    );
     const again = await readRects(
-      withoutRules(
-        inp.gray,
-        idx.map((i) => boxes[i]!),
-        threshold,
-      ),
+      pageClean,
       idx.map((i) => boxes[i]!),
       scale,
       {
@@ -210,6 +278,7 @@ export async function rereadTableCells(
         tmpDir: inp.tmpDir,
         name: `cells-${ti}`,
         psm: 6,
+        ...(tessdataDir ? { tessdataDir } : {}),
         gap: CELL_GAP * hPx * scale,
       },
     );
@@ -243,6 +312,46 @@ export async function rereadTableCells(
       report.replaced++;
       return { ...c, text: a.text };
     });
+    // A value the table repeats, misread here and read well elsewhere: the same ink, the same text.
+    {
+      const readingOfCell = (i: number) => {
+        const a = second.get(i);
+        return a && cells[i]!.text === a.text && cells[i]!.text !== first[i]!.text ? a : first[i]!;
+      };
+      const templates: Array<{ text: string; ink: CellInk; conf: number }> = [];
+      t.cells.forEach((c, i) => {
+        const r = readingOfCell(i);
+        if (!figures.get(c.col) || !isNumber(c.text) || r.conf < TEMPLATE_CONF) return;
+        const ink = cellInk(pageClean, boxes[i]!, threshold);
+        if (ink) templates.push({ text: c.text.replace(/\s+/g, ''), ink, conf: r.conf });
+      });
+      // The surest few printings of each value stand for it.
+      const perText = new Map<string, number>();
+      const kept = templates
+        .sort((a, b) => b.conf - a.conf)
+        .filter((t) => perText.set(t.text, (perText.get(t.text) ?? 0) + 1).get(t.text)! <= TEMPLATES_PER_VALUE);
+      t.cells.forEach((c, i) => {
+        if (!figures.get(c.col) || isNumber(c.text) || !read[i]) return;
+        const ink = cellInk(pageClean, boxes[i]!, threshold);
+        const m = ink && matchTemplate(pageClean, ink, kept);
+        if (!m) return;
+        report.matched++;
+        cells[i] = { ...c, text: m.text };
+      });
+    }
+    // A column of figures printed to a fixed number of decimals gives back the points the reading dropped.
+    {
+      for (const [col, is] of byCol) {
+        if (!figures.get(col)) continue;
+        const mended = withColumnDecimals(is.map((i) => cells[i]!.text));
+        is.forEach((i, j) => {
+          if (mended[j] !== cells[i]!.text) {
+            report.decimals++;
+            cells[i] = { ...cells[i]!, text: mended[j]! };
+          }
+        });
+      }
+    }
     out.push({ ...el, text: tableText({ cells }), table: { ...t, cells } });
   }
   report.ms = Date.now() - t0;

@@ -17,6 +17,8 @@ export interface OcrOptions {
   timeoutSeconds?: number;
   pageNumber?: number;
   psm?: number;
+  /** Directory of the language model (--tessdata-dir) when not the system's (tessdata-best.ts). */
+  tessdataDir?: string;
   /** Extra Tesseract variables (-c name=value); names and values are validated. */
   vars?: Record<string, string | number>;
 }
@@ -42,6 +44,10 @@ function tesseractArgs(input: string, opts: OcrOptions): string[] {
     String(opts.psm ?? 3),
     ...(opts.dpi > 0 ? ['--dpi', String(opts.dpi)] : []),
   ];
+  if (opts.tessdataDir) {
+    assertSafePath(opts.tessdataDir);
+    args.push('--tessdata-dir', opts.tessdataDir);
+  }
   for (const [k, v] of Object.entries(opts.vars ?? {})) {
     if (!/^[a-z_]+$/.test(k) || !/^[A-Za-z0-9_.]+$/.test(String(v))) throw new Error(`invalid Tesseract variable ${k}`);
     args.push('-c', `${k}=${v}`);

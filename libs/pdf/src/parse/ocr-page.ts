@@ -51,7 +51,7 @@ export interface OcrSettings {
   headerReread?: boolean;
   /** Image pages: read rows that lost text again (RecogniseOptions.bodyReread). */
   bodyReread?: boolean;
-  /** Image pages: read the cells of tables of small print again, upscaled (cell-reread.ts). */
+  /** Image pages: read the cells of tables of small print again, upscaled (cell-reread.ts). Default true. */
   cellReread?: boolean;
 }
 
@@ -636,8 +636,8 @@ export async function ocrImagePage(
       rereadMissed: !readAsBlock,
       // The reading measured the grey page's ink threshold while Tesseract read it; a resized page has its own.
       ...(scale === 1 ? { rasterThreshold: grayThreshold } : {}),
-      // Tables of small print: each cell read again upscaled (cell-reread.ts; opt-in, OcrPageOptions.cellReread).
-      rereadCells: s.cellReread ?? false,
+      // Tables of small print: each cell read again upscaled (cell-reread.ts; on unless OcrPageOptions.cellReread is false).
+      rereadCells: s.cellReread ?? true,
       wordsImage: async () => gray,
       cellReport: (r) => {
         if (r.runs) report.cells = r;

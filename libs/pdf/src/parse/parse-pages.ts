@@ -51,7 +51,7 @@ function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSetting
       rasterBudgetSeconds: budget.maxSeconds,
       headerReread: opts.ocrHeaderReread ?? false,
       bodyReread: opts.ocrBodyReread ?? false,
-      cellReread: opts.ocrCellReread ?? false,
+      cellReread: opts.ocrCellReread ?? true,
     },
   };
 }

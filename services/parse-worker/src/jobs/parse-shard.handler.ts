@@ -193,7 +193,7 @@ async function runShard(ctx: JobContext, shardNo: number, first: number, last: n
     budget: budgetOf(deps.env),
     ocrHeaderReread: deps.env.PARSE_OCR_HEADER_REREAD ?? false,
     ocrBodyReread: deps.env.PARSE_OCR_BODY_REREAD ?? false,
-    ocrCellReread: deps.env.PARSE_OCR_CELL_REREAD ?? false,
+    ocrCellReread: deps.env.PARSE_OCR_CELL_REREAD ?? true,
     shouldCancel: ctx.shouldStop,
     // One line per page read (debug): a benchmark counts pages read twice, i.e. work lost to a kill.
     onProgress: (_done, _total, phase, page) => {

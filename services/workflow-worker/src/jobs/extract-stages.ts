@@ -195,11 +195,11 @@ export async function writeArtifactsStage(
     if (!row) return 'skipped' as const;
     if (row.cancel_requested_at) {
       await cancelExtractJobTx(tx, job.id, row.stage);
-      ended(endedRow(row));
+      ended(endedRow(row, 'cancelled'));
       return 'cancelled' as const;
     }
     await storeExtractionTx(tx, job, { manifestId, prefix, bundle, doc });
-    ended(endedRow(row, { percent: 100 }));
+    ended(endedRow(row, 'completed'));
     return 'completed' as const;
   });
   if (outcome !== 'completed') await deps.storage.removePrefix(prefix).catch(() => undefined);
