@@ -192,6 +192,30 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
     expect(elements.some((e) => e.type === 'table')).toBe(false);
   });
 
+  it('displayed fractions numbered only on their main line (the number column otherwise empty) are not a table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('before', 14), 72, 540, 80);
+        // Two equations, each a fraction over three rows: numerator, the relation with its number
+        // at the right margin, denominator. Only a third of the rows carry a number.
+        ['a', 'b'].forEach((tag, i) => {
+          const t = 120 + i * 26;
+          c.text('3 n2', 240, t - 7, 8);
+          c.text('1', 320, t - 7, 8);
+          c.text('phim =', 200, t);
+          c.text('G210 es + G201 gs ,', 240, t);
+          c.text(`(15${tag})`, 510, t);
+          c.text('2 W2', 240, t + 7, 8);
+          c.text('2', 320, t + 7, 8);
+        });
+        c.justified(proseWords('after', 14), 72, 540, 210);
+      },
+    ]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+    expect(markdown).toContain('(15b)');
+  });
+
   it('prose beside prose (a text column next to a short-label column) is not a table', async () => {
     const bytes = await synthPdf([
       (c) => {

@@ -80,11 +80,33 @@ export function mathShare(texts: string[]): number {
   return tokens.length ? tokens.filter(mathToken).length / tokens.length : 0;
 }
 
+/**
+ * A displayed equation block whose rows do not all carry a number: the numbers ("(7)", "(16a)",
+ * "(B.2)") stand at the right of the rows that hold an equation's relation ("=", "∈", "<"), and the
+ * rows between them (fraction numerators and denominators, sub- and superscripts, a matrix's rows)
+ * leave that column empty. Nothing of the display but equation numbers reaches the number column: a table column
+ * holding only numbers in parentheses, and only beside relations, is an equation-number column.
+ */
+function equationBlock(rows: Line[][]): boolean {
+  const numbered = rows.filter((r) => EQUATION_NUMBER.test(r[r.length - 1]!.text.trim()));
+  if (!numbered.length) return false;
+  const numbers = new Set(numbered.map((r) => r[r.length - 1]!));
+  const colX0 = Math.min(...[...numbers].map((l) => l.x0));
+  // Running text before or after the display (a sentence with a subscript splits into fragments
+  // and joins the run) may cross the column.
+  const display = rows.filter((r) => !r.some(proseFragment)).flat();
+  if (display.some((l) => !numbers.has(l) && l.x1 > colX0 - l.size)) return false;
+  return numbered.every((r) =>
+    r.slice(0, -1).some((l) => l.text.split(/\s+/).some((t) => /[=<>≤≥≠≈∼≅∈∉⊆⊂⊃]/u.test(t))),
+  );
+}
+
 export function notATable(rows: Line[][], pageWidth: number): string | undefined {
   const frags = rows.flat();
   if (mathShare(frags.map((l) => l.text)) > 0.3) return 'math';
   if (rows.filter((r) => EQUATION_NUMBER.test(r[r.length - 1]!.text.trim())).length >= 0.5 * rows.length)
     return 'equations';
+  if (equationBlock(rows)) return 'equations';
   if (rows.filter((r) => r.some(proseFragment)).length >= 0.3 * rows.length) return 'prose';
   // Multi-column text: cluster fragments into columns by their left edge.
   const cols: Array<{ x0: number; x1: number; frags: Line[] }> = [];
