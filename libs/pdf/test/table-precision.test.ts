@@ -23,7 +23,7 @@ const REAL_TABLES: Record<string, Record<number, number>> = {
   'GeoTopo-book': {}, // lecture notes without a table (contents, symbol list and index are not tables)
 };
 
-const PRECISION_FLOOR = 0.43;
+const PRECISION_FLOOR = 0.49; // 7 of 14 since equation blocks numbered on one row went (2026-11-27)
 const RECALL_FLOOR = 0.87;
 
 describe('table precision on the hand-counted papers and book (issue 21)', () => {

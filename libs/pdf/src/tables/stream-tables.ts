@@ -84,8 +84,9 @@ export function mathShare(texts: string[]): number {
  * A displayed equation block whose rows do not all carry a number: the numbers ("(7)", "(16a)",
  * "(B.2)") stand at the right of the rows that hold an equation's relation ("=", "∈", "<"), and the
  * rows between them (fraction numerators and denominators, sub- and superscripts, a matrix's rows)
- * leave that column empty. Nothing of the display but equation numbers reaches the number column: a table column
- * holding only numbers in parentheses, and only beside relations, is an equation-number column.
+ * leave that column empty. Nothing of the display but equation numbers reaches the number column:
+ * a table column holding only numbers in parentheses, and only beside relations, is an
+ * equation-number column.
  */
 function equationBlock(rows: Line[][]): boolean {
   const numbered = rows.filter((r) => EQUATION_NUMBER.test(r[r.length - 1]!.text.trim()));
