@@ -4,19 +4,8 @@
 // fifth of the segments, equal scores (repeated segments) and table segments, it must give exactly
 // what the formula computed naively gives: the same candidates, in the same order, with the same
 // scores to the last bit, for limits, file and table filters.
+import { rng } from '@docfleet/testing';
 import { RANKING, normaliseSearchBody, scoreCandidates, type KbCopy, type Ranking } from '../src';
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEGMENTS = 50_000;
 const FILES = 7;

@@ -50,4 +50,4 @@ export {
   waitFor,
 } from './search-index';
 export type { SearchIndexEnv, SegIn, Seeded } from './search-index';
-export { syntheticVocabulary, zipfText } from './zipf-text';
+export { rng, syntheticVocabulary, zipfText } from './zipf-text';

@@ -9,11 +9,10 @@
 // no row at all. Only those rows are cut out (at the page's width, in its own pixels: a larger size
 // reads these fonts no better), stacked with white gaps and read in one Tesseract run; a page
 // without such rows runs nothing.
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { crop, inkRows, otsuThreshold, writePgm, type GrayImage, type Rect } from './preprocess';
+import { crop, inkRows, otsuThreshold, type GrayImage, type Rect } from './preprocess';
 import { noise, ocrRows } from './ocr-layout';
-import { parseTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { parseTsv, recognizeImage, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
 import type { OcrWord } from './recognise';
 
 export interface BodyRereadOptions {
@@ -193,17 +192,11 @@ export async function rereadBodyRows(
     crop(clean, { x: 0, y: b.y0, width, height: b.y1 - b.y0 }).data.copy(data, y * width);
     y += b.y1 - b.y0 + gap;
   }
-  const file = path.join(opts.tmpDir, `body-${opts.pageNumber}.pgm`);
-  let tsv: string;
-  try {
-    await writePgm(file, { width, height, data });
-    tsv = await run.recognize(file);
-  } catch (err) {
-    run.cancel();
-    throw err;
-  } finally {
-    await fs.rm(file, { force: true });
-  }
+  const tsv = await recognizeImage(run, path.join(opts.tmpDir, `body-${opts.pageNumber}.pgm`), {
+    width,
+    height,
+    data,
+  });
 
   // The re-read words, back in the page's pixels (by the band their middle falls in).
   const parsed = parseTsv(tsv).words.filter((w) => w.text.trim());

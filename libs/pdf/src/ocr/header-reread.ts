@@ -10,11 +10,10 @@
 // reading had no known word (legal forms, address words) and the new one reads one there, or reads
 // the same word (two letters apart at most) with much more confidence. (Reading each row at two sizes
 // in the same run was tried: Tesseract drops the smaller rows of a stack of mixed sizes.)
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { crop, resizeGray, writePgm, type GrayImage, type Rect } from './preprocess';
+import { crop, resizeGray, type GrayImage, type Rect } from './preprocess';
 import { ocrRows } from './ocr-layout';
-import { parseTsv, startTesseractTsv } from './tesseract-tsv';
+import { parseTsv, recognizeImage, startTesseractTsv } from './tesseract-tsv';
 import type { OcrWord } from './recognise';
 
 export interface HeaderRereadOptions {
@@ -131,17 +130,11 @@ export async function rereadHeaderRows(
       p.image.data.copy(data, (y + k) * width, k * p.image.width, (k + 1) * p.image.width);
     y += p.image.height + gap;
   }
-  const file = path.join(opts.tmpDir, `header-${opts.pageNumber}.pgm`);
-  let tsv: string;
-  try {
-    await writePgm(file, { width, height, data });
-    tsv = await run.recognize(file);
-  } catch (err) {
-    run.cancel();
-    throw err;
-  } finally {
-    await fs.rm(file, { force: true });
-  }
+  const tsv = await recognizeImage(run, path.join(opts.tmpDir, `header-${opts.pageNumber}.pgm`), {
+    width,
+    height,
+    data,
+  });
 
   // Words of each part (by the middle of their box), back in the original image's pixels.
   const read: OcrWord[][] = parts.map(() => []);

@@ -2,10 +2,12 @@
 // run-tool: no shell, no `timeout` wrapper), with the arguments the plain CLI gets. Only raster
 // files we generated in our own temp dir are passed (assertSafePath), so a user's file name never
 // reaches the command line or the process at all.
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ParseError } from '../parse-error';
 import { runTool, ToolError, type ToolOptions } from '../render/run-tool';
 import type { TextRun } from '../types';
+import { writePgm, type GrayImage } from './preprocess';
 
 export interface OcrOptions {
   lang?: string;
@@ -265,4 +267,24 @@ export function tsvToRuns(
     });
   }
   return runs;
+}
+
+/**
+ * Writes `image` to `file`, reads it with the started `run` and removes the file; the run is cancelled
+ * when writing or reading fails (the stacked-rows re-reads: header-reread.ts, body-reread.ts).
+ */
+export async function recognizeImage(
+  run: TesseractRun,
+  file: string,
+  image: Pick<GrayImage, 'width' | 'height' | 'data'>,
+): Promise<string> {
+  try {
+    await writePgm(file, image);
+    return await run.recognize(file);
+  } catch (err) {
+    run.cancel();
+    throw err;
+  } finally {
+    await fs.rm(file, { force: true });
+  }
 }
