@@ -124,13 +124,20 @@ export interface MemoryAnswer {
 // Measured: 200,000 segments, 125,490 terms and 10.0 million postings raised a gateway's resident
 // memory by 254 MiB right after loading (this estimate: 186 MiB; the rest is the load's garbage).
 const BYTES_PER_SEGMENT = 136; // uuid string, file and version numbers, position, length, length part, table flag, scratch arrays
-/** Hit fragments kept per copy (a segment's is ~2 × its markdown's size, so ~10 MiB at ~500 bytes). */
+/** Hit fragments kept per copy, and the bytes counted for each (~2 × a ~500-character markdown, the ids, JSON). */
 const FRAGMENTS = 10_000;
+const BYTES_PER_FRAGMENT = 2048;
 const BYTES_PER_TERM = 400; // the Map entry, the term string, its object and three typed arrays
 
 /** Estimated bytes of a copy: postings (segment number + tf, and a file number at most), segments, terms. */
 export function estimateBytes(segments: number, postings: number, terms: number): number {
-  return postings * 12 + contribCap(postings) + segments * BYTES_PER_SEGMENT + terms * BYTES_PER_TERM;
+  return (
+    postings * 12 +
+    contribCap(postings) +
+    segments * BYTES_PER_SEGMENT +
+    terms * BYTES_PER_TERM +
+    Math.min(FRAGMENTS, segments) * BYTES_PER_FRAGMENT
+  );
 }
 
 const contribCap = (postings: number) => Math.min(CONTRIB_MAX_BYTES, postings * 8);
