@@ -88,25 +88,7 @@ export interface KbCopy {
   scoreBuf: Float64Array;
   /** The k1 and b the length parts in `acc` were computed with. */
   norm?: { k1: number; b: number };
-  /**
-   * Terms' postings' BM25 parts, idf·tf·(k1 + 1)/(tf + length part), computed by a search and kept
-   * for the next ones with the same IDF and constants (the same expression, so the same bits):
-   * most recently used last, at most contribCap bytes together.
-   */
-  contrib: Map<Term, Contrib>;
-  contribBytes: number;
-  contribCap: number;
 }
-
-interface Contrib {
-  idf: number;
-  k1: number;
-  b: number;
-  w: Float64Array;
-}
-
-/** Bytes of kept postings' BM25 parts per copy: 8 per posting, at most this. */
-const CONTRIB_MAX_BYTES = 64 << 20;
 
 /** What the in-memory path decided for one search (for tests and the bench's counters). */
 export type MemoryOutcome = 'memory' | 'no-copy' | 'loading' | 'stale' | 'short' | 'skipped';
@@ -133,14 +115,11 @@ const BYTES_PER_TERM = 400; // the Map entry, the term string, its object and th
 export function estimateBytes(segments: number, postings: number, terms: number): number {
   return (
     postings * 12 +
-    contribCap(postings) +
     segments * BYTES_PER_SEGMENT +
     terms * BYTES_PER_TERM +
     Math.min(FRAGMENTS, segments) * BYTES_PER_FRAGMENT
   );
 }
-
-const contribCap = (postings: number) => Math.min(CONTRIB_MAX_BYTES, postings * 8);
 
 export class MemorySearch {
   private readonly copies = new Map<string, KbCopy>(); // insertion order = least recently used first
@@ -549,9 +528,6 @@ export class MemorySearch {
         segOrdinal,
         versionIds,
         fragments: new Map(),
-        contrib: new Map(),
-        contribBytes: 0,
-        contribCap: contribCap(st.postings),
         fileIds,
         fileIndex,
         terms,
@@ -673,75 +649,20 @@ export function scoreCandidates(
   let nt = 0;
   let nk = 0;
   const at = new Int32Array(qt.length);
-  // Each term's kept BM25 parts, or new ones this search fills (room made by dropping the least
-  // recently used), or none: computed in the loop as before.
-  const kept: Array<Float64Array | undefined> = [];
-  const fill: Array<Float64Array | undefined> = [];
-  for (const { t, idf } of qt) {
-    const k = c.contrib.get(t);
-    if (k) c.contrib.delete(t);
-    if (k && k.idf === idf && k.k1 === r.k1 && k.b === r.b) {
-      c.contrib.set(t, k);
-      kept.push(k.w);
-      fill.push(undefined);
-      continue;
-    }
-    if (k) c.contribBytes -= k.w.byteLength;
-    kept.push(undefined);
-    const bytes = 8 * t.segs.length;
-    for (const [old, o] of c.contrib) {
-      if (c.contribBytes + bytes <= c.contribCap) break;
-      c.contrib.delete(old);
-      c.contribBytes -= o.w.byteLength;
-    }
-    if (c.contribBytes + bytes > c.contribCap || bytes === 0) {
-      fill.push(undefined);
-      continue;
-    }
-    const w = new Float64Array(t.segs.length);
-    c.contrib.set(t, { idf, k1: r.k1, b: r.b, w });
-    c.contribBytes += bytes;
-    fill.push(w);
-  }
   for (let end = BLOCK; end - BLOCK < c.segIds.length; end += BLOCK) {
     const first = nt;
     for (let q = 0; q < qt.length; q++) {
       const { segs, tfs } = qt[q].t;
       const idf = qt[q].idf;
-      const w = kept[q];
-      const wf = fill[q];
       let j = at[q];
-      if (w) {
-        for (; j < segs.length; j++) {
-          const s = segs[j];
-          if (s >= end) break;
-          const s3 = 3 * s;
-          if (acc[s3 + 1] === 0) touched[nt++] = s;
-          acc[s3] += w[j];
-          acc[s3 + 1] += idf;
-        }
-      } else if (wf) {
-        for (; j < segs.length; j++) {
-          const s = segs[j];
-          if (s >= end) break;
-          const s3 = 3 * s;
-          const tf = tfs[j];
-          if (acc[s3 + 1] === 0) touched[nt++] = s;
-          const x = (idf * tf * k1p1) / (tf + acc[s3 + 2]);
-          wf[j] = x;
-          acc[s3] += x;
-          acc[s3 + 1] += idf;
-        }
-      } else {
-        for (; j < segs.length; j++) {
-          const s = segs[j];
-          if (s >= end) break;
-          const s3 = 3 * s;
-          const tf = tfs[j];
-          if (acc[s3 + 1] === 0) touched[nt++] = s;
-          acc[s3] += (idf * tf * k1p1) / (tf + acc[s3 + 2]);
-          acc[s3 + 1] += idf;
-        }
+      for (; j < segs.length; j++) {
+        const s = segs[j];
+        if (s >= end) break;
+        const s3 = 3 * s;
+        const tf = tfs[j];
+        if (acc[s3 + 1] === 0) touched[nt++] = s;
+        acc[s3] += (idf * tf * k1p1) / (tf + acc[s3 + 2]);
+        acc[s3 + 1] += idf;
       }
       at[q] = j;
     }
