@@ -117,8 +117,13 @@ function cutUnderSideBySide(region: Box, ruled: TableModel[], words: Word[]): Bo
     cuts.push((lo + hi) / 2);
   }
   if (!cuts.length) return [region];
+  // Each part as wide as its words: the gap between the tables stays open (a column gutter).
   const xs = [region.x0, ...cuts, region.x1];
-  return xs.slice(1).map((x1, i) => ({ ...region, x0: xs[i]!, x1 }));
+  return xs.slice(1).flatMap((x1, i) => {
+    const mine = inside.filter((w) => (w.x0 + w.x1) / 2 >= xs[i]! && (w.x0 + w.x1) / 2 < x1);
+    if (!mine.length) return [];
+    return [{ ...region, x0: Math.min(...mine.map((w) => w.x0)), x1: Math.max(...mine.map((w) => w.x1)) }];
+  });
 }
 
 function isChart(t: TableModel, figures: Box[]): boolean {
