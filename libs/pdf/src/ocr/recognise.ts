@@ -74,7 +74,15 @@ export interface OcrPageReport {
   /** Body rows that lost text read again (body-reread.ts): how many, how many replaced, time. */
   body?: { rows: number; replaced: number; ms: number };
   /** Table cells read again upscaled (cell-reread.ts): how many, how many replaced, Tesseract runs, time. */
-  cells?: { cells: number; replaced: number; matched: number; decimals: number; runs: number; ms: number };
+  cells?: {
+    cells: number;
+    replaced: number;
+    matched: number;
+    decimals: number;
+    dashes: number;
+    runs: number;
+    ms: number;
+  };
   /** Dashed/dotted separator rules whitened before recognition. */
   rulesRemoved: number;
   /** --dpi handed to Tesseract (0: Tesseract estimated it). */
