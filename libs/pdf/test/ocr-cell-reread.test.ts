@@ -213,7 +213,8 @@ describe('reading a scanned table of tiny print again cell by cell', () => {
     } finally {
       await fs.rm(outDir, { recursive: true, force: true });
     }
-  });
+    // One OCR parse of a crop: ~15 s alone, several times that beside other suites on a loaded machine.
+  }, 120_000);
 
   it('takes a number where the column is one of figures, and keeps a text cell as first read', () => {
     const r = (text: string, conf: number) => ({ text, conf });

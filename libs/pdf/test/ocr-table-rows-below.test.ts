@@ -205,5 +205,6 @@ describe('the last rows of a scanned table', () => {
     } finally {
       await fs.rm(outDir, { recursive: true, force: true });
     }
-  });
+    // One OCR parse of a crop: ~15 s alone, several times that beside other suites on a loaded machine.
+  }, 120_000);
 });
