@@ -166,6 +166,7 @@ export function withRowsBelow(
     (r) =>
       !inside(r, el) && !others.some((o) => o !== el && inside(r, o)) && r.x0 >= el.x0 - textH && r.x1 <= el.x1 + textH,
   );
+  const freeSet = new Set(free);
   const cells: TableCellModel[] = [...t.cells];
   let rows = t.rows,
     lastTop = tops[tops.length - 1]!,
@@ -174,7 +175,7 @@ export function withRowsBelow(
     const band = nextBand(free, bottom);
     if (!band || band.y0 - lastTop > MAX_PITCHES * pitch) break;
     // Runs outside the table's width on this row: the row is not the table's.
-    if (runs.some((r) => !free.includes(r) && !inside(r, el) && centre(r).y > band.y0 && centre(r).y < band.y1)) break;
+    if (runs.some((r) => !freeSet.has(r) && !inside(r, el) && centre(r).y > band.y0 && centre(r).y < band.y1)) break;
     if (!band.runs.some((r) => /[\p{L}\p{N}]/u.test(r.text))) break;
     const pad = 0.15 * textH;
     const phrases = inkPhrases(
