@@ -9,6 +9,7 @@ import { layoutPage } from '../layout/page-layout';
 import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
 import { rereadMissedText } from '../ocr/missed-text-pass';
+import { tablesWithRowsBelow } from '../ocr/table-rows-below';
 import { rereadTableCells, type CellRereadReport } from '../ocr/cell-reread';
 import { noise, ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray, type GrayImage } from '../ocr/preprocess';
@@ -416,6 +417,8 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
         tables = rebuilt;
       }
     }
+    // A last row set off by a rule or with its figures unread joins the table it lines up with.
+    if (tables.length) tables = tablesWithRowsBelow({ gray, pxPerPt: c.rasterDpi / 72, tables, runs });
   }
   if (tables.length && c.rereadCells) {
     // Tables of small print: each cell read again upscaled, once the grid is known (cell-reread.ts).
