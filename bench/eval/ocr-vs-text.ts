@@ -68,7 +68,15 @@ function layerSummary(r: Awaited<ReturnType<typeof libraryParsePages>>): string 
   const min = agreements.length ? Math.min(...agreements).toFixed(2) : 'n/a';
   const laidOut = r.textLayer.filter((u) => layerReadsPage(u)).length;
   const inFigures = r.textLayer.reduce((n, u) => n + (u?.figureWords ?? 0), 0);
-  return `layer ${used}/${r.textLayer.length} pages (${laidOut} laid out from it${inFigures ? `; ${inFigures} OCR words in its figures` : ''})${ignored.length ? `, ${ignored.length} ignored` : ''}, min agreement ${min}`;
+  // The pages kept as OCR laid them out, each with what kept it: an ignored layer (its agreement)
+  // or the share of OCR's words the layer holds.
+  const pageNumbers = r.grounding.pages.map((p) => p.page_number);
+  const kept = r.textLayer.flatMap((u, i) =>
+    u && !layerReadsPage(u)
+      ? [`p${pageNumbers[i]} ${u.used ? `${u.covered}/${u.words} words` : `ignored ${u.agreement.toFixed(2)}`}`]
+      : [],
+  );
+  return `layer ${used}/${r.textLayer.length} pages (${laidOut} laid out from it${inFigures ? `; ${inFigures} OCR words in its figures` : ''})${ignored.length ? `, ${ignored.length} ignored` : ''}, min agreement ${min}${kept.length ? `; OCR's layout: ${kept.join(', ')}` : ''}`;
 }
 
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {

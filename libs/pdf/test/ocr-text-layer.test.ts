@@ -276,6 +276,43 @@ describe('OCR and the page text layer', () => {
     expect(text).toMatch(/quantum jukebox/);
   });
 
+  // A screenshot (a raster of prose-size words) whose caption is set inside the image's box, over
+  // its white margin, as manuals place them: the text backend lays the caption out as the figure's
+  // text, and the screenshot's words are a captioned figure's, not prose the layer lacks, so the
+  // page is laid out from its layer with the same plain text as the text backend.
+  it('lays a page out from its layer when a screenshot carries its caption inside its own box', async () => {
+    const shot = await PDFDocument.create();
+    const font = await shot.embedFont(StandardFonts.Helvetica);
+    const strip = shot.addPage([612, 200]);
+    HIDDEN.forEach((line, i) => strip.drawText(line, { x: 72, y: 170 - i * 24, size: 12, font }));
+    const shotPdf = await writeTemp(out, 'screenshot.pdf', await shot.save());
+    const base = shotPdf.replace(/\.pdf$/, '');
+    await promisify(execFile)('pdftoppm', ['-png', '-r', '150', '-singlefile', shotPdf, base]);
+    const doc = await PDFDocument.load(await pdf());
+    const page = doc.getPage(0);
+    page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 0, y: 360, width: 612, height: 200 });
+    page.drawText('Figure 2 The settings window of the depot console', {
+      x: 72,
+      y: 372,
+      size: 10,
+      font: await doc.embedFont(StandardFonts.Helvetica),
+    });
+    const file = await writeTemp(out, 'text-and-screenshot.pdf', await doc.save());
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    expect(text.pages[0]!.grounding.elements.find((e) => e.type === 'figure')?.content).toMatch(/^Figure 2 /);
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(p.textLayer?.figureWords).toBeGreaterThan(30);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    expect(p.source).toBe('text');
+    expect(p.grounding.elements.find((e) => e.type === 'figure')?.content).toMatch(/quantum jukebox/);
+    expect(p.markdown).not.toMatch(/jukebox/);
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((q) => q.grounding) } as never);
+    expect(plain(ocr)).toBe(plain(text));
+  });
+
   // A chart pasted as a raster (its labels are pixels) under a "Figure 1" caption: the labels OCR
   // reads there are the figure's, as the text backend treats text drawn in a figure; the rest of the
   // page is the layer's, so the page is laid out from it.

@@ -13,7 +13,7 @@ import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
 import { elementsToDisplay } from '../text-layer/reading-frame';
 import { layerReadsPage, type PlacedWord, type TextLayerInput } from '../ocr/text-layer-words';
-import { centerInside, type Box } from '../geometry';
+import { centerInside } from '../geometry';
 import { FIGURE_CAPTION } from '../layout/page-layout';
 import type { LayoutElement } from '../types';
 import { finishPage } from './finish-page';
@@ -273,8 +273,13 @@ function ocrTextLayer(p: LoadedPage | undefined): TextLayerInput | undefined {
   return { runs: p.runs, elements, figures };
 }
 
-/** A "Figure n" caption starts an element just above or below the figure, across its width. */
-const captioned = (fig: Box, els: LayoutElement[]) =>
+/**
+ * A "Figure n" caption starts an element just above or below the figure, across its width, or
+ * starts the figure's own text (a caption set inside the figure's box, over an image's margin, is
+ * laid out as the figure's text: a screenshot's caption).
+ */
+const captioned = (fig: LayoutElement, els: LayoutElement[]) =>
+  FIGURE_CAPTION.test(fig.text.trim()) ||
   els.some(
     (e) =>
       e.type !== 'figure' &&
