@@ -28,7 +28,7 @@ const HIDDEN = [
   'Five hexing wizard bots jump quickly over the lazy brown dogs again.',
 ];
 
-/** Two columns of prose, ten lines each, for a page with a narrow gutter. */
+/** Two columns of prose, ten lines each. */
 const COLUMNS = [
   [
     'The northern depot keeps its own ledger',
@@ -341,7 +341,7 @@ describe('OCR and the page text layer', () => {
     expect(plain(ocr)).toBe(plain(text));
   });
 
-  // Two columns of prose in the layer, with a narrow gutter, above an uncaptioned image of prose the
+  // Two columns of prose in the layer above an uncaptioned image of prose the
   // layer lacks (over 250 characters of body-size words: not a figure's labels). The layer holds most
   // of what OCR reads: the page is laid out per region, the layer's text exactly as the text backend
   // lays it out (columns kept apart) and the image's words, which only OCR reads, in the flow.
