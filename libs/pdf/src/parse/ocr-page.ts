@@ -354,6 +354,8 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
     c.textLayer.figureWords = taken.inFigures
       .filter((w) => !noise(w))
       .map((w) => ({ text: w.text, conf: w.conf, x0: w.x0 * c.k, y0: w.y0 * c.k, x1: w.x1 * c.k, y1: w.y1 * c.k }));
+    const missing = taken.missing.filter((w) => !noise(w));
+    c.textLayer.missingRuns = missing.length ? rowsToRuns(ocrRows(missing), c.k) : [];
   }
   if (c.rereadMissed) {
     // A first reading that left much of the ink in its rows unread (a table's lone figures) is
