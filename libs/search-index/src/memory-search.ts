@@ -429,20 +429,8 @@ export class MemorySearch {
       const fileIds: string[] = [];
       segRows.forEach((s, i) => {
         segIds[i] = s.id;
-        let fi = fileIndex.get(s.file_id);
-        if (fi === undefined) {
-          fi = fileIds.length;
-          fileIds.push(s.file_id);
-          fileIndex.set(s.file_id, fi);
-        }
-        segFile[i] = fi;
-        let vi = versionIndex.get(s.file_version_id);
-        if (vi === undefined) {
-          vi = versionIds.length;
-          versionIds.push(s.file_version_id);
-          versionIndex.set(s.file_version_id, vi);
-        }
-        segVersion[i] = vi;
+        segFile[i] = intern(fileIndex, fileIds, s.file_id);
+        segVersion[i] = intern(versionIndex, versionIds, s.file_version_id);
         segOrdinal[i] = s.ordinal;
         segDl[i] = Number(s.dl);
         segTable[i] = s.is_table ? 1 : 0;
@@ -815,4 +803,15 @@ function topK(xs: number[], k: number, key: (x: number) => number, tie: (x: numb
     }
   }
   return heap.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+}
+
+/** The small-integer number of `key` in `list` (appended when new), looked up in `index`. */
+function intern(index: Map<string, number>, list: string[], key: string): number {
+  let n = index.get(key);
+  if (n === undefined) {
+    n = list.length;
+    list.push(key);
+    index.set(key, n);
+  }
+  return n;
 }
