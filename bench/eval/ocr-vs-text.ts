@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { GroundingDocument, GroundingElement } from '../../libs/contracts/src';
 import { evalIcdar, readManifest, type ParsedForEval } from '../../libs/pdf/eval/corpus-eval';
 import { libraryParsePages } from '../../libs/pdf/eval/library-parse';
-import { layerReadsPage } from '../../libs/pdf/src/ocr/text-layer-words';
+import { layerLeadsPage, layerReadsPage, type TextLayerUse } from '../../libs/pdf/src/ocr/text-layer-words';
 import { parseIcdarStructure } from '../../libs/pdf/eval/metrics/icdar-xml';
 import { cellAccuracy, type OurCell } from '../../libs/pdf/eval/metrics/table-accuracy';
 import {
@@ -68,7 +68,17 @@ function layerSummary(r: Awaited<ReturnType<typeof libraryParsePages>>): string 
   const min = agreements.length ? Math.min(...agreements).toFixed(2) : 'n/a';
   const laidOut = r.textLayer.filter((u) => layerReadsPage(u)).length;
   const inFigures = r.textLayer.reduce((n, u) => n + (u?.figureWords ?? 0), 0);
-  return `layer ${used}/${r.textLayer.length} pages (${laidOut} laid out from it${inFigures ? `; ${inFigures} OCR words in its figures` : ''})${ignored.length ? `, ${ignored.length} ignored` : ''}, min agreement ${min}`;
+  // The pages not read from the layer alone, each with the share of OCR's words the layer holds:
+  // laid out from the layer with OCR's words where it has none, kept in OCR's layout, or ignored.
+  const pageNumbers = r.grounding.pages.map((p) => p.page_number);
+  const page = (u: TextLayerUse | undefined, i: number) =>
+    !u || layerReadsPage(u)
+      ? []
+      : [
+          `p${pageNumbers[i]} ${u.used ? `${u.covered}/${u.words} words${layerLeadsPage(u) ? ' + OCR words' : " OCR's layout"}` : `ignored ${u.agreement.toFixed(2)}`}`,
+        ];
+  const kept = r.textLayer.flatMap(page);
+  return `layer ${used}/${r.textLayer.length} pages (${laidOut} laid out from it${inFigures ? `; ${inFigures} OCR words in its figures` : ''})${ignored.length ? `, ${ignored.length} ignored` : ''}, min agreement ${min}${kept.length ? `; ${kept.join(', ')}` : ''}`;
 }
 
 async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {

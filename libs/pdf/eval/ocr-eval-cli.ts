@@ -46,7 +46,7 @@ async function main(argv: string[]) {
         return {
           text: markdown,
           detail: o
-            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.body ? `; body rows ${o.body.replaced}/${o.body.rows} ${o.body.ms}ms` : ''}${o.cells ? `; table cells ${o.cells.replaced}/${o.cells.cells} ${o.cells.ms}ms, ${o.cells.matched} matched, ${o.cells.decimals} decimals` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
+            ? `${o.chosen}; tried ${o.tried.map((t) => `${t.name} ${t.meanConf.toFixed(0)}/${t.score.toFixed(0)} ${t.ms}ms`).join(', ')}; rules ${o.rulesRemoved}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.body ? `; body rows ${o.body.replaced}/${o.body.rows} ${o.body.ms}ms` : ''}${o.cells ? `; table cells ${o.cells.replaced}/${o.cells.cells} ${o.cells.ms}ms, ${o.cells.matched} matched, ${o.cells.decimals} decimals, ${o.cells.dashes} dashes` : ''}${o.paper ? '; border cropped' : ''}${o.warnings.length ? ` WARN ${o.warnings[0]!.code}` : ''}`
             : undefined,
         };
       } finally {

@@ -1,8 +1,9 @@
 // Layout rules on small synthetic PDFs (pdf-lib): each test draws the situation the rule is for
 // and parses it through parsePages, the way the worker does.
-import { parseSynthetic, proseWords, synthPdf } from './helpers/synthetic';
-
-jest.setTimeout(60_000);
+import { makeLine } from '../src/layout/line-builder';
+import { streamTableRegions } from '../src/tables/stream-tables';
+import { run } from './helpers/runs';
+import { parseSynthetic, proseWords, synthPdf, type Canvas } from './helpers/synthetic';
 
 describe('reading order: column gutters found per band of the page', () => {
   it("never reads across a narrow gutter under a full-width abstract, even when the columns' baselines interleave", async () => {
@@ -395,5 +396,211 @@ describe('glyphs and text written once', () => {
     ]);
     const { markdown } = await parseSynthetic(bytes);
     expect(markdown).toContain('implementation follows; the period-age relation holds for C-rich stars too.');
+  });
+});
+
+describe('tables need evidence, by kind: contents, term lists, figure text, grids, math (issue 21.3)', () => {
+  it('a table of contents (titles with leader dots to a page number) is not a table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('Contents', 72, 70, 18, c.bold);
+        let top = 110;
+        ['Topological spaces', 'Manifolds', 'Fundamental group'].forEach((chapter, k) => {
+          c.text(String(k + 1), 72, top, 10, c.bold);
+          c.text(chapter, 90, top, 10, c.bold);
+          c.text(String(2 + 20 * k), 530, top, 10, c.bold);
+          top += 14;
+          for (let s = 1; s <= 4; s++, top += 14) {
+            const title = `Section ${k + 1}.${s} on ${['metrics', 'maps', 'paths', 'covers'][s - 1]}`;
+            c.text(`${k + 1}.${s}`, 90, top);
+            const w = c.text(title, 115, top);
+            c.text(' .'.repeat(Math.floor((505 - 115 - w) / 5.6)), 115 + w, top);
+            c.text(String(2 + 20 * k + 4 * s), 530, top);
+          }
+        });
+      },
+    ]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+    // Read row by row: each title with its leaders and page number, each chapter with its page.
+    expect(markdown).toMatch(/2\.3 Section 2\.3 on paths( \.)+ 34/);
+    expect(markdown).toContain('2 Manifolds 22');
+  });
+
+  it('a list of symbols (short terms, definitions in words) is not a table; a two-column table of values is', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('List of symbols', 72, 70, 14, c.bold);
+        const terms: Array<[string, string]> = [
+          ['Dk', 'Standard simplex of dimension k'],
+          ['X#Y', 'Gluing of the spaces X and Y'],
+          ['f*', 'Map between the fundamental groups'],
+          ['pi1(X,x)', 'Fundamental group of X at the point x'],
+          ['Fix(f)', 'Set of the fixed points of the map f'],
+          ['|x|', 'Euclidean norm'],
+          ['V(f)', 'Set of the zeros of f'],
+        ];
+        terms.forEach(([t, d], i) => {
+          c.text(t, 72, 100 + i * 13);
+          c.text(d, 150, 100 + i * 13);
+        });
+        c.text('Parameters of the orbit', 72, 250, 12, c.bold);
+        const values: Array<[string, string]> = [
+          ['Mean motion', '4.0923 deg/day'],
+          ['Eccentricity', '0.2056'],
+          ['Inclination', '7.005 deg'],
+          ['Semi-major axis', '0.3871 AU'],
+          ['Period', '87.969 days'],
+        ];
+        values.forEach(([t, d], i) => {
+          c.text(t, 72, 280 + i * 13);
+          c.text(d, 220, 280 + i * 13);
+        });
+      },
+    ]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(1);
+    expect(tables[0]!.cells!.map((x) => x.text)).toContain('0.2056');
+    // Read row by row, each term with its definition.
+    expect(markdown).toContain('Fix(f) Set of the fixed points of the map f');
+  });
+
+  it('labels of a drawn figure right above its caption ("Abbildung 3.4:") are not a table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('lead', 14), 72, 540, 80);
+        // Two number lines, each a rule with labelled pieces above and tick values below, each
+        // with its panel caption; the figure's caption under them.
+        [
+          { top: 130, ticks: ['0', '1/2', '3/4', '1'], at: [170, 310, 380, 455], panel: '(a) g1 * (g2 * g3)' },
+          { top: 190, ticks: ['0', '1/4', '1/2', '1'], at: [170, 240, 310, 455], panel: '(b) (g1 * g2) * g3' },
+        ].forEach(({ top, ticks, at, panel }) => {
+          c.line(170, top, 455, top);
+          for (const x of at) c.line(x, top - 3, x, top + 3);
+          ['g1', 'g2', 'g3'].forEach((g, k) => c.text(g, (at[k]! + at[k + 1]!) / 2, top - 6, 8));
+          ticks.forEach((t, k) => c.text(t, at[k]! - 3, top + 12, 8));
+          c.text(panel, 280, top + 32, 9);
+        });
+        c.text('Abbildung 3.4: Das Zusammensetzen von Wegen ist nicht assoziativ', 150, 250);
+        c.justified(proseWords('after', 14), 72, 540, 280);
+      },
+    ]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+    expect(markdown).toContain('Abbildung 3.4');
+  });
+
+  it('a drawn grid whose squares hold one repeated mark and no value is a figure, not a table', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('lead', 14), 72, 540, 80);
+        const [x0, y0, step] = [120, 120, 24];
+        for (let k = 0; k <= 6; k++) {
+          c.line(x0, y0 + k * step, x0 + 6 * step, y0 + k * step);
+          c.line(x0 + k * step, y0, x0 + k * step, y0 + 6 * step);
+        }
+        for (let r = 0; r < 6; r++) for (let k = 0; k < 6; k++) c.text('*', x0 + k * step + 10, y0 + r * step + 15, 9);
+        c.text('Figure 3.11: The plane over the torus.', 120, y0 + 6 * step + 30);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+  });
+
+  it('a matrix of partial derivatives inside a displayed equation is math, not a table', () => {
+    // The Jacobian determinant det(∂x/∂u ∂x/∂v; ∂y/∂u ∂y/∂v)(v0) ≠ 0 as TeX sets it and the line
+    // builder splits it at its gutter: fraction parts in rows of their own, the main line with
+    // "det" and the relation. Fed to the stream-table finder as those line fragments.
+    const lines = [
+      run('Since the rank of the Jacobian is 2 we may assume', 110, 475, 10.9),
+      run('( ∂x', 287.7, 493, 8, false, 306.7),
+      run('∂x )', 319.1, 493, 8, false, 338.1),
+      run('det ∂u ∂v (v0) ≠ 0', 270.8, 506.5, 10.9, false, 378.4),
+      run('∂y ∂y', 297.2, 507.5, 8, false, 328.4),
+      run('∂u', 296.9, 516.5, 8, false, 306.8),
+      run('∂v', 319.3, 516.5, 8, false, 328.4),
+      run('and so the map is a local chart at the point v0.', 110, 544, 10.9),
+    ].map((r) => makeLine([r]));
+    expect(streamTableRegions(lines, 595)).toEqual([]);
+  });
+});
+
+describe('tables apart: a caption between rules, and tables side by side (issue 21.3)', () => {
+  /** A booktabs-like table: rules above and below the header, rows, an optional bottom rule. */
+  const ruledTable = (c: Canvas, x0: number, top: number, cols: number[], rows: string[][], bottomRule = true) => {
+    const x1 = x0 + cols[cols.length - 1]! + 50;
+    c.line(x0, top, x1, top);
+    rows.forEach((r, i) => {
+      r.forEach((t, k) => c.text(t, x0 + cols[k]!, top + 12 + i * 12, 9));
+      if (i === 0) c.line(x0, top + 16, x1, top + 16);
+    });
+    if (bottomRule) c.line(x0, top + 16 + rows.length * 12 - 8, x1, top + 16 + rows.length * 12 - 8);
+    return top + 16 + rows.length * 12;
+  };
+  const body = (tag: string, n: number) =>
+    Array.from({ length: n }, (_, i) => [
+      `${tag}${i}`,
+      `${(10 + i * 1.37).toFixed(2)}`,
+      `${(2 + i * 0.41).toFixed(3)}`,
+    ]);
+
+  it('two rule-stacked tables one under the other, the second under its own caption, stay two tables', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('Table A.1. Maser observations.', 72, 70, 9, c.bold);
+        let bottom = ruledTable(c, 72, 80, [0, 150, 300], [['Source', 'Flux', 'Width'], ...body('src', 8)]);
+        c.text('Notes. The widths are from Gaussian fits.', 72, bottom + 10, 8);
+        c.text('Table A.2. Continuum sources.', 72, bottom + 40, 9, c.bold);
+        bottom = ruledTable(c, 72, bottom + 50, [0, 150, 300], [['Name', 'Ra', 'Dec'], ...body('cs', 6)]);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(2);
+    expect(tables[0]!.cells!.map((x) => x.text)).toContain('src7');
+    expect(tables[0]!.cells!.map((x) => x.text)).not.toContain('cs0');
+    expect(tables[1]!.cells!.map((x) => x.text)).toContain('cs5');
+  });
+
+  it('two tables side by side, headed above their first rule, whose last rows run on under their rules are two tables', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('lead', 16), 54, 545, 70);
+        // Each table: header, rule, three ruled-off rows, rule, three more rows and no rule under them.
+        for (const [x0, tag] of [
+          [54, 'a'],
+          [316, 'b'],
+        ] as const) {
+          const cols = [0, 50, 115, 170];
+          const x1 = x0 + 225;
+          ['Type', 'edge', `${tag}0`, `${tag}1`].forEach((t, k) => c.text(t, x0 + cols[k]!, 100, 9));
+          c.line(x0, 104, x1, 104);
+          ['center', 'lower', 'upper'].forEach((e, i) => {
+            [i === 1 ? 'Orich' : '', e, `${tag}${(10.2 + i).toFixed(2)}`, `-${(2.1 + i).toFixed(3)}`].forEach(
+              (t, k) => t && c.text(t, x0 + cols[k]!, 116 + i * 11, 9),
+            );
+          });
+          c.line(x0, 150, x1, 150);
+          ['center', 'lower', 'upper'].forEach((e, i) => {
+            [i === 1 ? 'Crich' : '', e, `${tag}${(9.7 + i).toFixed(2)}`, `-${(0.7 + i).toFixed(3)}`].forEach(
+              (t, k) => t && c.text(t, x0 + cols[k]!, 161 + i * 11, 9),
+            );
+          });
+        }
+        c.justified(proseWords('after', 16), 54, 545, 230);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(2);
+    const sorted = [...tables].sort((p, q) => p.bbox.x1 - q.bbox.x1);
+    // The gap between the tables stays open: a column gutter for the reading order.
+    expect(sorted[0]!.bbox.x2).toBeLessThan(sorted[1]!.bbox.x1);
+    const [left, right] = sorted.map((t) => t.cells!.map((x) => x.text));
+    // The header stands above the first rule (no rule over it) and still heads its table.
+    expect(left).toEqual(expect.arrayContaining(['Type', 'a0', 'a10.20', 'a9.70', 'a11.70']));
+    expect(right).toEqual(expect.arrayContaining(['b1', 'b10.20', 'b9.70', 'b11.70']));
+    expect(left!.some((t) => t.startsWith('b'))).toBe(false);
   });
 });

@@ -192,6 +192,30 @@ describe('reading a scanned table of tiny print again cell by cell', () => {
     }
   });
 
+  it('parsePages: the ranges of a corpus table crop read with their en dash and their decimal points', async () => {
+    // PMC4840965's confidence intervals ("0.310–2.268"): read "0310-2248", the dash and the points lost.
+    const crop = path.join(CORPUS, 'b_tables/pubtabnet/PMC4840965_004_00.png');
+    const truth = htmlTableCells(await fs.readFile(crop.replace(/\.png$/, '.html'), 'utf8'));
+    const outDir = await tempDir('ocr-cells-ranges-');
+    try {
+      const r = await parsePages({ path: crop, kind: 'image', backend: 'ocr', outDir, renderPages: false });
+      const page = r.pages[0]!;
+      expect(page.ocr?.cells?.dashes).toBeGreaterThanOrEqual(5);
+      const cells = page.grounding.elements.filter((e) => e.type === 'table').flatMap((e) => e.cells ?? []);
+      const s = cellAccuracy(truth, cells);
+      const at = new Map(cells.map((c) => [`${c.row},${c.col}`, normCell(c.text)]));
+      const ranges = truth.filter((g) => g.text.includes('\u2013'));
+      expect(ranges.length).toBeGreaterThanOrEqual(10);
+      const right = ranges.filter((g) => at.get(`${g.row + s.offset[0]},${g.col + s.offset[1]}`) === normCell(g.text));
+      expect(right.length).toBeGreaterThanOrEqual(4);
+      // No range is left with a hyphen.
+      expect(cells.filter((c) => /\d-\d/.test(c.text))).toEqual([]);
+    } finally {
+      await fs.rm(outDir, { recursive: true, force: true });
+    }
+    // One OCR parse of a crop: ~15 s alone, several times that beside other suites on a loaded machine.
+  }, 120_000);
+
   it('takes a number where the column is one of figures, and keeps a text cell as first read', () => {
     const r = (text: string, conf: number) => ({ text, conf });
     // A text cell the first reading filled keeps it, whichever reading is surer.

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { chooseCellReading, withColumnDecimals } from '../src/ocr/cell-reread';
+import { chooseCellReading, fixedDecimals, withColumnDecimals } from '../src/ocr/cell-reread';
+import { barWidthRatio, hasRangeHyphen, withRangeDashes } from '../src/ocr/range-dash';
 import { cellInk, matchTemplate } from '../src/ocr/cell-templates';
 import { otsuThreshold, toGray, writePgm, type GrayImage } from '../src/ocr/preprocess';
 import { parseTsv, runTesseractTsv } from '../src/ocr/tesseract-tsv';
@@ -86,6 +87,93 @@ describe('mending the values of a scanned table from the table itself', () => {
     expect(withColumnDecimals(mixed)).toEqual(mixed);
     const other = ['1.000', '1.267', '1.933', '8,149E-08', '12a', '32,414', '>4 cm'];
     expect(withColumnDecimals(other)).toEqual(other);
+  });
+
+  it('gives a column of ranges too few points of its own to tell the decimals of the table, when its numbers have leading zeros', () => {
+    // The range column of a table whose other figures are printed to 3 decimals, read without points.
+    const ranges = ['95 % CI', '0310-2248', '0919-10725', '', '0419-7026', '0137-9137', '0381-412'];
+    const hazard = ['Hazard ratio', '1.000', '0.839', '1.267', '1.716', '3.140'];
+    const k = fixedDecimals([...hazard, ...ranges]);
+    expect(k).toBe(3);
+    expect(withColumnDecimals(ranges, k)).toEqual([
+      '95 % CI',
+      '0.310-2.248',
+      '0.919-10.725',
+      '',
+      '0.419-7.026',
+      '0.137-9.137',
+      '0.381-412',
+    ]);
+    // Without the table's decimals, as before: too few points to tell.
+    expect(withColumnDecimals(ranges)).toEqual(ranges);
+    // Ranges of whole numbers (ages, years) have no leading zeros: as read, whatever the table's decimals.
+    const ages = ['Age', '20-29', '30-39', '40-49', '1990-1995'];
+    expect(withColumnDecimals(ages, 3)).toEqual(ages);
+    // A column whose few points disagree with the table's decimals keeps its reading.
+    const other = ['0.25-0.75', '0310-2248', '0919-10725', '0419-7026'];
+    expect(withColumnDecimals(other, 3)).toEqual(other);
+    // Decimals at mixed places are no fixed number of them.
+    expect(fixedDecimals(['1.5', '2.25', '0.125', '3.75'])).toBeUndefined();
+    expect(fixedDecimals(['1.5', '2.25'])).toBeUndefined();
+  });
+
+  it("tells a range's en dash from a hyphen by the width of its bar, column by column, in small print and large", async () => {
+    const RANGES = [
+      '0.310-2.268',
+      '0.152-1.190',
+      '0.919-10.725',
+      '0.381-4.213',
+      '0.419-7.026',
+      '0.416-3.423',
+      '0.137-9.137',
+    ];
+    for (const fontName of [StandardFonts.Helvetica, StandardFonts.TimesRoman])
+      for (const [size, dpi] of [
+        [7, 72],
+        [9, 80],
+        [10, 150],
+      ] as const) {
+        const doc = await PDFDocument.create();
+        const font = await doc.embedFont(fontName);
+        const pitch = size * 2;
+        const page = doc.addPage([260, 20 + RANGES.length * pitch]);
+        const top = (i: number) => 10 + i * pitch;
+        // Left column with hyphens, right column with en dashes; x at a fraction of a pixel apart.
+        RANGES.forEach((t, i) => {
+          const y = page.getHeight() - top(i) - size * 0.75;
+          page.drawText(t, { x: 10 + i * 0.17, y, size, font });
+          page.drawText(t.replace('-', '\u2013'), { x: 140 + i * 0.23, y, size, font });
+        });
+        const pdf = path.join(tmp, 'ranges.pdf');
+        await fs.writeFile(pdf, await doc.save());
+        execFileSync('pdftoppm', ['-r', String(dpi), '-gray', '-singlefile', pdf, path.join(tmp, 'ranges')]);
+        const gray = toGray(await readPnm(path.join(tmp, 'ranges.pgm')));
+        const s = dpi / 72;
+        const column = (x0: number) => {
+          const ratios = RANGES.map((_, i) =>
+            barWidthRatio(gray, {
+              x0: x0 * s,
+              x1: (x0 + 115) * s,
+              y0: (top(i) - 0.3 * size) * s,
+              y1: (top(i) + size) * s,
+            }),
+          );
+          // Tesseract reads both dashes "-" in small print.
+          return withRangeDashes(RANGES, ratios);
+        };
+        const label = `${fontName} ${size} pt at ${dpi} dpi`;
+        expect([label, column(5)]).toEqual([label, RANGES]);
+        expect([label, column(135)]).toEqual([label, RANGES.map((t) => t.replace('-', '\u2013'))]);
+      }
+    // Only a dash between two digits: an exponent's sign and a word's hyphen stay.
+    expect(withRangeDashes(['1,2E-03', '0.3-0.5', 'X-ray'], [0.8, 0.8, 0.8])).toEqual([
+      '1,2E-03',
+      '0.3\u20130.5',
+      'X-ray',
+    ]);
+    expect(hasRangeHyphen('0.3 - 0.5')).toBe(true);
+    // Nothing measured: as read.
+    expect(withRangeDashes(['0.3-0.5'], [undefined])).toEqual(['0.3-0.5']);
   });
 
   it('keeps the first reading of a text cell, however sure the second', () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 import { parsePages } from '../src';
-import { layerReadsPage, takeTextLayer, textLayerEvent } from '../src/ocr/text-layer-words';
+import { layerLeadsPage, layerReadsPage, takeTextLayer, textLayerEvent } from '../src/ocr/text-layer-words';
 import type { TextRun } from '../src/types';
 import { corpus, tempDir, writeTemp } from './helpers/fixtures';
 import { groundingPlainText, textScore } from '../eval/text-eval';
@@ -26,6 +26,34 @@ const HIDDEN = [
   'Nothing here is what the page shows; a broken layer under the image.',
   'Invisible words keep their places yet say something else entirely.',
   'Five hexing wizard bots jump quickly over the lazy brown dogs again.',
+];
+
+/** Two columns of prose, ten lines each. */
+const COLUMNS = [
+  [
+    'The northern depot keeps its own ledger',
+    'of every wagon that passes the yard gate,',
+    'with the hour, the load and the driver.',
+    'Clerks copy the ledger into the register',
+    'each evening, and the register is sent',
+    'to the head office at the end of a week.',
+    'Errors found there are marked in red ink',
+    'and returned to the depot for correction,',
+    'which the clerks make before the next',
+    'register leaves the yard on Monday.',
+  ],
+  [
+    'Wagons that wait longer than two days',
+    'are listed apart, with the reason given',
+    'by the yard master, and the list is read',
+    'at the monthly meeting of the managers.',
+    'Most delays come from missing papers or',
+    'from repairs to the couplings and brakes;',
+    'a few come from weather on the pass road.',
+    'The managers decide whether a delay is',
+    'charged to the sender or to the railway,',
+    'and their decision is entered in the book.',
+  ],
 ];
 
 async function pdf(): Promise<Uint8Array> {
@@ -274,6 +302,83 @@ describe('OCR and the page text layer', () => {
     const text = p.markdown.replace(/\\/g, '');
     expect(text).toContain(LINES[0]);
     expect(text).toMatch(/quantum jukebox/);
+  });
+
+  // A screenshot (a raster of prose-size words) whose caption is set inside the image's box, over
+  // its white margin, as manuals place them: the text backend lays the caption out as the figure's
+  // text, and the screenshot's words are a captioned figure's, not prose the layer lacks, so the
+  // page is laid out from its layer with the same plain text as the text backend.
+  it('lays a page out from its layer when a screenshot carries its caption inside its own box', async () => {
+    const shot = await PDFDocument.create();
+    const font = await shot.embedFont(StandardFonts.Helvetica);
+    const strip = shot.addPage([612, 200]);
+    HIDDEN.forEach((line, i) => strip.drawText(line, { x: 72, y: 170 - i * 24, size: 12, font }));
+    const shotPdf = await writeTemp(out, 'screenshot.pdf', await shot.save());
+    const base = shotPdf.replace(/\.pdf$/, '');
+    await promisify(execFile)('pdftoppm', ['-png', '-r', '150', '-singlefile', shotPdf, base]);
+    const doc = await PDFDocument.load(await pdf());
+    const page = doc.getPage(0);
+    page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 0, y: 360, width: 612, height: 200 });
+    page.drawText('Figure 2 The settings window of the depot console', {
+      x: 72,
+      y: 372,
+      size: 10,
+      font: await doc.embedFont(StandardFonts.Helvetica),
+    });
+    const file = await writeTemp(out, 'text-and-screenshot.pdf', await doc.save());
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    expect(text.pages[0]!.grounding.elements.find((e) => e.type === 'figure')?.content).toMatch(/^Figure 2 /);
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(p.textLayer?.figureWords).toBeGreaterThan(30);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    expect(p.source).toBe('text');
+    expect(p.grounding.elements.find((e) => e.type === 'figure')?.content).toMatch(/quantum jukebox/);
+    expect(p.markdown).not.toMatch(/jukebox/);
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((q) => q.grounding) } as never);
+    expect(plain(ocr)).toBe(plain(text));
+  });
+
+  // Two columns of prose in the layer above an uncaptioned image of prose the
+  // layer lacks (over 250 characters of body-size words: not a figure's labels). The layer holds most
+  // of what OCR reads: the page is laid out per region, the layer's text exactly as the text backend
+  // lays it out (columns kept apart) and the image's words, which only OCR reads, in the flow.
+  it("lays the layer's regions out as the text backend does and keeps OCR's words where only OCR reads", async () => {
+    const shot = await PDFDocument.create();
+    const shotFont = await shot.embedFont(StandardFonts.Helvetica);
+    const strip = shot.addPage([612, 130]);
+    HIDDEN.forEach((line, i) => strip.drawText(line, { x: 72, y: 100 - i * 24, size: 12, font: shotFont }));
+    const shotPdf = await writeTemp(out, 'prose-image.pdf', await shot.save());
+    const base = shotPdf.replace(/\.pdf$/, '');
+    await promisify(execFile)('pdftoppm', ['-png', '-r', '150', '-singlefile', shotPdf, base]);
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+    const page = doc.addPage([612, 792]);
+    page.drawText('Depot Records of the Northern Line', { x: 72, y: 730, size: 18, font: bold });
+    COLUMNS.forEach((col, c) =>
+      col.forEach((line, i) => page.drawText(line, { x: c ? 312 : 72, y: 690 - i * 13, size: 10, font })),
+    );
+    page.drawImage(await doc.embedPng(await fs.readFile(`${base}.png`)), { x: 0, y: 420, width: 612, height: 130 });
+    const file = await writeTemp(out, 'columns-and-prose-image.pdf', await doc.save());
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(layerReadsPage(p.textLayer)).toBe(false);
+    expect(layerLeadsPage(p.textLayer)).toBe(true);
+    expect(p.source).toBe('text');
+    // Every element the text backend lays out from the layer is there, with its type and text.
+    const elements = (r: typeof text) =>
+      r.pages[0]!.grounding.elements.filter((e) => e.type !== 'figure').map((e) => `${e.type}: ${e.content}`);
+    const theirs = elements(ocr);
+    for (const e of elements(text)) expect(theirs).toContain(e);
+    expect(text.pages[0]!.markdown).not.toMatch(/jukebox/);
+    expect(p.markdown).toMatch(/quantum jukebox/);
+    expect(p.markdown).toMatch(/lazy brown dogs/);
   });
 
   // A chart pasted as a raster (its labels are pixels) under a "Figure 1" caption: the labels OCR

@@ -3,22 +3,8 @@
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
 import type { LayoutElement, Ruling, TextRun } from '../src/types';
+import { run } from './helpers/runs';
 
-/** One run at (x, baseline), 0.5 em per character. */
-function run(text: string, x: number, baseline: number, size = 8, mono = false): TextRun {
-  return {
-    text,
-    x0: x,
-    x1: x + text.length * size * 0.5,
-    y0: baseline - 0.8 * size,
-    y1: baseline + 0.2 * size,
-    baseline,
-    size,
-    bold: false,
-    italic: false,
-    mono,
-  };
-}
 /** A run right-aligned at x1. */
 const rrun = (text: string, x1: number, baseline: number, size = 8, mono = false) =>
   run(text, x1 - text.length * size * 0.5, baseline, size, mono);

@@ -14,10 +14,14 @@
 import { Prisma, rawTransaction, queryRows, type Db } from '@docfleet/db';
 import { queryLexemes, verifyAnalyser } from './lexemes';
 import { queryText } from './query-terms';
+import { hitJson, pgRound6, rankHits, type HitFragment, type RankedHit } from './memory-rank';
 import {
   RANKING,
   candidateSearchSql,
+  candidateStateSql,
+  hitFragmentsSql,
   queryLexemesSql,
+  type CandidateStateRow,
   type Ranking,
   type SearchRow,
   type SearchScope,
@@ -61,6 +65,12 @@ export interface KbCopy {
   segFile: Int32Array;
   segDl: Float64Array;
   segTable: Uint8Array;
+  /** Each segment's file version (an index into versionIds) and position in it. */
+  segVersion: Int32Array;
+  segOrdinal: Int32Array;
+  versionIds: string[];
+  /** Segments' unchanging parts of their hits, as far as searches have needed them (at most FRAGMENTS). */
+  fragments: Map<number, HitFragment>;
   fileIds: string[];
   fileIndex: Map<string, number>;
   terms: Map<string, Term>;
@@ -95,12 +105,20 @@ export interface MemoryAnswer {
 
 // Measured: 200,000 segments, 125,490 terms and 10.0 million postings raised a gateway's resident
 // memory by 254 MiB right after loading (this estimate: 186 MiB; the rest is the load's garbage).
-const BYTES_PER_SEGMENT = 128; // uuid string, file number, length, length part, table flag, scratch arrays
+const BYTES_PER_SEGMENT = 136; // uuid string, file and version numbers, position, length, length part, table flag, scratch arrays
+/** Hit fragments kept per copy, and the bytes counted for each (~2 × a ~500-character markdown, the ids, JSON). */
+const FRAGMENTS = 10_000;
+const BYTES_PER_FRAGMENT = 2048;
 const BYTES_PER_TERM = 400; // the Map entry, the term string, its object and three typed arrays
 
 /** Estimated bytes of a copy: postings (segment number + tf, and a file number at most), segments, terms. */
 export function estimateBytes(segments: number, postings: number, terms: number): number {
-  return postings * 12 + segments * BYTES_PER_SEGMENT + terms * BYTES_PER_TERM;
+  return (
+    postings * 12 +
+    segments * BYTES_PER_SEGMENT +
+    terms * BYTES_PER_TERM +
+    Math.min(FRAGMENTS, segments) * BYTES_PER_FRAGMENT
+  );
 }
 
 export class MemorySearch {
@@ -186,15 +204,21 @@ export class MemorySearch {
       sourceType: req.sourceType,
       tableOnly: req.tableOnly,
     };
+    // The copy knows each segment's file, version, position and table flag: the rest of the ranking is
+    // done here, after one small statement for what can change without a new index version (the
+    // files' state, the snapshot). Filters by year or source type still go to PostgreSQL with the candidates.
+    const inProcess = !req.years?.length && !req.sourceType;
     for (const t of cand.tiers) {
-      const rows = await queryRows<SearchRow>(
-        this.db,
-        candidateSearchSql(sc, f, t.ids, t.scores, req.limit, req.groupByFile, this.r),
-        { prepared: true },
-      );
-      const first = rows[0];
-      if (!first) return { outcome: 'memory', rows, ...ms() };
-      if (String(first.version ?? 0) !== copy.version) {
+      const rows = inProcess
+        ? await this.rankInProcess(sc, copy, t, req)
+        : await queryRows<SearchRow>(
+            this.db,
+            candidateSearchSql(sc, f, t.ids, t.scores, req.limit, req.groupByFile, this.r),
+            { prepared: true },
+          );
+      const first = rows?.[0];
+      if (rows && (!first || !first.folder_ok)) return { outcome: 'memory', rows, ...ms() };
+      if (!first || String(first.version ?? 0) !== copy.version) {
         // Versions only go up: the copy is behind for good. Load the new one; SQL answers meanwhile.
         copy.stale = true;
         if (!this.loading.has(sc.kbId)) void this.refresh(sc.kbId, sc.orgId);
@@ -212,6 +236,92 @@ export class MemorySearch {
       this.widened++;
     }
     throw new Error('unreachable: the last tier decides');
+  }
+
+  /**
+   * candidateSearchSql's row for tier `t`, computed here: candidateStateSql gives the snapshot, the
+   * folder check and the live state of the candidates' files; visibility (live file, current version),
+   * the filters, the boost, rounding and order follow rankedSql; the hits' JSON is each segment's
+   * fragment (fetched once, hitFragmentsSql) with its file's current name and its score. Undefined
+   * when the index changed meanwhile (the copy is behind).
+   */
+  private async rankInProcess(
+    sc: SearchScope,
+    c: KbCopy,
+    t: Tier,
+    req: SearchRequest,
+  ): Promise<SearchRow[] | undefined> {
+    const fileNos = new Set<number>();
+    for (const s of t.segs) fileNos.add(c.segFile[s]);
+    const [st] = await queryRows<CandidateStateRow>(
+      this.db,
+      candidateStateSql(
+        sc,
+        req.folderId,
+        [...fileNos].map((fi) => c.fileIds[fi]),
+      ),
+      { prepared: true },
+    );
+    if (!st) return [];
+    if (String(st.version ?? 0) !== c.version) return undefined;
+    // [id, current version id, folder id, filename] of the live ones.
+    const files = new Map<string, [string, string | null, string | null, string]>();
+    for (const f of JSON.parse(st.files ?? '[]') as Array<[string, string | null, string | null, string]>)
+      files.set(f[0], f);
+    const folder = req.folderId?.toLowerCase();
+    const fileOk = req.fileIds ? new Set(req.fileIds.map((id) => id.toLowerCase())) : undefined;
+    const visible: RankedHit[] = [];
+    for (let i = 0; st.folder_ok && i < t.segs.length; i++) {
+      const s = t.segs[i];
+      const fileId = c.fileIds[c.segFile[s]];
+      const file = files.get(fileId);
+      if (!file || file[1] !== c.versionIds[c.segVersion[s]]) continue;
+      if (folder !== undefined && file[2] !== folder) continue;
+      if (fileOk && !fileOk.has(fileId)) continue;
+      if (req.tableOnly && !c.segTable[s]) continue;
+      const score = pgRound6(t.scores[i] * (c.segTable[s] ? this.r.tableBoost : 1));
+      visible.push({ seg: s, fileId, ordinal: c.segOrdinal[s], score });
+    }
+    const hits = rankHits(visible, req.limit, req.groupByFile);
+    // Taken out first: another search may drop some from the cache while this one waits.
+    const frags = hits.map((h) => c.fragments.get(h.seg));
+    const missing = new Map<string, number>();
+    hits.forEach((h, i) => frags[i] ?? missing.set(c.segIds[h.seg], i));
+    if (missing.size) {
+      const rows = await queryRows<{ id: string; head: string; body: string; tail: string }>(
+        this.db,
+        hitFragmentsSql(sc, [...missing.keys()]),
+        { prepared: true },
+      );
+      for (const r of rows) {
+        const i = missing.get(r.id);
+        if (i === undefined) continue;
+        frags[i] = [r.head, r.body, r.tail];
+        c.fragments.set(hits[i].seg, frags[i]);
+      }
+      // A row gone since the state was read: the index changed.
+      if (frags.some((x) => !x)) return undefined;
+      for (const k of c.fragments.keys()) {
+        if (c.fragments.size <= FRAGMENTS) break;
+        c.fragments.delete(k);
+      }
+    }
+    const json = hits.map((h, i) => hitJson(frags[i] as HitFragment, files.get(h.fileId)![3], h.score));
+    return [
+      {
+        early_exit: null,
+        kb_id: st.kb_id,
+        folder_ok: st.folder_ok,
+        version: st.version as unknown as bigint,
+        segment_count: st.segment_count,
+        file_count: st.file_count,
+        indexed_at: st.indexed_at,
+        pending: st.pending,
+        hit_count: hits.length,
+        last_score: hits.length ? hits[hits.length - 1].score : null,
+        hits: `[${json.join(', ')}]`,
+      },
+    ];
   }
 
   /** Loads (or reloads) a knowledge base's copy; resolves when done (errors are reported, not thrown). */
@@ -294,8 +404,16 @@ export class MemorySearch {
         return undefined;
       }
       this.makeRoom(est, kbId);
-      const segRows = await q<{ id: string; file_id: string; dl: number; is_table: boolean }>(
-        Prisma.sql`SELECT id::text, file_id::text, search_length AS dl, is_table FROM evidence_index_segments
+      const segRows = await q<{
+        id: string;
+        file_id: string;
+        file_version_id: string;
+        ordinal: number;
+        dl: number;
+        is_table: boolean;
+      }>(
+        Prisma.sql`SELECT id::text, file_id::text, file_version_id::text, ordinal, search_length AS dl, is_table
+          FROM evidence_index_segments
           WHERE knowledge_base_id = ${kbId}::uuid AND org_id = ${orgId}::uuid ORDER BY id`,
       );
       const nSeg = segRows.length;
@@ -303,6 +421,10 @@ export class MemorySearch {
       const segFile = new Int32Array(nSeg);
       const segDl = new Float64Array(nSeg);
       const segTable = new Uint8Array(nSeg);
+      const segVersion = new Int32Array(nSeg);
+      const segOrdinal = new Int32Array(nSeg);
+      const versionIndex = new Map<string, number>();
+      const versionIds: string[] = [];
       const fileIndex = new Map<string, number>();
       const fileIds: string[] = [];
       segRows.forEach((s, i) => {
@@ -314,6 +436,14 @@ export class MemorySearch {
           fileIndex.set(s.file_id, fi);
         }
         segFile[i] = fi;
+        let vi = versionIndex.get(s.file_version_id);
+        if (vi === undefined) {
+          vi = versionIds.length;
+          versionIds.push(s.file_version_id);
+          versionIndex.set(s.file_version_id, vi);
+        }
+        segVersion[i] = vi;
+        segOrdinal[i] = s.ordinal;
         segDl[i] = Number(s.dl);
         segTable[i] = s.is_table ? 1 : 0;
       });
@@ -394,6 +524,10 @@ export class MemorySearch {
         segFile,
         segDl,
         segTable,
+        segVersion,
+        segOrdinal,
+        versionIds,
+        fragments: new Map(),
         fileIds,
         fileIndex,
         terms,
@@ -436,6 +570,8 @@ export class MemorySearch {
 
 /** Candidates sent to the statement at once: unboosted scores, as textSearchSql's `sc.score`. */
 export interface Tier {
+  /** Segment numbers of the copy, and their ids. */
+  segs: number[];
   ids: string[];
   scores: number[];
   /**
@@ -574,6 +710,7 @@ export function scoreCandidates(
     );
   }
   const tier = (xs: number[], excludedMax: number): Tier => ({
+    segs: xs.map((i) => touched[i]),
     ids: xs.map((i) => c.segIds[touched[i]]),
     scores: xs.map((i) => scoreBuf[i]),
     excludedMax,

@@ -103,6 +103,17 @@ function filters(sc: SearchScope, f: SearchFilters): Prisma.Sql {
   return Prisma.join(parts, ' AND ');
 }
 
+// A search hit's keys (the API's Search hit) from segment row `s`, in three parts around the two
+// that are not the row's own: `docName` (the file's current name) and `score` (the search's).
+const HIT_HEAD = Prisma.raw(`'id', s.id, 'fileId', s.file_id, 'docId', s.file_id, 'fileVersionId', s.file_version_id,
+          'artifactManifestId', s.artifact_manifest_id, 'segmentId', s.segment_id`);
+const HIT_BODY = Prisma.raw(`'title', s.title, 'markdown', s.markdown`);
+const HIT_TAIL = Prisma.raw(`'sourceType', s.source_type, 'coordinates', s.coordinates,
+          'tableMetadata', s.table_metadata || jsonb_build_object('isTable', s.is_table),
+          'noteRefs', coalesce(s.note_refs, '{}'), 'years', coalesce(s.years, '{}'), 'quarters', coalesce(s.quarters, '{}'),
+          'neighbors', json_build_object('previousSegmentId', s.neighbors->'previousSegmentId', 'nextSegmentId', s.neighbors->'nextSegmentId',
+            'noteSegmentIds', coalesce(s.neighbors->'noteSegmentIds', '[]'::jsonb))`);
+
 /**
  * Wraps the CTEs that end in `top` (hit ids with score and position): one row with the knowledge
  * base of the caller's organisation (no row: unknown here), its index state, the folder check,
@@ -123,13 +134,7 @@ function envelope(
       (SELECT count(*) FROM index_pending_updates pu WHERE pu.knowledge_base_id = kb.id)::int AS pending,
       coalesce((
         SELECT json_agg(json_build_object(
-          'id', s.id, 'fileId', s.file_id, 'docId', s.file_id, 'fileVersionId', s.file_version_id, 'artifactManifestId', s.artifact_manifest_id,
-          'segmentId', s.segment_id, 'docName', f.filename, 'title', s.title, 'markdown', s.markdown,
-          'score', round(top.score::numeric, 6)::float8, 'sourceType', s.source_type, 'coordinates', s.coordinates,
-          'tableMetadata', s.table_metadata || jsonb_build_object('isTable', s.is_table),
-          'noteRefs', coalesce(s.note_refs, '{}'), 'years', coalesce(s.years, '{}'), 'quarters', coalesce(s.quarters, '{}'),
-          'neighbors', json_build_object('previousSegmentId', s.neighbors->'previousSegmentId', 'nextSegmentId', s.neighbors->'nextSegmentId',
-            'noteSegmentIds', coalesce(s.neighbors->'noteSegmentIds', '[]'::jsonb))
+          ${HIT_HEAD}, 'docName', f.filename, ${HIT_BODY}, 'score', round(top.score::numeric, 6)::float8, ${HIT_TAIL}
         ) ORDER BY top.pos)
         FROM top
         JOIN evidence_index_segments s ON s.id = top.id
@@ -438,4 +443,53 @@ export function candidateSearchSql(
     Prisma.sql`NULL::boolean`,
     Prisma.sql`(SELECT count(*) FROM top)::int AS hit_count, (SELECT min(score) FROM top) AS last_score,`,
   );
+}
+
+/** candidateStateSql's one row (none when the knowledge base is not the caller's organisation's). */
+export interface CandidateStateRow {
+  kb_id: string;
+  folder_ok: boolean;
+  version: bigint | string | null;
+  segment_count: number | null;
+  file_count: number | null;
+  indexed_at: Date | null;
+  pending: number;
+  /** JSON text: [[file id, current version id, folder id, filename], …] of the live files asked for, or null. */
+  files: string | null;
+}
+
+/**
+ * What may change without a new index version, for candidates ranked outside PostgreSQL
+ * (memory-search.ts): the knowledge base of the caller's organisation (no row: unknown here), its
+ * index state and pending updates (the snapshot), the folder check, and of the files asked for those
+ * that are live, with their current version, folder and name (visibility, the folder filter and the
+ * hits' `docName`). One text whatever the request, so each connection prepares it once; the files'
+ * rows are read by primary key, no segment row is read.
+ */
+export function candidateStateSql(sc: SearchScope, folderId: string | undefined, fileIds: string[]): Prisma.Sql {
+  const folder = folderId ?? null;
+  return Prisma.sql`
+    SELECT kb.id::text AS kb_id,
+      (${folder}::uuid IS NULL OR EXISTS (SELECT 1 FROM folders fo WHERE fo.id = ${folder}::uuid AND fo.knowledge_base_id = kb.id)) AS folder_ok,
+      st.version::text AS version, st.segment_count, st.file_count, st.indexed_at,
+      (SELECT count(*) FROM index_pending_updates pu WHERE pu.knowledge_base_id = kb.id)::int AS pending,
+      (SELECT json_agg(json_build_array(f.id, f.current_version_id, f.folder_id, f.filename))
+        FROM files f WHERE f.id = ANY(${fileIds}::uuid[]) AND f.deleted_at IS NULL)::text AS files
+    FROM knowledge_bases kb
+    LEFT JOIN evidence_index_state st ON st.knowledge_base_id = kb.id
+    WHERE kb.id = ${sc.kbId}::uuid AND kb.org_id = ${sc.orgId}::uuid`;
+}
+
+/**
+ * The parts of segments' search hits that never change (a segment row is written once and deleted,
+ * never updated), as three JSON objects each: the keys before `docName`, those between `docName` and
+ * `score`, and those after, in the order envelope() builds a hit, so a hit is those parts with the
+ * file's current name and the search's score put between them.
+ */
+export function hitFragmentsSql(sc: SearchScope, ids: string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT s.id::text AS id, json_build_object(${HIT_HEAD})::text AS head,
+      json_build_object(${HIT_BODY})::text AS body, json_build_object(${HIT_TAIL})::text AS tail
+    FROM evidence_index_segments s
+    WHERE s.id = ANY(${ids}::uuid[]) AND s.knowledge_base_id = ${sc.kbId}::uuid AND s.org_id = ${sc.orgId}::uuid`;
 }

@@ -68,7 +68,7 @@ const hitsOf = (row: SearchRow | undefined) =>
 
 async function statement(sc: { kbId: string; orgId: string }, query: string, body: Body, r: Ranking) {
   const req = normaliseSearchBody({ query, ...body });
-  const f = { fileIds: req.fileIds, sourceType: req.sourceType, tableOnly: req.tableOnly };
+  const f = { fileIds: req.fileIds, folderId: req.folderId, sourceType: req.sourceType, tableOnly: req.tableOnly };
   const [row] = await queryRows<SearchRow>(
     gw.db,
     textSearchSql(sc, queryText(query), f, req.limit, req.groupByFile, { ...r, exitShare: 0 }),
@@ -194,6 +194,65 @@ describe('in-memory search', () => {
     } finally {
       await off.close();
     }
+  }, 120_000);
+
+  it('takes visibility, folders and file names from the files as they are now, with the index version unchanged', async () => {
+    // The copy ranks in the process and keeps each segment's part of its hit: what a file's row says
+    // now (name, folder, trashed, current version) must show at once, as from the statement.
+    const kb = (await gw.createKnowledgeBase(key, 'Memory search, files change')).id;
+    const fs = await seedRankingFiles(gw.deps, { orgId, kbId: kb, text });
+    const sc = { kbId: kb, orgId };
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    await mem.refresh(kb, orgId);
+    const version = mem.copyOf(kb)?.version;
+    const query = `${VOCAB[0]} ${VOCAB[1]} ${VOCAB[200]}`;
+    type Hit = { fileId: string; docName: string; score: number };
+    const same = async (body: Body): Promise<{ hits: Hit[]; folderOk: boolean }> => {
+      const got = await mem.search(sc, normaliseSearchBody({ query, ...body }));
+      expect(got.outcome).toBe('memory');
+      const want = await statement(sc, query, body, RANKING);
+      const row = got.rows![0];
+      expect({ body, hits: JSON.parse(row.hits), folder_ok: row.folder_ok, pending: row.pending }).toEqual({
+        body,
+        hits: JSON.parse(want.hits),
+        folder_ok: want.folder_ok,
+        pending: want.pending,
+      });
+      expect(String(row.version)).toBe(version);
+      return { hits: JSON.parse(row.hits) as Hit[], folderOk: row.folder_ok };
+    };
+    const files = (hits: Hit[]) => new Set(hits.map((h) => h.fileId));
+    const first = (await same({ limit: 40 })).hits; // the hits' fragments are now cached
+    expect(files(first).size).toBeGreaterThan(2);
+    // Renamed (no API does it, any writer may): the new name, from the cached fragments too.
+    const renamed = first[0].fileId;
+    await gw.db.$executeRaw`UPDATE files SET filename = 'renamed "after" indexing.pdf' WHERE id = ${renamed}::uuid`;
+    const afterRename = (await same({ limit: 40 })).hits.filter((h) => h.fileId === renamed);
+    expect(afterRename.length).toBeGreaterThan(0);
+    expect(afterRename.every((h) => h.docName === 'renamed "after" indexing.pdf')).toBe(true);
+    // Moved into a folder: the folder filter follows the file; an unknown folder is not found.
+    const folder = await gw.req('POST', `/v1/knowledge-bases/${kb}/folders`, { key, body: { name: 'moved' } });
+    expect(folder.status).toBe(201);
+    const folderId = folder.body.folder.id as string;
+    const moved = [...files(first)][1];
+    expect((await gw.req('PATCH', `/v1/files/${moved}/move`, { key, body: { folder_id: folderId } })).status).toBe(200);
+    const inFolder = (await same({ limit: 10, folder_id: folderId })).hits;
+    expect(inFolder.length).toBeGreaterThan(0);
+    expect([...files(inFolder)]).toEqual([moved]);
+    await same({ limit: 10, group_by: 'file', folder_id: folderId });
+    expect((await same({ limit: 10, folder_id: fs[0].versionId })).folderOk).toBe(false);
+    // Trashed: gone; restored: back.
+    const trashed = [...files(first)][2];
+    expect((await gw.req('DELETE', `/v1/files/${trashed}`, { key })).status).toBe(200);
+    expect(files((await same({ limit: 40 })).hits).has(trashed)).toBe(false);
+    expect((await gw.req('POST', `/v1/files/${trashed}/restore`, { key })).status).toBe(200);
+    expect(files((await same({ limit: 40 })).hits).has(trashed)).toBe(true);
+    // A new current version not indexed yet: the old version's segments are no longer shown.
+    await addVersion(gw.deps, { kbId: kb, fileId: renamed });
+    expect(files((await same({ limit: 40 })).hits).has(renamed)).toBe(false);
+    await same({ limit: 5, group_by: 'file' });
+    await same({ limit: 40, table_only: true });
+    expect(mem.copyOf(kb)?.version).toBe(version);
   }, 120_000);
 
   it('never answers from a copy behind the index version; after trash, delete and re-index it is reloaded and equal again', async () => {

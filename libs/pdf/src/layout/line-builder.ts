@@ -2,6 +2,7 @@
 // wider than a word space can plausibly be (column gutters, table cells), so later stages see
 // "line fragments" that never straddle two columns.
 import type { Line, TextRun } from '../types';
+import { contentsLines } from '../tables/stream-tables';
 import { isRightToLeft, logicalRunOrder } from './bidi';
 
 const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
@@ -26,8 +27,11 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
   // OCR runs already carry Tesseract's line grouping; trust it (then still split wide gaps).
   const rows = horizontal.some((r) => r.ocrLine) ? groupByOcrLine(horizontal) : groupRows(horizontal);
   const gutter = findGutters(rows);
+  for (const row of rows) row.sort((a, b) => a.x0 - b.x0);
+  // Leader dots join a contents entry's title to its page number across any gap or gutter.
+  const contents = contentsLines(rows);
   for (const [rowIndex, row] of rows.entries()) {
-    row.sort((a, b) => a.x0 - b.x0);
+    const entry = contents[rowIndex];
     let current: TextRun[] = [];
     for (const run of row) {
       const prev = current[current.length - 1];
@@ -36,7 +40,7 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
         const em = Math.max(prev.size, run.size);
         const prevIsMarker = current.length === 1 && BULLET_ONLY.test(prev.text);
         const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0));
-        if (split && !(prevIsMarker && gap < 4 * em)) {
+        if (split && !entry && !(prevIsMarker && gap < 4 * em)) {
           lines.push(makeLine(current));
           current = [];
         }

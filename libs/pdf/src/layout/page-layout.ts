@@ -1,12 +1,13 @@
 // One page from runs + graphics to ordered elements: tables and figures are found first and
 // take their text out of the flow; the rest becomes lines, blocks, typed elements in reading order.
 import { boxArea, centerInside, expand, intersectionArea, type Box } from '../geometry';
+import { termListRows } from '../tables/stream-tables';
 import { detectTables } from '../tables/table-detector';
 import type { Block, LayoutElement, Line, PageLayoutInput } from '../types';
 import { blockText, buildBlocks, pageVocabulary } from './block-builder';
 import { bodyFontSize, bodyIsMono, classifyBlock, marginalType, type PageStats } from './element-classifier';
 import { detectFigures } from './figure-detector';
-import { buildLines } from './line-builder';
+import { buildLines, makeLine } from './line-builder';
 import { readingOrder } from './reading-order';
 
 export function layoutPage(input: PageLayoutInput): LayoutElement[] {
@@ -38,7 +39,7 @@ export function layoutPage(input: PageLayoutInput): LayoutElement[] {
     else figureText[i] = ls.map((l) => l.text);
   });
 
-  const blocks = buildBlocks(flow);
+  const blocks = buildBlocks(joinTermRows(flow, input.width));
   const stats: PageStats = {
     width: input.width,
     height: input.height,
@@ -132,4 +133,14 @@ function confOf(b: Block): { confidence?: number } {
         n++;
       }
   return n ? { confidence: s / n } : {};
+}
+
+/** Each row of a term list (term, definition) becomes one line, so the list reads row by row. */
+function joinTermRows(flow: Line[], pageWidth: number): Line[] {
+  const rows = termListRows(flow, pageWidth);
+  if (!rows.length) return flow;
+  const joined = new Set(rows.flat());
+  const out = flow.filter((l) => !joined.has(l));
+  for (const r of rows) out.push(makeLine(r.flatMap((l) => l.runs)));
+  return out;
 }

@@ -10,8 +10,10 @@
 // The second reading uses Tesseract's best English model (tessdata-best.ts): on the PubTabNet crops
 // it reads the exponents and single figures the fast model misreads. Then the table mends its own
 // values: a misread cell of a column of figures whose ink matches a value the table reads well
-// elsewhere takes that value (cell-templates.ts), and a column printed to fixed decimals gives
-// back the decimal points a reading dropped (withColumnDecimals).
+// elsewhere takes that value (cell-templates.ts), a column printed to fixed decimals (its own, or
+// the table's for a column of ranges with too few points to tell) gives back the decimal points a
+// reading dropped (withColumnDecimals), and a column's ranges take the en dash their ink shows
+// where the reading has a hyphen (range-dash.ts).
 import { readRects, type PixelBox } from './band-reread';
 import { otsuThreshold, type GrayImage } from './preprocess';
 // Print whose median word height is at least SMALL_TEXT_PX is read well as it is (no second reading);
@@ -20,6 +22,7 @@ import { SMALL_TEXT_PX, TARGET_TEXT_PX } from './recognise';
 import type { TesseractRun } from './tesseract-tsv';
 import { bestModelDir } from './tessdata-best';
 import { cellInk, matchTemplate, type CellInk } from './cell-templates';
+import { barWidthRatio, hasRangeHyphen, withRangeDashes } from './range-dash';
 import { tableText } from '../layout/page-layout';
 import type { LayoutElement, TableCellModel, TextRun } from '../types';
 
@@ -46,6 +49,8 @@ export interface CellRereadReport {
   matched: number;
   /** Numbers of a column of figures given back the decimal point the reading dropped (withColumnDecimals). */
   decimals: number;
+  /** Ranges of a column of figures whose dashes are en dashes by their ink (range-dash.ts). */
+  dashes: number;
   /** Tesseract runs made (one per table read again). */
   runs: number;
   ms: number;
@@ -122,32 +127,54 @@ const DECIMALS_AGREE = 0.8;
 const PLAIN_FIGURES = /^\d[\d.,]*(?:[-–—−]\d[\d.,]*)?$/u;
 const RANGE_DASH = /([-–—−])/u;
 
+/** The numbers of plain figures cells (each end of a range its own). */
+const numbersOf = (texts: string[]) =>
+  texts.filter((t) => PLAIN_FIGURES.test(t)).flatMap((t) => t.split(RANGE_DASH).filter((_, i) => i % 2 === 0));
+
 /**
- * A column of figures printed to a fixed number of decimals ("1.000", "1.267", "0.839") gives back
- * the decimal point a reading of small print dropped: in a cell that is a number or a range of two
- * and nothing else, a number of bare digits longer than the column's decimals ("3140", "0381") is
- * read with its point before its last `k` digits, where `k` is the number of decimals of most
- * (DECIMALS_AGREE) of the column's numbers that show a point, DECIMALS_SEEN of them at least, and
- * those and the bare ones with a leading zero (which no whole number has) outnumber the other bare
- * ones. A column whose numbers show points at mixed places, or that are mostly whole numbers, is
- * left as read; so is a number with a separator, or any other cell.
+ * The number of decimals figures are printed to: that of most (DECIMALS_AGREE) of the numbers
+ * that show a point, DECIMALS_SEEN of them at least; undefined when they are too few or disagree.
  */
-export function withColumnDecimals(texts: string[]): string[] {
-  const numbers = texts
-    .filter((t) => PLAIN_FIGURES.test(t))
-    .flatMap((t) => t.split(RANGE_DASH).filter((_, i) => i % 2 === 0));
-  const pointed = numbers.filter((t) => /^\d+\.\d+$/.test(t));
-  // Whole numbers are not printed with a leading zero: "0381" is a number that lost its point.
-  const whole = numbers.filter((t) => /^[1-9]\d*$/.test(t)).length;
-  const zeroLed = numbers.filter((t) => /^0\d+$/.test(t)).length;
-  if (pointed.length < DECIMALS_SEEN || whole >= pointed.length + zeroLed) return texts;
+export function fixedDecimals(texts: string[]): number | undefined {
+  const pointed = numbersOf(texts).filter((t) => /^\d+\.\d+$/.test(t));
+  if (pointed.length < DECIMALS_SEEN) return undefined;
   const counts = new Map<number, number>();
   for (const t of pointed) {
     const k = t.length - t.indexOf('.') - 1;
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   const [k, n] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
-  if (n < DECIMALS_AGREE * pointed.length) return texts;
+  return n >= DECIMALS_AGREE * pointed.length ? k : undefined;
+}
+
+/**
+ * A column of figures printed to a fixed number of decimals ("1.000", "1.267", "0.839") gives back
+ * the decimal point a reading of small print dropped: in a cell that is a number or a range of two
+ * and nothing else, a number of bare digits longer than the column's decimals ("3140", "0381") is
+ * read with its point before its last `k` digits, where `k` is the column's fixedDecimals, and the
+ * cells that show a point or a leading zero (which no whole number has) outnumber those of bare
+ * whole numbers. A column with too few points of its own to tell (a column of ranges read
+ * "0310-2248", "0419-7026") takes `tableDecimals`, the decimals of the table's other columns of
+ * figures, when DECIMALS_SEEN of its numbers have a leading zero. A column whose numbers show
+ * points at mixed places, or that are mostly whole numbers, is left as read; so is a number with
+ * a separator, or any other cell.
+ */
+export function withColumnDecimals(texts: string[], tableDecimals?: number): string[] {
+  const cells = texts.filter((t) => PLAIN_FIGURES.test(t)).map((t) => numbersOf([t]));
+  // Whole numbers are not printed with a leading zero: "0381" is a number that lost its point.
+  const fraction = (n: string) => /^\d+\.\d+$/.test(n) || /^0\d+$/.test(n);
+  const decimal = cells.filter((ns) => ns.some(fraction)).length;
+  const whole = cells.filter((ns) => ns.every((n) => /^[1-9]\d*$/.test(n))).length;
+  const zeroLed = numbersOf(texts).filter((n) => /^0\d+$/.test(n)).length;
+  const pointed = numbersOf(texts).filter((t) => /^\d+\.\d+$/.test(t));
+  // The table's decimals, for a column whose few points (if any) agree with them.
+  const likeTable =
+    tableDecimals !== undefined &&
+    pointed.length < DECIMALS_SEEN &&
+    zeroLed >= DECIMALS_SEEN &&
+    pointed.every((t) => t.length - t.indexOf('.') - 1 === tableDecimals);
+  const k = fixedDecimals(texts) ?? (likeTable ? tableDecimals : undefined);
+  if (k === undefined || whole >= decimal) return texts;
   return texts.map((text) =>
     PLAIN_FIGURES.test(text)
       ? text
@@ -235,7 +262,7 @@ export async function rereadTableCells(
   inp: CellRereadInput,
 ): Promise<{ tables: LayoutElement[]; report: CellRereadReport }> {
   const t0 = Date.now();
-  const report: CellRereadReport = { cells: 0, replaced: 0, matched: 0, decimals: 0, runs: 0, ms: 0 };
+  const report: CellRereadReport = { cells: 0, replaced: 0, matched: 0, decimals: 0, dashes: 0, runs: 0, ms: 0 };
   const hPx = wordHeightPx(inp.runs, inp.tables, inp.pxPerPt);
   if (hPx === undefined || hPx >= SMALL_TEXT_PX) return { tables: inp.tables, report };
   const scale = Math.min(MAX_SCALE, TARGET_TEXT_PX / hPx);
@@ -341,9 +368,15 @@ export async function rereadTableCells(
     }
     // A column of figures printed to a fixed number of decimals gives back the points the reading dropped.
     {
+      const tableDecimals = fixedDecimals(
+        [...byCol].filter(([col]) => figures.get(col)).flatMap(([, is]) => is.map((i) => cells[i]!.text)),
+      );
       for (const [col, is] of byCol) {
         if (!figures.get(col)) continue;
-        const mended = withColumnDecimals(is.map((i) => cells[i]!.text));
+        const mended = withColumnDecimals(
+          is.map((i) => cells[i]!.text),
+          tableDecimals,
+        );
         is.forEach((i, j) => {
           if (mended[j] !== cells[i]!.text) {
             report.decimals++;
@@ -351,6 +384,19 @@ export async function rereadTableCells(
           }
         });
       }
+    }
+    // A column's ranges take the dash their ink shows (range-dash.ts).
+    for (const [col, is] of byCol) {
+      if (!figures.get(col)) continue;
+      const texts = is.map((i) => cells[i]!.text);
+      const ratios = is.map((i, j) => (hasRangeHyphen(texts[j]!) ? barWidthRatio(pageClean, boxes[i]!) : undefined));
+      const dashed = withRangeDashes(texts, ratios);
+      is.forEach((i, j) => {
+        if (dashed[j] !== cells[i]!.text) {
+          report.dashes++;
+          cells[i] = { ...cells[i]!, text: dashed[j]! };
+        }
+      });
     }
     out.push({ ...el, text: tableText({ cells }), table: { ...t, cells } });
   }

@@ -31,6 +31,7 @@ import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows } from './header-reread';
 import { rereadBodyRows, startBodyRun } from './body-reread';
 import { ocrRows } from './ocr-layout';
+import type { CellRereadReport } from './cell-reread';
 import {
   detectOrientation,
   parseTsv,
@@ -75,7 +76,7 @@ export interface OcrPageReport {
   /** Body rows that lost text read again (body-reread.ts): how many, how many replaced, time. */
   body?: { rows: number; replaced: number; ms: number };
   /** Table cells read again upscaled (cell-reread.ts): how many, how many replaced, Tesseract runs, time. */
-  cells?: { cells: number; replaced: number; matched: number; decimals: number; runs: number; ms: number };
+  cells?: CellRereadReport;
   /** Dashed/dotted separator rules whitened before recognition. */
   rulesRemoved: number;
   /** --dpi handed to Tesseract (0: Tesseract estimated it). */

@@ -14,6 +14,9 @@
 // nor do the letters OCR reads into a row of leader dots, "cece eee").
 // Words inside the layer's own figures (a raster chart's labels) that the layer lacks are the
 // figure's, as the text backend treats figure text: they do not keep a page from its layer reading.
+// A page whose layer holds most but not all of what OCR read (a list set in a font whose glyphs the
+// layer cannot decode, an image of prose) is laid out per region: from the layer's runs and, where
+// the layer has nothing, OCR's words as runs of their own (layerLeadsPage).
 import { centerInside, type Box } from '../geometry';
 import { logicalRunOrder, runDirection } from '../layout/bidi';
 import { buildLines } from '../layout/line-builder';
@@ -55,6 +58,16 @@ export const COVERS = 0.95;
 export const layerReadsPage = (u: TextLayerUse | undefined): boolean =>
   !!u && u.used && u.words > 0 && u.covered >= COVERS * u.words;
 
+/**
+ * The layer agrees with OCR and holds most of the words OCR read, but not (nearly) all: the page is
+ * laid out as the text backend lays it out from the layer's runs together with OCR's words where
+ * the layer has none (its regions keep their layer reading; the regions only OCR reads keep OCR's
+ * words). A page the layer holds less of (a scan under a thin layer) keeps OCR's own layout, whose
+ * tables are found in the raster's rules.
+ */
+export const layerLeadsPage = (u: TextLayerUse | undefined): boolean =>
+  !!u && u.used && u.words > 0 && !layerReadsPage(u) && 2 * u.covered > u.words;
+
 /** A figure of the layer's layout; `captioned`: a "Figure n" caption beside it (a diagram, however wordy). */
 export interface LayerFigure extends Box {
   captioned: boolean;
@@ -77,6 +90,10 @@ export interface TextLayerInput {
   use?: TextLayerUse;
   /** OCR words the layer lacks inside its figures (points, Tesseract's order): the figures' text. */
   figureWords?: PlacedWord[];
+  /** OCR words with a letter or digit the layer lacks outside its figures, as runs (points). */
+  missingRuns?: TextRun[];
+  /** The page laid out as `elements` with these runs beside the layer's (layerLeadsPage). */
+  layoutWith?: (runs: TextRun[]) => LayoutElement[];
 }
 
 /** Text of OCR words above which an uncaptioned figure is prose in an image, not a diagram (page-layout's rule). */
@@ -135,7 +152,7 @@ export function takeTextLayer<T extends Box & { text: string }>(
   k: number,
   layer: TextRun[],
   figures: LayerFigure[] = [],
-): { items: T[]; use: TextLayerUse; inFigures: T[] } {
+): { items: T[]; use: TextLayerUse; inFigures: T[]; missing: T[] } {
   const runs = layerPieces(layer.filter((r) => !r.rotated && r.text.trim()));
   const byRun = runs.map(() => [] as number[]);
   items.forEach((w, i) => {
@@ -219,9 +236,8 @@ export function takeTextLayer<T extends Box & { text: string }>(
     return sideways.some((r) => centerInside(b, r, 1));
   };
   const words = items.filter((w, i) => isWord(w.text) && !excused.has(i)).length;
-  const covered = items.filter(
-    (w, i) => isWord(w.text) && (assigned.has(i) || (!excused.has(i) && underSideways(w))),
-  ).length;
+  const held = (w: T, i: number) => assigned.has(i) || (!excused.has(i) && underSideways(w));
+  const covered = items.filter((w, i) => isWord(w.text) && held(w, i)).length;
   let replaced = 0,
     dropped = 0;
   const out: T[] = [];
@@ -247,6 +263,7 @@ export function takeTextLayer<T extends Box & { text: string }>(
       figureWords: excused.size,
     },
     inFigures: [...excused].sort((a, b) => a - b).map((i) => items[i]!),
+    missing: items.filter((w, i) => isWord(w.text) && !excused.has(i) && !held(w, i)),
   };
 }
 
@@ -297,7 +314,7 @@ export function textLayerEvent(
   u: TextLayerUse,
 ): { message: string; payload: Record<string, unknown> } {
   const message = u.used
-    ? `Page ${pageNumber}: OCR took the text layer's characters (${u.replaced} of ${u.overlapped} overlapped words changed${u.dropped ? `, ${u.dropped} marks outside the layer left out` : ''}${layerReadsPage(u) ? `, laid out from the layer, which holds ${u.covered} of OCR's ${u.words} words` : ''}; agreement ${u.agreement.toFixed(2)}).`
+    ? `Page ${pageNumber}: OCR took the text layer's characters (${u.replaced} of ${u.overlapped} overlapped words changed${u.dropped ? `, ${u.dropped} marks outside the layer left out` : ''}${layerReadsPage(u) ? `, laid out from the layer, which holds ${u.covered} of OCR's ${u.words} words` : layerLeadsPage(u) ? `, laid out from the layer, which holds ${u.covered} of OCR's ${u.words} words, and OCR's words where it has none` : ''}; agreement ${u.agreement.toFixed(2)}).`
     : `Page ${pageNumber}: text layer ignored, OCR's own reading kept (agreement ${u.agreement.toFixed(2)} < ${AGREEMENT}).`;
   return { message, payload: { page_number: pageNumber, source: u.used ? 'text_layer' : 'ocr', ...u } };
 }

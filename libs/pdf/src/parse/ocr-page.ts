@@ -9,6 +9,7 @@ import { layoutPage } from '../layout/page-layout';
 import { detectRasterLines, toRulings } from '../ocr/raster-rulings';
 import { rereadTables } from '../ocr/table-structure-pass';
 import { rereadMissedText } from '../ocr/missed-text-pass';
+import { tablesWithRowsBelow } from '../ocr/table-rows-below';
 import { rereadTableCells, type CellRereadReport } from '../ocr/cell-reread';
 import { noise, ocrRows, rowsToElements, rowsToRuns } from '../ocr/ocr-layout';
 import { resizeGray, toGray, type GrayImage } from '../ocr/preprocess';
@@ -353,6 +354,8 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
     c.textLayer.figureWords = taken.inFigures
       .filter((w) => !noise(w))
       .map((w) => ({ text: w.text, conf: w.conf, x0: w.x0 * c.k, y0: w.y0 * c.k, x1: w.x1 * c.k, y1: w.y1 * c.k }));
+    const missing = taken.missing.filter((w) => !noise(w));
+    c.textLayer.missingRuns = missing.length ? rowsToRuns(ocrRows(missing), c.k) : [];
   }
   if (c.rereadMissed) {
     // A first reading that left much of the ink in its rows unread (a table's lone figures) is
@@ -416,6 +419,8 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
         tables = rebuilt;
       }
     }
+    // A last row set off by a rule or with its figures unread joins the table it lines up with.
+    if (tables.length) tables = tablesWithRowsBelow({ gray, pxPerPt: c.rasterDpi / 72, tables, runs });
   }
   if (tables.length && c.rereadCells) {
     // Tables of small print: each cell read again upscaled, once the grid is known (cell-reread.ts).

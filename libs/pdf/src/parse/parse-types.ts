@@ -60,8 +60,9 @@ export interface ParsePagesOptions {
   /**
    * Image pages: once a table of small print has its grid, read each cell again upscaled with the
    * best English model (one more Tesseract run per such table), and mend values from the table
-   * itself (repeated values, a column's decimals). Default true: PubTabNet crops 0.511 → 0.581, each
-   * crop as good or better (docs/benchmarks.md, 12.4, 2026-11-27 "values mended").
+   * itself (repeated values, a column's decimals, the dash of its ranges). Default true: PubTabNet
+   * crops 0.511 → 0.581, each crop as good or better (docs/benchmarks.md, 12.4, 2026-11-27 "values
+   * mended"; ranges' dashes and the table's decimals: "last rows and ranges").
    */
   ocrCellReread?: boolean;
   /** Refuse documents with more pages than this. */

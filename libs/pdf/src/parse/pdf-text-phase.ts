@@ -12,10 +12,10 @@ import { toParseError } from '../pdfjs-loader';
 import { pageImageName } from '../render/page-renderer';
 import { loadTextPage, type LoadedPage } from '../text-layer/load-page';
 import { elementsToDisplay } from '../text-layer/reading-frame';
-import { layerReadsPage, type PlacedWord, type TextLayerInput } from '../ocr/text-layer-words';
-import { centerInside, type Box } from '../geometry';
+import { layerLeadsPage, layerReadsPage, type PlacedWord, type TextLayerInput } from '../ocr/text-layer-words';
+import { centerInside } from '../geometry';
 import { FIGURE_CAPTION } from '../layout/page-layout';
-import type { LayoutElement } from '../types';
+import type { LayoutElement, TextRun } from '../types';
 import { finishPage } from './finish-page';
 import { OcrRasterPrefetch, ocrPdfRaster, type OcrSettings, type PageLanguage } from './ocr-page';
 import { chooseInstalled, languageFromLetters, readsOtherwise, scriptLetters } from '../ocr/ocr-language';
@@ -216,6 +216,10 @@ async function ocrPdfPage(
   if (layerReadsPage(used) && input?.elements) {
     laid.elements = withFigureWords(input.elements, input.figureWords ?? []);
     laid.source = 'text';
+  } else if (layerLeadsPage(used) && input?.layoutWith && input.missingRuns?.length) {
+    // Most of the page is the layer's: laid out from it and, where it has nothing, OCR's words.
+    laid.elements = withFigureWords(input.layoutWith(input.missingRuns), input.figureWords ?? []);
+    laid.source = 'text';
   }
   // A raster can come out blank where the file has text: poppler's rasteriser draws no glyphs on
   // pages of tens of thousands of points (measured: nothing at 100,000 pt, at any resolution). When
@@ -270,11 +274,17 @@ function ocrTextLayer(p: LoadedPage | undefined): TextLayerInput | undefined {
   const figures = elements
     .filter((e) => e.type === 'figure')
     .map((f) => ({ x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, captioned: captioned(f, elements) }));
-  return { runs: p.runs, elements, figures };
+  const layoutWith = (runs: TextRun[]) => layoutLoadedPage({ ...p, runs: [...p.runs, ...runs] });
+  return { runs: p.runs, elements, figures, layoutWith };
 }
 
-/** A "Figure n" caption starts an element just above or below the figure, across its width. */
-const captioned = (fig: Box, els: LayoutElement[]) =>
+/**
+ * A "Figure n" caption starts an element just above or below the figure, across its width, or
+ * starts the figure's own text (a caption set inside the figure's box, over an image's margin, is
+ * laid out as the figure's text: a screenshot's caption).
+ */
+const captioned = (fig: LayoutElement, els: LayoutElement[]) =>
+  FIGURE_CAPTION.test(fig.text.trim()) ||
   els.some(
     (e) =>
       e.type !== 'figure' &&

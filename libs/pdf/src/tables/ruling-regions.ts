@@ -52,7 +52,17 @@ export function mergeRulings(rules: Ruling[], horizontal: boolean): Ruling[] {
 const touches = (h: Ruling, v: Ruling) =>
   v.x0 >= h.x0 - TOL && v.x0 <= h.x1 + TOL && h.y0 >= v.y0 - TOL && h.y0 <= v.y1 + TOL;
 
-export function findRulingRegions(hIn: Ruling[], vIn: Ruling[], pageW: number, pageH: number): RulingRegion[] {
+/**
+ * `cuts`: heights of caption lines. Rules above and below a caption belong to two tables (a caption
+ * starts a new table), so a stack of rules never reaches across one.
+ */
+export function findRulingRegions(
+  hIn: Ruling[],
+  vIn: Ruling[],
+  pageW: number,
+  pageH: number,
+  cuts: number[] = [],
+): RulingRegion[] {
   // Rules spanning (almost) the whole page are decoration (page frames, header bars).
   const hs = mergeRulings(hIn, true).filter((r) => r.x1 - r.x0 < pageW * 0.98);
   const vs = mergeRulings(vIn, false).filter((r) => r.y1 - r.y0 < pageH * 0.95);
@@ -100,6 +110,7 @@ export function findRulingRegions(hIn: Ruling[], vIn: Ruling[], pageW: number, p
     const stack = [r];
     for (const o of loose) {
       if (o === r || used.has(o) || o.y0 <= stack[stack.length - 1]!.y0) continue;
+      if (cuts.some((y) => y > stack[stack.length - 1]!.y0 && y < o.y0)) break;
       const sameExtent =
         Math.abs(o.x0 - r.x0) < 0.06 * (r.x1 - r.x0) + 3 && Math.abs(o.x1 - r.x1) < 0.06 * (r.x1 - r.x0) + 3;
       const inside = o.x0 >= r.x0 - 3 && o.x1 <= r.x1 + 3 && o.x1 - o.x0 > 0.3 * (r.x1 - r.x0);

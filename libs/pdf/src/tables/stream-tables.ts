@@ -3,27 +3,56 @@
 // is one (short, aligned cells) and is rejected when it reads as something else: prose beside
 // prose or beside a figure (long fragments), displayed equations (their numbers "(12b)" at the
 // right, math tokens), multi-column text such as an index or a glossary (every column textual and
-// as wide as a text column). Captions end a run: they belong to the flow, not to the table.
+// as wide as a text column), a table of contents (leader dots to page numbers), a term list (short
+// terms beside definitions in words), marks without values, a figure's labels right above its
+// caption. Captions end a run: they belong to the flow, not to the table.
 import type { Box } from '../geometry';
 import type { Line } from '../types';
 
 export function streamTableRegions(lines: Line[], pageWidth: number): Box[] {
   const rows = groupLineRows(lines);
-  const regions: Box[] = [];
+  const regions = streamRuns(rows, pageWidth)
+    .filter((r) => !r.verdict)
+    .map(({ run }) => {
+      const all = run.flat();
+      return {
+        x0: Math.min(...all.map((l) => l.x0)),
+        y0: Math.min(...all.map((l) => l.y0)),
+        x1: Math.max(...all.map((l) => l.x1)),
+        y1: Math.max(...all.map((l) => l.y1)),
+      };
+    });
+  // A figure's caption stands under it: aligned text right above a figure caption, with at most
+  // its panel captions ("(a) …") between, is the figure's labels and legend.
+  return regions.filter((reg) => !aboveFigureCaption(reg, rows));
+}
+
+/**
+ * The rows of term lists (a symbol list, a glossary) among the lines: each row's term and
+ * definition, to be read as one line. Read as columns, every term would come before every
+ * definition.
+ */
+export function termListRows(lines: Line[], pageWidth: number): Line[][] {
+  return streamRuns(groupLineRows(lines), pageWidth)
+    .filter((r) => r.verdict === 'term list')
+    .flatMap(({ run }) => run.filter((r) => r.length >= 2));
+}
+
+/**
+ * Runs of consecutive rows that split into several fragments (three such rows at least), each
+ * with what it reads as when it is not a table (`verdict`; undefined for a table).
+ */
+function streamRuns(rows: Line[][], pageWidth: number): Array<{ run: Line[][]; verdict?: string }> {
+  const out: Array<{ run: Line[][]; verdict?: string }> = [];
   let run: Line[][] = [];
   let singles = 0;
   const flush = () => {
     // Trailing single-fragment rows are not part of the table.
     while (run.length && run[run.length - 1]!.length < 2) run.pop();
     const multi = run.filter((r) => r.length >= 2);
-    if (multi.length >= 3 && !looksLikeProse(multi, pageWidth) && !notATable(multi, pageWidth)) {
-      const all = run.flat();
-      regions.push({
-        x0: Math.min(...all.map((l) => l.x0)),
-        y0: Math.min(...all.map((l) => l.y0)),
-        x1: Math.max(...all.map((l) => l.x1)),
-        y1: Math.max(...all.map((l) => l.y1)),
-      });
+    if (multi.length >= 3) {
+      const verdict = looksLikeProse(multi, pageWidth) ? 'prose' : notATable(multi, pageWidth);
+      out.push({ run, ...(verdict ? { verdict } : {}) });
     }
     run = [];
     singles = 0;
@@ -48,7 +77,25 @@ export function streamTableRegions(lines: Line[], pageWidth: number): Box[] {
     prevBottom = Math.max(...row.map((l) => l.y1));
   }
   flush();
-  return regions;
+  return out;
+}
+
+/**
+ * A region right above a figure caption, with at most two short rows (panel captions) between:
+ * the figure the caption is for. Its aligned labels and drawn lines are not a table.
+ */
+export function aboveFigureCaption(reg: Box, rows: Line[][]): boolean {
+  return rows.some((r) => r.some((c) => FIGURE_CAPTION.test(c.text) && labelsAbove(reg, c, rows)));
+}
+
+function labelsAbove(reg: Box, caption: Line, rows: Line[][]): boolean {
+  if (reg.y1 > caption.y0 || Math.min(reg.x1, caption.x1) <= Math.max(reg.x0, caption.x0)) return false;
+  const between = rows.filter((r) => {
+    const cy = (r[0]!.y0 + r[0]!.y1) / 2;
+    return cy > reg.y1 && cy < caption.y0 && r.some((l) => l.x1 > reg.x0 && l.x0 < reg.x1);
+  });
+  if (between.length > 2 || between.some((r) => r.some((l) => l.text.length > 60))) return false;
+  return caption.y0 - reg.y1 <= (between.length + 1) * 2.5 * (caption.y1 - caption.y0);
 }
 
 function looksLikeProse(rows: Line[][], pageWidth: number): boolean {
@@ -59,7 +106,12 @@ function looksLikeProse(rows: Line[][], pageWidth: number): boolean {
   return (maxCols <= 2 && avgLen > 35) || wide > 0.5;
 }
 
-export const CAPTION = /^(table|tab\.|figure|fig\.)\s*[A-Z]?[0-9IVX]+[0-9.:]*\s*[.:\-–—]?\s/i;
+/** Table and figure captions, in English and the other languages of the caption words below. */
+const TABLE_WORD = 'table|tab\\.|tabelle|tableau|tabla|tabella|tabela|tabel';
+const FIGURE_WORD = 'figure|fig\\.|abbildung|abb\\.|figura|figuur|afbeelding';
+const captionOf = (words: string) => new RegExp(`^(${words})\\s*(?:[A-Z]\\.?)?[0-9IVX]+[0-9.:]*\\s*[.:\\-–—]?\\s`, 'i');
+export const CAPTION = captionOf(`${TABLE_WORD}|${FIGURE_WORD}`);
+const FIGURE_CAPTION = captionOf(FIGURE_WORD);
 const EQUATION_NUMBER = /^\(([A-Z]\.?)?\d{1,3}[a-z]?\)$/;
 
 /**
@@ -67,7 +119,12 @@ const EQUATION_NUMBER = /^\(([A-Z]\.?)?\d{1,3}[a-z]?\)$/;
  * asterisks, dots, "±" and "%" are left out: tables use them as placeholders and units.
  */
 const MATH_SYMBOLS = /^[=+−×·∗/<>≤≥≠≈∼≅∈∉⊆⊂⊃∪∩∀∃⇔⇒⇐→←↦↔∑∏∫∮∂∇√∞()[\]{}|‖︸︷˜¯′″^_~∘⊕⊗ˆ˙]+$/u;
-const mathToken = (t: string) => /^\p{L}$/u.test(t) || MATH_SYMBOLS.test(t);
+/**
+ * Symbols only mathematics writes (partial derivative, nabla, set relations, integrals); a short
+ * token holding one ("∂x", "∇f", "x∈A") is math wherever it stands.
+ */
+const MATH_ONLY = /[∂∇∑∏∫∮∈∉⊆⊂⊃∪∩∀∃⇔⇒↦]/u;
+const mathToken = (t: string) => /^\p{L}$/u.test(t) || MATH_SYMBOLS.test(t) || (t.length <= 4 && MATH_ONLY.test(t));
 /** Textual: more letters than digits (an index entry "Homöomorphismus, 9" is text). */
 const textual = (s: string) => (s.match(/\p{L}/gu)?.length ?? 0) > (s.match(/\p{N}/gu)?.length ?? 0);
 /** A fragment that is a piece of running text: several words and sentence length. */
@@ -102,6 +159,94 @@ function equationBlock(rows: Line[][]): boolean {
   );
 }
 
+/** Leader dots ("Räume . . . . . 2", "Intro.......5") and a page number, Arabic or Roman. */
+const LEADERS = /(\.\s?){4,}|…{2,}/;
+const PAGE_NUMBER = /^([0-9]{1,4}|[ivxlc]{1,6})$/i;
+
+/**
+ * One entry of a table of contents, given the texts of its row's pieces left to right: a title in
+ * words, leader dots, and after them at most one piece. A table whose row labels are dotted out to
+ * several value columns ("0.95 ........ 160 176 192") has no such rows.
+ */
+function contentsEntry(texts: string[]): boolean {
+  const first = texts.findIndex((t) => LEADERS.test(t));
+  if (first < 0) return false;
+  let last = first;
+  while (last + 1 < texts.length && /^[.\s…]*$/.test(texts[last + 1]!)) last++;
+  if (last < texts.length - 2) return false;
+  return textWords([...texts.slice(0, first), texts[first]!.split(LEADERS)[0]!].join(' ')) >= 1;
+}
+
+/** A contents entry that ends in its page number. */
+function contentsRow(texts: string[]): boolean {
+  return contentsEntry(texts) && PAGE_NUMBER.test(texts[texts.length - 1]!.split(LEADERS).pop()!.trim());
+}
+
+/**
+ * Which rows of a page (each row's pieces left to right) are lines of a table of contents, read as
+ * one line each and never as columns: entries with leader dots to their page number, and the rows
+ * beside them without leaders (a chapter's own row: "2 Manifolds 24") whose title ends in a page
+ * number standing under or over an entry's.
+ */
+export function contentsLines(rows: Array<Array<{ text: string; x1: number; size: number }>>): boolean[] {
+  const lines = rows.map((r) => r.length > 0 && contentsRow(r.map((p) => p.text)));
+  const titled = rows.map((r) => {
+    const last = r[r.length - 1];
+    return (
+      !!last &&
+      r.length >= 2 &&
+      PAGE_NUMBER.test(last.text.trim()) &&
+      textWords(
+        r
+          .slice(0, -1)
+          .map((p) => p.text)
+          .join(' '),
+      ) >= 1
+    );
+  });
+  // From the entries outwards, row by row, while the page numbers keep their right edge.
+  for (let changed = true; changed;) {
+    changed = false;
+    rows.forEach((r, i) => {
+      if (lines[i] || !titled[i]) return;
+      const x1 = r[r.length - 1]!.x1;
+      const near = [i - 1, i + 1].some(
+        (k) => lines[k] && Math.abs(rows[k]![rows[k]!.length - 1]!.x1 - x1) < r[r.length - 1]!.size,
+      );
+      if (near) lines[i] = changed = true;
+    });
+  }
+  return lines;
+}
+
+/**
+ * A table of contents (or of figures): titles with leader dots running to a page number at the
+ * right. Most rows are such entries (a chapter's own row may have no leaders) and nearly all end
+ * in a number.
+ */
+function contentsList(rows: Line[][]): boolean {
+  const entries = rows.filter((r) => contentsEntry(r.map((l) => l.text))).length;
+  const numbered = rows.filter((r) => PAGE_NUMBER.test(r[r.length - 1]!.text.trim())).length;
+  return entries >= 0.5 * rows.length && numbered >= 0.8 * rows.length;
+}
+
+/** Words of running text in a fragment: two or more letters, at least one of them lower case. */
+const textWords = (s: string) => s.split(/\s+/).filter((w) => /\p{Ll}/u.test(w) && /\p{L}{2}/u.test(w)).length;
+
+/**
+ * A list of terms and their definitions (a symbol list, a glossary, a list of abbreviations): two
+ * columns, short terms at the left and at the right phrases of words ("Menge der Fixpunkte der
+ * Abbildung f"), not values. A table's second column holds values of one type (numbers, short
+ * labels); a definition column holds text of several words in most rows, several times as long as
+ * its terms.
+ */
+function termList(terms: Line[], defs: Line[]): boolean {
+  const avg = (ls: Line[]) => ls.reduce((n, l) => n + l.text.length, 0) / ls.length;
+  if (defs.filter((l) => textual(l.text)).length < 0.8 * defs.length) return false;
+  const phrases = defs.filter((l) => textWords(l.text) >= 3).length;
+  return phrases >= 0.5 * defs.length && avg(terms) <= 16 && avg(defs) >= 2 * avg(terms);
+}
+
 export function notATable(rows: Line[][], pageWidth: number): string | undefined {
   const frags = rows.flat();
   if (mathShare(frags.map((l) => l.text)) > 0.3) return 'math';
@@ -109,6 +254,9 @@ export function notATable(rows: Line[][], pageWidth: number): string | undefined
     return 'equations';
   if (equationBlock(rows)) return 'equations';
   if (rows.filter((r) => r.some(proseFragment)).length >= 0.3 * rows.length) return 'prose';
+  if (contentsList(rows)) return 'contents';
+  // Values are written with letters or digits: a run of lone marks ("*", "•") holds none.
+  if (!frags.some((l) => /[\p{L}\p{N}]/u.test(l.text))) return 'no values';
   // Multi-column text: cluster fragments into columns by their left edge.
   const cols: Array<{ x0: number; x1: number; frags: Line[] }> = [];
   for (const l of [...frags].sort((a, b) => a.x0 - b.x0)) {
@@ -133,10 +281,11 @@ export function notATable(rows: Line[][], pageWidth: number): string | undefined
     if (allText && ((allWide && widest >= 0.25 * pageWidth) || (widest >= 0.3 * pageWidth && alike)))
       return 'multi-column text';
   }
+  if (major.length === 2 && termList(major[0]!.frags, major[1]!.frags)) return 'term list';
   return undefined;
 }
 
-function groupLineRows(lines: Line[]): Line[][] {
+export function groupLineRows(lines: Line[]): Line[][] {
   const sorted = [...lines]
     .filter((l) => !l.runs.some((r) => r.rotated))
     .sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);

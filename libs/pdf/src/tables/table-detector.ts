@@ -7,7 +7,7 @@ import type { Line, PageLayoutInput, Ruling, TableModel } from '../types';
 import { rowPhrases, textRows } from './alignment';
 import { buildGridTable } from './grid-table';
 import { findRulingRegions } from './ruling-regions';
-import { CAPTION, mathShare, streamTableRegions } from './stream-tables';
+import { aboveFigureCaption, CAPTION, groupLineRows, mathShare, streamTableRegions } from './stream-tables';
 import { toWords, type Word } from './words';
 
 /** A detected table with the evidence it was built from, so pieces can be rebuilt as one. */
@@ -27,7 +27,13 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
   // A chart's axes, ticks and grid lines form a lattice too; with curves drawn inside it and most
   // of its grid empty, it is a figure.
   const drawn = detectFigures(g, input.width, input.height, textChars, []);
-  for (const region of findRulingRegions(g.hRules, g.vRules, input.width, input.height)) {
+  const captions = lines.filter((l) => CAPTION.test(l.text)).map((l) => (l.y0 + l.y1) / 2);
+  const rows = groupLineRows(lines);
+  for (const ruledRegion of findRulingRegions(g.hRules, g.vRules, input.width, input.height, captions)) {
+    const region = ruledRegion.kind === 'stack' ? withHeaderAbove(ruledRegion, rows) : ruledRegion;
+    // Two or three rules with labels at them right above a figure caption draw a figure (number
+    // lines, a scale bar); a closed lattice is left to isChart.
+    if (region.kind === 'stack' && aboveFigureCaption(region, rows)) continue;
     const t = buildGridTable({
       region,
       hRules: region.hRules,
@@ -48,7 +54,9 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
       !tables.some((t) => intersectionArea(l, t) > 0.5 * boxArea(l)) &&
       !figures.some((f) => centerInside(l, f, 2 * l.size)),
   );
-  for (const region of streamTableRegions(free, input.width)) {
+  const ruled = [...tables];
+  const regions = streamTableRegions(free, input.width).flatMap((r) => cutUnderSideBySide(r, ruled, words));
+  for (const region of regions) {
     const t = buildGridTable({ region, hRules: [], vRules: [], words, fills: g.fillRects, kind: 'stream' });
     if (t && !tables.some((o) => intersectionArea(o, t) > 0.2 * Math.min(boxArea(o), boxArea(t)))) {
       tables.push(t);
@@ -64,9 +72,66 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
   );
 }
 
+/**
+ * A rule stack without a top rule (a rule only under the header, as some journals set tables):
+ * the header is the row of short labels right above the first rule, within the rules' extent.
+ * A caption or a line of prose above a top rule is neither short nor split into labels.
+ */
+function withHeaderAbove<R extends Box>(region: R, rows: Line[][]): R {
+  const above = rows.filter((r) => Math.max(...r.map((l) => l.y1)) <= region.y0 + 1);
+  const row = above[above.length - 1];
+  if (!row) return region;
+  const labels = row.filter((l) => l.x1 > region.x0 && l.x0 < region.x1);
+  const top = Math.min(...labels.map((l) => l.y0)),
+    bottom = Math.max(...labels.map((l) => l.y1));
+  if (labels.length < 3 || region.y0 - bottom > bottom - top) return region;
+  const fits = labels.every(
+    (l) => l.x0 >= region.x0 - 2 && l.x1 <= region.x1 + 2 && l.text.length <= 24 && !CAPTION.test(l.text),
+  );
+  return fits ? { ...region, y0: top - 0.5 } : region;
+}
+
+/**
+ * Two ruled tables side by side, each continued below (or above) its rules by unruled rows: those
+ * rows stand level across both tables and are found as one text run. When the run's words leave
+ * the gap between the ruled tables empty, the run is cut there, so each part can join its own
+ * table (joinStackedPieces).
+ */
+function cutUnderSideBySide(region: Box, ruled: TableModel[], words: Word[]): Box[] {
+  const inside = words.filter((w) => centerInside(w, region));
+  if (!inside.length) return [region];
+  const sizes = inside.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
+  const reach = 2.5 * sizes[Math.floor(sizes.length / 2)]!;
+  const near = ruled
+    .filter(
+      (t) =>
+        xOverlap(t, region) > 0 &&
+        ((t.y1 <= region.y0 + 2 && region.y0 - t.y1 < reach) || (t.y0 >= region.y1 - 2 && t.y0 - region.y1 < reach)),
+    )
+    .sort((a, b) => a.x0 - b.x0);
+  const cuts: number[] = [];
+  for (let i = 1; i < near.length; i++) {
+    const lo = near[i - 1]!.x1,
+      hi = near[i]!.x0;
+    if (hi <= lo || inside.some((w) => w.x1 > lo && w.x0 < hi)) continue;
+    cuts.push((lo + hi) / 2);
+  }
+  if (!cuts.length) return [region];
+  // Each part as wide as its words: the gap between the tables stays open (a column gutter).
+  const xs = [region.x0, ...cuts, region.x1];
+  return xs.slice(1).flatMap((x1, i) => {
+    const mine = inside.filter((w) => (w.x0 + w.x1) / 2 >= xs[i]! && (w.x0 + w.x1) / 2 < x1);
+    if (!mine.length) return [];
+    return [{ ...region, x0: Math.min(...mine.map((w) => w.x0)), x1: Math.max(...mine.map((w) => w.x1)) }];
+  });
+}
+
 function isChart(t: TableModel, figures: Box[]): boolean {
   // Rules around displayed math (fraction bars, matrices, diagrams with frames) are not a table.
   if (mathShare(t.cells.map((c) => c.text)) > 0.4) return true;
+  // A grid whose cells hold no letter and no digit (empty squares, one mark repeated: a drawn
+  // grid, a board) carries no values.
+  if (!t.cells.some((c) => /[\p{L}\p{N}]/u.test(c.text))) return true;
   const inFigure = figures.some((f) => intersectionArea(f, t) >= 0.5 * Math.min(boxArea(f), boxArea(t)));
   if (!inFigure) return false;
   // A lattice inside a chart whose cells hold no number at all carries a panel letter, a legend or
