@@ -164,6 +164,47 @@ describe('tables from OCR word boxes', () => {
     expect(leftFiguresUnread(scattered, labels, 1)).toBe(false);
   });
 
+  it('does not take ink that runs on between the rows (a border, a shadow, a speckled ground) for unread text', () => {
+    // Three read labels at x 40-80; everything else on the page is what a scan adds around them.
+    const page = (paint: (img: GrayImage) => void) => {
+      const img = white(200, 70);
+      for (const y of [10, 30, 50])
+        for (let yy = y; yy < y + 10; yy++) for (let x = 40; x < 80; x++) img.data[yy * 200 + x] = 0;
+      paint(img);
+      return img;
+    };
+    const labels = [10, 30, 50].map((y, i) => ({ ...word('Label', 40, y + 10, 10, i + 1), x1: 80 }));
+    // A dark scanner border down the left edge: in every row at the same place, as a dropped
+    // column of figures would be, but just as dark between the rows.
+    const border = page((img) => {
+      for (let y = 0; y < 70; y++) for (let x = 0; x < 12; x++) img.data[y * 200 + x] = 0;
+    });
+    expect(leftFiguresUnread(border, labels, 1)).toBe(false);
+    expect(missedInkShare(border, labels, 1)).toBe(0);
+    // A speckled ground right of the text: one dark pixel in three, rows and gaps alike.
+    const speckled = page((img) => {
+      for (let y = 0; y < 70; y++)
+        for (let x = 120; x < 200; x++) if ((x * 7 + y * 13) % 3 === 0) img.data[y * 200 + x] = 0;
+    });
+    expect(leftFiguresUnread(speckled, labels, 1)).toBe(false);
+    // Figures dropped from a ruled table still call for the second reading: white between their
+    // rows, the rules (across every column, between the rows) thin beside them.
+    const ruled = page((img) => {
+      for (const y of [10, 30, 50])
+        for (let yy = y; yy < y + 10; yy++) for (let x = 140; x < 160; x++) img.data[yy * 200 + x] = 0;
+      for (const y of [24, 44]) for (let x = 0; x < 200; x++) img.data[y * 200 + x] = 0;
+    });
+    expect(leftFiguresUnread(ruled, labels, 1)).toBe(true);
+    // The same figures beside the border: found, the border left out.
+    const both = page((img) => {
+      for (let y = 0; y < 70; y++) for (let x = 0; x < 12; x++) img.data[y * 200 + x] = 0;
+      for (const y of [10, 30, 50])
+        for (let yy = y; yy < y + 10; yy++) for (let x = 140; x < 160; x++) img.data[yy * 200 + x] = 0;
+    });
+    expect(missedInkShare(both, labels, 1)).toBeCloseTo(600 / (1200 + 600 + 360), 2);
+    expect(leftFiguresUnread(both, labels, 1)).toBe(true);
+  });
+
   it("adds the block reading's words only where the first reading read nothing, and only read with confidence", () => {
     const first = [word('Cantonese', 0, 20, 10, 1), word('Mandarin', 0, 40, 10, 2)];
     const block = [

@@ -35,6 +35,7 @@ import type { CellRereadReport } from './cell-reread';
 import {
   detectOrientation,
   parseTsv,
+  pictureShare,
   runTesseractTsv,
   startTesseractTsv,
   type OsdResult,
@@ -181,6 +182,11 @@ const CONFIDENT_READING = 90;
  * two readings under it had CER 0.30 and 0.99; readings at 60 or more had CER at most 0.24.
  */
 const LOW_CONFIDENCE = 55;
+/**
+ * Share of a page taken for one picture by its first reading's segmentation at which reading it
+ * binarised is skipped (the binarised page is segmented the same way).
+ */
+const PICTURE_PAGE = 0.5;
 /** Images narrower than this are crops or screenshots. */
 const SMALL_IMAGE_PX = 1600;
 /** First readings wider than this (a 300-dpi page) are downscaled to it. */
@@ -205,6 +211,8 @@ interface Reading {
   variant: Variant;
   words: OcrWord[];
   report: OcrVariantReport;
+  /** Share of the page its segmentation took for a picture (pictureShare). */
+  picture: number;
 }
 
 export async function recogniseImage(
@@ -279,7 +287,12 @@ async function recogniseWith(
           }),
         )
         .filter((w) => w.text);
-      return { variant: v, words, report: { name: v.name, ...quality(words), ms: Date.now() - t0 } };
+      return {
+        variant: v,
+        words,
+        picture: pictureShare(tsv),
+        report: { name: v.name, ...quality(words), ms: Date.now() - t0 },
+      };
     } finally {
       await fs.rm(file, { force: true });
     }
@@ -366,7 +379,12 @@ async function recogniseWith(
     const variants: Variant[] = [];
     if (meanBrightness(clean) < 110)
       variants.push({ name: 'inverted', image: invert(clean), scale: 1, rotation: 0, dpi });
-    variants.push({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi });
+    // Binarised at Otsu's threshold, as Tesseract thresholds a grey page itself: the same page
+    // segmentation, so no help when that segmentation is what failed, i.e. when the reading of this
+    // very page took most of it for a picture (506.jpg, faint print: one picture block the size of
+    // the page). The one-block reading below does not segment the page into pictures.
+    if (!(first.variant.image === clean && first.picture >= PICTURE_PAGE))
+      variants.push({ name: 'binarised', image: binarise(clean), scale: 1, rotation: 0, dpi });
     blockRead = read(oneBlock);
     blockRead.catch(() => undefined); // awaited below, or dropped when not needed
     // A page read this badly is usually read at low confidence in the end too, and then checked for
@@ -668,7 +686,7 @@ async function readRowsLarger(
     words = words.concat(quality(fresh).score > quality(old).score * 1.02 + 1 ? fresh : old);
   });
   const variant: Variant = { name: `upscaled x${s.toFixed(2)}, rows`, image: clean, scale: 1, rotation: 0, dpi };
-  return { variant, words, report: { name: variant.name, ...quality(words), ms: Date.now() - t0 } };
+  return { variant, words, picture: 0, report: { name: variant.name, ...quality(words), ms: Date.now() - t0 } };
 }
 
 /**

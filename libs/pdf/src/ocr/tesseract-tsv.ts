@@ -227,6 +227,32 @@ export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, Ts
   return { words, lines };
 }
 
+/**
+ * Share of the page that the reading's automatic segmentation took for a picture: the largest
+ * block (TSV level 2) in which no word has text, over the page's area (level 1). A faint or busy
+ * page that psm 3 takes for one picture shows it as a block about the size of the page.
+ */
+export function pictureShare(tsv: string): number {
+  let page = 0;
+  const blocks = new Map<number, { area: number; text: boolean }>();
+  for (const row of tsv.split('\n')) {
+    const f = row.split('\t');
+    if (f.length < 12 || f[0] === 'level') continue;
+    const level = Number(f[0]),
+      area = Number(f[8]) * Number(f[9]),
+      block = Number(f[2]);
+    if (level === 1) page = Math.max(page, area);
+    else if (level === 2) blocks.set(block, { area, text: false });
+    else if (level === 5 && f.slice(11).join('\t').trim()) {
+      const b = blocks.get(block);
+      if (b) b.text = true;
+    }
+  }
+  let largest = 0;
+  for (const b of blocks.values()) if (!b.text) largest = Math.max(largest, b.area);
+  return page ? Math.min(1, largest / page) : 0;
+}
+
 /** TSV words → runs in points (raster pixels scaled by 72/dpi). */
 export function tsvToRuns(
   tsv: string,
