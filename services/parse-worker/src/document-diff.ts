@@ -76,6 +76,9 @@ export async function diffStage(
   const db = deps.db;
   const src = deps.storage.localPath(version.storage_path);
   const t0 = Date.now();
+  // The previous parse is looked up while the pages are inspected (neither needs the other).
+  const prevQuery = findPreviousParse(db, deps.storage, file.id);
+  prevQuery.catch(() => undefined); // awaited below; a failed inspection must not leave it unhandled
   await setParseProgress(db, job.id, { stage: 'page-diff', percent: 5 });
   await addJobEvent(
     db,
@@ -106,7 +109,7 @@ export async function diffStage(
     layout_device: options.layout_device,
     page_images: pageImages,
   };
-  const prev = await findPreviousParse(db, deps.storage, file.id);
+  const prev = await prevQuery;
   const { changed, unchanged, sources } = await diffPages(prev, inspect.pageHashes, settings);
   if (head && !changed.includes(1)) await head.dispose(); // page 1 is reused: stop its OCR now
   const pageCount = inspect.pageCount;
