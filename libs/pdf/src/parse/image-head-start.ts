@@ -60,17 +60,14 @@ export function startImageOcrHeadStart(imagePath: string, opts: ImageOcrHeadStar
     })
     .catch(() => undefined); // an unreadable file fails in parsePages, with its own error
   // Page 1 decoded, prepared and given to Tesseract now; undefined when anything fails (parsePages
-  // then decodes and prepares it itself, and reports the error). The decode starts at once, beside
-  // the metadata read and the Tesseract start rather than after them: it is on the path to the
-  // first reading, they are not.
-  const decodedPage = loadImagePage(imagePath, 0).catch(() => undefined);
+  // then decodes and prepares it itself, and reports the error).
+  const decodedPage = ready.then((r) => (r ? loadImagePage(imagePath, 0) : undefined)).catch(() => undefined);
   const prepared: Promise<PreparedImagePage | undefined> = decodedPage
     .then(async (image) => {
-      if (!image || disposed) return undefined;
-      // Prepared while Tesseract may still be starting.
-      const first = await prepareFirstReading(image, statedOcrDpi(image));
       const r = await ready;
-      if (!r || disposed || firstReadDpi(statedOcrDpi(image)) !== r.dpi) return undefined;
+      if (!r || !image || disposed) return undefined;
+      const first = await prepareFirstReading(image, statedOcrDpi(image));
+      if (disposed || firstReadDpi(statedOcrDpi(image)) !== r.dpi) return undefined;
       dir = await fs.mkdtemp(path.join(os.tmpdir(), 'docfleet-ocr-head-'));
       const file = path.join(dir, 'page-1.pgm');
       await writePgm(file, first.variant.image);
