@@ -6,8 +6,8 @@
 // runner, which this test replaces with one that notes them.
 import fs from 'node:fs/promises';
 import { parsePages } from '../src';
-import { recogniseImage } from '../src/ocr/recognise';
-import { parseTsv, runTesseractTsv } from '../src/ocr/tesseract-tsv';
+import { recogniseImage, wordsOfTsv } from '../src/ocr/recognise';
+import { runTesseractTsv } from '../src/ocr/tesseract-tsv';
 import { leftFiguresUnread, withUnreadWords } from '../src/ocr/missed-text-pass';
 import { writePgm } from '../src/ocr/preprocess';
 import { loadImagePage } from '../src/render/image-input';
@@ -54,19 +54,7 @@ it('loses no word by it: the one-block reading the pass would make adds nothing 
     const file = `${tmp}/block.pgm`;
     await writePgm(file, gray);
     const tsv = await runTesseractTsv(file, { dpi: img.density, psm: 6, lang: 'eng', timeoutSeconds: 120 });
-    const block = parseTsv(tsv)
-      .words.map((w) => ({
-        text: w.text.trim(),
-        conf: w.conf,
-        x0: w.left,
-        y0: w.top,
-        x1: w.left + w.width,
-        y1: w.top + w.height,
-        block: w.block,
-        par: w.par,
-        line: w.line,
-      }))
-      .filter((w) => w.text);
+    const block = wordsOfTsv(tsv);
     expect(block.length).toBeGreaterThan(50);
     expect(withUnreadWords(words, block)).toEqual(words);
   } finally {

@@ -366,38 +366,33 @@ export async function rereadTableCells(
         cells[i] = { ...c, text: m.text };
       });
     }
-    // A column of figures printed to a fixed number of decimals gives back the points the reading dropped.
-    {
-      const tableDecimals = fixedDecimals(
-        [...byCol].filter(([col]) => figures.get(col)).flatMap(([, is]) => is.map((i) => cells[i]!.text)),
-      );
+    // Each column of figures mended as a whole: `mend` returns the column's texts, changed or not.
+    const mendColumns = (key: 'decimals' | 'dashes', mend: (texts: string[], is: number[]) => string[]) => {
       for (const [col, is] of byCol) {
         if (!figures.get(col)) continue;
-        const mended = withColumnDecimals(
+        const mended = mend(
           is.map((i) => cells[i]!.text),
-          tableDecimals,
+          is,
         );
         is.forEach((i, j) => {
-          if (mended[j] !== cells[i]!.text) {
-            report.decimals++;
-            cells[i] = { ...cells[i]!, text: mended[j]! };
-          }
+          if (mended[j] === cells[i]!.text) return;
+          report[key]++;
+          cells[i] = { ...cells[i]!, text: mended[j]! };
         });
       }
-    }
+    };
+    // A column of figures printed to a fixed number of decimals gives back the points the reading dropped.
+    const tableDecimals = fixedDecimals(
+      [...byCol].filter(([col]) => figures.get(col)).flatMap(([, is]) => is.map((i) => cells[i]!.text)),
+    );
+    mendColumns('decimals', (texts) => withColumnDecimals(texts, tableDecimals));
     // A column's ranges take the dash their ink shows (range-dash.ts).
-    for (const [col, is] of byCol) {
-      if (!figures.get(col)) continue;
-      const texts = is.map((i) => cells[i]!.text);
-      const ratios = is.map((i, j) => (hasRangeHyphen(texts[j]!) ? barWidthRatio(pageClean, boxes[i]!) : undefined));
-      const dashed = withRangeDashes(texts, ratios);
-      is.forEach((i, j) => {
-        if (dashed[j] !== cells[i]!.text) {
-          report.dashes++;
-          cells[i] = { ...cells[i]!, text: dashed[j]! };
-        }
-      });
-    }
+    mendColumns('dashes', (texts, is) =>
+      withRangeDashes(
+        texts,
+        is.map((i, j) => (hasRangeHyphen(texts[j]!) ? barWidthRatio(pageClean, boxes[i]!) : undefined)),
+      ),
+    );
     out.push({ ...el, text: tableText({ cells }), table: { ...t, cells } });
   }
   report.ms = Date.now() - t0;

@@ -272,21 +272,7 @@ async function recogniseWith(
             timeoutSeconds: opts.timeoutSeconds,
             pageNumber: opts.pageNumber,
           });
-      const words = parseTsv(tsv)
-        .words.map((w) =>
-          toOriginal(v, {
-            text: w.text.trim(),
-            conf: w.conf,
-            x0: w.left,
-            y0: w.top,
-            x1: w.left + w.width,
-            y1: w.top + w.height,
-            block: w.block,
-            par: w.par,
-            line: w.line,
-          }),
-        )
-        .filter((w) => w.text);
+      const words = wordsOfTsv(tsv).map((w) => toOriginal(v, w));
       return {
         variant: v,
         words,
@@ -705,3 +691,20 @@ const NOISE_LINE = 30;
 /** Margin above and below a row band, and the white gap between stacked bands, in cap heights. */
 const BAND_MARGIN = 0.15;
 const BAND_GAP = 0.4;
+
+/** The words of a Tesseract TSV reading, in the reading's own pixels (empty words left out). */
+export function wordsOfTsv(tsv: string): OcrWord[] {
+  return parseTsv(tsv)
+    .words.map((w) => ({
+      text: w.text.trim(),
+      conf: w.conf,
+      x0: w.left,
+      y0: w.top,
+      x1: w.left + w.width,
+      y1: w.top + w.height,
+      block: w.block,
+      par: w.par,
+      line: w.line,
+    }))
+    .filter((w) => w.text);
+}

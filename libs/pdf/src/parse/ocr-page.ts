@@ -21,15 +21,10 @@ import {
   type FirstReading,
   type OcrPageReport,
   type OcrWord,
+  wordsOfTsv,
 } from '../ocr/recognise';
 import { DOUBTFUL_READING_CONF, chooseInstalled, languageFromOsd, type OcrLanguageChoice } from '../ocr/ocr-language';
-import {
-  detectOrientation,
-  parseTsv,
-  runTesseractTsv,
-  startTesseractTsv,
-  type TesseractRun,
-} from '../ocr/tesseract-tsv';
+import { detectOrientation, runTesseractTsv, startTesseractTsv, type TesseractRun } from '../ocr/tesseract-tsv';
 import { statedOcrDpi, type ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
 import { readPnm, type RawImage } from '../render/ppm';
@@ -249,22 +244,6 @@ export async function ocrRaster(
     s,
     textLayer,
   });
-}
-
-function wordsOfTsv(tsv: string): OcrWord[] {
-  return parseTsv(tsv)
-    .words.map((w) => ({
-      text: w.text.trim(),
-      conf: w.conf,
-      x0: w.left,
-      y0: w.top,
-      x1: w.left + w.width,
-      y1: w.top + w.height,
-      block: w.block,
-      par: w.par,
-      line: w.line,
-    }))
-    .filter((w) => w.text);
 }
 
 interface OcrLayoutContext {
