@@ -130,6 +130,8 @@ export interface FirstReading {
    */
   gray: GrayImage;
   paper: Rect;
+  /** Otsu's threshold of the page inside `paper` (before the rules are whitened): the row bands' ink level. */
+  paperThreshold: number;
   rules: RuleBand[];
   textRowPx?: number;
   clean: GrayImage;
@@ -147,7 +149,8 @@ export async function prepareFirstReading(img: RawImage, statedDpi?: number): Pr
   const gray = toGray(img);
   const paper = paperRect(gray);
   const page = crop(gray, paper);
-  const { rules, textRowPx } = rowBands(page);
+  const paperThreshold = otsuThreshold(page);
+  const { rules, textRowPx } = rowBands(page, paperThreshold);
   const clean = whiten(page, rules);
   const dpi = firstReadDpi(statedDpi);
   // Photos and high-resolution scans wider than a 300-dpi page are read at that size first
@@ -163,7 +166,7 @@ export async function prepareFirstReading(img: RawImage, statedDpi?: number): Pr
           dpi: dpi ? dpi * s0 : 0,
         }
       : { name: 'as-is', image: clean, scale: 1, rotation: 0, dpi };
-  return { gray, paper, rules, textRowPx, clean, variant, s0 };
+  return { gray, paper, paperThreshold, rules, textRowPx, clean, variant, s0 };
 }
 
 /** Cap height Tesseract reads best at; text much smaller than this is upscaled. */
@@ -287,8 +290,11 @@ async function recogniseWith(
   reading.catch(() => undefined); // awaited just below
   // Pixel work that needs only the page is done while Tesseract reads it (off the page's critical path):
   // the share of ink, and the ink threshold of the whole page the missed-text pass measures against.
-  const ink = inkShare(clean);
-  const grayThreshold = otsuThreshold(prep.gray);
+  // The same pixels have the same threshold: the cleaned page is the cropped one when no rule was
+  // whitened, and the whole grey page when there was no border to crop.
+  const uncropped = paper.width === prep.gray.width && paper.height === prep.gray.height;
+  const ink = inkShare(clean, rules.length ? undefined : prep.paperThreshold);
+  const grayThreshold = uncropped ? prep.paperThreshold : otsuThreshold(prep.gray);
   const first = await reading;
   const readings: Reading[] = [first];
   const textPx = medianTextHeight(first.words, s0);
