@@ -3,7 +3,7 @@
 // and address are its header rows, where one misread letter makes the key field wrong).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { rereadHeaderRows } from '../src/ocr/header-reread';
+import { HEADER_ROWS, rereadHeaderRows } from '../src/ocr/header-reread';
 import { ocrRows } from '../src/ocr/ocr-layout';
 import { crop, paperRect, toGray, writePgm, type GrayImage, type Rect } from '../src/ocr/preprocess';
 import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
@@ -33,7 +33,7 @@ describe('reading the header rows again', () => {
     const gray = toGray(img);
     paper = paperRect(gray);
     clean = crop(gray, paper);
-  });
+  }, 180_000);
   afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 
   it('reads the issuer row of a receipt as printed, the legal form included, and reports it', () => {
@@ -43,11 +43,11 @@ describe('reading the header rows again', () => {
     expect(header!.replaced).toBeGreaterThanOrEqual(1);
   });
 
-  it('reads a misread legal form again as printed, and leaves the rows below as first read', async () => {
-    // The page as Tesseract reads it first (as-is, the cleaned page in its own pixels).
+  // The page as Tesseract reads it first (as-is, the cleaned page in its own pixels).
+  const firstReading = async (): Promise<OcrWord[]> => {
     const file = path.join(tmp, 'first.pgm');
     await writePgm(file, clean);
-    const first: OcrWord[] = parseTsv(await runTesseractTsv(file, { dpi: 0, lang: 'eng', psm: 3 }))
+    return parseTsv(await runTesseractTsv(file, { dpi: 0, lang: 'eng', psm: 3 }))
       .words.filter((w) => w.text.trim())
       .map((w) => ({
         text: w.text.trim(),
@@ -60,20 +60,44 @@ describe('reading the header rows again', () => {
         par: w.par,
         line: w.line,
       }));
+  };
+
+  it('reads a misread legal form again as printed, and leaves the rows below as first read', async () => {
+    const first = await firstReading();
     expect(firstRow(first)).toMatch(/SDN BED/);
     const again = await rereadHeaderRows(first, clean, paper, opts(tmp));
     expect(again).toBeDefined();
     expect(again!.replaced).toBeGreaterThanOrEqual(1);
     expect(firstRow(again!.words)).toMatch(/GARDENIA BAKERIES \(KL\) SDN BHD/);
     // Rows below the header rows are the first reading's, word for word.
-    const sixth = ocrRows(first).sort((a, b) => a.y0 - b.y0)[5]!.y1;
+    const last = ocrRows(first).sort((a, b) => a.y0 - b.y0)[HEADER_ROWS]!.y1;
     const below = (ws: OcrWord[]) =>
       ws
-        .filter((w) => w.y0 > sixth)
+        .filter((w) => w.y0 > last)
         .map((w) => w.text)
         .sort();
     expect(below(again!.words)).toEqual(below(first));
   });
+
+  it('takes a word the two other readings agree on over a misreading no single reading outdoes', async () => {
+    // The issuer row with its registration number misread ("(139886" at 85: a re-reading alone would
+    // need 100 to replace that word, and the row, its other words read at 99, is no surer read
+    // again), the row in doubt by another word.
+    const first = await firstReading();
+    const issuer = ocrRows(first).sort((a, b) => a.y0 - b.y0)[0]!;
+    const doubt = issuer.words.find((w) => /^\p{L}{4,}$/u.test(w.text));
+    const misread = first.map((w) =>
+      issuer.words.includes(w)
+        ? /139386/.test(w.text)
+          ? { ...w, text: w.text.replace('139386', '139886'), conf: 85 }
+          : { ...w, conf: w === doubt ? 70 : 99 }
+        : w,
+    );
+    expect(firstRow(misread)).toMatch(/139886/);
+    const again = await rereadHeaderRows(misread, clean, paper, opts(tmp));
+    expect(firstRow(again!.words)).toMatch(/\(139386 X\)/);
+    expect(firstRow(again!.words)).not.toMatch(/139886/);
+  }, 180_000);
 
   it('runs nothing when the header rows were read with confidence', async () => {
     const sure = words.map((w) => ({ ...w, conf: 99 }));
@@ -113,4 +137,23 @@ describe('reading the header rows again', () => {
     expect(on.ocr?.header?.replaced).toBeGreaterThanOrEqual(1);
     expect(on.markdown).toMatch(/SDN BHD/);
   });
+});
+
+describe('the header rows put to the vote of three readings', () => {
+  it('reads an address word as printed where the first reading misread it and both re-readings agree', async () => {
+    // "LAMAN RIMBUNAN KEPONG" on a receipt's address: the first reading reads "Rimounan", surer
+    // than either re-reading alone would need to be to replace the row, so only their agreement mends it.
+    const tmp = await tempDir('ocr-header-vote-');
+    try {
+      const img = await loadImagePage(corpus('c_scanned_images/sroie/169.jpg'), 0);
+      const r = await recogniseImage(img, opts(tmp));
+      const text = ocrRows(r.words)
+        .map((row) => row.text)
+        .join('\n');
+      expect(text).toMatch(/Laman Rimbunan Kepong/i);
+      expect(text).not.toMatch(/Rimounan/i);
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

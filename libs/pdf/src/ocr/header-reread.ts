@@ -1,19 +1,23 @@
-// The header rows of a page read again at a larger size, kept per row or per word where that
-// reading is surer. A receipt, slip or letter names its issuer and address in its first rows, often
-// in larger, bold, condensed or decorative type, and one misread letter there makes the key field
-// wrong ("SDN BED" for "SDN BHD", "Jin" for "Jln"). Tesseract's reading of such a line changes with
-// the size it is given, and its confidence tells a sure reading from a guess. So the first rows read
-// with doubt are cut out at the page's width, scaled to a cap height of ~48 px, stacked under one
-// another with white gaps and read in one Tesseract run (psm 6). A row takes the new reading when it
-// reads as much text (no word dropped or invented), brings in no symbol the first did not have
-// ("¥" for "Y") and is surer by a margin; otherwise single words are taken from it where the first
-// reading had no known word (legal forms, address words) and the new one reads one there, or reads
-// the same word (two letters apart at most) with much more confidence. (Reading each row at two sizes
-// in the same run was tried: Tesseract drops the smaller rows of a stack of mixed sizes.)
+// The header rows of a page read again at larger sizes, kept per row or per word where those
+// readings are surer or agree. A receipt, slip or letter names its issuer and address in its first
+// rows, often in larger, bold, condensed or decorative type, and one misread letter there makes the
+// key field wrong ("SDN BED" for "SDN BHD", "Jin" for "Jln"). Tesseract's reading of such a line
+// changes with the size it is given, and its confidence tells a sure reading from a guess. So the
+// first rows read with doubt are cut out at the page's width, scaled to a cap height of ~48 px and
+// of ~32 px, stacked under one another with white gaps (one image and one Tesseract run per size,
+// psm 6, the two side by side). A row takes the 48 px reading when it reads as much text (no word
+// dropped or invented), brings in no symbol the first did not have ("¥" for "Y") and is surer by a
+// margin; otherwise single words are taken from the re-readings where the first reading had no
+// known word (legal forms, address words) and one reads one there, or reads the same word (two
+// letters apart at most) with much more confidence. Then each word of the row is put to the vote
+// of the three readings: a word the two others agree on in the same place, no less sure on average,
+// replaces it ("Rimounan" where both re-readings read "Rimbunan"), whatever the word. (Reading each
+// row at two sizes in the same stacked image was tried: Tesseract drops the smaller rows of a stack
+// of mixed sizes.)
 import path from 'node:path';
 import { crop, resizeGray, type GrayImage, type Rect } from './preprocess';
 import { ocrRows } from './ocr-layout';
-import { parseTsv, recognizeImage, startTesseractTsv } from './tesseract-tsv';
+import { parseTsv, recognizeImage, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
 import type { OcrWord } from './recognise';
 
 export interface HeaderRereadOptions {
@@ -38,8 +42,6 @@ export const HEADER_ROWS = 5;
 export const DOUBTFUL_HEADER = 92;
 /** Confidence under which one word with letters puts its header row in doubt. */
 export const DOUBTFUL_WORD = 80;
-/** Cap height (px) the rows are read again at. */
-const SIZES = [48];
 /** How much surer (mean confidence, 0-100) a new reading of a row must be to replace the first. */
 const MARGIN = 3;
 /** A line of a re-reading under this mean confidence is marks between rows read as letters. */
@@ -84,13 +86,8 @@ export async function rereadHeaderRows(
     );
   if (!header.length) return undefined;
   // Tesseract started now loads its model while the rows are cut, scaled and stacked.
-  const run = startTesseractTsv({
-    dpi: 0,
-    lang: opts.lang,
-    psm: 6,
-    timeoutSeconds: opts.timeoutSeconds,
-    pageNumber: opts.pageNumber,
-  });
+  const tessOpts = { dpi: 0, lang: opts.lang, psm: 6, timeoutSeconds: opts.timeoutSeconds };
+  const run = startTesseractTsv({ ...tessOpts, pageNumber: opts.pageNumber });
 
   // Each row as a band of the cleaned page (its pixels), with a margin of a quarter of its height.
   const rows = header.map((r) => {
@@ -105,20 +102,188 @@ export async function rereadHeaderRows(
       h,
     };
   });
-  // The parts of the stacked image: each row at the size.
-  const parts: Array<{ row: number; scale: number; image: GrayImage; top: number }> = [];
+  // The parts: each row at each size, in one stacked image per size (Tesseract drops the smaller rows
+  // of a stack of mixed sizes); the second size's run is started once the rows are cut and scaled.
+  const parts: Array<{ row: number; reading: number; scale: number; image: GrayImage; top: number }> = [];
+  let second: TesseractRun | undefined;
   try {
     for (const [i, r] of rows.entries()) {
       const band = crop(clean, { x: 0, y: r.y0, width: clean.width, height: Math.max(1, r.y1 - r.y0) });
-      for (const size of SIZES) {
-        const s = Math.min(4, Math.max(0.25, size / r.h));
-        parts.push({ row: i, scale: s, image: Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s), top: 0 });
+      for (const [k, reading] of READINGS.entries()) {
+        const s = Math.min(4, Math.max(0.25, reading.capHeight / r.h));
+        const image = Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s);
+        parts.push({ row: i, reading: k, scale: s, image, top: 0 });
       }
     }
+    second = startTesseractTsv({ ...tessOpts, pageNumber: opts.pageNumber });
   } catch (err) {
     run.cancel();
+    second?.cancel();
     throw err;
   }
+  const runs = [run, second];
+  const tsvs = await Promise.all(
+    runs.map((t, k) =>
+      recognizeImage(
+        t,
+        path.join(opts.tmpDir, `header-${opts.pageNumber}-${k}.pgm`),
+        stacked(parts.filter((p) => p.reading === k)),
+      ),
+    ),
+  );
+
+  // Words of each part (by the middle of their box in its stack), back in the original image's pixels.
+  const read: OcrWord[][] = parts.map(() => []);
+  tsvs.forEach((tsv, k) => {
+    const lineConf = new Map<string, number[]>();
+    const parsed = parseTsv(tsv).words.filter((w) => w.text.trim());
+    for (const w of parsed) {
+      const key = `${w.block}.${w.par}.${w.line}`;
+      lineConf.set(key, [...(lineConf.get(key) ?? []), w.conf]);
+    }
+    for (const w of parsed) {
+      const c = lineConf.get(`${w.block}.${w.par}.${w.line}`)!;
+      if (c.reduce((a, x) => a + x, 0) / c.length < NOISE_LINE) continue;
+      const mid = w.top + w.height / 2;
+      let j = -1,
+        best = Infinity;
+      parts.forEach((p, n) => {
+        if (p.reading !== k) return;
+        const d = mid < p.top ? p.top - mid : mid > p.top + p.image.height ? mid - p.top - p.image.height : 0;
+        if (d < best) {
+          best = d;
+          j = n;
+        }
+      });
+      const p = parts[j]!,
+        r = rows[p.row]!;
+      read[j]!.push({
+        text: w.text.trim(),
+        conf: w.conf,
+        x0: w.left / p.scale + paper.x,
+        x1: (w.left + w.width) / p.scale + paper.x,
+        y0: r.y0 + (w.top - p.top) / p.scale + paper.y,
+        y1: r.y0 + (w.top + w.height - p.top) / p.scale + paper.y,
+        // Blocks of their own, so the layout joins them into rows where they stand.
+        block: HEADER_BLOCK + j * 100 + w.block,
+        par: w.par,
+        line: w.line,
+      });
+    }
+  });
+
+  let out = words;
+  let replaced = 0;
+  rows.forEach((r, i) => {
+    const old = stat(r.old);
+    // Each reading of the row: only the row's own words (the margins may hold a neighbouring row cut in half).
+    const readings = parts.flatMap((p, j) =>
+      p.row === i
+        ? [
+            {
+              first: p.reading === 0,
+              words: read[j]!.filter((w) => {
+                const m = (w.y0 + w.y1) / 2 - paper.y;
+                return m >= r.core.y0 && m <= r.core.y1 && !STRAY.test(w.text);
+              }),
+            },
+          ]
+        : [],
+    );
+    let row = r.old;
+    // The whole row from the larger reading (grey, as Tesseract reads a page) when it is surer.
+    const larger = readings.find((x) => x.first)?.words ?? [];
+    const s = stat(larger);
+    // A reading that brings in symbols the first did not have ("¥" for "Y") is no surer reading.
+    if (
+      rare(larger) <= rare(r.old) &&
+      s.chars >= 0.85 * old.chars &&
+      s.chars <= 1.15 * old.chars &&
+      s.meanConf >= old.meanConf + MARGIN
+    )
+      row = larger;
+    else {
+      // Word by word: a word the first reading did not read as a known word, read in the same place
+      // at the other size as a known word or with much more confidence (the same word: at most two
+      // letters apart).
+      const others = readings.flatMap((x) => x.words);
+      const fixed = new Map<OcrWord, OcrWord>();
+      for (const w of r.old) {
+        if (KNOWN_WORDS.has(bare(w.text)) || !bare(w.text)) continue;
+        const alt = others
+          .filter(
+            (o) =>
+              o.conf >= KNOWN_WORD_CONF &&
+              rare([o]) <= rare([w]) &&
+              (KNOWN_WORDS.has(bare(o.text)) || o.conf >= w.conf + SURER_WORD) &&
+              Math.min(o.x1, w.x1) - Math.max(o.x0, w.x0) >= 0.6 * Math.min(o.x1 - o.x0, w.x1 - w.x0) &&
+              editDistance(bare(o.text), bare(w.text)) <= 2,
+          )
+          .sort((a, b) => b.conf - a.conf)[0];
+        if (alt) fixed.set(w, { ...w, text: sameEdges(w.text, alt.text), conf: alt.conf });
+      }
+      if (fixed.size) row = r.old.map((w) => fixed.get(w) ?? w);
+    }
+    // Then each word by the majority of the readings (the first one's included): a word most of them
+    // read otherwise in the same place is that word misread ("THN" where three read "TMN").
+    // (A row mended word by word from the first reading is that reading: it does not vote twice.)
+    const voters = [row === larger ? r.old : [], ...readings.map((x) => x.words)].filter((ws) => ws !== row);
+    const voted = majority(row, voters);
+    if (voted.size) row = row.map((w) => voted.get(w) ?? w);
+    if (row !== r.old) {
+      const gone = new Set(r.old);
+      out = out.filter((w) => !gone.has(w)).concat(row);
+      replaced++;
+    }
+  });
+  return { words: out, rows: rows.length, replaced, ms: Date.now() - t0 };
+}
+
+const HEADER_BLOCK = 100_000;
+
+/**
+ * The sizes each doubtful row is read again at: a cap height of ~48 px and of ~32 px (Tesseract's
+ * reading of a line changes with the size it is given). Each size is one stacked image and one
+ * Tesseract run (the two run side by side); their misreadings differ, so a word two of the three
+ * readings (the first one's included) agree on is the word. (Tried: the same two sizes binarised
+ * as well, four readings and a majority of three: fewer words mended in a simulation on the corpus.)
+ */
+const READINGS: Array<{ capHeight: number }> = [{ capHeight: 48 }, { capHeight: 32 }];
+/** Readings (the first one's and the READINGS) that must agree on another word for it to replace a row's word. */
+const MAJORITY = 2;
+
+/**
+ * The words of `row` that most of `others` (other readings of the row) read otherwise in the same
+ * place, each with that reading: its text read by MAJORITY readings or more (the row's own
+ * counting as one), more than read the row's, at a mean confidence no lower than the row's word,
+ * bringing in no rarer symbol, and no word that is not a known word for one that is.
+ */
+function majority(row: OcrWord[], others: OcrWord[][]): Map<OcrWord, OcrWord> {
+  const out = new Map<OcrWord, OcrWord>();
+  for (const w of row) {
+    const own = bare(w.text);
+    if (!own) continue;
+    const tally = new Map<string, OcrWord[]>([[own, [w]]]);
+    for (const ws of others) {
+      // The same word: one box covering most of both.
+      const o = ws.find((o) => Math.min(o.x1, w.x1) - Math.max(o.x0, w.x0) >= 0.7 * Math.max(o.x1 - o.x0, w.x1 - w.x0));
+      if (!o || !bare(o.text)) continue;
+      tally.set(bare(o.text), [...(tally.get(bare(o.text)) ?? []), o]);
+    }
+    const [text, seen] = [...tally].sort((a, b) => b[1].length - a[1].length)[0]!;
+    if (text === own || seen.length < MAJORITY || seen.length <= tally.get(own)!.length) continue;
+    // Readings that agree by guessing (low confidence on each) do not outvote a sure first reading.
+    if (seen.reduce((a, o) => a + o.conf, 0) / seen.length < w.conf) continue;
+    const alt = seen.sort((a, b) => b.conf - a.conf)[0]!;
+    // A known word (legal form, address word) is not outvoted by a word that is none ("Lot" by "Loi").
+    if (rare([alt]) > rare([w]) || (KNOWN_WORDS.has(own) && !KNOWN_WORDS.has(text))) continue;
+    out.set(w, { ...w, text: sameEdges(w.text, alt.text), conf: alt.conf });
+  }
+  return out;
+}
+
+/** One image of `parts` stacked under one another with white gaps; sets each part's top. */
+function stacked(parts: Array<{ image: GrayImage; top: number }>): Pick<GrayImage, 'width' | 'height' | 'data'> {
   const width = Math.max(...parts.map((p) => p.image.width));
   const gap = Math.max(16, ...parts.map((p) => Math.round(0.6 * p.image.height)));
   const height = parts.reduce((y, p) => y + p.image.height + gap, gap);
@@ -130,101 +295,8 @@ export async function rereadHeaderRows(
       p.image.data.copy(data, (y + k) * width, k * p.image.width, (k + 1) * p.image.width);
     y += p.image.height + gap;
   }
-  const tsv = await recognizeImage(run, path.join(opts.tmpDir, `header-${opts.pageNumber}.pgm`), {
-    width,
-    height,
-    data,
-  });
-
-  // Words of each part (by the middle of their box), back in the original image's pixels.
-  const read: OcrWord[][] = parts.map(() => []);
-  const lineConf = new Map<string, number[]>();
-  const parsed = parseTsv(tsv).words.filter((w) => w.text.trim());
-  for (const w of parsed) {
-    const k = `${w.block}.${w.par}.${w.line}`;
-    lineConf.set(k, [...(lineConf.get(k) ?? []), w.conf]);
-  }
-  for (const w of parsed) {
-    const c = lineConf.get(`${w.block}.${w.par}.${w.line}`)!;
-    if (c.reduce((a, x) => a + x, 0) / c.length < NOISE_LINE) continue;
-    const mid = w.top + w.height / 2;
-    let j = 0,
-      best = Infinity;
-    parts.forEach((p, n) => {
-      const d = mid < p.top ? p.top - mid : mid > p.top + p.image.height ? mid - p.top - p.image.height : 0;
-      if (d < best) {
-        best = d;
-        j = n;
-      }
-    });
-    const p = parts[j]!,
-      r = rows[p.row]!;
-    read[j]!.push({
-      text: w.text.trim(),
-      conf: w.conf,
-      x0: w.left / p.scale + paper.x,
-      x1: (w.left + w.width) / p.scale + paper.x,
-      y0: r.y0 + (w.top - p.top) / p.scale + paper.y,
-      y1: r.y0 + (w.top + w.height - p.top) / p.scale + paper.y,
-      // Blocks of their own, so the layout joins them into rows where they stand.
-      block: HEADER_BLOCK + j * 100 + w.block,
-      par: w.par,
-      line: w.line,
-    });
-  }
-
-  let out = words;
-  let replaced = 0;
-  rows.forEach((r, i) => {
-    const old = stat(r.old);
-    let best: { words: OcrWord[]; s: Stat } | undefined;
-    parts.forEach((p, j) => {
-      if (p.row !== i) return;
-      // Only the row's own words: the margins may hold a neighbouring row cut in half.
-      const fresh = read[j]!.filter((w) => {
-        const m = (w.y0 + w.y1) / 2 - paper.y;
-        return m >= r.core.y0 && m <= r.core.y1 && !STRAY.test(w.text);
-      });
-      const s = stat(fresh);
-      // A reading that brings in symbols the first did not have ("¥" for "Y") is no surer reading.
-      if (rare(fresh) > rare(r.old)) return;
-      if (s.chars < 0.85 * old.chars || s.chars > 1.15 * old.chars) return;
-      if (!best || s.meanConf > best.s.meanConf) best = { words: fresh, s };
-    });
-    if (best && best.s.meanConf >= old.meanConf + MARGIN) {
-      const gone = new Set(r.old);
-      out = out.filter((w) => !gone.has(w)).concat(best.words);
-      replaced++;
-      return;
-    }
-    // Word by word: a word the first reading did not read as a known word, read in the same place
-    // at the other size as a known word or with much more confidence (the same word: at most two
-    // letters apart).
-    const others = parts.flatMap((p, j) => (p.row === i ? read[j]! : []));
-    const fixed = new Map<OcrWord, OcrWord>();
-    for (const w of r.old) {
-      if (KNOWN_WORDS.has(bare(w.text)) || !bare(w.text)) continue;
-      const alt = others
-        .filter(
-          (o) =>
-            o.conf >= KNOWN_WORD_CONF &&
-            rare([o]) <= rare([w]) &&
-            (KNOWN_WORDS.has(bare(o.text)) || o.conf >= w.conf + SURER_WORD) &&
-            Math.min(o.x1, w.x1) - Math.max(o.x0, w.x0) >= 0.6 * Math.min(o.x1 - o.x0, w.x1 - w.x0) &&
-            editDistance(bare(o.text), bare(w.text)) <= 2,
-        )
-        .sort((a, b) => b.conf - a.conf)[0];
-      if (alt) fixed.set(w, { ...w, text: sameEdges(w.text, alt.text), conf: alt.conf });
-    }
-    if (fixed.size) {
-      out = out.map((w) => fixed.get(w) ?? w);
-      replaced++;
-    }
-  });
-  return { words: out, rows: rows.length, replaced, ms: Date.now() - t0 };
+  return { width, height, data };
 }
-
-const HEADER_BLOCK = 100_000;
 
 /** How much surer (0-100) a re-read word that is no known word must be to replace the first reading's. */
 const SURER_WORD = 15;
