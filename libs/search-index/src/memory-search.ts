@@ -79,15 +79,34 @@ export interface KbCopy {
   loadMs: number;
   /** Set once a search saw a newer version: the copy never answers again. */
   stale: boolean;
-  /** Scratch arrays of one search (JavaScript runs one search at a time). */
-  /** Per segment: Σ idf·tfn and Σ idf of one search, and BM25's length part k1·(1 − b + b·dl/avgdl). */
-  acc: Float64Array;
+  /** What the scoring loop reads per segment and its scratch arrays, made at the first search. */
+  scratch?: Scratch;
+}
+
+/**
+ * scoreCandidates' working set for one copy and one k1, b (JavaScript runs one search at a time).
+ * A block of BLOCK segments is scored in `local` (reused, so it stays in the cache) instead of in
+ * an array as long as the copy; what it reads per segment is one pair in `segFk`.
+ */
+interface Scratch {
+  k1: number;
+  b: number;
+  /** Per segment s: at 2s its file number, at 2s + 1 its length class (an index into kOf). */
+  segFk: Int32Array;
+  /** BM25's length part k1·(1 − b + b·dl/avgdl) of each distinct segment length. */
+  kOf: Float64Array;
+  /** Per segment of the block being scored: at 2l Σ idf·tfn, at 2l + 1 Σ idf. */
+  local: Float64Array;
+  /** The block's segments that are scored (1), and their local numbers in the order found. */
+  cand: Uint8Array;
+  found: Int32Array;
   fileIdf: Float64Array;
   fileSeen: Uint8Array;
-  touched: Int32Array;
-  scoreBuf: Float64Array;
-  /** The k1 and b the length parts in `acc` were computed with. */
-  norm?: { k1: number; b: number };
+  /** Each term's largest tf·(k1 + 1)/(tf + length part) over its postings (MaxScore's bound). */
+  tfnMax: Map<Term, number>;
+  /** With filters: every scored segment that passes them, and its score. */
+  touched?: Int32Array;
+  scoreBuf?: Float64Array;
 }
 
 /** What the in-memory path decided for one search (for tests and the bench's counters). */
@@ -130,6 +149,8 @@ export class MemorySearch {
   private readonly r: Ranking;
   /** Searches whose best few candidates did not prove their hits, so the full set was sent. */
   widened = 0;
+  /** Postings that MaxScore left unscored (scoreCandidates' `skipped`), over all searches. */
+  skippedPostings = 0;
   /** Query texts analysed in the process, and by search_lexemes() (declined, or not yet verified). */
   readonly lexemeSource = { process: 0, statement: 0 };
   /** Whether the in-process analyser matches this database's search_lexemes() (checked once). */
@@ -195,6 +216,7 @@ export class MemorySearch {
     const lex = await this.lexemesOf(req.query);
     const t1 = performance.now();
     const cand = scoreCandidates(copy, lex, req, this.r);
+    this.skippedPostings += cand.skipped;
     const t2 = performance.now();
     const ms = () => ({ lexMs: t1 - t0, scoreMs: t2 - t1, dbMs: performance.now() - t2 });
     const f = {
@@ -523,11 +545,6 @@ export class MemorySearch {
         bytes: est,
         loadMs: 0,
         stale: false,
-        acc: new Float64Array(3 * nSeg),
-        fileIdf: new Float64Array(fileIds.length),
-        fileSeen: new Uint8Array(fileIds.length),
-        touched: new Int32Array(nSeg),
-        scoreBuf: new Float64Array(nSeg),
       };
       return out;
     });
@@ -578,6 +595,8 @@ export interface Candidates {
   more: boolean;
   /** Segments scored. */
   scored: number;
+  /** Postings not scored: their segments hold only terms that cannot bring them into the best (MaxScore). */
+  skipped: number;
 }
 
 /**
@@ -588,6 +607,15 @@ export interface Candidates {
  * `prefetch` best by boosted score among the segments that pass the filters the copy knows (files,
  * tables), widened to every segment within rounding distance of the last one, so that the statement's
  * order (rounded score, file, position) over them is a prefix of its order over all.
+ *
+ * Without filters the best `prefetch` are kept as the blocks are scored, and MaxScore skips work
+ * that cannot change them: a segment's score is fileContext·(its file's Σ idf) plus, for each query
+ * term it holds, idf·(tfn − fileContext), at most idf·(the term's largest tfn − fileContext). Once
+ * `prefetch` segments are kept, the terms with the smallest such bounds whose sum, with the largest
+ * file credit, stays below the last kept score are non-essential for the next block: a segment
+ * holding only those cannot enter, so their postings only add to segments an essential term holds.
+ * Every segment scored gets all its terms in query order, so the scores are the exhaustive ones to
+ * the bit; the segments skipped score below the last kept one, so the best are the same.
  */
 export function scoreCandidates(
   c: KbCopy,
@@ -605,13 +633,10 @@ export function scoreCandidates(
   }
   const anyRare = qa.some((x) => x.rare);
   const qt = qa.filter((x) => x.rare || !anyRare);
-  const { acc, fileIdf, segFile, fileSeen, touched, scoreBuf } = c;
+  const x = scratchOf(c, r);
+  const { segFk, kOf, local, cand, found, fileIdf, fileSeen } = x;
   const fc = r.fileContext;
   const k1p1 = r.k1 + 1;
-  if (!c.norm || c.norm.k1 !== r.k1 || c.norm.b !== r.b) {
-    for (let s = 0; s < c.segDl.length; s++) acc[3 * s + 2] = r.k1 * (1 - r.b + (r.b * c.segDl[s]) / c.avgdl);
-    c.norm = { k1: r.k1, b: r.b };
-  }
   // Each file's Σ idf of the query terms it holds (the file-context credit).
   const files: number[] = [];
   for (const { t, idf } of qt) {
@@ -624,83 +649,185 @@ export function scoreCandidates(
       fileIdf[f] += idf;
     }
   }
+  let creditMax = 0;
+  for (const f of files) creditMax = Math.max(creditMax, fc * fileIdf[f]);
   const hasFilters = Boolean(req.fileIds || req.folderId || req.years?.length || req.sourceType || req.tableOnly);
   const fileOk = req.fileIds
-    ? new Set(req.fileIds.map((id) => c.fileIndex.get(id.toLowerCase())).filter((x) => x !== undefined))
+    ? new Set(req.fileIds.map((id) => c.fileIndex.get(id.toLowerCase())).filter((v) => v !== undefined))
     : undefined;
-  // acc holds, per segment s, at 3s: Σ idf·tfn, at 3s + 1: Σ idf (> 0 once the segment is touched,
-  // every idf being positive), at 3s + 2: BM25's length part; one cache line per posting.
-  // Block by block of segment numbers, each term's postings of the block in turn: a segment still
-  // gets its terms in query order (the same sums), and a block's part of `acc` stays in the cache
-  // until its segments are scored and their sums cleared, at the end of the block. The segments
-  // that pass the filters are compacted to the front of `touched`, with their scores in scoreBuf.
-  let nt = 0;
+  const prefetch = Math.max(r.prefetch, 4 * req.limit);
+  const nq = qt.length;
+  const idfs = Float64Array.from(qt, (q) => q.idf);
+  // Without filters: the best `prefetch` so far by (score, segment), a heap whose root is the worst.
+  const hv = new Float64Array(prefetch);
+  const hs = new Int32Array(prefetch);
+  let hn = 0;
+  // MaxScore: the terms by their bound, smallest first, and which are non-essential in this block.
+  const bound = qt.map((q) => Math.max(0, q.idf * (tfnMaxOf(x, c, q.t, r) - fc)));
+  const byBound = hasFilters ? [] : Array.from(qt.keys()).sort((a, b) => bound[a] - bound[b]);
+  const nonEss = new Uint8Array(nq);
+  // With filters: every scored segment that passes them, compacted to the front of touched/scoreBuf.
+  const touched = hasFilters ? (x.touched ??= new Int32Array(c.segIds.length)) : undefined;
+  const scoreBuf = hasFilters ? (x.scoreBuf ??= new Float64Array(c.segIds.length)) : undefined;
+  let scored = 0;
   let nk = 0;
-  const at = new Int32Array(qt.length);
-  for (let end = BLOCK; end - BLOCK < c.segIds.length; end += BLOCK) {
-    const first = nt;
-    for (let q = 0; q < qt.length; q++) {
+  // Postings of non-essential terms whose segment no essential term holds (those segments are not scored).
+  let skipped = 0;
+  const at = new Int32Array(nq);
+  for (let start = 0; start < c.segIds.length; start += BLOCK) {
+    const end = start + BLOCK;
+    let nne = 0;
+    if (hn === prefetch) {
+      const theta = hv[0];
+      let sum = creditMax;
+      for (const q of byBound) {
+        const v = sum + bound[q];
+        // The margin covers the rounding of the scores and of these bounds.
+        if (!(v < theta - 1e-9 * (1 + Math.abs(theta) + v))) break;
+        sum = v;
+        nonEss[q] = 1;
+        nne++;
+      }
+    }
+    let nf = 0;
+    if (nne > 0) {
+      // The segments an essential term holds, then every term's part of them in query order.
+      for (let q = 0; q < nq; q++) {
+        if (nonEss[q]) continue;
+        const segs = qt[q].t.segs;
+        for (let j = at[q]; j < segs.length; j++) {
+          const l = segs[j] - start;
+          if (l >= BLOCK) break;
+          if (cand[l] === 0) {
+            cand[l] = 1;
+            found[nf++] = l;
+          }
+        }
+      }
+    }
+    for (let q = 0; q < nq; q++) {
       const { segs, tfs } = qt[q].t;
-      const idf = qt[q].idf;
+      const idf = idfs[q];
       let j = at[q];
-      for (; j < segs.length; j++) {
-        const s = segs[j];
-        if (s >= end) break;
-        const s3 = 3 * s;
-        const tf = tfs[j];
-        if (acc[s3 + 1] === 0) touched[nt++] = s;
-        acc[s3] += (idf * tf * k1p1) / (tf + acc[s3 + 2]);
-        acc[s3 + 1] += idf;
+      if (nne === 0) {
+        for (; j < segs.length; j++) {
+          const s = segs[j];
+          if (s >= end) break;
+          const l = s - start;
+          const tf = tfs[j];
+          if (cand[l] === 0) {
+            cand[l] = 1;
+            found[nf++] = l;
+          }
+          local[2 * l] += (idf * tf * k1p1) / (tf + kOf[segFk[2 * s + 1]]);
+          local[2 * l + 1] += idf;
+        }
+      } else if (nonEss[q]) {
+        for (; j < segs.length; j++) {
+          const s = segs[j];
+          if (s >= end) break;
+          const l = s - start;
+          if (cand[l] === 0) {
+            skipped++;
+            continue;
+          }
+          const tf = tfs[j];
+          local[2 * l] += (idf * tf * k1p1) / (tf + kOf[segFk[2 * s + 1]]);
+          local[2 * l + 1] += idf;
+        }
+      } else {
+        for (; j < segs.length; j++) {
+          const s = segs[j];
+          if (s >= end) break;
+          const l = s - start;
+          const tf = tfs[j];
+          local[2 * l] += (idf * tf * k1p1) / (tf + kOf[segFk[2 * s + 1]]);
+          local[2 * l + 1] += idf;
+        }
       }
       at[q] = j;
     }
-    for (let i = first; i < nt; i++) {
-      const s = touched[i];
-      const s3 = 3 * s;
-      const v = acc[s3] + fc * (fileIdf[segFile[s]] - acc[s3 + 1]);
-      acc[s3] = 0;
-      acc[s3 + 1] = 0;
-      if (hasFilters) {
-        if (fileOk && !fileOk.has(segFile[s])) continue;
+    if (nne > 0) nonEss.fill(0);
+    scored += nf;
+    for (let i = 0; i < nf; i++) {
+      const l = found[i];
+      const s = start + l;
+      const f = segFk[2 * s];
+      const v = local[2 * l] + fc * (fileIdf[f] - local[2 * l + 1]);
+      local[2 * l] = 0;
+      local[2 * l + 1] = 0;
+      cand[l] = 0;
+      if (touched && scoreBuf) {
+        if (fileOk && !fileOk.has(f)) continue;
         if (req.tableOnly && !c.segTable[s]) continue;
+        touched[nk] = s;
+        scoreBuf[nk++] = v;
+        continue;
       }
-      touched[nk] = s;
-      scoreBuf[nk++] = v;
+      nk++;
+      if (hn < prefetch) {
+        // Sift up: a parent ranks below its children.
+        let k = hn++;
+        while (k > 0) {
+          const p = (k - 1) >> 1;
+          if (!(hv[p] > v || (hv[p] === v && hs[p] < s))) break;
+          hv[k] = hv[p];
+          hs[k] = hs[p];
+          k = p;
+        }
+        hv[k] = v;
+        hs[k] = s;
+        continue;
+      }
+      if (v < hv[0] || (v === hv[0] && s > hs[0])) continue;
+      let p = 0;
+      for (;;) {
+        const a = 2 * p + 1;
+        if (a >= prefetch) break;
+        const m = a + 1 < prefetch && (hv[a] > hv[a + 1] || (hv[a] === hv[a + 1] && hs[a] < hs[a + 1])) ? a + 1 : a;
+        if (!(hv[m] < v || (hv[m] === v && hs[m] > s))) break;
+        hv[p] = hv[m];
+        hs[p] = hs[m];
+        p = m;
+      }
+      hv[p] = v;
+      hs[p] = s;
     }
   }
   for (const f of files) {
     fileIdf[f] = 0;
     fileSeen[f] = 0;
   }
+  const segOf = touched ?? hs;
+  const scoreOf = scoreBuf ?? hv;
   const boost = (s: number) => (c.segTable[s] ? r.tableBoost : 1);
-  const prefetch = Math.max(r.prefetch, 4 * req.limit);
   // Order: without filters (score, id) as the statement's `pre`; with filters the boosted score.
   const chosen = bestOf(
-    touched,
-    scoreBuf,
-    nk,
+    segOf,
+    scoreOf,
+    touched ? nk : hn,
     prefetch,
-    hasFilters ? (i) => scoreBuf[i] * boost(touched[i]) : undefined,
+    touched ? (i) => scoreOf[i] * boost(segOf[i]) : undefined,
   );
-  if (hasFilters && chosen.length === prefetch && nk > prefetch) {
-    const last = scoreBuf[chosen[prefetch - 1]] * boost(touched[chosen[prefetch - 1]]);
+  if (touched && chosen.length === prefetch && nk > prefetch) {
+    const last = scoreOf[chosen[prefetch - 1]] * boost(segOf[chosen[prefetch - 1]]);
     const inBest = new Set(chosen);
     const near: number[] = [];
-    for (let i = 0; i < nk; i++) if (!inBest.has(i) && scoreBuf[i] * boost(touched[i]) >= last - 2e-6) near.push(i);
+    for (let i = 0; i < nk; i++) if (!inBest.has(i) && scoreOf[i] * boost(segOf[i]) >= last - 2e-6) near.push(i);
     // In rank order too (the statement orders them itself; this keeps the result independent of the loop's order).
     chosen.push(
       ...topK(
         near,
         near.length,
-        (i) => scoreBuf[i] * boost(touched[i]),
-        (i) => touched[i],
+        (i) => scoreOf[i] * boost(segOf[i]),
+        (i) => segOf[i],
       ),
     );
   }
   const tier = (xs: number[], excludedMax: number): Tier => ({
-    segs: xs.map((i) => touched[i]),
-    ids: xs.map((i) => c.segIds[touched[i]]),
-    scores: xs.map((i) => scoreBuf[i]),
+    segs: xs.map((i) => segOf[i]),
+    ids: xs.map((i) => c.segIds[segOf[i]]),
+    scores: xs.map((i) => scoreOf[i]),
     excludedMax,
   });
   const tiers = [tier(chosen, -Infinity)];
@@ -708,15 +835,68 @@ export function scoreCandidates(
   // PostgreSQL more than the `limit` or so that most searches return.
   const few = 2 * req.limit + 10;
   if (chosen.length > few) {
-    const boosted = (i: number) => scoreBuf[i] * boost(touched[i]);
-    const order = topK(chosen, few + 1, boosted, (i) => touched[i]);
+    const boosted = (i: number) => scoreOf[i] * boost(segOf[i]);
+    const order = topK(chosen, few + 1, boosted, (i) => segOf[i]);
     tiers.unshift(tier(order.slice(0, few), boosted(order[few])));
   }
-  return { tiers, more: nk > chosen.length, scored: nt };
+  // A skipped posting's segment is one more than the kept ones (they were `prefetch` already).
+  return { tiers, more: nk > chosen.length || skipped > 0, scored, skipped };
 }
 
-/** Segments per block of the scoring loop: 24 bytes each of `acc`, 384 KiB a block. */
-const BLOCK = 16_384;
+/** Segments per block of the scoring loop: `local` is 16 bytes a segment, 16 KiB a block (the L1 cache). */
+const BLOCK = 1024;
+
+/** The copy's scratch for ranking `r`, made (or its length parts recomputed) when missing or for other k1, b. */
+function scratchOf(c: KbCopy, r: Ranking): Scratch {
+  let x = c.scratch;
+  if (x && x.k1 === r.k1 && x.b === r.b) return x;
+  const nSeg = c.segIds.length;
+  const lengths: number[] = [];
+  let segFk = x?.segFk;
+  if (!segFk) {
+    segFk = new Int32Array(2 * nSeg);
+    const cls = new Map<number, number>();
+    for (let s = 0; s < nSeg; s++) {
+      segFk[2 * s] = c.segFile[s];
+      segFk[2 * s + 1] = intern(cls, lengths, c.segDl[s]);
+    }
+  } else {
+    for (let s = 0; s < nSeg; s++) lengths[segFk[2 * s + 1]] = c.segDl[s];
+  }
+  const kOf = Float64Array.from(lengths, (dl) => r.k1 * (1 - r.b + (r.b * dl) / c.avgdl));
+  x = {
+    k1: r.k1,
+    b: r.b,
+    segFk,
+    kOf,
+    local: x?.local ?? new Float64Array(2 * BLOCK),
+    cand: x?.cand ?? new Uint8Array(BLOCK),
+    found: x?.found ?? new Int32Array(BLOCK),
+    fileIdf: x?.fileIdf ?? new Float64Array(c.fileIds.length),
+    fileSeen: x?.fileSeen ?? new Uint8Array(c.fileIds.length),
+    tfnMax: new Map(),
+    touched: x?.touched,
+    scoreBuf: x?.scoreBuf,
+  };
+  c.scratch = x;
+  return x;
+}
+
+/** A term's largest tf·(k1 + 1)/(tf + length part) over its postings, computed at its first search. */
+function tfnMaxOf(x: Scratch, c: KbCopy, t: Term, r: Ranking): number {
+  let m = x.tfnMax.get(t);
+  if (m === undefined) {
+    m = 0;
+    const k1p1 = r.k1 + 1;
+    for (let j = 0; j < t.segs.length; j++) {
+      const tf = t.tfs[j];
+      const v = (tf * k1p1) / (tf + x.kOf[x.segFk[2 * t.segs[j] + 1]]);
+      if (v > m) m = v;
+    }
+    x.tfnMax.set(t, m);
+  }
+  return m;
+}
 
 /**
  * The (at most) k best of the first `nk` entries (indexes into `segs` and `scores`), best first: by
@@ -806,7 +986,7 @@ function topK(xs: number[], k: number, key: (x: number) => number, tie: (x: numb
 }
 
 /** The small-integer number of `key` in `list` (appended when new), looked up in `index`. */
-function intern(index: Map<string, number>, list: string[], key: string): number {
+function intern<K>(index: Map<K, number>, list: K[], key: K): number {
   let n = index.get(key);
   if (n === undefined) {
     n = list.length;

@@ -151,6 +151,39 @@ describe('in-memory search', () => {
     expect((await fresh.search({ kbId, orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe('memory');
   }, 180_000);
 
+  it('leaves out (MaxScore) what cannot enter the best on a knowledge base of several scoring blocks, with the statement’s hits', async () => {
+    // 3,000 segments (the scoring loop works on blocks of 1,024), claims of 5–12 words: once the best
+    // 100 are kept, the common words' postings only add to segments a rarer word holds.
+    const big = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Blocks' } })).body.knowledge_base
+      .id as string;
+    for (let f = 0; f < 3; f++)
+      await seedAndIndex(gw.deps, {
+        orgId,
+        kbId: big,
+        filename: `blocks-${f}.pdf`,
+        segments: Array.from({ length: 1000 }, (_, i) => seg(`b${f}-${i}`, text(6 + (i % 7) * 3))),
+      });
+    const mem = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0 });
+    await mem.refresh(big, orgId);
+    const claims = Array.from({ length: 16 }, (_, k) =>
+      Array.from({ length: 5 + (k % 8) }, (_, j) => VOCAB[(k * 37 + j * j * 11 + j) % 400]).join(' '),
+    );
+    let memory = 0;
+    for (const query of claims)
+      for (const body of [{}, { limit: 3 }, { group_by: 'file' }, { limit: 30 }] as Body[]) {
+        const got = await mem.search({ kbId: big, orgId }, normaliseSearchBody({ query, ...body }));
+        if (got.outcome !== 'memory') continue;
+        memory++;
+        expect({ query, body, hits: hitsOf(got.rows?.[0]) }).toEqual({
+          query,
+          body,
+          hits: hitsOf(await statement({ kbId: big, orgId }, query, body, RANKING)),
+        });
+      }
+    expect(memory).toBeGreaterThanOrEqual(claims.length * 3);
+    expect(mem.skippedPostings).toBeGreaterThan(300);
+  }, 240_000);
+
   it('orders equal scores as the statement does (file, position), whatever candidates it sends first', async () => {
     // 40 equal segments: equal scores, ordered by position; the best few by score are not the first few.
     const tie = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Ties' } })).body.knowledge_base
