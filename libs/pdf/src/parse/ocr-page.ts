@@ -373,7 +373,8 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
         rs,
       );
     const hasLines = lines.h.length + lines.v.length > 0;
-    const byRules = hasLines ? ruled(runs) : [];
+    // The page laid out again with its rules only when they are enough for some table's evidence.
+    const byRules = mayHaveRulingEvidence(graphics) ? ruled(runs) : [];
     tables = byRules.length ? byRules : grid(runs, plain);
     if (tables.length && hasLines) {
       // Tables on a page with rules are read again with the rules erased (the structure pass).
@@ -435,7 +436,20 @@ export function hasRulingEvidence(el: LayoutElement, g: PageGraphics): boolean {
     r.x1 >= el.x0 - 3 && r.x0 <= el.x1 + 3 && r.y1 >= el.y0 - 3 && r.y0 <= el.y1 + 3;
   const h = g.hRules.filter((r) => inside(r) && r.x1 - r.x0 >= 0.5 * (el.x1 - el.x0)).length;
   const v = g.vRules.filter((r) => inside(r) && r.y1 - r.y0 >= 0.3 * (el.y1 - el.y0)).length;
-  return h >= 2 && v >= 1;
+  return h >= RULED_TABLE_H_RULES && v >= RULED_TABLE_V_RULES;
+}
+
+/** Rules across and down that a table's ruling evidence needs at least (hasRulingEvidence). */
+const RULED_TABLE_H_RULES = 2;
+const RULED_TABLE_V_RULES = 1;
+
+/**
+ * False when the page's rules are too few for any table to have ruling evidence (hasRulingEvidence
+ * counts a subset of them), so laying the page out with them cannot give a ruled table (issue 23:
+ * most receipts have a dashed rule or two across and none down).
+ */
+export function mayHaveRulingEvidence(g: PageGraphics): boolean {
+  return g.hRules.length >= RULED_TABLE_H_RULES && g.vRules.length >= RULED_TABLE_V_RULES;
 }
 
 /**
