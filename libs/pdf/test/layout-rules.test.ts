@@ -1,8 +1,10 @@
 // Layout rules on small synthetic PDFs (pdf-lib): each test draws the situation the rule is for
 // and parses it through parsePages, the way the worker does.
+import fs from 'node:fs/promises';
 import { degrees } from 'pdf-lib';
 import { makeLine } from '../src/layout/line-builder';
 import { streamTableRegions } from '../src/tables/stream-tables';
+import { combine, corpus } from './helpers/fixtures';
 import { run } from './helpers/runs';
 import { parseSynthetic, proseWords, synthPdf, type Canvas } from './helpers/synthetic';
 
@@ -557,6 +559,25 @@ describe('tables need evidence, by kind: contents, term lists, figure text, grid
     const { markdown, elements } = await parseSynthetic(bytes);
     expect(elements.some((e) => e.type === 'table')).toBe(false);
     for (const [t, d] of [...left, ...right]) expect(markdown).toContain(`${t} ${d}`);
+  });
+
+  it("the book's symbol list (two lists side by side, an exponent of the right one grouped into the left one's row) reads list by list, row by row", async () => {
+    // p. 112 of GeoTopo-book, read in place: copied alone into a new PDF with pdf-lib.
+    const book = await fs.readFile(corpus('a_born_digital/pypdf-bench/GeoTopo-book.pdf'));
+    const { markdown } = await parseSynthetic(await combine([{ bytes: book, pages: [111] }]));
+    const text = markdown.replace(/\s+/g, ' ');
+    // "f⁻¹(M)" of the right list: its exponent is not read into "(von" of the left list.
+    expect(text).not.toMatch(/\(von\s*−1/);
+    // The left list to its end (Gruppen), then the right one (Perm(X) … Euler-Charakteristik).
+    expect(text.indexOf('Projektive lineare Gruppe')).toBeLessThan(text.indexOf('Perm(X)'));
+    for (const row of [
+      'B Basis einer Topologie',
+      'T Topologie',
+      'A Atlas',
+      'Sn Sphäre',
+      'χ(K) Euler-Charakteristik von K',
+    ])
+      expect(text).toContain(row);
   });
 
   it('labels of a drawn figure right above its caption ("Abbildung 3.4:") are not a table', async () => {

@@ -42,7 +42,8 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
         const split =
           gap > splitGapEm * em ||
           (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0)) ||
-          hangingLabel(run, prev, row[i + 1], isMarkerText(row[0]!.text), (a, b) => gutter(rowIndex, a, b));
+          hangingLabel(run, prev, row[i + 1], isMarkerText(row[0]!.text), (a, b) => gutter(rowIndex, a, b)) ||
+          strayScript(prev, run);
         if (split && !entry && !(prevIsMarker && gap < 4 * em)) {
           lines.push(makeLine(current));
           current = [];
@@ -73,6 +74,16 @@ function hangingLabel(
   if (!next || !BULLET_ONLY.test(label.text) || next.x0 - label.x1 > Math.max(label.size, next.size)) return false;
   if (rowStartsLabelled && prev.x1 - label.x0 > 0.05 * label.size) return true;
   return gutter(label.x0, next.x0);
+}
+
+/**
+ * A smaller run off the baseline (an exponent: "−1" of "f⁻¹") far from the text before it is no
+ * script of that text: it belongs to a symbol of the column beside, whose row it was grouped into
+ * because its raised box overlaps this row more. A script follows its base with no word space.
+ */
+function strayScript(prev: TextRun, run: TextRun): boolean {
+  const offBaseline = Math.abs(prev.baseline - run.baseline) > 0.1 * prev.size;
+  return offBaseline && run.size < 0.85 * prev.size && run.x0 - prev.x1 > 1.5 * prev.size;
 }
 
 /**

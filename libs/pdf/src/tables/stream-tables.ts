@@ -248,13 +248,19 @@ function termList(terms: Line[], defs: Line[], phraseWords = 3): boolean {
 }
 
 /**
- * A list of mathematical symbols and their names ("∂M  Rand der Menge M", "P(M)  Potenzmenge von
- * M"): rows already judged math (no table), whose left column is the symbols and whose right
- * column names them in words; names are often two words, so a phrase is two words here.
+ * A list of mathematical symbols and their names ("∂M  Rand der Menge M", "T  Topologie"): a left
+ * column of symbols (no word of two lower-case letters: "B", "‖x‖", "A × B") and a right column
+ * naming them in words; a name is often one word, so any word makes a phrase here. A table's
+ * label column is words.
  */
 function symbolList(rows: Line[][]): boolean {
   const major = majorColumns(rows);
-  return major.length === 2 && termList(major[0]!.frags, major[1]!.frags, 2);
+  if (major.length !== 2) return false;
+  const [terms, names] = [major[0]!.frags, major[1]!.frags];
+  const symbols = terms.filter((l) => !/\p{Ll}{2}/u.test(l.text)).length;
+  // Names are words ("Topologie", "Rand der Menge M"), not the other side of a formula ("= , (A9)").
+  const named = names.filter((l) => l.text.split(/\s+/).some((w) => /^\p{L}{3,}[,.;:]?$/u.test(w))).length;
+  return symbols >= 0.8 * terms.length && named >= 0.8 * names.length && termList(terms, names, 1);
 }
 
 export function notATable(rows: Line[][], pageWidth: number): string | undefined {
@@ -282,6 +288,7 @@ export function notATable(rows: Line[][], pageWidth: number): string | undefined
       return 'multi-column text';
   }
   if (major.length === 2 && termList(major[0]!.frags, major[1]!.frags)) return 'term list';
+  if (symbolList(rows)) return 'symbol list';
   return undefined;
 }
 
