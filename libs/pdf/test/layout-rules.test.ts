@@ -58,6 +58,29 @@ describe('reading order: column gutters found per band of the page', () => {
     expect(markdown).toMatch(/\(a\) Example of an artificial unitA\. capA1/);
   });
 
+  it('two table captions side by side, one per column, are two captions, not one line read across', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text(
+          'Fig. A.2. Similar to Fig. 1, except that each source is colour-coded by its class, over the page.',
+          37,
+          360,
+          9,
+        );
+        c.text('Table B.1.', 37, 386, 9, c.bold);
+        // The left caption's line ends 11 pt (1.2 em) before the right caption's label.
+        const left = 'Best-fit values for the PA relation and its';
+        c.text(left, 292 - c.font.widthOfTextAtSize(left, 9), 386, 9);
+        c.text('Table B.2.', 303.3, 386, 9, c.bold);
+        c.text('Best-fit values for the mass relation and', 345, 386, 9);
+        c.text('the form given in Eq. B.1.', 37, 396, 9);
+        c.text('its boundaries in the form given in Eq. B.2.', 303.3, 396, 9);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    for (const line of markdown.split('\n')) expect(/PA relation/.test(line) && /Table B\.2/.test(line)).toBe(false);
+  });
+
   it('a line of text turned on its side in the margin (an arXiv stamp) does not break a two-column band', async () => {
     const bytes = await synthPdf([
       (c) => {

@@ -2,7 +2,7 @@
 // wider than a word space can plausibly be (column gutters, table cells), so later stages see
 // "line fragments" that never straddle two columns.
 import type { Line, TextRun } from '../types';
-import { contentsLines } from '../tables/stream-tables';
+import { CAPTION, contentsLines } from '../tables/stream-tables';
 import { isRightToLeft, logicalRunOrder } from './bidi';
 
 const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
@@ -43,7 +43,10 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
           gap > splitGapEm * em ||
           (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0)) ||
           hangingLabel(run, prev, row[i + 1], isMarkerText(row[0]!.text), (a, b) => gutter(rowIndex, a, b)) ||
-          strayScript(prev, run);
+          strayScript(prev, run) ||
+          // A caption label ("Table B.2.") more than an em after the text before it starts a caption
+          // of its own: two captions side by side (one per column) are never one line.
+          (gap > em && CAPTION.test(`${run.text} ${row[i + 1]?.text ?? ''}`));
         if (split && !entry && !(prevIsMarker && gap < 4 * em)) {
           lines.push(makeLine(current));
           current = [];
