@@ -1,7 +1,10 @@
 // Layout rules on small synthetic PDFs (pdf-lib): each test draws the situation the rule is for
 // and parses it through parsePages, the way the worker does.
+import fs from 'node:fs/promises';
+import { degrees } from 'pdf-lib';
 import { makeLine } from '../src/layout/line-builder';
 import { streamTableRegions } from '../src/tables/stream-tables';
+import { combine, corpus } from './helpers/fixtures';
 import { run } from './helpers/runs';
 import { parseSynthetic, proseWords, synthPdf, type Canvas } from './helpers/synthetic';
 
@@ -23,6 +26,84 @@ describe('reading order: column gutters found per band of the page', () => {
     for (const line of markdown.split('\n')) expect(/\bL\d+w/.test(line) && /\bR\d+w/.test(line)).toBe(false);
     expect(markdown.indexOf('L23w2')).toBeLessThan(markdown.indexOf('R0w2'));
     expect(markdown.indexOf('abs13w2')).toBeLessThan(markdown.indexOf('L0w2'));
+  });
+
+  it('reads two panel captions side by side each on its own, their labels hung into the gutter between them', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // Left column: prose with baselines between the captions' (they must not hide the gutter).
+        for (let i = 0; i < 12; i++) c.justified(proseWords(`L${i}w`, 8), 40, 292, 140 + i * 10, 9);
+        // Right column: two panel captions, 8 pt, a 12 pt gutter; "(b)" touches "(a)"'s first line.
+        const left = [
+          '(a) Example of an artificial unitA.',
+          ...[1, 2, 3, 4, 5].map((k) => `capA${k} words of the first panel`),
+        ];
+        const right = [
+          'A visualization of a capB0 feed-',
+          ...[1, 2, 3, 4].map((k) => `capB${k} words of the second panel`),
+        ];
+        c.text('(a)', 307.5, 145, 8);
+        c.text('Example of an artificial unitA.', 319.6, 145, 8);
+        c.text('(b)', 430.9, 145, 8);
+        c.text(right[0]!, 443.2, 145, 8);
+        left.slice(1).forEach((t, i) => c.justified(t.split(' '), 319.6, 431, 154 + i * 9, 8));
+        right.slice(1).forEach((t, i) => c.justified(t.split(' '), 443.5, 552, 154 + i * 9, 8));
+        c.text('Fig. 1: Two panels and their captions.', 304, 222, 10);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    for (const line of markdown.split('\n')) expect(/capA\d|unitA/.test(line) && /capB\d/.test(line)).toBe(false);
+    expect(markdown.indexOf('capA5')).toBeLessThan(markdown.indexOf('(b) A visualization'));
+    // The continuation lines stay with their labelled first line (a hanging indent, not a new paragraph).
+    expect(markdown).toMatch(/\(a\) Example of an artificial unitA\. capA1/);
+  });
+
+  it('two table captions side by side, one per column, are two captions, not one line read across', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text(
+          'Fig. A.2. Similar to Fig. 1, except that each source is colour-coded by its class, over the page.',
+          37,
+          360,
+          9,
+        );
+        c.text('Table B.1.', 37, 386, 9, c.bold);
+        // The left caption's line ends 11 pt (1.2 em) before the right caption's label.
+        const left = 'Best-fit values for the PA relation and its';
+        c.text(left, 292 - c.font.widthOfTextAtSize(left, 9), 386, 9);
+        c.text('Table B.2.', 303.3, 386, 9, c.bold);
+        c.text('Best-fit values for the mass relation and', 345, 386, 9);
+        c.text('the form given in Eq. B.1.', 37, 396, 9);
+        c.text('its boundaries in the form given in Eq. B.2.', 303.3, 396, 9);
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    for (const line of markdown.split('\n')) expect(/PA relation/.test(line) && /Table B\.2/.test(line)).toBe(false);
+  });
+
+  it('a line of text turned on its side in the margin (an arXiv stamp) does not break a two-column band', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // Top band: a paragraph in each column, then a full-width gap; below, two columns of body
+        // text and the stamp in the left margin beside them.
+        for (let i = 0; i < 6; i++) c.justified(proseWords(`TL${i}w`, 8), 72, 296, 80 + i * 12);
+        for (let i = 0; i < 6; i++) c.justified(proseWords(`TR${i}w`, 8), 316, 540, 80 + i * 12);
+        for (let i = 0; i < 30; i++) c.justified(proseWords(`BL${i}w`, 8), 72, 296, 190 + i * 12);
+        for (let i = 0; i < 30; i++) c.justified(proseWords(`BR${i}w`, 8), 316, 540, 190 + i * 12);
+        c.page.drawText('arXiv:0000.00000v1 [cs.XX] 1 Jan 2000', {
+          x: 40,
+          y: c.height - 560,
+          size: 12,
+          font: c.font,
+          rotate: degrees(90),
+        });
+      },
+    ]);
+    const { markdown } = await parseSynthetic(bytes);
+    // The left column is read to its end before the right one, as without the stamp.
+    expect(markdown.indexOf('TL5w2')).toBeLessThan(markdown.indexOf('BL0w2'));
+    expect(markdown.indexOf('BL29w2')).toBeLessThan(markdown.indexOf('TR0w2'));
+    expect(markdown).toContain('arXiv:0000.00000v1');
   });
 
   it('reads a column to its end when the other column ends earlier (a gap in one column is no horizontal cut)', async () => {
@@ -464,6 +545,62 @@ describe('tables need evidence, by kind: contents, term lists, figure text, grid
     expect(tables[0]!.cells!.map((x) => x.text)).toContain('0.2056');
     // Read row by row, each term with its definition.
     expect(markdown).toContain('Fix(f) Set of the fixed points of the map f');
+  });
+
+  it('two symbol lists side by side (math symbols, names of two words) are read row by row, each list on its own', async () => {
+    const left: Array<[string, string]> = [
+      ['A × B', 'Kreuzprodukt'],
+      ['P(M)', 'Potenzmenge von M'],
+      ['M', 'Abschluss von M'],
+      ['dM', 'Rand der Menge M'],
+      ['A \\ B', 'Differenzmenge'],
+      ['A + B', 'Disjunkte Vereinigung'],
+      ['A · B', 'Schnitt von A, B'],
+    ];
+    const right: Array<[string, string]> = [
+      ['[g]', 'Homotopieklasse von g'],
+      ['g × h', 'Zusammenhängen von Wegen'],
+      ['B', 'Basis einer Topologie'],
+      ['S', 'Subbasis einer Topologie'],
+      ['T', 'Topologie'],
+      ['|x|', 'Betrag von x'],
+      ['<a>', 'Erzeugnis von a'],
+    ];
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('Symbolverzeichnis', 90, 90, 18, c.bold);
+        left.forEach(([t, d], i) => {
+          c.text(t, 90, 140 + i * 13.6, 10.9);
+          c.text(d, 128, 140 + i * 13.6, 10.9);
+        });
+        right.forEach(([t, d], i) => {
+          c.text(t, 320, 146 + i * 13.6, 10.9);
+          c.text(d, 361, 146 + i * 13.6, 10.9);
+        });
+      },
+    ]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    expect(elements.some((e) => e.type === 'table')).toBe(false);
+    for (const [t, d] of [...left, ...right]) expect(markdown).toContain(`${t} ${d}`);
+  });
+
+  it("the book's symbol list (two lists side by side, an exponent of the right one grouped into the left one's row) reads list by list, row by row", async () => {
+    // p. 112 of GeoTopo-book, read in place: copied alone into a new PDF with pdf-lib.
+    const book = await fs.readFile(corpus('a_born_digital/pypdf-bench/GeoTopo-book.pdf'));
+    const { markdown } = await parseSynthetic(await combine([{ bytes: book, pages: [111] }]));
+    const text = markdown.replace(/\s+/g, ' ');
+    // "f⁻¹(M)" of the right list: its exponent is not read into "(von" of the left list.
+    expect(text).not.toMatch(/\(von\s*−1/);
+    // The left list to its end (Gruppen), then the right one (Perm(X) … Euler-Charakteristik).
+    expect(text.indexOf('Projektive lineare Gruppe')).toBeLessThan(text.indexOf('Perm(X)'));
+    for (const row of [
+      'B Basis einer Topologie',
+      'T Topologie',
+      'A Atlas',
+      'Sn Sphäre',
+      'χ(K) Euler-Charakteristik von K',
+    ])
+      expect(text).toContain(row);
   });
 
   it('labels of a drawn figure right above its caption ("Abbildung 3.4:") are not a table', async () => {

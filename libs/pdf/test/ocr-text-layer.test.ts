@@ -266,6 +266,24 @@ describe('OCR and the page text layer', () => {
     expect(dotted.items.map((w) => w.text).join(' ')).not.toMatch(/e|c/);
     const otherFigures = takeTextLayer(row, k, [run(`7.31 ${'.'.repeat(28)}`, 72, 244), run('842', 300, 318)]);
     expect(otherFigures.use.used).toBe(false);
+    // A formula OCR cannot read ("Z,/By" for "Zn/Bn"), read at low confidence beside prose it reads
+    // surely: the agreement is the confident words'; the same misreadings read surely still disagree.
+    const formula = [
+      { text: 'Dimension', conf: 96, x0: px(72), x1: px(130), y0: px(100), y1: px(112) },
+      { text: 'Z,/By', conf: 41, x0: px(140), x1: px(170), y0: px(100), y1: px(112) },
+      { text: 'dim', conf: 93, x0: px(180), x1: px(200), y0: px(100), y1: px(112) },
+      { text: 'Zq', conf: 55, x0: px(204), x1: px(216), y0: px(100), y1: px(112) },
+      { text: 'o(21)', conf: 30, x0: px(226), x1: px(250), y0: px(100), y1: px(112) },
+      { text: 'ag41', conf: 40, x0: px(256), x1: px(280), y0: px(100), y1: px(112) },
+    ];
+    const formulaLayer = [run('Dimension Zn/Bn dim Zd σ(z1) ad+1', 72, 280)];
+    const sure = (w: { conf: number }) => w.conf / 100;
+    const mixed = takeTextLayer(formula, k, formulaLayer, [], sure);
+    expect(mixed.use).toMatchObject({ used: true, agreement: 1 });
+    expect(mixed.items.map((w) => w.text)).toEqual(['Dimension', 'Zn/Bn', 'dim', 'Zd', 'σ(z1)', 'ad+1']);
+    expect(takeTextLayer(formula, k, formulaLayer).use.used).toBe(false);
+    const wrongLayer = [run('Zebra quantum jukebox vexed fjord nymphs', 72, 280)];
+    expect(takeTextLayer(formula, k, wrongLayer, [], sure).use.used).toBe(false);
     const broken = takeTextLayer(ocr, k, [run('\u00a7\u00b6\u00a4\u00a7\u00b6\u00a4 qwzxvbn', 72, 160)]);
     expect(broken.use.used).toBe(false);
     expect(broken.items.map((w) => w.text)).toEqual(['2012.2', 'shipped', 'alone']);
@@ -517,6 +535,24 @@ describe('OCR and the page text layer', () => {
     const file = await writeTemp(out, 'leaders-wrong-layer.pdf', await doc.save());
     const res = await parsePages({ path: file, kind: 'pdf', backend: 'ocr', outDir: out, renderPages: false });
     expect(res.pages[0]!.textLayer?.used).toBe(false);
+  });
+
+  // A book page of formulas (GeoTopo-book p. 85, German prose with displayed equations): Tesseract
+  // misreads the mathematics ("a(x) = #6 £0" for "σ(x0) = cx +d = 0", "o" for "σ") and the
+  // agreement over every word was
+  // 0.78, so the layer was ignored and OCR's reading kept. Over the words OCR reads confidently the
+  // layer agrees, and the page reads exactly as on the text backend.
+  it('trusts the layer of a formula page by the words OCR reads confidently', async () => {
+    const file = corpus('a_born_digital/pypdf-bench/GeoTopo-book.pdf');
+    const parse = (backend: 'text' | 'ocr') =>
+      parsePages({ path: file, kind: 'pdf', backend, outDir: out, renderPages: false, pageNumbers: [85] });
+    const [text, ocr] = [await parse('text'), await parse('ocr')];
+    const p = ocr.pages[0]!;
+    expect(p.textLayer?.used).toBe(true);
+    expect(layerReadsPage(p.textLayer)).toBe(true);
+    const plain = (r: typeof text) => groundingPlainText({ pages: r.pages.map((q) => q.grounding) } as never);
+    expect(plain(ocr)).toBe(plain(text));
+    expect(plain(ocr)).toContain('Es gilt σ(z) = (−σ)(z) für alle σ ∈ SL2(R) und z ∈ H.');
   });
 
   it('ignores invisible text that does not match the page image', async () => {

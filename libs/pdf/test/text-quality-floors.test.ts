@@ -1,7 +1,8 @@
 // Regression floors for text fidelity (the py-pdf benchmark score, `pnpm eval:text`), a little
 // under the figures measured in docs/benchmarks.md. Two two-column papers are parsed in full:
 // 2201.00201 (narrow gutter under a full-width abstract, interleaved column baselines) and
-// 1601.03642 (a figure beside the abstract, references); a change that reads across columns again
+// 1601.03642 (a figure beside the abstract with two panel captions side by side, an arXiv stamp in
+// the margin, references); a change that reads across columns again
 // or turns prose into tables fails here; 2201.00037 holds the accents TeX draws before the letter
 // under them (its tilded variables) and charts included as form XObjects (their labels stay in the
 // figure; its floor is above pdftotext's 96.4, issue 21). The whole set is `pnpm eval:text`.
@@ -14,7 +15,7 @@ jest.setTimeout(180_000);
 
 const FLOORS: Array<[string, number, boolean]> = [
   ['a_born_digital/pypdf-bench/2201.00201', 98.0, true],
-  ['a_born_digital/pypdf-bench/1601.03642', 97.5, true],
+  ['a_born_digital/pypdf-bench/1601.03642', 99.5, true],
   // TeX accents set before their letter (ε̃m, m̃f on almost every page).
   ['a_born_digital/pypdf-bench/2201.00037', 96.5, true],
 ];

@@ -79,10 +79,12 @@ function compatible(b: OpenBlock, last: Line, line: Line, dist: number): boolean
   if (b.gap !== undefined && dist > b.gap * 1.3 + 0.5) return false;
   if (b.gap === undefined && dist > 2.0 * size) return false;
   if (LIST_START.test(line.text) || isMarkerText(line.runs[0]?.text ?? '')) return false;
-  // First-line indent after a full-width line starts a new paragraph.
+  // First-line indent after a full-width line starts a new paragraph; a list item's own text
+  // edge after its marker ("(a) Example …" continued under "Example") is its hanging indent.
   const indent = start(line) - start(b);
   if (
     b.lines.length >= 1 &&
+    !hangingIndent(b.lines[0]!, line) &&
     indent > 0.8 * size &&
     indent < 6 * size &&
     end(line) > end(last) - 2 * size &&
@@ -92,6 +94,14 @@ function compatible(b: OpenBlock, last: Line, line: Line, dist: number): boolean
     return false;
   }
   return true;
+}
+
+/** The line starts where the text after the list marker of the block's first line starts. */
+function hangingIndent(first: Line, line: Line): boolean {
+  const marker = first.runs[0];
+  const text = first.runs[1];
+  if (!marker || !text || !isMarkerText(marker.text)) return false;
+  return Math.abs(line.x0 - text.x0) < 0.5 * line.size;
 }
 
 /**

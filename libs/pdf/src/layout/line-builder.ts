@@ -2,7 +2,7 @@
 // wider than a word space can plausibly be (column gutters, table cells), so later stages see
 // "line fragments" that never straddle two columns.
 import type { Line, TextRun } from '../types';
-import { contentsLines } from '../tables/stream-tables';
+import { CAPTION, contentsLines } from '../tables/stream-tables';
 import { isRightToLeft, logicalRunOrder } from './bidi';
 
 const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
@@ -33,13 +33,20 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
   for (const [rowIndex, row] of rows.entries()) {
     const entry = contents[rowIndex];
     let current: TextRun[] = [];
-    for (const run of row) {
+    for (const [i, run] of row.entries()) {
       const prev = current[current.length - 1];
       if (prev) {
         const gap = run.x0 - prev.x1;
         const em = Math.max(prev.size, run.size);
         const prevIsMarker = current.length === 1 && BULLET_ONLY.test(prev.text);
-        const split = gap > splitGapEm * em || (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0));
+        const split =
+          gap > splitGapEm * em ||
+          (gap > gutterGapEm * em && gutter(rowIndex, prev.x1, run.x0)) ||
+          hangingLabel(run, prev, row[i + 1], isMarkerText(row[0]!.text), (a, b) => gutter(rowIndex, a, b)) ||
+          strayScript(prev, run) ||
+          // A caption label ("Table B.2.") more than an em after the text before it starts a caption
+          // of its own: two captions side by side (one per column) are never one line.
+          (gap > em && CAPTION.test(`${run.text} ${row[i + 1]?.text ?? ''}`));
         if (split && !entry && !(prevIsMarker && gap < 4 * em)) {
           lines.push(makeLine(current));
           current = [];
@@ -50,6 +57,36 @@ export function buildLines(input: TextRun[], opts: LineOptions = {}): Line[] {
     if (current.length) lines.push(makeLine(current));
   }
   return lines;
+}
+
+/**
+ * A label ("(b)", "2.") hung into a column gutter in front of its column's text: side-by-side
+ * panel captions set their labels left of the text edge, so the label can touch or overlap the
+ * last word of the caption beside it ("unit.(b) A visualization"). The row splits before the label
+ * when the space from the label to the text after it is a gutter of the band, or when the label is
+ * drawn over the end of the text before it in a row that itself starts with a label (two captions
+ * of two lines have too few rows to show a gutter; glyphs of one line never overlap).
+ */
+function hangingLabel(
+  label: TextRun,
+  prev: TextRun,
+  next: TextRun | undefined,
+  rowStartsLabelled: boolean,
+  gutter: (a: number, b: number) => boolean,
+): boolean {
+  if (!next || !BULLET_ONLY.test(label.text) || next.x0 - label.x1 > Math.max(label.size, next.size)) return false;
+  if (rowStartsLabelled && prev.x1 - label.x0 > 0.05 * label.size) return true;
+  return gutter(label.x0, next.x0);
+}
+
+/**
+ * A smaller run off the baseline (an exponent: "−1" of "f⁻¹") far from the text before it is no
+ * script of that text: it belongs to a symbol of the column beside, whose row it was grouped into
+ * because its raised box overlaps this row more. A script follows its base with no word space.
+ */
+function strayScript(prev: TextRun, run: TextRun): boolean {
+  const offBaseline = Math.abs(prev.baseline - run.baseline) > 0.1 * prev.size;
+  return offBaseline && run.size < 0.85 * prev.size && run.x0 - prev.x1 > 1.5 * prev.size;
 }
 
 /**
@@ -98,10 +135,13 @@ function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => 
   // (rivers) leave x free too, but their edges do not align.
   const side = (me: RowInfo, k0: number, step: 1 | -1, x: number, a: number, b: number) => {
     let free = 0,
-      cross = 0;
+      cross = 0,
+      adjacent = 0;
     for (let k = k0 + step, seen = 0; k >= 0 && k < order.length && seen < WINDOW; k += step) {
       const o = info[order[k]!]!;
       if (Math.abs(o.y - me.y) > 20 * me.size) break;
+      // A row with no text over this row's extent is a column beside it: no witness either way.
+      if (!o.cover.some(([c0, c1]) => c1 > me.minX && c0 < me.maxX)) continue;
       seen++;
       if (o.cover.some(([c0, c1]) => x > c0 && x < c1)) cross++;
       else {
@@ -112,16 +152,33 @@ function findGutters(rows: TextRun[][]): (row: number, a: number, b: number) => 
           if (c1 <= x) leftEnd = Math.max(leftEnd, c1);
           if (c0 >= x) rightStart = Math.min(rightStart, c0);
         }
-        if (Math.abs(rightStart - b) <= 2 || Math.abs(leftEnd - a) <= 2) free++;
+        if (Math.abs(rightStart - b) <= 2 || Math.abs(leftEnd - a) <= 2) {
+          free++;
+          if (!cross) adjacent++;
+        }
       }
     }
-    return free >= 3 && 3 * cross <= free;
+    return { enough: free >= 3 && 3 * cross <= free, adjacent };
+  };
+  // Two short blocks of text side by side (panel captions of a few lines) have few rows on either
+  // side: their gutter also holds when the rows next to this one, above and below, all leave it
+  // free and this row has a run of words on both sides (not the short pieces of a formula).
+  const wordsBothSides = (me: RowInfo, a: number, b: number) => {
+    const wide = ([c0, c1]: [number, number]) => c1 - c0 >= 6 * me.size;
+    return (
+      me.cover.some((c) => Math.abs(c[1] - a) <= 1 && wide(c)) &&
+      me.cover.some((c) => Math.abs(c[0] - b) <= 1 && wide(c))
+    );
   };
   return (row, a, b) => {
     const me = info[row]!;
     const k0 = rank[row]!;
+    const words = wordsBothSides(me, a, b);
     for (let x = Math.ceil(a); x <= Math.floor(b); x++) {
-      if (side(me, k0, 1, x, a, b) || side(me, k0, -1, x, a, b)) return true;
+      const down = side(me, k0, 1, x, a, b),
+        up = side(me, k0, -1, x, a, b);
+      if (down.enough || up.enough) return true;
+      if (words && down.adjacent && up.adjacent && down.adjacent + up.adjacent >= 3) return true;
     }
     return false;
   };

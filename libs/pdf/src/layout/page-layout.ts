@@ -135,12 +135,38 @@ function confOf(b: Block): { confidence?: number } {
   return n ? { confidence: s / n } : {};
 }
 
-/** Each row of a term list (term, definition) becomes one line, so the list reads row by row. */
+/**
+ * Each row of a term list (term, definition) becomes one line, so the list reads row by row. Two
+ * lists side by side (a symbol list set in two columns) are looked for in each column: rows across
+ * the page hold four pieces, which is no list of two.
+ */
 function joinTermRows(flow: Line[], pageWidth: number): Line[] {
-  const rows = termListRows(flow, pageWidth);
+  const rows = sideBySide(flow).flatMap((part) => termListRows(part, pageWidth));
   if (!rows.length) return flow;
   const joined = new Set(rows.flat());
   const out = flow.filter((l) => !joined.has(l));
   for (const r of rows) out.push(makeLine(r.flatMap((l) => l.runs)));
   return out;
+}
+
+/**
+ * The lines of a page split at a vertical gutter that (almost) no line crosses, when there is one
+ * with a quarter of the lines or more on each side: the page's two columns. A line that runs into
+ * the gutter (a superscript of the other column read into its row) goes with the side holding its
+ * middle. One part when there is no such gutter.
+ */
+function sideBySide(lines: Line[]): Line[][] {
+  if (lines.length < 8) return [lines];
+  const x0 = Math.min(...lines.map((l) => l.x0)),
+    x1 = Math.max(...lines.map((l) => l.x1));
+  const allowed = Math.floor(0.03 * lines.length);
+  let best: { x: number; crossing: number } | undefined;
+  for (let x = Math.ceil(x0 + 0.25 * (x1 - x0)); x <= x1 - 0.25 * (x1 - x0); x++) {
+    const crossing = lines.filter((l) => l.x0 < x && l.x1 > x).length;
+    if (crossing <= allowed && (!best || crossing < best.crossing)) best = { x, crossing };
+  }
+  if (!best) return [lines];
+  const left = lines.filter((l) => (l.x0 + l.x1) / 2 < best!.x);
+  const right = lines.filter((l) => (l.x0 + l.x1) / 2 >= best!.x);
+  return left.length >= 0.25 * lines.length && right.length >= 0.25 * lines.length ? [left, right] : [lines];
 }

@@ -31,7 +31,7 @@ function cut<T extends Orderable>(items: T[], depth: number): T[] {
   const cols = columnOrder(splitByGaps(items, 'x', 4));
   const colsLookLikeColumns =
     cols.length > 1 &&
-    cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items)) &&
+    cols.every((c) => c.some((i) => i.lineCount >= 2) || heightOf(c) > 0.5 * heightOf(items) || c.every(standing)) &&
     !labelValueRows(items);
   if (colsLookLikeColumns) return cols.flatMap((c) => cut(c, depth + 1));
   const rows = splitByGaps(items, 'y', 0.5);
@@ -60,8 +60,14 @@ function columnBands<T extends Orderable>(rows: T[][]): T[][] {
 
 function isColumnBand<T extends Orderable>(items: T[]): boolean {
   const cols = splitByGaps(items, 'x', 4);
-  return cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2));
+  return cols.length > 1 && cols.every((c) => c.some((i) => i.lineCount >= 2) || c.every(standing));
 }
+
+/**
+ * A single line standing on its side (an arXiv stamp or a running title turned 90° in the margin):
+ * a column of its own beside the text columns, which neither makes nor breaks them.
+ */
+const standing = (i: Orderable) => i.lineCount <= 1 && i.y1 - i.y0 > 4 * (i.x1 - i.x0);
 
 /**
  * Single lines side by side on shared baselines, row after row ("Name:  value", a symbol and its

@@ -11,7 +11,10 @@
 // word a font draws glyph by glyph, "com"+"p"+"arison", or a formula set symbol by symbol is one
 // piece of one line), and the agreement is counted on letters and digits (dot leaders, rules and
 // math symbols OCR reads differently say nothing about whether the layer's letters are the page's;
-// nor do the letters OCR reads into a row of leader dots, "cece eee").
+// nor do the letters OCR reads into a row of leader dots, "cece eee"), over the words OCR is sure of
+// (CONFIDENT_WORD): Tesseract misreads a formula's subscripts, Greek letters and sums ("Z,/By" for
+// "Zn/Bn", "o" for "σ") and says so by its confidence, and those misreadings say nothing about
+// the layer; a layer that is not the page's disagrees with the words OCR reads confidently.
 // Words inside the layer's own figures (a raster chart's labels) that the layer lacks are the
 // figure's, as the text backend treats figure text: they do not keep a page from its layer reading.
 // A page whose layer holds most but not all of what OCR read (a list set in a font whose glyphs the
@@ -24,11 +27,16 @@ import type { LayoutElement, TextRun } from '../types';
 
 /** Share of characters the overlapped OCR words and the text layer must have in common. */
 export const AGREEMENT = 0.8;
+/**
+ * OCR confidence (0-1) from which a word's characters count in the agreement: the words Tesseract
+ * reads at lower confidence on a born-digital page are mostly mathematics it cannot read.
+ */
+export const CONFIDENT_WORD = 0.8;
 
 export interface TextLayerUse {
   /** The layer's characters were taken (it agreed with OCR). */
   used: boolean;
-  /** Character similarity between the OCR words and the layer words over them (0-1). */
+  /** Character similarity between the OCR words read at CONFIDENT_WORD and the layer words over them (0-1). */
   agreement: number;
   /** OCR words a layer word overlaps. */
   overlapped: number;
@@ -123,20 +131,17 @@ const alnum = (s: string) => s.replace(/[^\p{L}\p{N}]/gu, '');
 const LEADER = /[.·•…‥_\-‐‑‒–—―]/;
 
 /**
- * OCR's text less the characters it read over the layer's leaders: Tesseract reads a row of dots
+ * Which characters of OCR's text stand over the layer's leaders: Tesseract reads a row of dots
  * as letters ("0.99 .................." as "0.99 .. cece eee"), which says nothing about whether
  * the layer's letters are the page's. A character whose aligned layer stretch (`at`: align(O, L))
- * and its neighbours hold nothing but leader characters is left out; everywhere else OCR's letters
- * count against the layer's as before.
+ * and its neighbours hold nothing but leader characters is left out of the agreement; everywhere
+ * else OCR's letters count against the layer's.
  */
-function overLeaders(O: string, L: string, at: number[]): string {
-  let out = '';
-  for (let i = 0; i < O.length; i++) {
+function overLeaders(O: string, L: string, at: number[]): boolean[] {
+  return [...O].map((_, i) => {
     const near = L.slice(Math.max(0, at[i]! - 1), Math.min(L.length, at[i + 1]! + 1)).replace(/ /g, '');
-    if (near && [...near].every((c) => LEADER.test(c))) continue;
-    out += O[i];
-  }
-  return out;
+    return !!near && [...near].every((c) => LEADER.test(c));
+  });
 }
 
 /**
@@ -146,12 +151,15 @@ function overLeaders(O: string, L: string, at: number[]): string {
  * are aligned with the line's text character by character (edit distance), and each item takes the
  * layer characters aligned with its own. A boundary that falls inside a layer word moves to that
  * word's end, so a word OCR split in two is written once; an item left with nothing is dropped.
+ * The agreement counts the items whose `confidence` (0-1; all of them by default) reaches
+ * CONFIDENT_WORD, each against the layer characters it takes.
  */
 export function takeTextLayer<T extends Box & { text: string }>(
   items: T[],
   k: number,
   layer: TextRun[],
   figures: LayerFigure[] = [],
+  confidence: (item: T) => number = () => 1,
 ): { items: T[]; use: TextLayerUse; inFigures: T[]; missing: T[] } {
   const runs = layerPieces(layer.filter((r) => !r.rotated && r.text.trim()));
   const byRun = runs.map(() => [] as number[]);
@@ -192,13 +200,27 @@ export function takeTextLayer<T extends Box & { text: string }>(
       O += items[i]!.text;
     }
     const { at } = align(O, L);
-    const [a, b] = [alnum(overLeaders(O, L, at)), alnum(L)];
-    total += Math.max(a.length, b.length);
-    errors += align(a, b).distance;
+    const leader = overLeaders(O, L, at);
     // Layer position of each item's first character; the first item also takes any text before it.
     const cut = starts.map((s, n) => (n === 0 ? 0 : wordEnd(L, at[s]!)));
     cut.push(L.length);
     idx.forEach((i, n) => texts.set(i, L.slice(cut[n]!, Math.max(cut[n]!, cut[n + 1]!)).trim()));
+    // The confident items' characters (less those over leaders) against the layer less the stretches
+    // aligned with the other items (aligned, not cut at word ends: a layer word OCR read in pieces
+    // loses only the piece read unsurely). A line of confident items is compared whole.
+    let a = '';
+    const unsure = new Uint8Array(L.length);
+    idx.forEach((i, n) => {
+      const end = n + 1 < starts.length ? starts[n + 1]! - 1 : O.length;
+      if (confidence(items[i]!) >= CONFIDENT_WORD) {
+        for (let p = starts[n]!; p < end; p++) if (!leader[p]) a += O[p];
+      } else unsure.fill(1, at[starts[n]!]!, at[end]!);
+    });
+    let b = '';
+    for (let q = 0; q < L.length; q++) if (!unsure[q]) b += L[q];
+    [a, b] = [alnum(a), alnum(b)];
+    total += Math.max(a.length, b.length);
+    errors += align(a, b).distance;
   });
   const agreement = total ? 1 - errors / total : 0;
   const used = overlapped > 0 && agreement >= AGREEMENT;

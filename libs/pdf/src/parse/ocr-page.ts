@@ -327,7 +327,7 @@ function scaleElement(e: LayoutElement, s: number): LayoutElement {
 async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<LayoutElement[]> {
   const layer = c.textLayer?.runs;
   if (layer && c.textLayer) {
-    const taken = takeTextLayer(words, c.k, layer, c.textLayer.figures);
+    const taken = takeTextLayer(words, c.k, layer, c.textLayer.figures, (w) => w.conf / 100);
     words = taken.items;
     c.textLayer.use = taken.use;
     c.textLayer.figureWords = taken.inFigures
@@ -390,7 +390,7 @@ async function layoutOcrWordsAt(words: OcrWord[], c: OcrLayoutContext): Promise<
         timeoutSeconds: c.s.timeoutSeconds,
       });
       // The table's second reading takes the agreeing text layer's characters too.
-      if (layer && c.textLayer?.use?.used) again = takeTextLayer(again, 1, layer).items;
+      if (layer && c.textLayer?.use?.used) again = takeTextLayer(again, 1, layer, [], (r) => r.conf ?? 1).items;
       // A second reading whose words no longer make the table (a borderless table under a rule
       // or two, read as lines of another shape) does not lose the table the first reading found.
       const rebuilt = byRules.length ? ruled(again) : grid(again);

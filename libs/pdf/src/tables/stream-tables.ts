@@ -34,7 +34,7 @@ export function streamTableRegions(lines: Line[], pageWidth: number): Box[] {
  */
 export function termListRows(lines: Line[], pageWidth: number): Line[][] {
   return streamRuns(groupLineRows(lines), pageWidth)
-    .filter((r) => r.verdict === 'term list')
+    .filter((r) => r.verdict === 'term list' || r.verdict === 'symbol list')
     .flatMap(({ run }) => run.filter((r) => r.length >= 2));
 }
 
@@ -240,16 +240,32 @@ const textWords = (s: string) => s.split(/\s+/).filter((w) => /\p{Ll}/u.test(w) 
  * labels); a definition column holds text of several words in most rows, several times as long as
  * its terms.
  */
-function termList(terms: Line[], defs: Line[]): boolean {
+function termList(terms: Line[], defs: Line[], phraseWords = 3): boolean {
   const avg = (ls: Line[]) => ls.reduce((n, l) => n + l.text.length, 0) / ls.length;
   if (defs.filter((l) => textual(l.text)).length < 0.8 * defs.length) return false;
-  const phrases = defs.filter((l) => textWords(l.text) >= 3).length;
+  const phrases = defs.filter((l) => textWords(l.text) >= phraseWords).length;
   return phrases >= 0.5 * defs.length && avg(terms) <= 16 && avg(defs) >= 2 * avg(terms);
+}
+
+/**
+ * A list of mathematical symbols and their names ("∂M  Rand der Menge M", "T  Topologie"): a left
+ * column of symbols (no word of two lower-case letters: "B", "‖x‖", "A × B") and a right column
+ * naming them in words; a name is often one word, so any word makes a phrase here. A table's
+ * label column is words.
+ */
+function symbolList(rows: Line[][]): boolean {
+  const major = majorColumns(rows);
+  if (major.length !== 2) return false;
+  const [terms, names] = [major[0]!.frags, major[1]!.frags];
+  const symbols = terms.filter((l) => !/\p{Ll}{2}/u.test(l.text)).length;
+  // Names are words ("Topologie", "Rand der Menge M"), not the other side of a formula ("= , (A9)").
+  const named = names.filter((l) => l.text.split(/\s+/).some((w) => /^\p{L}{3,}[,.;:]?$/u.test(w))).length;
+  return symbols >= 0.8 * terms.length && named >= 0.8 * names.length && termList(terms, names, 1);
 }
 
 export function notATable(rows: Line[][], pageWidth: number): string | undefined {
   const frags = rows.flat();
-  if (mathShare(frags.map((l) => l.text)) > 0.3) return 'math';
+  if (mathShare(frags.map((l) => l.text)) > 0.3) return symbolList(rows) ? 'symbol list' : 'math';
   if (rows.filter((r) => EQUATION_NUMBER.test(r[r.length - 1]!.text.trim())).length >= 0.5 * rows.length)
     return 'equations';
   if (equationBlock(rows)) return 'equations';
@@ -257,21 +273,11 @@ export function notATable(rows: Line[][], pageWidth: number): string | undefined
   if (contentsList(rows)) return 'contents';
   // Values are written with letters or digits: a run of lone marks ("*", "•") holds none.
   if (!frags.some((l) => /[\p{L}\p{N}]/u.test(l.text))) return 'no values';
-  // Multi-column text: cluster fragments into columns by their left edge.
-  const cols: Array<{ x0: number; x1: number; frags: Line[] }> = [];
-  for (const l of [...frags].sort((a, b) => a.x0 - b.x0)) {
-    const c = cols.find((k) => Math.abs(k.x0 - l.x0) < 1.5 * l.size);
-    if (c) {
-      c.frags.push(l);
-      c.x1 = Math.max(c.x1, l.x1);
-    } else cols.push({ x0: l.x0, x1: l.x1, frags: [l] });
-  }
-  const major = cols.filter((c) => c.frags.length >= 0.4 * rows.length);
+  const major = majorColumns(rows);
   // Multi-column text (an index, a glossary, a symbol list): every column textual, and either all
   // columns as wide as text columns, or columns far apart holding entries of the same kind. A
   // table's value columns are narrow and unlike its label column.
   if (major.length >= 2) {
-    major.sort((a, b) => a.x0 - b.x0);
     const allText = frags.filter((l) => textual(l.text)).length >= 0.8 * frags.length;
     const allWide = major.every((c) => c.x1 - c.x0 >= 0.18 * pageWidth);
     let widest = 0;
@@ -282,7 +288,21 @@ export function notATable(rows: Line[][], pageWidth: number): string | undefined
       return 'multi-column text';
   }
   if (major.length === 2 && termList(major[0]!.frags, major[1]!.frags)) return 'term list';
+  if (symbolList(rows)) return 'symbol list';
   return undefined;
+}
+
+/** Columns of the rows' fragments clustered by left edge, left to right, that hold 40% of the rows or more. */
+function majorColumns(rows: Line[][]): Array<{ x0: number; x1: number; frags: Line[] }> {
+  const cols: Array<{ x0: number; x1: number; frags: Line[] }> = [];
+  for (const l of [...rows.flat()].sort((a, b) => a.x0 - b.x0)) {
+    const c = cols.find((k) => Math.abs(k.x0 - l.x0) < 1.5 * l.size);
+    if (c) {
+      c.frags.push(l);
+      c.x1 = Math.max(c.x1, l.x1);
+    } else cols.push({ x0: l.x0, x1: l.x1, frags: [l] });
+  }
+  return cols.filter((c) => c.frags.length >= 0.4 * rows.length).sort((a, b) => a.x0 - b.x0);
 }
 
 export function groupLineRows(lines: Line[]): Line[][] {
