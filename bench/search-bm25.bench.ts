@@ -68,6 +68,8 @@ const MEMORY_MB = process.env.BENCH_BM25_MEMORY_MB ?? '512';
 // GATEWAY_PROCESSES of a third gateway, in-memory path on, beside the one-process one (issue 22.5:
 // several gateway processes sharing a port, each with its own copy); 1 or less: no third gateway.
 const GATEWAY_PROCESSES = Number(process.env.BENCH_BM25_GATEWAY_PROCESSES ?? 2);
+// Node options of the one-process in-memory gateway (BENCH_BM25_GATEWAY_NODE_ARGS, space-separated).
+const NODE_ARGS = (process.env.BENCH_BM25_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 // Where the search statement's files live in a ref: libs/search-index now, the gateway's domain before.
@@ -613,6 +615,10 @@ async function memoryGateway(
       SEARCH_MEMORY_MB: MEMORY_MB,
       GATEWAY_PROCESSES: String(processes),
     },
+    // Profiling the one-process gateway: e.g. `--cpu-prof --cpu-prof-dir=bench/out/prof` (written at its exit).
+    ...(processes === 1 && NODE_ARGS.length
+      ? { wrap: ([node, ...rest]: string[]) => [node!, ...NODE_ARGS, ...rest] }
+      : {}),
   });
   // Several processes: each loads its own copy on the first search it gets; connections are handed
   // out in turn, so `processes` searches in a row on new connections reach every one.
