@@ -138,7 +138,8 @@ const LEADER = /[.·•…‥_\-‐‑‒–—―]/;
  * else OCR's letters count against the layer's.
  */
 function overLeaders(O: string, L: string, at: number[]): boolean[] {
-  return [...O].map((_, i) => {
+  // Indexed by UTF-16 position, as `at` and the caller's loop over O are (a spread would count code points).
+  return Array.from({ length: O.length }, (_, i) => {
     const near = L.slice(Math.max(0, at[i]! - 1), Math.min(L.length, at[i + 1]! + 1)).replace(/ /g, '');
     return !!near && [...near].every((c) => LEADER.test(c));
   });
