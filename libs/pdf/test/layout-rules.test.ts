@@ -161,6 +161,41 @@ describe('running heads and feet', () => {
     const footers = elements.filter((e) => e.type === 'page_footer').map((e) => e.content);
     expect(footers).toEqual(['Page footer text']);
   });
+
+  it("a word hyphenated at the foot of a page is joined with the next page's first body word, not its running head", async () => {
+    const head = (c: Canvas, n: number) => {
+      c.text('Smith et al.: The period-age relation of variables', 72, 40, 8);
+      c.text(`Page ${n} of 3`, 280, 760, 8);
+    };
+    const bytes = await synthPdf([
+      (c) => {
+        head(c, 1);
+        for (let i = 0; i < 40; i++) c.justified(proseWords(`a${i}w`, 12), 72, 540, 80 + i * 12);
+        c.text('The onset in reality is probably sensitive to metallicity, as the data show; it is metallic-', 72, 560);
+      },
+      (c) => {
+        head(c, 2);
+        c.text('ity. While the agreement is good, the dependence on metallicity is weak at most.', 72, 80);
+        for (let i = 0; i < 40; i++) c.justified(proseWords(`b${i}w`, 12), 72, 540, 104 + i * 12);
+      },
+      (c) => {
+        head(c, 3);
+        for (let i = 0; i < 20; i++) c.justified(proseWords(`c${i}w`, 12), 72, 540, 80 + i * 12);
+      },
+    ]);
+    const { markdown, grounding } = await parseSynthetic(bytes);
+    expect(markdown).toContain('as the data show; it is metallicity.\n\nWhile the agreement is good');
+    const [p1, p2] = grounding.pages;
+    const last = p1!.elements.filter((e) => e.type === 'text').pop()!;
+    expect(last.content.endsWith('it is metallicity.')).toBe(true);
+    expect(markdown).toContain(last.markdown_anchor);
+    expect(p2!.elements.find((e) => e.type === 'page_header')?.content).toBe(
+      'Smith et al.: The period-age relation of variables',
+    );
+    const first = p2!.elements.find((e) => e.type === 'text')!;
+    expect(first.content.startsWith('While the agreement')).toBe(true);
+    expect(markdown).toContain(first.markdown_anchor);
+  });
 });
 
 describe('tables need evidence: prose, equations, indexes and figure labels stay out', () => {
