@@ -40,7 +40,7 @@ export function joinPageBreakHyphen(prev: AssemblyPage, next: AssemblyPage): [As
   if (i < 0 || j < 0) return unchanged;
   const a = prev.grounding.elements[i]!,
     b = next.grounding.elements[j]!;
-  if ((a.type !== 'text' && a.type !== 'list_item') || b.type !== 'text') return unchanged;
+  if ((a.type !== 'text' && a.type !== 'list_item') || b.type !== 'text' || !a.content.endsWith('-')) return unchanged;
   // The first word of the next page with what clings to it ("ity.", "ity),"); the rest stays there.
   const first = /^(\S+)\s+(\S[\s\S]*)$/u.exec(b.content);
   if (!first) return unchanged;
