@@ -196,6 +196,45 @@ describe('running heads and feet', () => {
     expect(first.content.startsWith('While the agreement')).toBe(true);
     expect(markdown).toContain(first.markdown_anchor);
   });
+
+  it('a foot that carries its page number in a phrase is a page footer, so the last body word joins across the break', async () => {
+    // The last body line sits a little over one footer line above a small "Article number, page N of M".
+    const page = (n: number, words: (c: Canvas) => void) => (c: Canvas) => {
+      c.text('A&A proofs: manuscript no. main', 250, 34, 8);
+      words(c);
+      c.text(`Article number, page ${n} of 2`, n === 1 ? 445 : 40, 722, 8);
+    };
+    const bytes = await synthPdf([
+      page(1, (c) => {
+        for (let i = 0; i < 51; i++) c.text(proseWords(`a${i}w`, 14).join(' '), 40, 90 + i * 12);
+        c.text('The masers are seen in many lines of the inversion transi-', 40, 702);
+      }),
+      page(2, (c) => {
+        c.text('tions of ammonia; these transitions are masers.', 40, 60);
+        for (let i = 0; i < 40; i++) c.text(proseWords(`B${i}w`, 14).join(' '), 40, 72 + i * 12);
+      }),
+    ]);
+    const { markdown, grounding } = await parseSynthetic(bytes);
+    for (const p of grounding.pages)
+      expect(p.elements.find((e) => e.content.startsWith('Article number'))?.type).toBe('page_footer');
+    expect(markdown).toMatch(/of the inversion transitions\s+of ammonia;/);
+    expect(markdown).not.toContain('Article number');
+  });
+
+  it('a last body paragraph in a small font near the page foot, one that names a page, stays body text', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        // Small print set apart from the body as far as the footer above is (more than 1.2, under 1.5 lines).
+        for (let i = 0; i < 52; i++) c.text(proseWords(`b${i}w`, 14).join(' '), 40, 90 + i * 12);
+        c.text(proseWords('n0w', 16).join(' '), 40, 722, 8);
+        c.text('The full list of sources is given in the catalogue on page 4.', 40, 731, 8);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const last = elements.find((e) => e.content.includes('catalogue on page 4'));
+    expect(last?.type).toBe('text');
+    expect(elements.some((e) => e.type === 'page_footer')).toBe(false);
+  });
 });
 
 describe('tables need evidence: prose, equations, indexes and figure labels stay out', () => {

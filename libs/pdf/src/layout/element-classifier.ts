@@ -6,6 +6,10 @@ import { blockText, startsLikeListItem } from './block-builder';
 
 const CAPTION = /^(table|figure|fig\.|exhibit|chart|listing|algorithm)\s*[0-9IVXA-Z][0-9.:\-]*\s*[.:\-–—]?/i;
 const PAGE_NUMBER = /^(page\s*)?[-–—]?\s*[0-9ivxlc]{1,5}\s*([-–—/]\s*[0-9]{1,5})?\s*[-–—]?$|^page \d+ of \d+$/i;
+// A running foot that carries its page number inside a phrase ("Article number, page 3 of 10",
+// "Page 4 | Annual report"): the page number opens or closes the text, with no sentence after it.
+const PAGE_PHRASE =
+  /(^|[\s,;:|·•–—-])page\s+[0-9]{1,5}(\s*(of|\/)\s*[0-9]{1,5})?$|^page\s+[0-9]{1,5}(\s*(of|\/)\s*[0-9]{1,5})?\s*[|·•–—,]/i;
 
 export interface PageStats {
   width: number;
@@ -68,7 +72,10 @@ export function marginalType(b: Block, others: Block[], s: PageStats): ElementTy
       o !== b && PAGE_NUMBER.test(blockText(o)) && Math.min(o.y1, b.y1) - Math.max(o.y0, b.y0) > 0.5 * (b.y1 - b.y0),
   );
   const smallAndApart = size < s.bodySize * 0.95 && clearance > 1.5 * size;
-  if (!(pageNumberLike || veryTop || veryBottom || besidePageNumber || smallAndApart)) return undefined;
+  // Set apart like a foot (the clearance and band checks above) and numbered like one: short enough
+  // that a body paragraph ending on "page 4" is not taken for it.
+  const pagePhrase = b.lines.length <= 2 && PAGE_PHRASE.test(text.trim());
+  if (!(pageNumberLike || veryTop || veryBottom || besidePageNumber || smallAndApart || pagePhrase)) return undefined;
   return top ? 'page_header' : 'page_footer';
 }
 
