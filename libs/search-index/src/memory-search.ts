@@ -39,7 +39,7 @@ export interface MemorySearchOptions {
   ranking?: Ranking;
   /**
    * State statements (candidateStateSql) of one knowledge base sent at once; a search arriving when
-   * that many are in flight shares the next one (shared-state.ts). Default 2.
+   * that many are in flight shares the next one (shared-state.ts). Default 2; 0: each search its own.
    */
   stateInFlight?: number;
   /** Called when a load fails (the knowledge base stays on the SQL path until its version changes). */
@@ -177,7 +177,7 @@ export class MemorySearch {
     private readonly opts: MemorySearchOptions,
   ) {
     this.r = opts.ranking ?? RANKING;
-    this.state = new SharedStateStatements(db, opts.stateInFlight ?? 2);
+    this.state = new SharedStateStatements(db, opts.stateInFlight === 0 ? Infinity : (opts.stateInFlight ?? 2));
   }
 
   /** State statements sent, and searches they answered (searches − sent: answered by a shared one). */

@@ -362,6 +362,19 @@ describe('in-memory search', () => {
     } finally {
       gate.restore();
     }
+    // SEARCH_STATE_IN_FLIGHT=0: one statement per search, as before.
+    const own = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0, stateInFlight: 0 });
+    await own.refresh(kb, orgId);
+    const counted = holdStateStatements(0);
+    try {
+      await Promise.all(
+        queries.map((query) => own.search({ kbId: kb, orgId }, normaliseSearchBody({ query, limit: 5 }))),
+      );
+      expect(counted.sent).toBe(32);
+      expect(own.stateStatements).toEqual({ sent: 32, searches: 32 });
+    } finally {
+      counted.restore();
+    }
   }, 120_000);
 
   it('never answers a search with a state read before it started: a trash while statements are in flight shows', async () => {
