@@ -25,6 +25,7 @@ export { textLayerEvent, type TextLayerUse } from './ocr/text-layer-words';
 export { missingLanguageWarning, ocrLanguageEvent, type OcrLanguageChoice } from './ocr/ocr-language';
 export type { ParsedPage, ParsePagesOptions, ParsePagesResult, ParseBackend, ParsePhase } from './parse/parse-types';
 export { assembleDocument, type AssembledDocument } from './assemble/assemble-document';
+export { joinPageBreakHyphen, type AssemblyPage } from './assemble/page-break-hyphen';
 export { segmentsFromGrounding, type SegmentContext } from './segments/segments-from-grounding';
 export { tableMarkdown } from './markdown/markdown-writer';
 export { DEFAULT_PAGE_BUDGET, cappedDpi, pageBudget, type PageBudget } from './budget';

@@ -161,6 +161,41 @@ describe('running heads and feet', () => {
     const footers = elements.filter((e) => e.type === 'page_footer').map((e) => e.content);
     expect(footers).toEqual(['Page footer text']);
   });
+
+  it("a word hyphenated at the foot of a page is joined with the next page's first body word, not its running head", async () => {
+    const head = (c: Canvas, n: number) => {
+      c.text('Smith et al.: The period-age relation of variables', 72, 40, 8);
+      c.text(`Page ${n} of 3`, 280, 760, 8);
+    };
+    const bytes = await synthPdf([
+      (c) => {
+        head(c, 1);
+        for (let i = 0; i < 40; i++) c.justified(proseWords(`a${i}w`, 12), 72, 540, 80 + i * 12);
+        c.text('The onset in reality is probably sensitive to metallicity, as the data show; it is metallic-', 72, 560);
+      },
+      (c) => {
+        head(c, 2);
+        c.text('ity. While the agreement is good, the dependence on metallicity is weak at most.', 72, 80);
+        for (let i = 0; i < 40; i++) c.justified(proseWords(`b${i}w`, 12), 72, 540, 104 + i * 12);
+      },
+      (c) => {
+        head(c, 3);
+        for (let i = 0; i < 20; i++) c.justified(proseWords(`c${i}w`, 12), 72, 540, 80 + i * 12);
+      },
+    ]);
+    const { markdown, grounding } = await parseSynthetic(bytes);
+    expect(markdown).toContain('as the data show; it is metallicity.\n\nWhile the agreement is good');
+    const [p1, p2] = grounding.pages;
+    const last = p1!.elements.filter((e) => e.type === 'text').pop()!;
+    expect(last.content.endsWith('it is metallicity.')).toBe(true);
+    expect(markdown).toContain(last.markdown_anchor);
+    expect(p2!.elements.find((e) => e.type === 'page_header')?.content).toBe(
+      'Smith et al.: The period-age relation of variables',
+    );
+    const first = p2!.elements.find((e) => e.type === 'text')!;
+    expect(first.content.startsWith('While the agreement')).toBe(true);
+    expect(markdown).toContain(first.markdown_anchor);
+  });
 });
 
 describe('tables need evidence: prose, equations, indexes and figure labels stay out', () => {
@@ -184,6 +219,47 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
     const tables = elements.filter((e) => e.type === 'table');
     expect(tables).toHaveLength(1);
     expect(tables[0]!.cells!.find((x) => x.row === 2 && x.col === 2)?.text).toBe('3,100');
+  });
+
+  it('rows set close with a raised note mark in every row (a superscript reaching up to the row above) stay apart', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('intro', 14), 72, 540, 80);
+        const rows = [
+          ['Source', 'Telescope', 'Beam', 'Epoch', 'Flux'],
+          ['Cep A', 'Effelsberg', '49', '2020, Jan. 04', '0.67'],
+          ['', 'Effelsberg', '49', '2021, Feb. 11', '0.59'],
+          ['', 'Effelsberg', '49', '2021, Feb. 15', '0.65'],
+          ['G34', 'JVLA', '1.3', '2021, Jul. 13', '1.13'],
+          ['', 'Effelsberg', '49', '2021, Aug. 11', '0.98'],
+        ];
+        // Rules as journals set them: above and under the header, under the last row.
+        c.text('Table 1. Observations.', 72, 100);
+        c.line(72, 110, 520, 110);
+        c.line(72, 124, 520, 124);
+        c.line(72, 198, 520, 198);
+        rows.forEach((r, i) =>
+          r.forEach((t, k) => {
+            const top = 120 + i * 13 + (i ? 8 : 0);
+            const w = c.text(t, 72 + k * 90, top, 10, i === 0 ? c.bold : c.font);
+            // The note mark: 7 pt, its baseline 4.5 pt above the row's, its top at the row above's foot.
+            if (k === 2 && i > 0) c.text('a', 72 + k * 90 + w, top - 4.5, 7);
+          }),
+        );
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(1);
+    const cell = (r: number, k: number) => tables[0]!.cells!.find((x) => x.row === r && x.col === k)?.text;
+    expect([1, 2, 3, 4, 5].map((r) => cell(r, 3))).toEqual([
+      '2020, Jan. 04',
+      '2021, Feb. 11',
+      '2021, Feb. 15',
+      '2021, Jul. 13',
+      '2021, Aug. 11',
+    ]);
+    expect(cell(3, 2)).toBe('49a');
   });
 
   it('a ruled header over an unruled body cut by section labels and wider spacing is one table', async () => {

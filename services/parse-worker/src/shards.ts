@@ -17,7 +17,7 @@ import {
   completeParseJob as finishCompleted,
   setParseProgress as setProgress,
 } from '@docfleet/jobs';
-import { ParseError, segmentsFromGrounding } from '@docfleet/pdf';
+import { ParseError, joinPageBreakHyphen, segmentsFromGrounding, type AssemblyPage } from '@docfleet/pdf';
 import { pageResultName, pageWarnings, writeJson, type PageResult } from './bundle';
 import type { WorkerDeps } from './deps';
 import type { JobContext } from './job-context';
@@ -221,6 +221,21 @@ async function assemble(ctx: JobContext): Promise<string> {
     });
     await gr.write(head.slice(0, -2)); // ...,"pages":[
     await sg.write('[');
+    // A page is written once the next one is read: a word hyphenated across the break is joined first.
+    const writePage = async (n: number, p: AssemblyPage) => {
+      const text = p.markdown.trim();
+      if (text) {
+        await md.write((mdWritten ? '\n\n' : '') + text);
+        mdWritten = true;
+      }
+      await gr.write((n > 1 ? ',' : '') + JSON.stringify(p.grounding));
+      const segs = segmentsFromGrounding(
+        { schema_version: GROUNDING_SCHEMA_VERSION, document: {} as never, pages: [p.grounding] },
+        { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId, sourceType: 'pdf' },
+      );
+      for (const s of segs) await sg.write((segmentCount++ ? ',' : '') + JSON.stringify(s));
+    };
+    let pending: AssemblyPage | undefined;
     for (let n = 1; n <= plan.pageCount; n++) {
       if (n % 50 === 0) await ctx.checkpoint();
       const r = await readResult(ctx.outDir, n);
@@ -232,23 +247,19 @@ async function assemble(ctx: JobContext): Promise<string> {
       if (r.failed) failedPages.push({ page_number: n, code: r.failed.code, message: r.failed.message });
       else if (r.no_image) noImagePages.push(n);
       for (const w of pageWarnings(r)) warnings.push({ page_number: n, ...w });
-      const text = r.markdown.trim();
-      if (text) {
-        await md.write((mdWritten ? '\n\n' : '') + text);
-        mdWritten = true;
+      let page: AssemblyPage = { grounding: r.grounding as GroundingPage, markdown: r.markdown };
+      if (pending) {
+        [pending, page] = joinPageBreakHyphen(pending, page);
+        await writePage(n - 1, pending);
       }
-      await gr.write((n > 1 ? ',' : '') + JSON.stringify(r.grounding as GroundingPage));
-      const segs = segmentsFromGrounding(
-        { schema_version: GROUNDING_SCHEMA_VERSION, document: {} as never, pages: [r.grounding] },
-        { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId, sourceType: 'pdf' },
-      );
-      for (const s of segs) await sg.write((segmentCount++ ? ',' : '') + JSON.stringify(s));
+      pending = page;
       const p = Math.floor(75 + (20 * n) / plan.pageCount);
       if (p > pct) {
         pct = p;
         await setProgress(db, job.id, { percent: p });
       }
     }
+    if (pending) await writePage(plan.pageCount, pending);
     await md.write('\n');
     await gr.write(']}');
     await sg.write(']');

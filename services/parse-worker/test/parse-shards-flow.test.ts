@@ -118,3 +118,43 @@ it('a 40-page PDF in shards of 8: the same bundle as one job, every page charged
   expect(b2.md).toContain('Section 6');
   expect(await creditInvariants(sharded.gw, a.orgId)).toEqual({ balance: 58, ledgerSum: 58, openReservations: 0 });
 }, 180_000);
+
+it('a word hyphenated across the break between two shards is joined past the running head, as in one job', async () => {
+  const { PDFDocument, StandardFonts } = await import('pdf-lib');
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= 10; n++) {
+    const page = doc.addPage([612, 792]);
+    page.drawText('Quarterly report: the regions of the company', { x: 72, y: 752, size: 8, font });
+    page.drawText(`${n}`, { x: 300, y: 40, size: 8, font });
+    let y = 700;
+    // Page 8 ends the first shard (8 pages) in the middle of "quarterly"; page 9 goes on with its end.
+    if (n === 9)
+      page.drawText('terly figures follow the outlook for each region.', { x: 72, y: (y -= 16), size: 11, font });
+    for (let line = 0; line < 20; line++)
+      page.drawText(`Page ${n} line ${line} lists the revenue costs and margins of each region`, {
+        x: 72,
+        y: (y -= 16),
+        size: 11,
+        font,
+      });
+    if (n === 8) page.drawText('The outlook is given in the quar-', { x: 72, y: (y -= 16), size: 11, font });
+  }
+  const pdf = Buffer.from(await doc.save());
+  const a = await sharded.gw.createOrg({ credits: 100 });
+  const b = await whole.gw.createOrg({ credits: 100 });
+  const [x, y] = await Promise.all([
+    parse(sharded, a.key, (await sharded.gw.createKnowledgeBase(a.key, 'S')).id, 'hy.pdf', pdf),
+    parse(whole, b.key, (await whole.gw.createKnowledgeBase(b.key, 'W')).id, 'hy.pdf', pdf),
+  ]);
+  expect(await sharded.gw.db.parseShard.count({ where: { job_id: x.jobId, status: 'done' } })).toBe(2);
+  const bx = await bundleOf(sharded, x.jobId);
+  const by = await bundleOf(whole, y.jobId);
+  expect(bx.md).toContain('The outlook is given in the quarterly\n\nfigures follow the outlook');
+  expect(bx.md).toBe(by.md);
+  expect(bx.grounding.pages).toEqual(by.grounding.pages);
+  const strip = (segs: Array<Record<string, unknown>>, ids: string[]) =>
+    JSON.parse(ids.reduce((t, id) => t.split(id).join('ID'), JSON.stringify(segs)));
+  expect(strip(bx.segments, [bx.m.id, x.fileId])).toEqual(strip(by.segments, [by.m.id, y.fileId]));
+  expect(JSON.stringify(bx.segments)).toContain('given in the quarterly');
+}, 180_000);

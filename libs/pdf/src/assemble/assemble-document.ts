@@ -1,5 +1,6 @@
 // Joins per-page results (fresh or reused from a previous version) into the document artifacts.
 import { GROUNDING_SCHEMA_VERSION, type GroundingDocument, type GroundingPage } from '@docfleet/contracts';
+import { joinPageBreakHyphen, type AssemblyPage } from './page-break-hyphen';
 
 export interface AssembledDocument {
   grounding: GroundingDocument;
@@ -17,7 +18,10 @@ export function assembleDocument(
   if (pages.length !== pageMarkdown.length) {
     throw new RangeError(`pages (${pages.length}) and pageMarkdown (${pageMarkdown.length}) must have the same length`);
   }
-  const order = pages.map((p, i) => ({ p, md: pageMarkdown[i]! })).sort((a, b) => a.p.page_number - b.p.page_number);
+  const order: AssemblyPage[] = pages
+    .map((grounding, i) => ({ grounding, markdown: pageMarkdown[i]! }))
+    .sort((a, b) => a.grounding.page_number - b.grounding.page_number);
+  for (let i = 0; i + 1 < order.length; i++) [order[i], order[i + 1]] = joinPageBreakHyphen(order[i]!, order[i + 1]!);
   const grounding: GroundingDocument = {
     schema_version: GROUNDING_SCHEMA_VERSION,
     document: {
@@ -27,11 +31,11 @@ export function assembleDocument(
       processed_at: (opts.processedAt ?? new Date()).toISOString(),
       mode,
     },
-    pages: order.map((o) => o.p),
+    pages: order.map((o) => o.grounding),
   };
   const markdown =
     order
-      .map((o) => o.md.trim())
+      .map((o) => o.markdown.trim())
       .filter(Boolean)
       .join('\n\n') + '\n';
   return { grounding, markdown };

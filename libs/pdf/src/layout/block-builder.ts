@@ -106,10 +106,7 @@ function hangingIndent(first: Line, line: Line): boolean {
 
 /**
  * A block's lines as one paragraph. A line ending in a hyphen is joined to the next line of the
- * same block (so never across columns): without the hyphen when the joined word occurs elsewhere on
- * the page or the hyphenated one does not ("imple-" + "mentation"), with it when the hyphenated
- * form occurs on the page or the part before the hyphen is a capital, a digit or a symbol
- * ("C-" + "rich", "3-" + "dimensional").
+ * same block (so never across columns) by `joinHyphenated`.
  */
 export function blockText(b: Block, vocab?: Set<string>): string {
   let out = '';
@@ -119,30 +116,45 @@ export function blockText(b: Block, vocab?: Set<string>): string {
       out = t;
       continue;
     }
-    const hy = /(\S*?)(\p{L}|\p{N})-$/u.exec(out);
-    const next = /^(\p{Ll}[\p{L}\p{M}]*)/u.exec(t);
-    if (hy && next) {
-      const head = (hy[1]! + hy[2]!).replace(/^[^\p{L}\p{N}]+/u, '');
-      const tail = next[1]!;
-      const joined = (head + tail).toLowerCase();
-      const hyphenated = `${head}-${tail}`.toLowerCase();
-      const keepHyphen = vocab
-        ? (vocab.has(hyphenated) && !vocab.has(joined)) ||
-          (!vocab.has(joined) && /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3)
-        : /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3;
-      out = keepHyphen ? out + t : out.slice(0, -1) + t;
-    } else out += ' ' + t;
+    out = joinHyphenated(out, t, vocab) ?? out + ' ' + t;
   }
   return out.trim();
 }
 
+/**
+ * `before` (ending in a word broken by a hyphen) continued by `after` (starting with a lower-case
+ * word), or undefined when that is not how they meet. Without the hyphen when the joined word occurs
+ * in `vocab` (the words of the page, or of the pages around a page break) or the hyphenated one does
+ * not ("imple-" + "mentation"), with it when the hyphenated form occurs and the joined one does not,
+ * or the part before the hyphen is a short capital, digit or symbol run ("C-" + "rich", "3-" +
+ * "dimensional").
+ */
+export function joinHyphenated(before: string, after: string, vocab?: Set<string>): string | undefined {
+  // endsWith first: the regex scans the whole growing paragraph, the layout's hottest spot.
+  if (!before.endsWith('-')) return undefined;
+  const hy = /(\S*?)(\p{L}|\p{N})-$/u.exec(before);
+  const next = /^(\p{Ll}[\p{L}\p{M}]*)/u.exec(after);
+  if (!hy || !next) return undefined;
+  const head = (hy[1]! + hy[2]!).replace(/^[^\p{L}\p{N}]+/u, '');
+  const tail = next[1]!;
+  const joined = (head + tail).toLowerCase();
+  const hyphenated = `${head}-${tail}`.toLowerCase();
+  const keepHyphen = vocab
+    ? (vocab.has(hyphenated) && !vocab.has(joined)) ||
+      (!vocab.has(joined) && /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3)
+    : /[\p{Lu}\p{N}]$/u.test(head) && head.length <= 3;
+  return keepHyphen ? before + after : before.slice(0, -1) + after;
+}
+
 /** Lower-cased words of lines (letters, digits, inner hyphens), for hyphen decisions. */
-export function pageVocabulary(lines: Line[]): Set<string> {
-  const v = new Set<string>();
-  for (const l of lines)
-    for (const m of l.text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:-[\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu))
-      v.add(m[0].toLowerCase());
-  return v;
+export const pageVocabulary = (lines: Line[]): Set<string> => textVocabulary(lines.map((l) => l.text));
+
+/** Lower-cased words of texts (letters, digits, inner hyphens), for hyphen decisions. */
+export function textVocabulary(texts: Iterable<string>, into = new Set<string>()): Set<string> {
+  for (const t of texts)
+    for (const m of t.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:-[\p{L}\p{N}][\p{L}\p{M}\p{N}]*)*/gu))
+      into.add(m[0].toLowerCase());
+  return into;
 }
 
 export const startsLikeListItem = (text: string): boolean => LIST_START.test(text);
