@@ -442,6 +442,19 @@ describe('chart legends', () => {
   });
 });
 
+/**
+ * Two columns of ragged prose (lines of varied length, no aligned word edges) from 100 pt down the
+ * page: the left one's lines to 328 pt, the right one's from 112 pt, leaving a line for each to end or start.
+ */
+function twoColumns(c: Canvas) {
+  const words = 'the model shows that with data which has been used over a measured range of values'.split(' ');
+  const line = (k: number) => words.slice(k % 5, (k % 5) + 3 + ((k * 3) % 4)).join(' ');
+  for (let i = 0; i < 20; i++) {
+    c.text(`${line(i)} L${i}w.`, 72, 100 + i * 12);
+    c.text(`${line(i + 2)} R${i}w.`, 316, 112 + i * 12);
+  }
+}
+
 describe('glyphs and text written once', () => {
   it('a spanning header cell is written once in the markdown table', async () => {
     const bytes = await synthPdf([
@@ -553,6 +566,71 @@ describe('glyphs and text written once', () => {
     ]);
     const { markdown } = await parseSynthetic(bytes);
     expect(markdown).toContain('implementation follows; the period-age relation holds for C-rich stars too.');
+  });
+
+  it('a word hyphenated at the foot of the left column, or of a list item before a table, is joined with the body text that goes on', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('Column Joins', 72, 60, 18, c.bold);
+        twoColumns(c);
+        c.text('The onset is sensitive to metal-', 72, 340);
+        c.text('licity. While the agreement is good, it is weak.', 316, 100);
+      },
+      (c) => {
+        // A list item whose last word goes on in the paragraph under it, as definitions in a book do.
+        c.text('Definition 29', 72, 80, 10, c.bold);
+        c.text('a) X is called differentiable of class Ck when every chart', 90, 100);
+        c.text(
+          'b) Y is called smooth when every change of chart is smooth and its inverse is, and every trans-',
+          90,
+          114,
+        );
+        // A ruled table set into the paragraph, the paragraph going on under it.
+        for (let r = 0; r <= 4; r++) c.line(72, 140 + r * 18, 472, 140 + r * 18);
+        for (const x of [72, 272, 372, 472]) c.line(x, 140, x, 212);
+        for (let r = 0; r < 4; r++)
+          [`chart${r}`, `${r * 3}`, `${r * 7}`].forEach((t, k) => c.text(t, [76, 276, 376][k]!, 140 + r * 18 + 13, 9));
+        c.text('ition map is too. This holds for every atlas of the space.', 72, 230);
+      },
+    ]);
+    const { markdown, grounding } = await parseSynthetic(bytes);
+    expect(markdown).toContain('The onset is sensitive to metallicity.');
+    expect(markdown).toContain('While the agreement is good');
+    expect(markdown).toMatch(/and every transition\n\n\|[^]*\|\n\nmap is too\./);
+    expect(markdown).not.toMatch(/metal-|trans-/);
+    // Each element keeps its box; the word moved to the element where it starts, in markdown too.
+    const els = grounding.pages[0]!.elements;
+    const left = els.find((e) => e.content.endsWith('sensitive to metallicity.'))!;
+    const right = els.find((e) => e.content.startsWith('While the agreement'))!;
+    expect(left.bbox.x2).toBeLessThan(0.5);
+    expect(right.bbox.x1).toBeGreaterThan(0.5);
+    for (const e of els) expect(markdown).toContain(e.markdown_anchor);
+    const def = grounding.pages[1]!.elements;
+    expect(def.find((e) => e.type === 'list_item' && e.content.endsWith('and every transition'))).toBeDefined();
+    expect(def.find((e) => e.type === 'text' && e.content.startsWith('map is too.'))).toBeDefined();
+    expect(def.map((e) => e.type)).toContain('table');
+  });
+
+  it('a compound hyphenated at a block end keeps its hyphen when the page spells it so; a dash list is not glued on', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.text('The well-known result is used below.', 72, 60);
+        twoColumns(c);
+        c.text('The bound we use is well-', 72, 340);
+        c.text('known to hold for every case we met.', 316, 100);
+        c.text('The winds that blow here in the cold months of the year come mostly from the north-', 72, 400);
+        c.text('- east of the bay in winter', 72, 420);
+        c.text('- west of the bay in summer', 72, 434);
+      },
+    ]);
+    const { markdown, elements } = await parseSynthetic(bytes);
+    expect(markdown).toContain('The bound we use is well-known\n\nto hold for every case we met.');
+    expect(markdown).not.toContain('wellknown');
+    expect(elements.find((e) => e.content.endsWith('come mostly from the north-'))?.type).toBe('text');
+    expect(elements.filter((e) => e.type === 'list_item').map((e) => e.content)).toEqual([
+      '- east of the bay in winter',
+      '- west of the bay in summer',
+    ]);
   });
 });
 

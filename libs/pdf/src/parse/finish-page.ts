@@ -3,6 +3,7 @@
 // rendered, else from a one-page raster), then the grounding page and its markdown. OCR pages run
 // this right after their layout, while their raster is in memory.
 import path from 'node:path';
+import { joinBlockBreakHyphens } from '../assemble/page-break-hyphen';
 import { isParseError } from '../parse-error';
 import type { CropRasters } from '../render/crop-rasters';
 import { loadImagePage } from '../render/image-input';
@@ -66,10 +67,13 @@ export async function finishPage(page: LaidOutPage, ctx: FinishContext): Promise
       files.push(`imgs/${name}`);
     }
   }
-  const { page: grounding, markdown } = buildGroundingPage(g, page.elements, (el) => {
+  // Words hyphenated across the page's blocks (column to column, past a figure) are joined here;
+  // across the page break, where the document is assembled.
+  const built = buildGroundingPage(g, page.elements, (el) => {
     const name = names.get(el);
     return name ? `imgs/${name}` : undefined;
   });
+  const { grounding, markdown } = joinBlockBreakHyphens({ grounding: built.page, markdown: built.markdown });
   return {
     pageNumber: n,
     grounding,
