@@ -70,6 +70,8 @@ const MEMORY_MB = process.env.BENCH_BM25_MEMORY_MB ?? '512';
 const GATEWAY_PROCESSES = Number(process.env.BENCH_BM25_GATEWAY_PROCESSES ?? 2);
 // Node options of the one-process in-memory gateway (BENCH_BM25_GATEWAY_NODE_ARGS, space-separated).
 const NODE_ARGS = (process.env.BENCH_BM25_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// How many times the 200 queries run at 32 callers over HTTP (a longer window: steadier CPU figures).
+const REPEAT_32 = Number(process.env.BENCH_BM25_REPEAT ?? 4);
 const QUERIES = 200;
 const ROOT = path.resolve(__dirname, '..');
 // Where the search statement's files live in a ref: libs/search-index now, the gateway's domain before.
@@ -352,7 +354,7 @@ export async function run(): Promise<Row[]> {
       );
     }
     for (const c of [1, 32]) {
-      const n = c === 1 ? 1 : 4;
+      const n = c === 1 ? 1 : REPEAT_32;
       cases.push({
         case: `SQL path over HTTP (SEARCH_MEMORY_MB=0), queries, ${c} caller(s)`,
         items: times(http(bodies), n),
@@ -483,11 +485,23 @@ export async function run(): Promise<Row[]> {
     for (const k of cases) {
       const pids = k.kind === 'http' ? gatewayPids(k.url ?? gw.url) : [];
       const cpu0 = cpuMs(pids);
+      // Also PostgreSQL's backends on this database and the client (this process, whose worker
+      // thread runs the probe): a search's whole CPU on this machine, which bounds throughput on its
+      // 2 cores whatever the load (issue 22.5).
+      const pg0 = await backendCpu(db);
+      const client0 = process.cpuUsage();
       const r = await runProbe({ ...probe(k.items), url: k.url ?? gw.url }, k.c);
-      const cpuPerSearch = pids.length ? round((cpuMs(pids) - cpu0) / k.items.length, 2) : undefined;
+      const clientUsage = process.cpuUsage(client0);
+      const per = (ms: number) => round(ms / k.items.length, 2);
+      const cpuPerSearch = pids.length ? per(cpuMs(pids) - cpu0) : undefined;
+      const cpu = {
+        gateway_cpu_ms_per_search: cpuPerSearch,
+        postgres_cpu_ms_per_search: per((await backendCpu(db, pg0.at)).ms),
+        client_cpu_ms_per_search: per((clientUsage.user + clientUsage.system) / 1000),
+      };
       if (r.errors) throw new Error(`${k.case}: ${r.errors} errors, first: ${r.firstError}`);
       const s = summary(r, k.kind);
-      process.stderr.write(`${k.case}: ${JSON.stringify({ ...s, gateway_cpu_ms_per_search: cpuPerSearch })}\n`);
+      process.stderr.write(`${k.case}: ${JSON.stringify({ ...s, ...cpu })}\n`);
       rows.push({
         case: k.case,
         baseline: k.baseline,
@@ -500,7 +514,7 @@ export async function run(): Promise<Row[]> {
           p95_ms: s.p95,
           segments: FILES * SEGMENTS_PER_FILE,
           index_seconds: round(indexSeconds, 1),
-          gateway_cpu_ms_per_search: cpuPerSearch,
+          ...cpu,
           load_average: os.loadavg().map((x) => round(x, 1)),
         },
       });
@@ -559,6 +573,22 @@ function cpuMs(pids: Array<number | undefined>): number {
     }
   }
   return ticks * 10;
+}
+
+/**
+ * CPU milliseconds of PostgreSQL's client backends on the bench's database (/proc, same machine)
+ * since `before` (a backend started meanwhile counts from zero; one that ended meanwhile is lost,
+ * which the pools' idle timeouts make rare within a case).
+ */
+async function backendCpu(db: pg.Pool, before?: Map<number, number>): Promise<{ ms: number; at: Map<number, number> }> {
+  const r = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity
+     WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+  );
+  const at = new Map(r.rows.map((x) => [x.pid, cpuMs([x.pid])]));
+  let ms = 0;
+  if (before) for (const [pid, v] of at) ms += v - (before.get(pid) ?? 0);
+  return { ms, at };
 }
 
 function rssMiB(pid: number | undefined): number | undefined {

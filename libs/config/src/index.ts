@@ -91,6 +91,12 @@ export const gatewayEnv = baseEnv.extend({
   /** Knowledge bases with fewer indexed segments than this are searched in SQL only. */
   SEARCH_MEMORY_MIN_SEGMENTS: intFromEnv(0),
   /**
+   * State statements of one knowledge base a gateway process sends at once for searches scored in
+   * memory; a search arriving when that many are in flight shares the next one. 0: each search sends
+   * its own (issue 22.5; docs/operations.md).
+   */
+  SEARCH_STATE_IN_FLIGHT: intFromEnv(2),
+  /**
    * Gateway processes on this machine sharing PORT (node:cluster; docs/operations.md, "Gateway
    * processes"): a number, or `auto` for one per available core. Each keeps its own DB_POOL_MAX
    * connections and up to SEARCH_MEMORY_MB of search copies. Default 1: `pnpm start` also runs every

@@ -18,15 +18,14 @@ import { hitJson, pgRound6, rankHits, type HitFragment, type RankedHit } from '.
 import {
   RANKING,
   candidateSearchSql,
-  candidateStateSql,
   hitFragmentsSql,
   queryLexemesSql,
-  type CandidateStateRow,
   type Ranking,
   type SearchRow,
   type SearchScope,
 } from './search-sql';
 import type { SearchRequest } from './search-request';
+import { SharedStateStatements } from './shared-state';
 
 export interface MemorySearchOptions {
   /** Bytes all copies together may take (estimated before loading); 0 turns the in-memory path off. */
@@ -38,6 +37,11 @@ export interface MemorySearchOptions {
   /** Postings per loading statement. */
   batchPostings?: number;
   ranking?: Ranking;
+  /**
+   * State statements (candidateStateSql) of one knowledge base sent at once; a search arriving when
+   * that many are in flight shares the next one (shared-state.ts). Default 2; 0: each search its own.
+   */
+  stateInFlight?: number;
   /** Called when a load fails (the knowledge base stays on the SQL path until its version changes). */
   onError?: (kbId: string, err: unknown) => void;
   /** Called when the in-process query analyser is off (search_lexemes() differs) or could not be checked. */
@@ -147,6 +151,8 @@ export class MemorySearch {
   private readonly retryAt = new Map<string, number>();
   private readonly lexemes = new Map<string, Array<{ term: string; w: number }>>();
   private readonly r: Ranking;
+  /** The state statements of searches ranked in the process, shared by searches that arrive together. */
+  private readonly state: SharedStateStatements;
   /** Searches whose best few candidates did not prove their hits, so the full set was sent. */
   widened = 0;
   /** Postings that MaxScore left unscored (scoreCandidates' `skipped`), over all searches. */
@@ -171,6 +177,12 @@ export class MemorySearch {
     private readonly opts: MemorySearchOptions,
   ) {
     this.r = opts.ranking ?? RANKING;
+    this.state = new SharedStateStatements(db, opts.stateInFlight === 0 ? Infinity : (opts.stateInFlight ?? 2));
+  }
+
+  /** State statements sent, and searches they answered (searches − sent: answered by a shared one). */
+  get stateStatements(): { sent: number; searches: number } {
+    return this.state.counts;
   }
 
   get enabled(): boolean {
@@ -275,21 +287,14 @@ export class MemorySearch {
   ): Promise<SearchRow[] | undefined> {
     const fileNos = new Set<number>();
     for (const s of t.segs) fileNos.add(c.segFile[s]);
-    const [st] = await queryRows<CandidateStateRow>(
-      this.db,
-      candidateStateSql(
-        sc,
-        req.folderId,
-        [...fileNos].map((fi) => c.fileIds[fi]),
-      ),
-      { prepared: true },
+    // The live state of the files (maybe of other searches' files too), read after this search started.
+    const { row: st, files } = await this.state.stateOf(
+      sc,
+      req.folderId,
+      [...fileNos].map((fi) => c.fileIds[fi]),
     );
     if (!st) return [];
     if (String(st.version ?? 0) !== c.version) return undefined;
-    // [id, current version id, folder id, filename] of the live ones.
-    const files = new Map<string, [string, string | null, string | null, string]>();
-    for (const f of JSON.parse(st.files ?? '[]') as Array<[string, string | null, string | null, string]>)
-      files.set(f[0], f);
     const folder = req.folderId?.toLowerCase();
     const fileOk = req.fileIds ? new Set(req.fileIds.map((id) => id.toLowerCase())) : undefined;
     const visible: RankedHit[] = [];

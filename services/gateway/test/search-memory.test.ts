@@ -3,6 +3,7 @@
 // rare words, mixes and sentences, grouped or not, with filters and limits, for each organisation's
 // own knowledge base only, and after files are trashed, deleted or re-indexed (a copy that is behind
 // the index version never answers; it is reloaded).
+import path from 'node:path';
 import { queryRows } from '@docfleet/db';
 import {
   MemorySearch,
@@ -100,6 +101,53 @@ async function compareAll(sc: { kbId: string; orgId: string }) {
   }
   return outcomes;
 }
+
+// node-postgres as libs/db loads it (queryRows runs statements through its Pool).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const pgPool: { prototype: { query: (...a: unknown[]) => unknown } } = require(
+  require.resolve('pg', { paths: [path.dirname(require.resolve('@docfleet/db'))] }),
+).Pool;
+const isStateStatement = (cfg: unknown) =>
+  typeof cfg === 'object' &&
+  /AS folder_ok[\s\S]*json_build_array\(f\.id, f\.current_version_id/.test(String((cfg as { text?: string }).text));
+
+/**
+ * Holds back PostgreSQL's answers to the first `max` state statements (candidateStateSql, sent and
+ * read as usual) until release(); counts the statements sent and the held ones answered.
+ */
+function holdStateStatements(max: number) {
+  const original = pgPool.prototype.query;
+  let open!: () => void;
+  const released = new Promise<void>((r) => (open = r));
+  const gate = {
+    sent: 0,
+    answered: 0,
+    release: () => open(),
+    restore: () => {
+      open();
+      pgPool.prototype.query = original;
+    },
+    async until(cond: () => boolean) {
+      const t0 = Date.now();
+      while (!cond() && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 10));
+    },
+  };
+  pgPool.prototype.query = function (this: unknown, ...args: unknown[]) {
+    const answer = original.apply(this, args);
+    if (!isStateStatement(args[0])) return answer;
+    if (gate.sent++ >= max) return answer;
+    return (answer as Promise<unknown>).then(async (x) => {
+      gate.answered++;
+      await released;
+      return x;
+    });
+  };
+  return gate;
+}
+
+/** Searches of the gateway's in-memory path that asked for a state statement (0 where not counted). */
+const stateSearches = () =>
+  (memorySearchOf(gw.deps) as { stateStatements?: { searches: number } }).stateStatements?.searches ?? 0;
 
 beforeAll(async () => {
   gw = await startGateway();
@@ -286,6 +334,77 @@ describe('in-memory search', () => {
     await same({ limit: 5, group_by: 'file' });
     await same({ limit: 40, table_only: true });
     expect(mem.copyOf(kb)?.version).toBe(version);
+  }, 120_000);
+
+  it('shares the state statement among searches of one knowledge base that arrive together, each answered as alone', async () => {
+    const kb = (await gw.createKnowledgeBase(key, 'Memory search, shared state')).id;
+    await seedRankingFiles(gw.deps, { orgId, kbId: kb, text });
+    await memorySearchOf(gw.deps).refresh(kb, orgId);
+    const queries = Array.from({ length: 32 }, (_, i) => `${VOCAB[i % 9]} ${VOCAB[20 + ((i * 7) % 200)]}`);
+    const search = (query: string) =>
+      gw.req('POST', `/v1/knowledge-bases/${kb}/search`, { key, body: { query, limit: 5 } });
+    // Alone, one at a time: the answers to compare with.
+    const alone = [];
+    for (const q of queries) alone.push((await search(q)).body);
+    expect(alone.every((b) => b.hits.length > 0)).toBe(true);
+    // Together: the first statements are answered by PostgreSQL but their answers held back until
+    // all 32 searches have asked for theirs; those asking meanwhile share the next statement.
+    const gate = holdStateStatements(Infinity);
+    try {
+      const base = stateSearches();
+      const all = queries.map((q) => search(q));
+      await gate.until(() => gate.sent >= 32 || stateSearches() - base >= 32);
+      gate.release();
+      const together = (await Promise.all(all)).map((r) => r.body);
+      expect(together).toEqual(alone);
+      // At most two in flight (stateInFlight's default), then one for everything that arrived meanwhile.
+      expect(gate.sent).toBeLessThanOrEqual(3);
+    } finally {
+      gate.restore();
+    }
+    // SEARCH_STATE_IN_FLIGHT=0: one statement per search, as before.
+    const own = new MemorySearch(gw.db, { maxBytes: 64 << 20, minSegments: 0, stateInFlight: 0 });
+    await own.refresh(kb, orgId);
+    const counted = holdStateStatements(0);
+    try {
+      await Promise.all(
+        queries.map((query) => own.search({ kbId: kb, orgId }, normaliseSearchBody({ query, limit: 5 }))),
+      );
+      expect(counted.sent).toBe(32);
+      expect(own.stateStatements).toEqual({ sent: 32, searches: 32 });
+    } finally {
+      counted.restore();
+    }
+  }, 120_000);
+
+  it('never answers a search with a state read before it started: a trash while statements are in flight shows', async () => {
+    const kb = (await gw.createKnowledgeBase(key, 'Memory search, shared state, trash')).id;
+    await seedRankingFiles(gw.deps, { orgId, kbId: kb, text });
+    await memorySearchOf(gw.deps).refresh(kb, orgId);
+    const body = { query: `${VOCAB[0]} ${VOCAB[1]} ${VOCAB[200]}`, limit: 40 };
+    const search = () => gw.req('POST', `/v1/knowledge-bases/${kb}/search`, { key, body });
+    const fileIds = (r: { body: { hits: Array<{ fileId: string }> } }) => new Set(r.body.hits.map((h) => h.fileId));
+    const target = [...fileIds(await search())][0];
+    for (let round = 0; round < 3; round++) {
+      // Two statements read (before the trash) and held: as many as may be in flight.
+      const gate = holdStateStatements(2);
+      try {
+        const base = stateSearches();
+        const before = [search(), search()];
+        await gate.until(() => gate.answered >= 2);
+        expect((await gw.req('DELETE', `/v1/files/${target}`, { key })).status).toBe(200);
+        // Started after the trash completed: it must not take the held answers.
+        const after = search();
+        await gate.until(() => stateSearches() - base >= 3 || gate.sent >= 3);
+        gate.release();
+        for (const r of await Promise.all(before)) expect(fileIds(r).has(target)).toBe(true);
+        expect(fileIds(await after).has(target)).toBe(false);
+      } finally {
+        gate.restore();
+      }
+      expect((await gw.req('POST', `/v1/files/${target}/restore`, { key })).status).toBe(200);
+      expect(fileIds(await search()).has(target)).toBe(true);
+    }
   }, 120_000);
 
   it('never answers from a copy behind the index version; after trash, delete and re-index it is reloaded and equal again', async () => {

@@ -50,9 +50,10 @@ export const parseWorkerEnv = baseEnv
      * null, which the API does not foresee for PDFs and images). Default true.
      */
     /**
-     * Image pages: the first rows, where read with doubt, are read again larger in one more Tesseract
-     * run (libs/pdf header-reread.ts). For fleets that extract receipts' issuer and address: company
-     * F1 0.559 -> 0.605 on SROIE receipts, at ~0.15x raw Tesseract's time per image more. Default false.
+     * Image pages: the first rows, where read with doubt, are read again at two sizes (the smaller with
+     * Tesseract's best model; libs/pdf header-reread.ts). For fleets that extract receipts' issuer and
+     * address: company F1 0.559 -> 0.655 on SROIE receipts, at ~0.15-0.2x raw Tesseract's time per
+     * image more. Default false.
      */
     PARSE_OCR_HEADER_REREAD: z
       .enum(['true', 'false'])

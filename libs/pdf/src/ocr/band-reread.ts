@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { crop, resizeGray, writePgm, type GrayImage } from './preprocess';
-import { parseTsv, runTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { parseTsv, runTesseractTsv, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
 import type { OcrWord } from './recognise';
 
 /** A horizontal band of the page, in its pixels (top inclusive, bottom exclusive). */
@@ -34,6 +34,19 @@ export interface BandReadOptions {
   /** Tesseract started beforehand with this call's arguments (startTesseractTsv): given the stack's file. */
   run?: TesseractRun;
 }
+
+/**
+ * A Tesseract run for a stack of rows cut from a page, each read as a block of text (psm 6, the
+ * resolution Tesseract's own estimate), started before the stack is written so that its model loads
+ * meanwhile (the header and body re-reads).
+ */
+export const startStackRun = (opts: {
+  lang: string;
+  timeoutSeconds: number;
+  pageNumber: number;
+  /** Directory of the model when not the system's (tessdata-best.ts). */
+  tessdataDir?: string;
+}): TesseractRun => startTesseractTsv({ dpi: 0, psm: 6, ...opts });
 
 /** The stacked image and where each band sits in it (top edge, in the stacked image's pixels). */
 export interface BandStack {

@@ -12,7 +12,8 @@
 import path from 'node:path';
 import { crop, inkRows, otsuThreshold, type GrayImage, type Rect } from './preprocess';
 import { noise, ocrRows } from './ocr-layout';
-import { parseTsv, recognizeImage, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { parseTsv, recognizeImage, type TesseractRun } from './tesseract-tsv';
+import { startStackRun } from './band-reread';
 import type { OcrWord } from './recognise';
 
 export interface BodyRereadOptions {
@@ -326,12 +327,6 @@ const MISSED_WORD_CONF = 60;
 
 /** The Tesseract run rereadBodyRows reads its stack with (start it early to load the model beforehand). */
 export const startBodyRun = (opts: Pick<BodyRereadOptions, 'lang' | 'timeoutSeconds' | 'pageNumber'>) =>
-  startTesseractTsv({
-    dpi: 0,
-    lang: opts.lang,
-    psm: 6,
-    timeoutSeconds: opts.timeoutSeconds,
-    pageNumber: opts.pageNumber,
-  });
+  startStackRun({ lang: opts.lang, timeoutSeconds: opts.timeoutSeconds, pageNumber: opts.pageNumber });
 
 const BODY_BLOCK = 200_000;

@@ -5,7 +5,7 @@
 // changes with the size it is given, and its confidence tells a sure reading from a guess. So the
 // first rows read with doubt are cut out at the page's width, scaled to a cap height of ~48 px and
 // of ~32 px, stacked under one another with white gaps (one image and one Tesseract run per size,
-// psm 6, the two side by side). A row takes the 48 px reading when it reads as much text (no word
+// psm 6, the two side by side; the 32 px one with Tesseract's best English model, READINGS). A row takes the 48 px reading when it reads as much text (no word
 // dropped or invented), brings in no symbol the first did not have ("¥" for "Y") and is surer by a
 // margin; otherwise single words are taken from the re-readings where the first reading had no
 // known word (legal forms, address words) and one reads one there, or reads the same word (two
@@ -17,7 +17,9 @@
 import path from 'node:path';
 import { crop, resizeGray, type GrayImage, type Rect } from './preprocess';
 import { ocrRows } from './ocr-layout';
-import { parseTsv, recognizeImage, startTesseractTsv, type TesseractRun } from './tesseract-tsv';
+import { parseTsv, recognizeImage, type TesseractRun } from './tesseract-tsv';
+import { startStackRun } from './band-reread';
+import { bestModelDir } from './tessdata-best';
 import type { OcrWord } from './recognise';
 
 export interface HeaderRereadOptions {
@@ -25,6 +27,20 @@ export interface HeaderRereadOptions {
   timeoutSeconds: number;
   pageNumber: number;
   tmpDir: string;
+  /** The re-readings (READINGS unless given: a before/after in one process, bench/eval). */
+  readings?: HeaderReading[];
+  /**
+   * Tesseract started beforehand for each reading (startHeaderRuns with these options), so that
+   * their models load beside the page's first reading; started here when not given.
+   */
+  runs?: TesseractRun[];
+}
+
+/** One re-reading of the doubtful rows: the cap height they are scaled to, and the model read with. */
+export interface HeaderReading {
+  capHeight: number;
+  /** The system's (fast) model, or Tesseract's best English model (tessdata-best.ts; the system's when missing). */
+  model: 'system' | 'best';
 }
 
 export interface HeaderReread {
@@ -85,9 +101,10 @@ export async function rereadHeaderRows(
         r.words.some((w) => w.conf < DOUBTFUL_WORD && /[\p{L}]/u.test(w.text)),
     );
   if (!header.length) return undefined;
-  // Tesseract started now loads its model while the rows are cut, scaled and stacked.
-  const tessOpts = { dpi: 0, lang: opts.lang, psm: 6, timeoutSeconds: opts.timeoutSeconds };
-  const run = startTesseractTsv({ ...tessOpts, pageNumber: opts.pageNumber });
+  // Tesseract started now (unless started beforehand) loads its models while the rows are cut,
+  // scaled and stacked.
+  const sizes = opts.readings ?? READINGS;
+  const runs = opts.runs ?? (await startHeaderRuns(opts));
 
   // Each row as a band of the cleaned page (its pixels), with a margin of a quarter of its height.
   const rows = header.map((r) => {
@@ -103,25 +120,21 @@ export async function rereadHeaderRows(
     };
   });
   // The parts: each row at each size, in one stacked image per size (Tesseract drops the smaller rows
-  // of a stack of mixed sizes); the second size's run is started once the rows are cut and scaled.
+  // of a stack of mixed sizes).
   const parts: Array<{ row: number; reading: number; scale: number; image: GrayImage; top: number }> = [];
-  let second: TesseractRun | undefined;
   try {
     for (const [i, r] of rows.entries()) {
       const band = crop(clean, { x: 0, y: r.y0, width: clean.width, height: Math.max(1, r.y1 - r.y0) });
-      for (const [k, reading] of READINGS.entries()) {
+      for (const [k, reading] of sizes.entries()) {
         const s = Math.min(4, Math.max(0.25, reading.capHeight / r.h));
         const image = Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s);
         parts.push({ row: i, reading: k, scale: s, image, top: 0 });
       }
     }
-    second = startTesseractTsv({ ...tessOpts, pageNumber: opts.pageNumber });
   } catch (err) {
-    run.cancel();
-    second?.cancel();
+    for (const t of runs) t.cancel();
     throw err;
   }
-  const runs = [run, second];
   const tsvs = await Promise.all(
     runs.map((t, k) =>
       recognizeImage(
@@ -242,13 +255,38 @@ export async function rereadHeaderRows(
 const HEADER_BLOCK = 100_000;
 
 /**
- * The sizes each doubtful row is read again at: a cap height of ~48 px and of ~32 px (Tesseract's
- * reading of a line changes with the size it is given). Each size is one stacked image and one
- * Tesseract run (the two run side by side); their misreadings differ, so a word two of the three
- * readings (the first one's included) agree on is the word. (Tried: the same two sizes binarised
- * as well, four readings and a majority of three: fewer words mended in a simulation on the corpus.)
+ * The Tesseract runs rereadHeaderRows reads its stacks with, one per reading (psm 6, each with its
+ * model): started early, their models load beside the page's first reading (the best model is the
+ * larger one to load).
  */
-const READINGS: Array<{ capHeight: number }> = [{ capHeight: 48 }, { capHeight: 32 }];
+export async function startHeaderRuns(
+  opts: Pick<HeaderRereadOptions, 'lang' | 'timeoutSeconds' | 'pageNumber' | 'readings'>,
+): Promise<TesseractRun[]> {
+  const sizes = opts.readings ?? READINGS;
+  const best = sizes.some((r) => r.model === 'best') ? await bestModelDir(opts.lang) : undefined;
+  const { lang, timeoutSeconds, pageNumber } = opts;
+  return sizes.map((r) =>
+    startStackRun({ lang, timeoutSeconds, pageNumber, ...(r.model === 'best' && best ? { tessdataDir: best } : {}) }),
+  );
+}
+
+/**
+ * The sizes each doubtful row is read again at, and the model each reads with: a cap height of
+ * ~48 px with the system's model and of ~32 px with Tesseract's best English model (Tesseract's
+ * reading of a line changes with the size and the model it is given). Each is one stacked image and
+ * one Tesseract run (the two run side by side); their misreadings differ, so a word two of the three
+ * readings (the first one's included) agree on is the word. The best model at 32 px mends letters
+ * the fast model misreads at every size ("SANYO" for "SANYU", "BELD" for "BHD", "O.T.Y." for
+ * "D.I.Y."): receipts' company F1 0.605 -> 0.655, no right value lost (docs/benchmarks.md, issue 23,
+ * 2026-11-28). (Tried: the best model at 48 px, which also replaces whole rows, lost right
+ * addresses ("Tampoi" read "Tampai"); a third reading with the best model: more mended, two lost,
+ * one more run. Earlier: the same two sizes binarised as well, four readings and a majority of
+ * three: fewer words mended in a simulation on the corpus.)
+ */
+export const READINGS: HeaderReading[] = [
+  { capHeight: 48, model: 'system' },
+  { capHeight: 32, model: 'best' },
+];
 /** Readings (the first one's and the READINGS) that must agree on another word for it to replace a row's word. */
 const MAJORITY = 2;
 

@@ -28,7 +28,7 @@ import {
   type RuleBand,
 } from './preprocess';
 import { readBands, type Band } from './band-reread';
-import { rereadHeaderRows } from './header-reread';
+import { rereadHeaderRows, startHeaderRuns } from './header-reread';
 import { rereadBodyRows, startBodyRun } from './body-reread';
 import { ocrRows } from './ocr-layout';
 import type { CellRereadReport } from './cell-reread';
@@ -109,9 +109,10 @@ export interface RecogniseOptions {
    */
   autoLang?: boolean;
   /**
-   * Read the first rows again at a larger size where in doubt (header-reread.ts): a receipt's or
-   * letter's issuer and address read better (receipts' company F1 0.559 -> 0.605) for one more
-   * Tesseract run on most pages (~0.15x raw Tesseract's time per image). Off unless asked.
+   * Read the first rows again at other sizes where in doubt (header-reread.ts; the smaller with
+   * Tesseract's best model): a receipt's or letter's issuer and address read better (receipts'
+   * company F1 0.559 -> 0.655) for two more Tesseract runs on most pages, started beside the first
+   * reading (~0.15-0.2x raw Tesseract's time per image). Off unless asked.
    */
   headerReread?: boolean;
   /**
@@ -237,10 +238,15 @@ export async function recogniseImage(
   // of receipts need it, and its model load is then off the page's critical path. Cancelled below
   // when the page shows no lost text or is read in another language.
   const bodyRun = opts.bodyReread ? startBodyRun(opts) : undefined;
+  // Likewise the header rows' re-readings (when asked): most pages have a header row in doubt, and
+  // one of their models is the larger best model.
+  const headerRuns = opts.headerReread ? startHeaderRuns(opts) : undefined;
+  headerRuns?.catch(() => undefined); // awaited where used, or below
   try {
-    return await recogniseWith(img, opts, prep, bodyRun);
+    return await recogniseWith(img, opts, prep, bodyRun, headerRuns);
   } finally {
     bodyRun?.cancel(); // no-op once it has read
+    for (const run of (await headerRuns?.catch(() => undefined)) ?? []) run.cancel();
   }
 }
 
@@ -249,6 +255,7 @@ async function recogniseWith(
   opts: RecogniseOptions,
   prep: FirstReading,
   bodyRun: TesseractRun | undefined,
+  headerRuns: Promise<TesseractRun[]> | undefined,
 ): ReturnType<typeof recogniseImage> {
   const size = { width: img.width, height: img.height };
   const { paper, rules, textRowPx, clean, s0 } = prep;
@@ -451,7 +458,11 @@ async function recogniseWith(
   const header =
     !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
       ? undefined
-      : await rereadHeaderRows(win.words, clean, paper, { ...opts, lang });
+      : await rereadHeaderRows(win.words, clean, paper, {
+          ...opts,
+          lang,
+          runs: lang === opts.lang ? await headerRuns : undefined,
+        });
   const reread = !win.variant.rotation && win.variant.name !== 'inverted';
   const body =
     opts.bodyReread && reread

@@ -19,6 +19,7 @@ export function memorySearchOf(deps: Pick<Deps, 'db' | 'env' | 'logger'>): Memor
     m = new MemorySearch(deps.db, {
       maxBytes: (deps.env.SEARCH_MEMORY_MB ?? 0) * 1024 * 1024,
       minSegments: deps.env.SEARCH_MEMORY_MIN_SEGMENTS ?? 0,
+      stateInFlight: deps.env.SEARCH_STATE_IN_FLIGHT,
       onError: (kbId, err) => deps.logger.warn({ kbId, err }, 'search: in-memory copy not loaded'),
       onAnalyserError: (err) => deps.logger.warn({ err }, 'search: queries analysed by search_lexemes() in SQL'),
     });
