@@ -221,6 +221,29 @@ describe('running heads and feet', () => {
     expect(markdown).not.toContain('Article number');
   });
 
+  it('a numbered table caption at the top of a page stays a caption; the running head above it stays a header', async () => {
+    // p. 9 of arXiv 2201.00021, read in place: "Table A.3. …" sits right under the running head.
+    const paper = await fs.readFile(corpus('a_born_digital/pypdf-bench/2201.00021.pdf'));
+    const { elements } = await parseSynthetic(await combine([{ bytes: paper, pages: [8] }]));
+    expect(elements.find((e) => e.content.startsWith('Table A.3.'))?.type).toBe('caption');
+    const headers = elements.filter((e) => e.type === 'page_header').map((e) => e.content);
+    expect(headers).toHaveLength(1);
+    expect(headers[0]).toMatch(/^Y\. T\. Yan .* et al\.: Discovery of ammonia/);
+    expect(elements.find((e) => e.content.startsWith('Article number, page 9'))?.type).toBe('page_footer');
+  });
+
+  it('a superscript inside a column paragraph low on the page is not a page footer; the real foot is', async () => {
+    // p. 1 of arXiv 2201.00021: "15" (of ¹⁵NH₃) lies inside the left column's last paragraph, 82% down.
+    const paper = await fs.readFile(corpus('a_born_digital/pypdf-bench/2201.00021.pdf'));
+    const { elements } = await parseSynthetic(await combine([{ bytes: paper, pages: [0] }]));
+    const footers = elements.filter((e) => e.type === 'page_footer').map((e) => e.content);
+    expect(footers).toEqual(['Article number, page 1 of 10']);
+    expect(elements.filter((e) => e.type === 'page_header').map((e) => e.content)).toEqual([
+      expect.stringMatching(/^Astronomy & Astrophysics manuscript/),
+      '©ESO 2022',
+    ]);
+  });
+
   it('a last body paragraph in a small font near the page foot, one that names a page, stays body text', async () => {
     const bytes = await synthPdf([
       (c) => {

@@ -5,6 +5,10 @@ import type { Block, LayoutElement } from '../types';
 import { blockText, startsLikeListItem } from './block-builder';
 
 const CAPTION = /^(table|figure|fig\.|exhibit|chart|listing|algorithm)\s*[0-9IVXA-Z][0-9.:\-]*\s*[.:\-–—]?/i;
+// A caption's label with its number ("Table A.3.", "Fig. 2", "TABLE IV"): captions do not repeat
+// from page to page the way running heads do, so one at the top or foot of a page stays a caption.
+// Case-sensitive so that "Tables of …" or "figure in" do not pass for a label.
+const NUMBERED_CAPTION = /^(Table|TABLE|Tab\.|Figure|FIGURE|Fig\.|FIG\.)\s*([A-Z]\.?)?([0-9]+|[IVX]+\b)/;
 const PAGE_NUMBER = /^(page\s*)?[-–—]?\s*[0-9ivxlc]{1,5}\s*([-–—/]\s*[0-9]{1,5})?\s*[-–—]?$|^page \d+ of \d+$/i;
 // A running foot that carries its page number inside a phrase ("Article number, page 3 of 10",
 // "Page 4 | Annual report"): the page number opens or closes the text, with no sentence after it.
@@ -43,6 +47,13 @@ export function marginalType(b: Block, others: Block[], s: PageStats): ElementTy
   const text = blockText(b);
   const size = Math.max(...b.lines.map((l) => l.size));
   if (b.lines.length > 3 || text.length > 200 || size > s.bodySize * 1.15) return undefined;
+  if (NUMBERED_CAPTION.test(text)) return undefined;
+  // A fragment lying inside a body block's box (a superscript "15" within a paragraph) is part of
+  // that block, however close to the page's edge the paragraph runs: a head or foot is outside it.
+  const enclosed = others.some(
+    (o) => o !== b && o.y0 < b.y0 && o.y1 > b.y1 && Math.min(o.x1, b.x1) - Math.max(o.x0, b.x0) > 0,
+  );
+  if (enclosed) return undefined;
   const pageNumberLike = PAGE_NUMBER.test(text);
   // Page numbers may sit further into the page than running heads and feet.
   const top = b.y1 < s.height * (pageNumberLike ? 0.15 : 0.14);
