@@ -406,6 +406,14 @@ describe('scanned image, xlsx and csv', () => {
     const r = await c.files.parse(file.id, { options: { backend: 'text' } });
     const done = await c.waitForJob(file.id, r.job.job_id);
     expect(done).toMatchObject({ status: 'completed', total_pages: 1, result: { backend: 'ocr', credits_charged: 1 } });
+    // The credit the result reports is the one the ledger holds (an image page was once never debited).
+    expect((await ledgerOf(done.job_id)).map((e) => [e.kind, e.amount_credits, e.idempotency_key])).toEqual([
+      ['debit', -1, `parse:${done.job_id}:page:1`],
+    ]);
+    expect(await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: done.job_id } })).toMatchObject({
+      status: 'committed',
+      debited_credits: 1,
+    });
     const m = (done.result as { artifact_manifest_id: string }).artifact_manifest_id;
     const md = await c.artifacts.get(m, 'result_md');
     expect(md).toMatch(/quick brown dog/);

@@ -279,7 +279,8 @@ async function parseImage(opts: ParsePagesOptions, tmp: string): Promise<ParsePa
       },
     );
     out.push({ ...page, ocr: report });
-    await opts.onProgress?.(i + 1, pages.length, 'text');
+    // The page is named as the PDF path names its pages: the worker charges a page on this call.
+    await opts.onProgress?.(i + 1, pages.length, 'text', { pageNumber: n, failed: false });
   }
   const t1 = Date.now();
   for (const [i] of out.entries()) {
