@@ -283,47 +283,6 @@ describe('tables need evidence: prose, equations, indexes and figure labels stay
     expect(tables[0]!.cells!.find((x) => x.row === 2 && x.col === 2)?.text).toBe('3,100');
   });
 
-  it('rows set close with a raised note mark in every row (a superscript reaching up to the row above) stay apart', async () => {
-    const bytes = await synthPdf([
-      (c) => {
-        c.justified(proseWords('intro', 14), 72, 540, 80);
-        const rows = [
-          ['Source', 'Telescope', 'Beam', 'Epoch', 'Flux'],
-          ['Cep A', 'Effelsberg', '49', '2020, Jan. 04', '0.67'],
-          ['', 'Effelsberg', '49', '2021, Feb. 11', '0.59'],
-          ['', 'Effelsberg', '49', '2021, Feb. 15', '0.65'],
-          ['G34', 'JVLA', '1.3', '2021, Jul. 13', '1.13'],
-          ['', 'Effelsberg', '49', '2021, Aug. 11', '0.98'],
-        ];
-        // Rules as journals set them: above and under the header, under the last row.
-        c.text('Table 1. Observations.', 72, 100);
-        c.line(72, 110, 520, 110);
-        c.line(72, 124, 520, 124);
-        c.line(72, 198, 520, 198);
-        rows.forEach((r, i) =>
-          r.forEach((t, k) => {
-            const top = 120 + i * 13 + (i ? 8 : 0);
-            const w = c.text(t, 72 + k * 90, top, 10, i === 0 ? c.bold : c.font);
-            // The note mark: 7 pt, its baseline 4.5 pt above the row's, its top at the row above's foot.
-            if (k === 2 && i > 0) c.text('a', 72 + k * 90 + w, top - 4.5, 7);
-          }),
-        );
-      },
-    ]);
-    const { elements } = await parseSynthetic(bytes);
-    const tables = elements.filter((e) => e.type === 'table');
-    expect(tables).toHaveLength(1);
-    const cell = (r: number, k: number) => tables[0]!.cells!.find((x) => x.row === r && x.col === k)?.text;
-    expect([1, 2, 3, 4, 5].map((r) => cell(r, 3))).toEqual([
-      '2020, Jan. 04',
-      '2021, Feb. 11',
-      '2021, Feb. 15',
-      '2021, Jul. 13',
-      '2021, Aug. 11',
-    ]);
-    expect(cell(3, 2)).toBe('49a');
-  });
-
   it('a ruled header over an unruled body cut by section labels and wider spacing is one table', async () => {
     const bytes = await synthPdf([
       (c) => {

@@ -1,7 +1,7 @@
 // Column and row boundaries from text alignment alone: a column gap is an x-interval that
 // (almost) no text row crosses; a row gap is a y-interval no word crosses.
 import type { Box } from '../geometry';
-import { scriptAnchor, type Word } from './words';
+import type { Word } from './words';
 
 export function textRows(words: Word[]): Word[][] {
   const sorted = [...words].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
@@ -100,16 +100,9 @@ export function columnSeparators(words: Word[], x0: number, x1: number, minRowsF
   return seps;
 }
 
-/**
- * Row separators inside [y0, y1]: middles of y-gaps that no word crosses. A superscript or
- * subscript counts with the extent of the word it is attached to: raised above its row ("49′′",
- * "km s⁻¹"), it can reach up to the row above and would close the gap between them.
- */
+/** Row separators inside [y0, y1]: middles of y-gaps that no word crosses. */
 export function rowSeparators(words: Word[], y0: number, y1: number, minGap = 0.5): number[] {
-  const spans = words
-    .map((w) => scriptAnchor(w, words) ?? w)
-    .map((w) => [w.y0, w.y1] as [number, number])
-    .sort((a, b) => a[0] - b[0]);
+  const spans = words.map((w) => [w.y0, w.y1] as [number, number]).sort((a, b) => a[0] - b[0]);
   const seps: number[] = [];
   let reach = -Infinity;
   for (const [a, b] of spans) {

@@ -51,15 +51,11 @@ export function toWords(runs: TextRun[]): Word[] {
  * without one.
  */
 export function wordsToText(words: Word[]): string {
-  // A superscript or subscript is read in the line of the word it is attached to ("49′′", "s−1").
-  const base = new Map(words.map((w) => [w, scriptAnchor(w, words) ?? w]));
-  const sorted = [...words].sort((a, b) => base.get(a)!.baseline - base.get(b)!.baseline || a.x0 - b.x0);
+  const sorted = [...words].sort((a, b) => a.baseline - b.baseline || a.x0 - b.x0);
   const lines: Word[][] = [];
   for (const w of sorted) {
     const last = lines[lines.length - 1];
-    const b = base.get(w)!,
-      l = last ? base.get(last[0]!)! : undefined;
-    if (last && l && Math.abs(l.baseline - b.baseline) <= 0.4 * Math.min(l.size, b.size)) last.push(w);
+    if (last && Math.abs(last[0]!.baseline - w.baseline) <= 0.4 * Math.min(last[0]!.size, w.size)) last.push(w);
     else lines.push([w]);
   }
   return lines
@@ -81,29 +77,6 @@ export function wordsToText(words: Word[]): string {
       (_, acc: string, letter: string) => letter + (ACCENT_MARKS[acc] ?? ''),
     )
     .normalize('NFC');
-}
-
-/**
- * The word a superscript or subscript is attached to: one it touches on the left or right, in type
- * at least 1.25 times its size, off its baseline, overlapping it vertically (the one it overlaps
- * most). Undefined for a word of its line's own type. Only the tables' word boxes use it: rows
- * parted by baselines, cell text read line by line.
- */
-export function scriptAnchor(w: Word, words: Word[]): Word | undefined {
-  let best: Word | undefined,
-    bestOverlap = 0;
-  for (const o of words) {
-    if (o === w || w.size > 0.8 * o.size || Math.abs(o.baseline - w.baseline) < 0.15 * o.size) continue;
-    // Beside it (touching, or a third of an em apart), not under or over it as a line of its own.
-    const gap = Math.max(w.x0 - o.x1, o.x0 - w.x1);
-    if (gap > 0.3 * o.size || gap < -0.2 * o.size) continue;
-    const ov = Math.min(o.y1, w.y1) - Math.max(o.y0, w.y0);
-    if (ov > bestOverlap) {
-      best = o;
-      bestOverlap = ov;
-    }
-  }
-  return best;
 }
 
 const ACCENT_MARKS: Record<string, string> = {
