@@ -18,8 +18,6 @@ const FLOORS: Array<[string, number, boolean]> = [
   ['a_born_digital/pypdf-bench/1601.03642', 99.5, true],
   // TeX accents set before their letter (ε̃m, m̃f on almost every page).
   ['a_born_digital/pypdf-bench/2201.00037', 96.5, true],
-  // Table A.1: rows set close with raised primes ("49′′") in every row, each row its own (98.19 on main).
-  ['a_born_digital/pypdf-bench/2201.00021', 98.9, true],
 ];
 
 describe('text fidelity floors (py-pdf benchmark score on corpus papers)', () => {
