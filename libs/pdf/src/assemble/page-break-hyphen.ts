@@ -92,7 +92,8 @@ function joinElements(
   b: GroundingElement,
   vocab: Set<string>,
 ): [GroundingElement, GroundingElement] | undefined {
-  if (!endsHyphenated(a) || b.type !== 'text') return undefined;
+  // `a` ends in a hyphen (both callers check it before reading the page's words).
+  if (b.type !== 'text') return undefined;
   // The first word of `b` with what clings to it ("ity.", "ity),"); the rest stays there.
   const first = /^(\S+)\s+(\S[\s\S]*)$/u.exec(b.content);
   if (!first) return undefined;
