@@ -7,9 +7,10 @@
 // of ~32 px, stacked under one another with white gaps (one image and one Tesseract run per size,
 // psm 6, the two side by side; the 32 px one with Tesseract's best English model, READINGS). A row
 // takes the 48 px reading when it reads as much text (no word dropped or invented), brings in no
-// symbol the first did not have ("¥" for "Y") and is surer by a margin; otherwise single words are taken from the re-readings where the first reading had no
-// known word (legal forms, address words) and one reads one there, or reads the same word (two
-// letters apart at most) with much more confidence. Then each word of the row is put to the vote
+// symbol the first did not have ("¥" for "Y") and is surer by a margin; otherwise single words are
+// taken from the re-readings where the first reading had no known word (legal forms, address words)
+// and one reads one there, or reads the same word (two letters apart at most) with much more
+// confidence. Then each word of the row is put to the vote
 // of the three readings: a word the two others agree on in the same place, no less sure on average,
 // replaces it ("Rimounan" where both re-readings read "Rimbunan"), whatever the word. (Reading each
 // row at two sizes in the same stacked image was tried: Tesseract drops the smaller rows of a stack
