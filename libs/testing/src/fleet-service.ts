@@ -3,7 +3,7 @@
 // Built on the one spawner of service-process.ts.
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from './private-redis';
-import { startServiceProcess } from './service-process';
+import { startServiceProcess, stopProcess } from './service-process';
 
 export interface FleetServiceProcess {
   name: string;
@@ -15,8 +15,11 @@ export interface FleetServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL: no shutdown code runs (a crash, the OOM killer). */
   kill9(): Promise<void>;
-  /** SIGTERM and wait for the exit. */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM and wait for the exit; SIGKILL after `graceMs` (default 40 s: the services bound their own
+   * shutdown at 30 s), naming the process and its last output on stderr.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export async function spawnFleetService(
@@ -51,9 +54,8 @@ export async function spawnFleetService(
       if (!p.gone()) p.child.kill('SIGKILL');
       await p.exited;
     },
-    async stop() {
-      if (!p.gone()) p.child.kill('SIGTERM');
-      await p.exited;
+    async stop(graceMs = 40_000) {
+      await stopProcess(p, graceMs, name);
     },
   };
 }

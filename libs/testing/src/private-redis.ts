@@ -1,16 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
-/** A free TCP port on 127.0.0.1 (closed again before it is returned). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+
+/**
+ * A free TCP port on 127.0.0.1 (closed again before it is returned), for a server a test starts next.
+ * Taken below the kernel's ephemeral range (32768–60999 on Linux): a port the kernel handed out would
+ * be free to hand out again as the source port of any outgoing connection (a database pool, a fetch)
+ * before the server binds it, which under a loaded test run gave EADDRINUSE. Each jest worker draws
+ * from its own slice, so two workers do not pick the same port at the same moment.
+ */
+export async function freePort(): Promise<number> {
+  const worker = Math.max(0, Number(process.env.JEST_WORKER_ID ?? 1) - 1) % 8;
+  const low = 20_000 + worker * 1_500;
+  const start = Math.floor(Math.random() * 1_500);
+  for (let i = 0; i < 1_500; i++) {
+    const port = low + ((start + i) % 1_500);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${low}–${low + 1_499}`);
 }
 
 async function answersPing(port: number): Promise<boolean> {

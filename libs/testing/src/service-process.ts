@@ -76,11 +76,21 @@ export async function startServiceProcess(name: string, o: StartProcessOptions):
   return { child, output: () => out, exited, gone: () => gone };
 }
 
-/** SIGTERM, SIGKILL after `graceMs`, and wait for the exit. */
-export async function stopProcess(p: StartedProcess, graceMs = 10_000): Promise<Exit> {
+/**
+ * SIGTERM, SIGKILL after `graceMs`, and wait for the exit. A process that had to be killed is named on
+ * stderr with the end of its output, so a shutdown that hangs says where (a test's teardown would
+ * otherwise only run over its hook timeout).
+ */
+export async function stopProcess(p: StartedProcess, graceMs = 10_000, name = 'service'): Promise<Exit> {
   if (!p.gone() && p.child.exitCode === null && p.child.signalCode === null) {
     p.child.kill('SIGTERM');
-    const t = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
+    const t = setTimeout(() => {
+      process.stderr.write(
+        `${name} (pid ${p.child.pid}) did not exit within ${graceMs} ms of SIGTERM; SIGKILL. Its last output:\n` +
+          `${p.output().slice(-4000)}\n`,
+      );
+      p.child.kill('SIGKILL');
+    }, graceMs);
     const exit = await p.exited;
     clearTimeout(t);
     return exit;

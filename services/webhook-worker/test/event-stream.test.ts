@@ -49,7 +49,7 @@ afterAll(async () => {
   await Promise.all([gwA?.stop(), gwB?.stop(), relay?.stop(), parser?.stop()]);
   await t?.drop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
-});
+}, 90_000);
 
 async function org() {
   const o = await createOrganization(t.db, `org-${randomUUID().slice(0, 6)}`);

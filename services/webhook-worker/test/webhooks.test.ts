@@ -47,10 +47,11 @@ beforeAll(async () => {
     startWebhookReceiver(),
   ]);
 }, 120_000);
+// Each stop is bounded (SIGKILL 40 s after SIGTERM, the process named on stderr), then the drop.
 afterAll(async () => {
   await Promise.all([gw?.stop(), worker?.stop(), rx?.close()]);
   await t?.drop();
-});
+}, 90_000);
 
 async function org() {
   const o = await createOrganization(t.db, `org-${randomUUID().slice(0, 6)}`);
@@ -243,7 +244,7 @@ describe('server-side request forgery (WEBHOOK_ALLOW_PRIVATE off)', () => {
   afterAll(async () => {
     await Promise.all([strictGw?.stop(), strictWorker?.stop()]);
     await t2?.drop();
-  });
+  }, 90_000);
 
   const strictCall = async (method: string, p: string, key: string, body?: unknown) => {
     const r = await fetch(strictGw.url + p, {

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFHexString, PDFName, PDFNumber, StandardFonts } from 'pdf-lib';
+import sharp from 'sharp';
 
 export const CORPUS = process.env.DOCFLEET_CORPUS ?? path.resolve(__dirname, '../../../../../shared/corpus');
 export const corpus = (rel: string) => path.join(CORPUS, rel);
@@ -14,6 +15,20 @@ export const REDBOOK = corpus('a_born_digital/docling/redp5110_sampled.pdf');
 export const ICDAR_US005 = corpus('b_tables/icdar2013/us-005.pdf');
 export const SCANNED_PDF = corpus('c_scanned_images/docling/ocr_test.pdf');
 export const TESTOCR_PNG = corpus('c_scanned_images/tesseract.js/testocr.png');
+
+/**
+ * A PNG of one scanned page stacked `times` times top to bottom: the same width, `times` as much text
+ * for Tesseract. A page that takes seconds to read on any machine (a single scan can be read within
+ * a one-second limit on a fast one) for tests of the page time limit.
+ */
+export async function stackedScanPng(file: string, times: number): Promise<Buffer> {
+  const { width, height } = await sharp(file).metadata();
+  const tile = await sharp(file).png().toBuffer();
+  return sharp({ create: { width: width!, height: height! * times, channels: 3, background: '#ffffff' } })
+    .composite(Array.from({ length: times }, (_, i) => ({ input: tile, left: 0, top: i * height! })))
+    .png()
+    .toBuffer();
+}
 
 export async function tempDir(prefix = 'pdf-test-'): Promise<string> {
   return fs.mkdtemp(path.join(os.tmpdir(), prefix));
