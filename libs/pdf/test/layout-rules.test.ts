@@ -2,7 +2,7 @@
 // and parses it through parsePages, the way the worker does.
 import fs from 'node:fs/promises';
 import { degrees } from 'pdf-lib';
-import { makeLine } from '../src/layout/line-builder';
+import { buildLines, makeLine } from '../src/layout/line-builder';
 import { streamTableRegions } from '../src/tables/stream-tables';
 import { combine, corpus } from './helpers/fixtures';
 import { run } from './helpers/runs';
@@ -914,5 +914,21 @@ describe('tables apart: a caption between rules, and tables side by side (issue 
     expect(left).toEqual(expect.arrayContaining(['Type', 'a0', 'a10.20', 'a9.70', 'a11.70']));
     expect(right).toEqual(expect.arrayContaining(['b1', 'b10.20', 'b9.70', 'b11.70']));
     expect(left!.some((t) => t.startsWith('b'))).toBe(false);
+  });
+});
+
+describe('script marks and radicals join their line (issue 21, text fidelity)', () => {
+  it('a radical sign in a row of its own joins the row of its radicand below it, not the line above', () => {
+    // TeX hangs √ above the radicand's baseline: its box overlaps the formula's row too little to
+    // be grouped with it, and the line above reaches closer to it than the formula does.
+    const lines = buildLines([
+      run('the line above the formula', 72, 86, 10),
+      run('where δ =', 72, 100, 10, false, 116),
+      run('√', 118.5, 92, 10, false, 124),
+      run('2/(σμ)', 124.5, 100, 10, false, 150),
+    ]);
+    const texts = lines.map((l) => l.text);
+    expect(texts).toContain('the line above the formula');
+    expect(texts.some((t) => /^where δ = ?√ ?2\/\(σμ\)$/.test(t))).toBe(true);
   });
 });

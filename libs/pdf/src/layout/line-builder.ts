@@ -410,7 +410,47 @@ function groupRows(runs: TextRun[]): TextRun[][] {
       rows.push({ runs: [r], y0: r.y0, y1: r.y1, baseline: r.baseline, size: r.size });
     }
   }
-  return rows.map((row) => row.runs);
+  return joinRadicals(rows.map((row) => row.runs));
+}
+
+const RADICAL_ONLY = /^\s*√+\s*$/;
+
+/**
+ * A radical sign drawn on its own (TeX sets √ as a tall glyph hanging above the radicand's
+ * baseline) overlaps its line too little to be grouped with it and forms a row of its own. Such a
+ * row joins the nearest row at or below its baseline with text under or touching the sign (the
+ * radicand right after it): "δ = √2/(σμ)" reads as one line. The row above is never the sign's
+ * line: the sign reaches up over its radicand, not down to the text above.
+ */
+function joinRadicals(rows: TextRun[][]): TextRun[][] {
+  const out = rows.map((r) => [...r]);
+  const gone = new Set<number>();
+  for (const [i, row] of out.entries()) {
+    if (!row.every((r) => RADICAL_ONLY.test(r.text))) continue;
+    const x0 = Math.min(...row.map((r) => r.x0)),
+      x1 = Math.max(...row.map((r) => r.x1)),
+      y1 = Math.max(...row.map((r) => r.y1)),
+      baseline = Math.min(...row.map((r) => r.baseline)),
+      size = Math.max(...row.map((r) => r.size));
+    const touch = 0.3 * size;
+    let best = -1,
+      bestDist = Infinity;
+    for (const [k, other] of out.entries()) {
+      if (k === i || gone.has(k) || other.every((r) => RADICAL_ONLY.test(r.text))) continue;
+      const ob = Math.max(...other.map((r) => r.baseline));
+      if (ob < baseline - 0.05 * size) continue;
+      if (Math.min(...other.map((r) => r.y0)) > y1 + 0.5 * size) continue;
+      if (!other.some((r) => r.x0 <= x1 + touch && r.x1 >= x0 - touch)) continue;
+      if (ob - baseline < bestDist) {
+        bestDist = ob - baseline;
+        best = k;
+      }
+    }
+    if (best < 0) continue;
+    out[best]!.push(...row);
+    gone.add(i);
+  }
+  return out.filter((_, i) => !gone.has(i));
 }
 
 /** A run overlapping another run of the row horizontally belongs to a different text line. */
