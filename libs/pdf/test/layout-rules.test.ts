@@ -932,3 +932,71 @@ describe('script marks and radicals join their line (issue 21, text fidelity)', 
     expect(texts.some((t) => /^where δ = ?√ ?2\/\(σμ\)$/.test(t))).toBe(true);
   });
 });
+
+describe('script marks in tables go on their base word line (issue 21, text fidelity)', () => {
+  const body = [
+    ['Alpha', '12', '3.5'],
+    ['Beta', '43', '2.1'],
+    ['Gamma', '18', '4.4'],
+    ['Delta', '27', '1.9'],
+    ['Epsilon', '33', '2.7'],
+    ['Zeta', '41', '3.0'],
+    ['Eta', '25', '2.2'],
+  ];
+
+  it('footnote marks set after table values ("43a", "27†") neither add nor merge rows: a table of 8 rows keeps its 8 rows', async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('intro', 14), 72, 540, 80);
+        [['Sample', 'Count', 'Ratio'], ...body].forEach((r, i) =>
+          r.forEach((t, k) => {
+            const x = 72 + k * 140,
+              top = 120 + i * 14;
+            const w = c.text(t, x, top, 10, i === 0 ? c.bold : c.font);
+            // Footnote marks: 6 pt, raised 4 pt, right after the value.
+            if (t === '43') c.text('a', x + w + 0.3, top - 4, 6);
+            if (t === '27') c.text('†', x + w + 0.3, top - 4, 6);
+          }),
+        );
+        c.justified(proseWords('outro', 14), 72, 540, 250);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(1);
+    const cells = tables[0]!.cells!;
+    expect(new Set(cells.map((x) => x.row)).size).toBe(8);
+    const row = (name: string) => cells.filter((x) => x.row === cells.find((y) => y.text === name)?.row);
+    expect(row('Beta').map((x) => x.text.replace(/\s/g, ''))).toContain('43a');
+    expect(row('Delta').map((x) => x.text.replace(/\s/g, ''))).toContain('27†');
+  });
+
+  it("a unit row of raised marks between brackets (\"(° ' '')\") stays one row of the table", async () => {
+    const bytes = await synthPdf([
+      (c) => {
+        c.justified(proseWords('intro', 14), 72, 540, 80);
+        const rows = [['Sample', 'Angle', 'Ratio'], ['', '', ''], ...body.slice(0, 6)];
+        rows.forEach((r, i) =>
+          r.forEach((t, k) => c.text(t, 72 + k * 140, 120 + i * 14, 10, i === 0 ? c.bold : c.font)),
+        );
+        // The unit row under "Angle": brackets on the row's baseline, the unit marks raised and
+        // smaller, a word space apart (wider than a script follows its base).
+        const top = 134;
+        let x = 212;
+        x += c.text('(', x, top, 10);
+        x += c.text('°', x + 0.2, top - 3.5, 7) + 4.5;
+        x += c.text("'", x, top - 3.5, 7) + 4.5;
+        x += c.text("''", x, top - 3.5, 7) + 0.5;
+        c.text(')', x, top, 10);
+        c.justified(proseWords('outro', 14), 72, 540, 250);
+      },
+    ]);
+    const { elements } = await parseSynthetic(bytes);
+    const tables = elements.filter((e) => e.type === 'table');
+    expect(tables).toHaveLength(1);
+    const cells = tables[0]!.cells!;
+    expect(new Set(cells.map((x) => x.row)).size).toBe(8);
+    const unit = cells.find((x) => x.text.includes('('));
+    expect(unit?.text.replace(/\s/g, '')).toBe("(°''')");
+  });
+});

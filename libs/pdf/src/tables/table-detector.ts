@@ -13,6 +13,8 @@ import { toWords, type Word } from './words';
 /** A detected table with the evidence it was built from, so pieces can be rebuilt as one. */
 interface Found {
   t: TableModel;
+  /** The region the grid was built over (with its rules), to build it again. */
+  region: Box;
   hRules: Ruling[];
   vRules: Ruling[];
   kind: 'lattice' | 'stack' | 'stream';
@@ -44,7 +46,7 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
     });
     if (t && !isChart(t, drawn)) {
       tables.push(t);
-      found.push({ t, hRules: region.hRules, vRules: region.vRules, kind: region.kind });
+      found.push({ t, region, hRules: region.hRules, vRules: region.vRules, kind: region.kind });
     }
   }
   // Labels and legends inside a drawn figure line up like cells but are not a table.
@@ -60,7 +62,7 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
     const t = buildGridTable({ region, hRules: [], vRules: [], words, fills: g.fillRects, kind: 'stream' });
     if (t && !tables.some((o) => intersectionArea(o, t) > 0.2 * Math.min(boxArea(o), boxArea(t)))) {
       tables.push(t);
-      found.push({ t, hRules: [], vRules: [], kind: 'stream' });
+      found.push({ t, region, hRules: [], vRules: [], kind: 'stream' });
     }
   }
   const kept = new Set(dedupe(tables));
@@ -69,7 +71,72 @@ export function detectTables(input: PageLayoutInput, lines: Line[]): TableModel[
     lines,
     words,
     g.fillRects,
-  );
+  ).map((f) => withMarksOnTheirLine(f, words, g.fillRects));
+}
+
+/**
+ * Every table is built a second time with its script marks (superscripts, subscripts, footnote
+ * marks: "43ᵃ", "27†", the "−1" of "s⁻¹", the "◦ ′ ′′" of a unit row) moved onto their base word's
+ * line: set off the baseline, a mark can form a text row of its own and so a spurious table row.
+ * The second build is kept only when it is still a table.
+ */
+function withMarksOnTheirLine(f: Found, words: Word[], fills: Box[]): TableModel {
+  const moved = placeMarks(words, f.region);
+  if (moved === words) return f.t;
+  const t = buildGridTable({ region: f.region, hRules: f.hRules, vRules: f.vRules, words: moved, fills, kind: f.kind });
+  return t && t.cols >= Math.min(2, f.t.cols) ? t : f.t;
+}
+
+const OPENS = /[([]$/,
+  CLOSES = /^[)\]]/;
+
+/**
+ * The table's words with its marks on their base word's line (the same array when there is none).
+ * A mark is smaller than the table's largest type, off its base word's baseline but overlapping the
+ * base's box vertically, and starts within 0.3 em after the base ends (the base at least 1.1 times
+ * the mark's size); or it follows a mark already placed, on that mark's baseline (the "1" of
+ * "−1"); or it stands between two brackets of one line ("(◦ ′ ′′)").
+ */
+function placeMarks(words: Word[], region: Box): Word[] {
+  const inside = words.filter((w) => centerInside(w, region, 1));
+  if (inside.length < 2) return words;
+  const maxSize = Math.max(...inside.map((w) => w.size));
+  const offBaseline = (a: Word, b: Word) => Math.abs(a.baseline - b.baseline) > 0.1 * Math.min(a.size, b.size);
+  const yOverlap = (a: Word, b: Word) => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0;
+  const after = (m: Word, b: Word, em: number) => m.x0 - b.x1 >= -0.1 * em && m.x0 - b.x1 <= 0.3 * em;
+  const candidates = inside.filter((w) => w.size < maxSize - 0.01).sort((a, b) => a.x0 - b.x0);
+  if (!candidates.length) return words;
+  /** A placed mark → the base word whose line it goes on. */
+  const base = new Map<Word, Word>();
+  for (const m of candidates) {
+    let best: Word | undefined;
+    for (const b of inside) {
+      if (b === m || b.size < 1.1 * m.size || !offBaseline(m, b) || !yOverlap(m, b) || !after(m, b, b.size)) continue;
+      if (!best || Math.abs(m.x0 - b.x1) < Math.abs(m.x0 - best.x1)) best = b;
+    }
+    if (!best)
+      for (const [p, b] of base)
+        if (!offBaseline(m, p) && after(m, p, b.size)) {
+          best = b;
+          break;
+        }
+    if (!best) {
+      const level = inside.filter((w) => w !== m && w.size >= m.size && offBaseline(m, w) && yOverlap(m, w));
+      const open = level
+        .filter((w) => OPENS.test(w.text) && w.x1 <= m.x0 + 0.1 * w.size)
+        .sort((a, b) => b.x1 - a.x1)[0];
+      if (open) {
+        const close = level.find((w) => CLOSES.test(w.text) && w.x0 >= m.x1 - 0.1 * w.size && !offBaseline(w, open));
+        if (close) best = open;
+      }
+    }
+    if (best) base.set(m, best);
+  }
+  if (!base.size) return words;
+  return words.map((w) => {
+    const b = base.get(w);
+    return b ? { ...w, y0: b.y0, y1: b.y1, baseline: b.baseline } : w;
+  });
 }
 
 /**
@@ -156,7 +223,7 @@ function dedupe(tables: TableModel[]): TableModel[] {
  * from their words and rules; when that grid is not a table, or loses the columns, they stay apart.
  * At least one piece must be unruled: two ruled grids one under the other are two tables.
  */
-function joinStackedPieces(found: Found[], lines: Line[], words: Word[], fills: Box[]): TableModel[] {
+function joinStackedPieces(found: Found[], lines: Line[], words: Word[], fills: Box[]): Found[] {
   const list = [...found].sort((a, b) => a.t.y0 - b.t.y0);
   let changed = true;
   while (changed) {
@@ -188,11 +255,11 @@ function joinStackedPieces(found: Found[], lines: Line[], words: Word[], fills: 
       const t = buildGridTable({ region, hRules, vRules, words, fills, kind });
       if (!t || t.cols < 0.75 * Math.max(a.t.cols, b.t.cols) || t.rows < Math.max(a.t.rows, b.t.rows)) continue;
       list.splice(j, 1);
-      list[i] = { t, hRules, vRules, kind };
+      list[i] = { t, region, hRules, vRules, kind };
       changed = true;
     }
   }
-  return list.map((f) => f.t);
+  return list;
 }
 
 const xOverlap = (a: Box, b: Box) => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
