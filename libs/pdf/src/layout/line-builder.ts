@@ -423,10 +423,12 @@ const RADICAL_ONLY = /^\s*√+\s*$/;
  * line: the sign reaches up over its radicand, not down to the text above.
  */
 function joinRadicals(rows: TextRun[][]): TextRun[][] {
+  const radical = (row: TextRun[]) => row.every((r) => RADICAL_ONLY.test(r.text));
+  if (!rows.some(radical)) return rows;
   const out = rows.map((r) => [...r]);
   const gone = new Set<number>();
   for (const [i, row] of out.entries()) {
-    if (!row.every((r) => RADICAL_ONLY.test(r.text))) continue;
+    if (!radical(row)) continue;
     const x0 = Math.min(...row.map((r) => r.x0)),
       x1 = Math.max(...row.map((r) => r.x1)),
       y1 = Math.max(...row.map((r) => r.y1)),
@@ -436,7 +438,7 @@ function joinRadicals(rows: TextRun[][]): TextRun[][] {
     let best = -1,
       bestDist = Infinity;
     for (const [k, other] of out.entries()) {
-      if (k === i || gone.has(k) || other.every((r) => RADICAL_ONLY.test(r.text))) continue;
+      if (k === i || gone.has(k) || radical(other)) continue;
       const ob = Math.max(...other.map((r) => r.baseline));
       if (ob < baseline - 0.05 * size) continue;
       if (Math.min(...other.map((r) => r.y0)) > y1 + 0.5 * size) continue;
