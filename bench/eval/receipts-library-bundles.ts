@@ -70,7 +70,7 @@ async function main(argv: string[]) {
       const o = r.pages[0]?.ocr;
       await fs.writeFile(path.join(out, `${name}.json`), JSON.stringify({ path: row.path, segments, grounding }));
       console.error(
-        `${name} ${(Number(t1 - t0) / 1e9).toFixed(2)}s raw ${(Number(t2 - t1) / 1e9).toFixed(2)}s ${o ? `${o.chosen}; ${o.tried.map((t) => `${t.name} ${t.ms}ms`).join(', ')}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}` : ''}`,
+        `${name} ${(Number(t1 - t0) / 1e9).toFixed(2)}s raw ${(Number(t2 - t1) / 1e9).toFixed(2)}s ${o ? `${o.chosen}; ${o.tried.map((t) => `${t.name} ${t.ms}ms`).join(', ')}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.lexicon ? `; lexicon ${o.lexicon.map((f) => `${f.from}→${f.to}`).join(', ')}` : ''}` : ''}`,
       );
     } finally {
       await fs.rm(scratch, { recursive: true, force: true });
