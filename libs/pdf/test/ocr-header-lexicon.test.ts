@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import { mendHeaderWords } from '../src/ocr/header-lexicon';
 import { ocrRows } from '../src/ocr/ocr-layout';
 import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
+import { parsePages } from '../src/parse/parse-pages';
 import { loadImagePage } from '../src/render/image-input';
 import { corpus, tempDir } from './helpers/fixtures';
 
@@ -117,5 +118,29 @@ describe('on a scanned receipt through recogniseImage', () => {
     const off = await read(false);
     expect(off.lexicon).toBeUndefined();
     expect(off.text.some((t) => /SON BHD/.test(t))).toBe(true);
+  }, 180_000);
+
+  it('is on in parsePages unless ocrHeaderLexicon is false', async () => {
+    const run = async (ocrHeaderLexicon?: boolean) => {
+      const outDir = await tempDir('ocr-lexicon-parse-');
+      try {
+        const r = await parsePages({
+          path: RECEIPT,
+          kind: 'image',
+          backend: 'ocr',
+          outDir,
+          renderPages: false,
+          ...(ocrHeaderLexicon === undefined ? {} : { ocrHeaderLexicon }),
+        });
+        return r.pages[0]!;
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    };
+    const [on, off] = [await run(), await run(false)];
+    expect(on.ocr?.lexicon?.length).toBeGreaterThanOrEqual(2);
+    expect(on.markdown).toMatch(/KAWASAN PERINDUSTRIAN/);
+    expect(off.ocr?.lexicon).toBeUndefined();
+    expect(off.markdown).toMatch(/KAHASAN PERINDUSTRIAN/);
   }, 180_000);
 });
