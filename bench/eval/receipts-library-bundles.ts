@@ -2,7 +2,7 @@
 // assemble → segmentsFromGrounding, the steps the parse worker runs) without the fleet: the quick
 // loop for OCR changes that shows what they do to receipt extraction. Prints seconds per image
 // (library OCR, one receipt at a time) beside raw `tesseract IMG stdout -l eng` on the same images.
-//   pnpm exec tsx bench/eval/receipts-library-bundles.ts OUT_DIR [--corpus DIR] [--half A|B] [--match REGEX] [--no-raw] [--header-reread] [--body-reread]
+//   pnpm exec tsx bench/eval/receipts-library-bundles.ts OUT_DIR [--corpus DIR] [--half A|B] [--match REGEX] [--no-raw] [--header-reread] [--body-reread] [--no-header-lexicon]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -21,6 +21,7 @@ async function main(argv: string[]) {
   const half = valueOf('--half');
   const ocrHeaderReread = argv.includes('--header-reread');
   const ocrBodyReread = argv.includes('--body-reread');
+  const ocrHeaderLexicon = !argv.includes('--no-header-lexicon');
   const match = valueOf('--match') ? new RegExp(valueOf('--match')!) : undefined;
   await fs.mkdir(out, { recursive: true });
   let ours = 0,
@@ -42,6 +43,7 @@ async function main(argv: string[]) {
         renderPages: false,
         ocrHeaderReread,
         ocrBodyReread,
+        ocrHeaderLexicon,
       });
       const { grounding } = assembleDocument(
         name,
@@ -70,7 +72,7 @@ async function main(argv: string[]) {
       const o = r.pages[0]?.ocr;
       await fs.writeFile(path.join(out, `${name}.json`), JSON.stringify({ path: row.path, segments, grounding }));
       console.error(
-        `${name} ${(Number(t1 - t0) / 1e9).toFixed(2)}s raw ${(Number(t2 - t1) / 1e9).toFixed(2)}s ${o ? `${o.chosen}; ${o.tried.map((t) => `${t.name} ${t.ms}ms`).join(', ')}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}` : ''}`,
+        `${name} ${(Number(t1 - t0) / 1e9).toFixed(2)}s raw ${(Number(t2 - t1) / 1e9).toFixed(2)}s ${o ? `${o.chosen}; ${o.tried.map((t) => `${t.name} ${t.ms}ms`).join(', ')}${o.header ? `; header rows ${o.header.replaced}/${o.header.rows} ${o.header.ms}ms` : ''}${o.lexicon ? `; lexicon ${o.lexicon.map((f) => `${f.from}→${f.to}`).join(', ')}` : ''}` : ''}`,
       );
     } finally {
       await fs.rm(scratch, { recursive: true, force: true });

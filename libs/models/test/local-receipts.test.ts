@@ -355,3 +355,39 @@ describe('receipt letterheads, addresses and totals (issue 23, constructed text)
     expect(r.company).toBe("Rocky's Grillhouse Malaysia Sdn Bhd");
   });
 });
+
+describe('totals whose currency OCR misread and glued to the amount ("fM1.00" for "RM1.00")', () => {
+  const total = (lines: string[]) => {
+    const text = lines.join('\n\n');
+    const out = localExtract({ segments: [seg(text)] }, SCHEMA);
+    const c = out.citations.find((x) => x.path === '/total');
+    if (out.jsonResult.total !== null && out.jsonResult.total !== undefined) {
+      expect(text.includes(c!.quote)).toBe(true);
+      expect(findAmounts(c!.quote, { glued: true }).some((a) => a.value === out.jsonResult.total)).toBe(true);
+    }
+    return out.jsonResult.total;
+  };
+
+  it('reads an amount glued to 1-3 letters in glued mode only, never a quantity or an id', () => {
+    expect(findAmounts('Total fM1.00', { glued: true }).map((a) => a.value)).toEqual([1]);
+    expect(findAmounts('TOTAL: aRN12.50', { glued: true }).map((a) => a.value)).toEqual([12.5]);
+    expect(findAmounts('Total fM1.00')).toEqual([]);
+    // A quantity, an id glued to a word, a code without decimals: not amounts.
+    expect(findAmounts('2 x2.50 5.00', { glued: true }).map((a) => a.value)).toEqual([5]);
+    expect(findAmounts('Invoice12.50', { glued: true })).toEqual([]);
+    expect(findAmounts('Ref AB1234', { glued: true })).toEqual([]);
+    // A currency already read stays one amount with its currency.
+    expect(findAmounts('Total RM1.00', { glued: true }).map((a) => [a.value, a.currency])).toEqual([[1, 'MYR']]);
+  });
+
+  it('takes a glued amount on a total line, and on the line after a total label alone', () => {
+    expect(
+      total(['KEDAI MAJU SDN BHD', 'SUB TOTAL 11.80', 'SST 6% 0.70', 'Total fM12.50', 'CASH 20.00', 'CHANGE 7.50']),
+    ).toBe(12.5);
+    expect(total(['KEDAI MAJU SDN BHD', 'Item 1 3.20', 'TOTAL', 'fM3.20', 'CASH 10.00', 'CHANGE 6.80'])).toBe(3.2);
+  });
+
+  it('reads no glued amount on other lines (a cash line with a glued figure is not the total)', () => {
+    expect(total(['KEDAI MAJU SDN BHD', 'Item 1 3.20', 'TOTAL 3.20', 'CASH fM9.00'])).toBe(3.2);
+  });
+});

@@ -1,5 +1,5 @@
 // OCR fidelity through this library (no worker, for quick iterations):
-//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread] [--body-reread] [--no-cell-reread]
+//   pnpm exec tsx libs/pdf/eval/ocr-eval-cli.ts CORPUS [path-regex] [--half A|B] [--header-reread] [--body-reread] [--no-header-lexicon] [--no-cell-reread]
 // (--no-cell-reread: tables of small print are not read again cell by cell, for a before/after in one session)
 // `pnpm eval:parse CORPUS --only ocr` is the same evaluation through the API and the worker.
 import fs from 'node:fs/promises';
@@ -14,6 +14,7 @@ async function main(argv: string[]) {
   const half = argv.includes('--half') ? argv[argv.indexOf('--half') + 1] : undefined;
   const ocrHeaderReread = argv.includes('--header-reread');
   const ocrBodyReread = argv.includes('--body-reread');
+  const ocrHeaderLexicon = !argv.includes('--no-header-lexicon');
   const ocrCellReread = !argv.includes('--no-cell-reread');
   let docs = await ocrDocuments(corpus);
   if (filter) docs = docs.filter((d) => filter.test(d.doc));
@@ -32,6 +33,7 @@ async function main(argv: string[]) {
           renderPages: false,
           ocrHeaderReread,
           ocrBodyReread,
+          ocrHeaderLexicon,
           ocrCellReread,
         });
         const { markdown } = assembleDocument(

@@ -194,3 +194,20 @@ describe('receipt key fields through runExtractFile (docfleet-local)', () => {
     expect(result.total).toBe(1272);
   });
 });
+
+describe('a total whose currency OCR misread ("Total fM1.00" for "Total RM1.00")', () => {
+  it('is read as the amount paid and cited verifiably', async () => {
+    const { result, cited } = await extract([
+      'KEDAI RUNCIT MURAH SDN BHD (1234-A)',
+      'NO. 3, JALAN PASAR 1,',
+      '43000 KAJANG, SELANGOR.',
+      'Date: 14/07/2019',
+      'Mineral water 1 1.00',
+      'Total fM1.00',
+      'CASH fM5.00',
+      'CHANGE fM4.00',
+    ]);
+    expect(result.total).toBe(1);
+    expect(cited.has('/total')).toBe(true);
+  });
+});

@@ -46,7 +46,8 @@ export function compareField(kind: CompareKind, expected: unknown, predicted: un
 /**
  * A citation is verifiable when its quote is verbatim text of the cited segment and contains the
  * value: literally (case- and space-insensitive), or as the same date, amount, currency or
- * duration written another way ("August 3 , 2014" for 2014-08-03, "$4.11" for 4.11).
+ * duration written another way ("August 3 , 2014" for 2014-08-03, "$4.11" for 4.11, "fM1.00" for 1.00: a currency
+ * misread by OCR, as the receipt total finder reads it).
  */
 export function citationVerifiable(value: unknown, c: Citation, segments: Segment[]): boolean {
   const seg = segments.find((s) => s.id === c.segmentId);
@@ -55,7 +56,7 @@ export function citationVerifiable(value: unknown, c: Citation, segments: Segmen
   const flat = (s: string) => s.toLowerCase().replace(/\s+/g, ' ');
   if (typeof value === 'string' && flat(q).includes(flat(value))) return true;
   if (typeof value === 'number')
-    return findAmounts(q, { requireMoneyShape: false }).some((a) => Math.abs(a.value - value) < 0.005);
+    return findAmounts(q, { requireMoneyShape: false, glued: true }).some((a) => Math.abs(a.value - value) < 0.005);
   if (typeof value === 'boolean') return true;
   if (typeof value === 'string') {
     // Either reading of an ambiguous numeric date: the document decides its order, not the quote.

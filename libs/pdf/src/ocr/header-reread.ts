@@ -21,6 +21,7 @@ import { ocrRows } from './ocr-layout';
 import { parseTsv, recognizeImage, type TesseractRun } from './tesseract-tsv';
 import { startStackRun } from './band-reread';
 import { bestModelDir } from './tessdata-best';
+import { KNOWN_WORDS } from './header-lexicon';
 import type { OcrWord } from './recognise';
 
 export interface HeaderRereadOptions {
@@ -341,28 +342,6 @@ function stacked(parts: Array<{ image: GrayImage; top: number }>): Pick<GrayImag
 const SURER_WORD = 15;
 /** Confidence a re-reading's known word needs to stand for a word the first reading did not know. */
 const KNOWN_WORD_CONF = 60;
-
-/**
- * Words a page's header is made of beyond names: legal forms of companies in many countries and
- * the words of postal addresses (street types, building parts, districts). A word read as one of
- * these at one size and as something else at another is that word misread.
- */
-export const KNOWN_WORDS = new Set(
-  // Legal forms.
-  (
-    'SDN BHD BERHAD LTD LIMITED PTE PVT PTY LLC LLP INC CORP CO COMPANY GMBH AG KG SARL SAS SA BV NV SPA SRL OY AB ' +
-    'ENTERPRISE ENTERPRISES TRADING HOLDINGS INDUSTRIES INTERNATIONAL MARKETING SERVICES SUPPLY ' +
-    // Street and place words (English, Malay, French, Spanish, German).
-    'STREET ST ROAD RD AVENUE AVE LANE LN DRIVE DR BOULEVARD BLVD HIGHWAY SQUARE PLAZA BUILDING BLDG BLOCK BLK ' +
-    'FLOOR FLR LEVEL UNIT SUITE LOT NO JALAN JLN LORONG LRG PERSIARAN TAMAN TMN KAMPUNG KG BANDAR BUKIT ' +
-    'KAWASAN PERINDUSTRIAN SEKSYEN SECTION INDUSTRIAL PARK CENTRE CENTER MALL COMPLEX GROUND ' +
-    'RUE ROUTE AUTOROUTE AVENIDA CALLE STRASSE STRAßE ' +
-    // States and federal territories, cities named on many addresses.
-    'SELANGOR JOHOR KEDAH KELANTAN MELAKA MALACCA PAHANG PERAK PERLIS PENANG SABAH SARAWAK TERENGGANU ' +
-    'KUALA LUMPUR PUTRAJAYA LABUAN SHAH ALAM PETALING JAYA SUBANG KLANG BAHRU DARUL EHSAN TAKZIM ' +
-    'SINGAPORE MALAYSIA'
-  ).split(/\s+/),
-);
 
 /** Marks read off the band's edges or rules (bars, brackets alone), never words of the row. */
 const STRAY = /^[|!\[\]{}_~\\/'"‘’“”`.,:;-]+$/;

@@ -30,6 +30,7 @@ import {
 import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows, startHeaderRuns } from './header-reread';
 import { rereadBodyRows, startBodyRun } from './body-reread';
+import { mendHeaderWords, type LexiconFix } from './header-lexicon';
 import { ocrRows } from './ocr-layout';
 import type { CellRereadReport } from './cell-reread';
 import {
@@ -75,6 +76,8 @@ export interface OcrPageReport {
   header?: { rows: number; replaced: number; ms: number };
   /** Body rows that lost text read again (body-reread.ts): how many, how many replaced, time. */
   body?: { rows: number; replaced: number; ms: number };
+  /** Words of the first rows mended to a known legal form or address word (header-lexicon.ts). */
+  lexicon?: LexiconFix[];
   /** Table cells read again upscaled (cell-reread.ts): how many, how many replaced, Tesseract runs, time. */
   cells?: CellRereadReport;
   /** Dashed/dotted separator rules whitened before recognition. */
@@ -115,6 +118,11 @@ export interface RecogniseOptions {
    * reading (~0.15-0.2x raw Tesseract's time per image). Off unless asked.
    */
   headerReread?: boolean;
+  /**
+   * Mend words of the first rows a letter or two off a legal form or address word ("SON BHD" →
+   * "SDN BHD"; header-lexicon.ts), reported as `lexicon`. On unless false.
+   */
+  headerLexicon?: boolean;
   /**
    * Read again the rows whose first reading lost text by the page's own evidence (body-reread.ts):
    * figures read with doubt, ink under no word, inked rows with no row. One more Tesseract run on
@@ -472,7 +480,11 @@ async function recogniseWith(
           run: lang === opts.lang ? bodyRun : undefined,
         })
       : undefined;
-  const words = body?.words ?? header?.words ?? win.words;
+  // Last, words of the first rows a letter or two off a legal form or address word are mended
+  // (header-lexicon.ts: "SON BHD" → "SDN BHD").
+  const lastRead = body?.words ?? header?.words ?? win.words;
+  const lexicon = opts.headerLexicon === false ? undefined : mendHeaderWords(lastRead, opts.pageNumber);
+  const words = lexicon?.words ?? lastRead;
   const warnings: OcrPageReport['warnings'] = [];
   // No text: not one word read with some confidence (marks read off shapes do not count).
   if (!win.words.some((w) => w.conf >= 40 && /[\p{L}\p{N}]{2,}/u.test(w.text)) && ink > 0.002) {
@@ -499,6 +511,7 @@ async function recogniseWith(
       ...(paper.x || paper.y || paper.width !== size.width || paper.height !== size.height ? { paper } : {}),
       ...(header ? { header: { rows: header.rows, replaced: header.replaced, ms: header.ms } } : {}),
       ...(body ? { body: { rows: body.rows, replaced: body.replaced, ms: body.ms } } : {}),
+      ...(lexicon?.fixes.length ? { lexicon: lexicon.fixes } : {}),
       rulesRemoved: rules.length,
       dpi,
       rotation: win.variant.rotation,

@@ -45,6 +45,8 @@ export interface OcrSettings {
   rasterBudgetSeconds?: number;
   /** Image pages: read doubtful header rows again larger (RecogniseOptions.headerReread). */
   headerReread?: boolean;
+  /** Image pages: mend header words to known legal forms and address words (RecogniseOptions.headerLexicon). */
+  headerLexicon?: boolean;
   /** Image pages: read rows that lost text again (RecogniseOptions.bodyReread). */
   bodyReread?: boolean;
   /** Image pages: read the cells of tables of small print again, upscaled (cell-reread.ts). Default true. */
@@ -609,6 +611,7 @@ export async function ocrImagePage(
       statedDpi,
       tesseract,
       headerReread: s.headerReread,
+      headerLexicon: s.headerLexicon,
       bodyReread: s.bodyReread,
       // Page 1 of an image may already be prepared and being read (the worker's head start).
       ...(started?.prepared ? { prepared: { first: started.prepared.first, file: started.prepared.file } } : {}),

@@ -50,6 +50,7 @@ function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSetting
       timeoutSeconds,
       rasterBudgetSeconds: budget.maxSeconds,
       headerReread: opts.ocrHeaderReread ?? false,
+      headerLexicon: opts.ocrHeaderLexicon ?? true,
       bodyReread: opts.ocrBodyReread ?? false,
       cellReread: opts.ocrCellReread ?? true,
     },

@@ -52,6 +52,11 @@ export interface ParsePagesOptions {
    */
   ocrHeaderReread?: boolean;
   /**
+   * Image pages: mend words of the first rows a letter off a known legal form or address word
+   * (RecogniseOptions.headerLexicon). Default true; false for a before/after in one session.
+   */
+  ocrHeaderLexicon?: boolean;
+  /**
    * Image pages: read again the body rows whose first reading lost text by the page's own evidence
    * (figures read with doubt, ink under no word, inked rows with no row): receipts' dates and totals.
    * One more Tesseract run on the pages that show a loss. Default false.

@@ -346,7 +346,6 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
   const amts: Amt[] = [];
   lines.forEach((line, i) => {
     const text = plain(line.text);
-    const found = findAmounts(text);
     const labelled: Amt['labelled'] = /\bchange\b|\bbaki\b|\brendu\b/i.test(text)
       ? 'change'
       : /\b(cash|tunai|tender(ed)?|paid|visa|master\s*card|card|esp[eè]ces?|r[eé]gl[eé]|efectivo|pagado)\b/i.test(text)
@@ -359,6 +358,8 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
             : TOTAL_LABEL.test(text) && (!NOT_PAID.test(text) || INCLUDED.test(text))
               ? 'total'
               : 'none';
+    // On a total line an amount glued to a few letters is a misread currency ("Total fM1.00").
+    const found = findAmounts(text, { glued: labelled === 'total' });
     for (const a of found) {
       const at = line.text.indexOf(a.raw);
       amts.push({ line, i, value: a.value, start: Math.max(0, at), end: Math.max(0, at) + a.raw.length, labelled });
@@ -371,7 +372,7 @@ export function paidTotalCandidates(lines: SegLine[]): Candidate[] {
       !/\p{L}{3,}/u.test(plain(lines[i + 1]!.text).replace(/\b(RM|MYR|USD|EUR|SGD|GBP)\b/g, ''))
     ) {
       const next = lines[i + 1]!;
-      for (const a of findAmounts(plain(next.text)).slice(0, 1)) {
+      for (const a of findAmounts(plain(next.text), { glued: true }).slice(0, 1)) {
         const at = next.text.indexOf(a.raw);
         amts.push({
           line: next,

@@ -86,8 +86,15 @@ export function currencyOf(token: string | undefined): string | undefined {
   return SYMBOLS.find(([re]) => re.test(t))?.[1];
 }
 
-/** Amounts that look like money: with a currency, or with exactly two decimals. */
-export function findAmounts(text: string, opts: { requireMoneyShape?: boolean } = {}): AmountHit[] {
+/** Letters an amount is glued to (OCR of "RM1.00" as "fM1.00"): 1–3 letters after a non-letter. */
+const GLUED_LETTERS = /(?:^|[^\p{L}\p{N}])(\p{L}{1,3})$/u;
+
+/**
+ * Amounts that look like money: with a currency, or with exactly two decimals. `glued`: also an
+ * amount with two decimals glued to 1–3 letters, a currency OCR misread ("fM1.00" for "RM1.00");
+ * not a quantity ("x2.50"). For lines known to hold a total, where a misread currency is likely.
+ */
+export function findAmounts(text: string, opts: { requireMoneyShape?: boolean; glued?: boolean } = {}): AmountHit[] {
   const out: AmountHit[] = [];
   AMOUNT_RE.lastIndex = 0;
   for (let m = AMOUNT_RE.exec(text); m; m = AMOUNT_RE.exec(text)) {
@@ -98,8 +105,19 @@ export function findAmounts(text: string, opts: { requireMoneyShape?: boolean } 
     const num = m[2]!;
     // The character before the number itself (the match may start with a space before it).
     const prev = m[1] ? text[m.index - 1] : text[m.index + m[0].indexOf(num) - 1];
-    // Skip digits glued to letters (invoice numbers like INV2023, order ids) and dates.
-    if (prev && /[A-Za-z0-9/_]/.test(prev) && !m[1]) continue;
+    // Skip digits glued to letters (invoice numbers like INV2023, order ids) and dates; in glued
+    // mode an amount with two decimals after 1–3 letters (a misread currency) is kept.
+    const numAt = m.index + m[0].indexOf(num);
+    const glued =
+      opts.glued &&
+      !m[1] &&
+      prev !== undefined &&
+      /\p{L}/u.test(prev) &&
+      /[.,]\d{2}$/.test(num) &&
+      !num.startsWith('-') &&
+      GLUED_LETTERS.exec(text.slice(0, numAt))?.[1];
+    if (glued && /^[xX]$/.test(glued)) continue; // "x2.50": a quantity or unit price
+    if (prev && /[A-Za-z0-9/_]/.test(prev) && !m[1] && !glued) continue;
     const after = text.slice(m.index + m[0].length, m.index + m[0].length + 1);
     if (after === '%') continue;
     if (

@@ -1,0 +1,146 @@
+// The first rows of an OCR'd page: a word a letter or two off one known legal form or address
+// word is mended (header-lexicon.ts; issue 23: "SON BHD" → "SDN BHD" names a receipt's issuer), by
+// letter replacement only and under guards that keep names and other words as read.
+import fs from 'node:fs/promises';
+import { mendHeaderWords } from '../src/ocr/header-lexicon';
+import { ocrRows } from '../src/ocr/ocr-layout';
+import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
+import { parsePages } from '../src/parse/parse-pages';
+import { loadImagePage } from '../src/render/image-input';
+import { corpus, tempDir } from './helpers/fixtures';
+
+/** OCR words of printed rows (one Tesseract line per row), left to right. */
+function page(rows: string[]): OcrWord[] {
+  return rows.flatMap((row, r) =>
+    row.split(' ').map((text, i) => ({
+      text,
+      conf: 80,
+      x0: 100 * i,
+      x1: 100 * i + 90,
+      y0: 50 * r,
+      y1: 50 * r + 30,
+      block: 1,
+      par: 1,
+      line: r + 1,
+    })),
+  );
+}
+const mend = (rows: string[]) => {
+  const r = mendHeaderWords(page(rows), 1);
+  return {
+    rows: ocrRows(r.words)
+      .sort((a, b) => a.y0 - b.y0)
+      .map((x) => x.text),
+    fixes: r.fixes,
+  };
+};
+
+describe('mending header words to known legal forms and address words', () => {
+  it('mends a misread legal form after a name and an address word, and reports each', () => {
+    const r = mend(['KEDAI MAJU SON BHD', 'LOT 5, KAHASAN PERINDUSTRIAN', 'JALAM MERAH 3']);
+    expect(r.rows).toEqual(['KEDAI MAJU SDN BHD', 'LOT 5, KAWASAN PERINDUSTRIAN', 'JALAN MERAH 3']);
+    expect(r.fixes).toEqual([
+      { from: 'SON', to: 'SDN', page: 1 },
+      { from: 'KAHASAN', to: 'KAWASAN', page: 1 },
+      { from: 'JALAM', to: 'JALAN', page: 1 },
+    ]);
+  });
+
+  it('adds or drops no letter: a plural or a word a letter short stays as read', () => {
+    expect(mend(['ROSE GARDEN', 'TWO STREETS', 'ALAN PRS 1']).fixes).toEqual([]);
+  });
+
+  it('leaves a word within reach of two known words as read', () => {
+    // "CENTRR" is one letter off both "CENTRE" and "CENTER"; "CENTRX" only off "CENTRE".
+    expect(mend(['MEGA CENTRR']).fixes).toEqual([]);
+    expect(mend(['MEGA CENTRX']).rows).toEqual(['MEGA CENTRE']);
+  });
+
+  it('changes a short word only by letters OCR confuses', () => {
+    // "BHX" is one letter off "BHD", but X for D is no OCR confusion; "SON" for "SDN" is (O/D).
+    expect(mend(['KEDAI MAJU SDN BHX']).fixes).toEqual([]);
+    expect(mend(['JIN KIARA 3']).rows).toEqual(['JLN KIARA 3']);
+  });
+
+  it('mends a long word by any one letter', () => {
+    expect(mend(['KAWASAN PERINOUSTRIAN BALAKONG']).rows).toEqual(['KAWASAN PERINDUSTRIAN BALAKONG']);
+  });
+
+  it('makes a legal form only where one stands: after a name, last or before a form or a registration number', () => {
+    expect(mend(['SON BHD']).fixes).toEqual([]); // no name before it
+    expect(mend(['MY SON PETER']).fixes).toEqual([]); // a word follows, not a form
+    expect(mend(['KEDAI MAJU SON (123456-X)']).rows).toEqual(['KEDAI MAJU SDN (123456-X)']);
+    expect(mend(['KEDAI MAJU SDN BED']).rows).toEqual(['KEDAI MAJU SDN BHD']);
+  });
+
+  it('reads a closing bracket no bracket opened as D ("SDN BH)")', () => {
+    expect(mend(['AMANO MALAYSIA SDN BH) (682283-V )']).rows).toEqual(['AMANO MALAYSIA SDN BHD (682283-V )']);
+    // A bracket that closes one opened before it stays a bracket.
+    expect(mend(['HARDWARE (BH)']).fixes).toEqual([]);
+  });
+
+  it('never turns a word into a word already on its row', () => {
+    expect(mend(['KEDAI SDN SON BHD']).fixes).toEqual([]);
+  });
+
+  it('mends only the first eight rows, and keeps the case the word was written in', () => {
+    const rows = ['Shop', ...Array.from({ length: 8 }, (_, i) => `Line ${i}`), 'Jalam Merah'];
+    expect(mend(rows).fixes).toEqual([]);
+    expect(mend(['Jalam Merah', 'jin 3']).rows).toEqual(['Jalan Merah', 'jln 3']);
+  });
+});
+
+describe('on a scanned receipt through recogniseImage', () => {
+  // A receipt whose issuer reads "MR. (M) SON BHD" and whose address "KAHASAN PERINDUSTRIAN" at
+  // every size Tesseract is given.
+  const RECEIPT = corpus('c_scanned_images/sroie/448.jpg');
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await tempDir('ocr-lexicon-');
+  });
+  afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+  const read = async (headerLexicon?: boolean) => {
+    const img = await loadImagePage(RECEIPT, 0);
+    const r = await recogniseImage(img, { lang: 'eng', timeoutSeconds: 60, pageNumber: 1, tmpDir: tmp, headerLexicon });
+    return { text: ocrRows(r.words).map((x) => x.text), lexicon: r.report.lexicon };
+  };
+
+  it('mends the legal form and the address word, and reports it; headerLexicon:false keeps the reading', async () => {
+    const on = await read();
+    expect(on.text.some((t) => /SDN BHD/.test(t))).toBe(true);
+    expect(on.text.some((t) => /KAWASAN PERINDUSTRIAN/.test(t))).toBe(true);
+    expect(on.lexicon).toEqual(
+      expect.arrayContaining([
+        { from: 'SON', to: 'SDN', page: 1 },
+        { from: 'KAHASAN', to: 'KAWASAN', page: 1 },
+      ]),
+    );
+    const off = await read(false);
+    expect(off.lexicon).toBeUndefined();
+    expect(off.text.some((t) => /SON BHD/.test(t))).toBe(true);
+  }, 180_000);
+
+  it('is on in parsePages unless ocrHeaderLexicon is false', async () => {
+    const run = async (ocrHeaderLexicon?: boolean) => {
+      const outDir = await tempDir('ocr-lexicon-parse-');
+      try {
+        const r = await parsePages({
+          path: RECEIPT,
+          kind: 'image',
+          backend: 'ocr',
+          outDir,
+          renderPages: false,
+          ...(ocrHeaderLexicon === undefined ? {} : { ocrHeaderLexicon }),
+        });
+        return r.pages[0]!;
+      } finally {
+        await fs.rm(outDir, { recursive: true, force: true });
+      }
+    };
+    const [on, off] = [await run(), await run(false)];
+    expect(on.ocr?.lexicon?.length).toBeGreaterThanOrEqual(2);
+    expect(on.markdown).toMatch(/KAWASAN PERINDUSTRIAN/);
+    expect(off.ocr?.lexicon).toBeUndefined();
+    expect(off.markdown).toMatch(/KAHASAN PERINDUSTRIAN/);
+  }, 180_000);
+});
