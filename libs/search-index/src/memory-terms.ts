@@ -101,7 +101,9 @@ export class TermStore {
   private slotOf(len: number, h: number): number {
     const mask = this.table.length - 1;
     const key = this.key;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
+    for (let i = h & mask, n = 0; ; i = (i + 1) & mask, n++) {
+      // A full table would be probed forever: say so (add grows it long before).
+      if (n > mask) throw new Error('TermStore: hash table full');
       const e = this.table[i];
       if (e === 0) return i;
       const t = e - 1;
