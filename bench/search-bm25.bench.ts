@@ -42,6 +42,22 @@ import { createFile, rng } from './search.bench';
 
 export const name = 'search-bm25';
 
+/** The corpus words the bench adds to segments and draws queries from (shared with search-memory-gc.ts). */
+export function benchWords(sci: { docs: Array<{ text: string }> }): string[] {
+  return [...new Set(sci.docs.flatMap((d) => d.text.toLowerCase().match(/\b[a-z]{4,14}\b/g) ?? []))];
+}
+
+/** `n` queries: every fourth a SciFact claim (a sentence), the others 1-3 corpus words (seeded). */
+export function benchQueries(sci: { queries: Array<{ text: string }> }, words: string[], n: number): string[] {
+  const questions = sci.queries.map((q) => q.text);
+  const qrand = rng(99);
+  return Array.from({ length: n }, (_, i) =>
+    i % 4 === 3
+      ? questions[Math.floor(qrand() * questions.length)]
+      : Array.from({ length: 1 + Math.floor(qrand() * 3) }, () => words[Math.floor(qrand() * words.length)]).join(' '),
+  );
+}
+
 const FILES = Number(process.env.BENCH_BM25_FILES ?? 20);
 const SEGMENTS_PER_FILE = Number(process.env.BENCH_BM25_SEGMENTS_PER_FILE ?? 1000);
 const REF = process.env.BENCH_BM25_REF ?? 'main';
@@ -210,7 +226,7 @@ export async function run(): Promise<Row[]> {
       : await gw.createOrg();
     const kbId = kept ? kept.id : ((await gw.createKnowledgeBase(key, kbName)).id as string);
     const sci = await loadBeir(path.join(CORPUS, 'g_retrieval/scifact'));
-    const words = [...new Set(sci.docs.flatMap((d) => d.text.toLowerCase().match(/\b[a-z]{4,14}\b/g) ?? []))];
+    const words = benchWords(sci);
     const rand = rng(42);
     const segmentsOf = (n: number): Segment[] =>
       Array.from({ length: n }, (_, i) => {
@@ -287,15 +303,7 @@ export async function run(): Promise<Row[]> {
     if (LOAD_ONLY) return [];
 
     // Every fourth query is a SciFact claim (a sentence), the others 1-3 of its words.
-    const questions = sci.queries.map((q) => q.text);
-    const qrand = rng(99);
-    const queries = Array.from({ length: QUERIES }, (_, i) =>
-      i % 4 === 3
-        ? questions[Math.floor(qrand() * questions.length)]
-        : Array.from({ length: 1 + Math.floor(qrand() * 3) }, () => words[Math.floor(qrand() * words.length)]).join(
-            ' ',
-          ),
-    );
+    const queries = benchQueries(sci, words, QUERIES);
     const sc = { kbId, orgId };
     const ref = await refStatement();
     const ours: Statement = (s, r) => {

@@ -26,6 +26,7 @@ import {
 } from './search-sql';
 import type { SearchRequest } from './search-request';
 import { SharedStateStatements } from './shared-state';
+import { PackedStrings, TermStore, type Term } from './memory-terms';
 
 export interface MemorySearchOptions {
   /** Bytes all copies together may take (estimated before loading); 0 turns the in-memory path off. */
@@ -48,15 +49,6 @@ export interface MemorySearchOptions {
   onAnalyserError?: (err: unknown) => void;
 }
 
-interface Term {
-  df: number;
-  /** Segment numbers (ascending) holding the term, and the term frequency in each. */
-  segs: Int32Array;
-  tfs: Float32Array | Float64Array;
-  /** Distinct file numbers of those segments. */
-  files: Int32Array;
-}
-
 /** One knowledge base's copy, as of index `version`. Segments are numbered in `id` order. */
 export interface KbCopy {
   kbId: string;
@@ -65,7 +57,8 @@ export interface KbCopy {
   /** BM25's N and average length, as the statement computes them from evidence_index_state. */
   n: number;
   avgdl: number;
-  segIds: string[];
+  /** Segment ids, packed (memory-terms.ts): decoded only for those sent to PostgreSQL or returned. */
+  segIds: PackedStrings;
   segFile: Int32Array;
   segDl: Float64Array;
   segTable: Uint8Array;
@@ -77,7 +70,8 @@ export interface KbCopy {
   fragments: Map<number, HitFragment>;
   fileIds: string[];
   fileIndex: Map<string, number>;
-  terms: Map<string, Term>;
+  /** Terms and their postings in a few typed arrays (memory-terms.ts): few objects for the GC to walk. */
+  terms: TermStore;
   postings: number;
   bytes: number;
   loadMs: number;
@@ -107,7 +101,7 @@ interface Scratch {
   fileIdf: Float64Array;
   fileSeen: Uint8Array;
   /** Each term's largest tf·(k1 + 1)/(tf + length part) over its postings (MaxScore's bound). */
-  tfnMax: Map<Term, number>;
+  tfnMax: Map<number, number>;
   /** With filters: every scored segment that passes them, and its score. */
   touched?: Int32Array;
   scoreBuf?: Float64Array;
@@ -313,7 +307,7 @@ export class MemorySearch {
     // Taken out first: another search may drop some from the cache while this one waits.
     const frags = hits.map((h) => c.fragments.get(h.seg));
     const missing = new Map<string, number>();
-    hits.forEach((h, i) => frags[i] ?? missing.set(c.segIds[h.seg], i));
+    hits.forEach((h, i) => frags[i] ?? missing.set(c.segIds.at(h.seg), i));
     if (missing.size) {
       const rows = await queryRows<{ id: string; head: string; body: string; tail: string }>(
         this.db,
@@ -465,9 +459,8 @@ export class MemorySearch {
       const dfRows = await q<{ term: string; df: number }>(
         Prisma.sql`SELECT term, df FROM search_terms WHERE knowledge_base_id = ${kbId}::uuid`,
       );
-      const terms = new Map<string, Term>();
-      const empty = { segs: new Int32Array(0), tfs: new Float64Array(0), files: new Int32Array(0) };
-      for (const t of dfRows) terms.set(t.term, { df: Number(t.df), ...empty });
+      const terms = new TermStore();
+      for (const t of dfRows) terms.add(t.term, Number(t.df));
       // Segment numbers are assigned in PostgreSQL (the same `id` order), so a posting crosses the wire
       // as 4 + 8 bytes in one bytea per term rather than as a row with a uuid.
       await q(Prisma.sql`CREATE TEMP TABLE search_memory_segs ON COMMIT DROP AS
@@ -479,9 +472,8 @@ export class MemorySearch {
       const names = dfRows.map((t) => t.term);
       let postings = 0;
       let termNo = 0;
-      // Term frequencies are sums of field weights (1, 0.5) × counts: Float32 holds them exactly, at
-      // half the memory. One type for every term keeps the scoring loop monomorphic.
-      let allExact32 = true;
+      // Term frequencies are sums of field weights (1, 0.5) × counts: the store keeps them as Float32
+      // when all are exact there (half the memory), one type for every term (a monomorphic loop).
       const fileSeen = new Int32Array(fileIds.length).fill(-1);
       for (let i = 0; i < names.length;) {
         const chunk: string[] = [];
@@ -505,7 +497,6 @@ export class MemorySearch {
             segs[j] = row.segs.readInt32BE(j * 4);
             const v = row.tfs.readDoubleBE(j * 8);
             tf64[j] = v;
-            if (Math.fround(v) !== v) allExact32 = false;
           }
           // Distinct files of the term (segments are in id order, so files repeat out of order).
           const files: number[] = [];
@@ -518,16 +509,12 @@ export class MemorySearch {
             }
           }
           postings += k;
-          const t = terms.get(row.term) ?? { df: 0, ...empty };
-          terms.set(row.term, {
-            df: t.df,
-            segs,
-            tfs: tf64,
-            files: Int32Array.from(files),
-          });
+          let no = terms.find(row.term);
+          if (no < 0) no = terms.add(row.term, 0);
+          terms.setPostings(no, segs, tf64, files);
         }
       }
-      if (allExact32) for (const t of terms.values()) t.tfs = Float32Array.from(t.tfs);
+      terms.finish();
       const n = Math.max(st.segment_count, 1);
       const out: KbCopy = {
         kbId,
@@ -535,7 +522,7 @@ export class MemorySearch {
         version: st.version,
         n,
         avgdl: Math.max(Number(st.total_length) / Math.max(st.segment_count, 1), 1e-9),
-        segIds,
+        segIds: new PackedStrings(segIds),
         segFile,
         segDl,
         segTable,
@@ -831,7 +818,7 @@ export function scoreCandidates(
   }
   const tier = (xs: number[], excludedMax: number): Tier => ({
     segs: xs.map((i) => segOf[i]),
-    ids: xs.map((i) => c.segIds[segOf[i]]),
+    ids: xs.map((i) => c.segIds.at(segOf[i])),
     scores: xs.map((i) => scoreOf[i]),
     excludedMax,
   });
@@ -889,7 +876,7 @@ function scratchOf(c: KbCopy, r: Ranking): Scratch {
 
 /** A term's largest tf·(k1 + 1)/(tf + length part) over its postings, computed at its first search. */
 function tfnMaxOf(x: Scratch, c: KbCopy, t: Term, r: Ranking): number {
-  let m = x.tfnMax.get(t);
+  let m = x.tfnMax.get(t.no);
   if (m === undefined) {
     m = 0;
     const k1p1 = r.k1 + 1;
@@ -898,7 +885,7 @@ function tfnMaxOf(x: Scratch, c: KbCopy, t: Term, r: Ranking): number {
       const v = (tf * k1p1) / (tf + x.kOf[x.segFk[2 * t.segs[j] + 1]]);
       if (v > m) m = v;
     }
-    x.tfnMax.set(t, m);
+    x.tfnMax.set(t.no, m);
   }
   return m;
 }

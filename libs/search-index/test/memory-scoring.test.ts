@@ -7,7 +7,15 @@
 // what the formula computed naively gives: the same candidates, in the same order, with the same
 // scores to the last bit, for limits, file and table filters.
 import { rng } from '@docfleet/testing';
-import { RANKING, normaliseSearchBody, scoreCandidates, type KbCopy, type Ranking } from '../src';
+import {
+  PackedStrings,
+  RANKING,
+  TermStore,
+  normaliseSearchBody,
+  scoreCandidates,
+  type KbCopy,
+  type Ranking,
+} from '../src';
 
 const SEGMENTS = 50_000;
 const FILES = 7;
@@ -25,7 +33,8 @@ function makeCopy(): KbCopy {
     { length: FILES },
     (_, f) => `10000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`,
   );
-  const terms: KbCopy['terms'] = new Map();
+  // Built as the loader builds it (memory-search.ts): terms with their df, then each one's postings.
+  const terms = new TermStore();
   // Term i is in a share of the segments from ~0.01% to 20%; every tenth segment repeats the one
   // before it (same terms, frequencies and length: equal scores, ordered by segment number).
   for (let i = 0; i < 40; i++) {
@@ -45,12 +54,7 @@ function makeCopy(): KbCopy {
     }
     for (let s = 9; s < SEGMENTS; s += 10) segDl[s] = segDl[s - 1];
     const files = [...new Set(segs.map((s) => segFile[s]))];
-    terms.set(`t${i}`, {
-      df: segs.length,
-      segs: Int32Array.from(segs),
-      tfs: Float32Array.from(tfs),
-      files: Int32Array.from(files),
-    });
+    terms.setPostings(terms.add(`t${i}`, segs.length), segs, tfs, files);
   }
   const total = segDl.reduce((a, b) => a + b, 0);
   return {
@@ -59,7 +63,7 @@ function makeCopy(): KbCopy {
     version: '1',
     n: SEGMENTS,
     avgdl: total / SEGMENTS,
-    segIds,
+    segIds: new PackedStrings(segIds),
     segFile,
     segDl,
     segTable,
@@ -69,7 +73,7 @@ function makeCopy(): KbCopy {
     fragments: new Map(),
     fileIds,
     fileIndex: new Map(fileIds.map((id, f) => [id, f])),
-    terms,
+    terms: terms.finish(),
     postings: 0,
     bytes: 0,
     loadMs: 0,
@@ -125,8 +129,8 @@ function naive(
   const boosted = (x: { s: number; v: number }) => x.v * boost(x.s);
   const first = chosen.length > few ? chosen.slice().sort(byRank(boosted)) : undefined;
   return {
-    full: chosen.map((x) => [c.segIds[x.s], x.v]),
-    first: first?.slice(0, few).map((x) => [c.segIds[x.s], x.v]),
+    full: chosen.map((x) => [c.segIds.at(x.s), x.v]),
+    first: first?.slice(0, few).map((x) => [c.segIds.at(x.s), x.v]),
     excludedMax: first ? boosted(first[few]) : undefined,
     more: all.length > chosen.length,
   };

@@ -4,6 +4,8 @@
 // own knowledge base only, and after files are trashed, deleted or re-indexed (a copy that is behind
 // the index version never answers; it is reloaded).
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { queryRows } from '@docfleet/db';
 import {
   MemorySearch,
@@ -198,6 +200,55 @@ describe('in-memory search', () => {
     await fresh.refresh(kbId, orgId);
     expect((await fresh.search({ kbId, orgId }, normaliseSearchBody({ query: VOCAB[0] }))).outcome).toBe('memory');
   }, 180_000);
+
+  it('keeps a copy of 8,000 segments and ~35,000 terms in little heap (few objects for the GC to walk)', async () => {
+    // Each segment: common words and four words of its own (a letter code, not stemmed away).
+    const code = (n: number) => {
+      let w = '';
+      for (let k = 0; k < 4; k++, n = Math.floor(n / 26)) w += String.fromCharCode(97 + (n % 26));
+      return `zq${w}`;
+    };
+    const heapKb = (await gw.req('POST', '/v1/knowledge-bases', { key, body: { name: 'Heap' } })).body.knowledge_base
+      .id as string;
+    for (let f = 0; f < 8; f++)
+      await seedAndIndex(gw.deps, {
+        orgId,
+        kbId: heapKb,
+        filename: `heap-${f}.pdf`,
+        segments: Array.from({ length: 1000 }, (_, i) => {
+          const n = (f * 1000 + i) * 4;
+          return seg(`h${f}-${i}`, `${text(12)} ${code(n)} ${code(n + 1)} ${code(n + 2)} ${code(n + 3)}`);
+        }),
+      });
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const used = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const mem = new MemorySearch(gw.db, { maxBytes: 256 << 20, minSegments: 0 });
+    const before = used();
+    const abBefore = process.memoryUsage().arrayBuffers;
+    await mem.refresh(heapKb, orgId);
+    const copy = mem.copyOf(heapKb);
+    const retained = used() - before;
+    if (process.env.SEARCH_HEAP_LOG)
+      console.log(
+        'heap retained MiB',
+        retained / 2 ** 20,
+        'array buffers MiB',
+        (process.memoryUsage().arrayBuffers - abBefore) / 2 ** 20,
+      );
+    expect(copy?.terms.size).toBeGreaterThan(32_000);
+    expect(copy?.segIds.length).toBe(8000);
+    // JS heap the GC walks (typed arrays' contents are outside it): the Map of term objects with three
+    // typed arrays each and the uuid strings took ~23 MiB; the packed stores well under 1 MiB.
+    expect(retained).toBeLessThan(10 << 20);
+    const got = await mem.search({ kbId: heapKb, orgId }, normaliseSearchBody({ query: code(4321) }));
+    expect(got.outcome).toBe('memory');
+    expect(hitsOf(got.rows?.[0])).toEqual(hitsOf(await statement({ kbId: heapKb, orgId }, code(4321), {}, RANKING)));
+  }, 300_000);
 
   it('leaves out (MaxScore) what cannot enter the best on a knowledge base of several scoring blocks, with the statement’s hits', async () => {
     // 3,000 segments (the scoring loop works on blocks of 1,024), claims of 5–12 words: once the best
