@@ -6,6 +6,17 @@ import type { DocfleetClient, Job } from '@docfleet/sdk';
 import { BORN_DIGITAL_PG9, combine, NDA3, NDA5 } from './fixtures';
 import { corpus, creditInvariants, startStack, type Stack } from './stack';
 
+/** The index job of a manifest: the worker enqueues it right after it writes the completion a client sees. */
+async function indexJobOf(manifestId: string) {
+  const queue = s.gw.deps.queues.queue('index');
+  for (let i = 0; i < 100; i++) {
+    const job = await queue.getJob(`index-${manifestId}`);
+    if (job) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
 let s: Stack;
 let c: DocfleetClient;
 let orgId: string;
@@ -90,7 +101,7 @@ describe('born-digital PDF', () => {
     expect(res).toMatchObject({ status: 'committed', amount_credits: 2, debited_credits: 2 });
     expect((await c.files.get(fileId)).file.current_version.page_count).toBe(2);
     // The index worker's job is queued for the new manifest.
-    const indexJob = await s.gw.deps.queues.queue('index').getJob(`index-${manifestId}`);
+    const indexJob = await indexJobOf(manifestId);
     expect(indexJob?.name).toBe('index.file-version');
     expect(indexJob?.data).toMatchObject({
       orgId,
@@ -312,7 +323,7 @@ describe('re-parse after a content change', () => {
     const third = await c.waitForJob(up.file.id, rep3.parse_job!.job_id);
     expect(third).toMatchObject({ status: 'completed', stage: 'reused', percent: 100, result: { credits_charged: 0 } });
     const m3 = (third.result as { artifact_manifest_id: string }).artifact_manifest_id;
-    expect((await s.gw.deps.queues.queue('index').getJob(`index-${m3}`))?.data).toMatchObject({
+    expect((await indexJobOf(m3))?.data).toMatchObject({
       manifestId: m3,
       fileVersionId: rep3.file.current_version.id,
     });
