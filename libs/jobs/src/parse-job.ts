@@ -4,8 +4,10 @@
 import { finalizeReservation, type JobOutcome } from '@docfleet/billing';
 import type { Db, Prisma, Tx } from '@docfleet/db';
 import { tail } from '@docfleet/errors';
+import type { QueueClient } from '@docfleet/queue';
 import { lockActiveJob as lockActive } from './cancel';
 import { addJobEvent as addEvent } from './events';
+import { enqueueIndexJob, indexJobIdOf } from './index-job';
 import { emitJobEnded } from '@docfleet/webhooks';
 import { endedRow, endingTransaction, reportJobProgress, type JobProgressRow } from './progress-sink';
 
@@ -75,7 +77,9 @@ export async function setParseProgress(db: Db, jobId: string, p: ParseProgress):
 }
 
 export interface ParseCompletion {
-  manifest: Omit<Prisma.ArtifactManifestUncheckedCreateInput, 'manifest' | 'links'> & {
+  manifest: Omit<Prisma.ArtifactManifestUncheckedCreateInput, 'id' | 'manifest' | 'links'> & {
+    /** parseManifestIdFor(job id): the index job queued with the completion names it. */
+    id: string;
     manifest: object;
     links: unknown;
   };
@@ -93,9 +97,21 @@ export type FinishOutcome = JobOutcome | 'skipped';
 /**
  * Completes the job: manifest, page hashes, page count, job row and reservation in one
  * transaction. A cancel requested meanwhile wins (the stage boundary is a cancel checkpoint).
+ *
+ * The manifest's index job is queued inside that transaction, last, so no reader ever sees the
+ * parse completed without it (docs/api.md: "the update is enqueued automatically"): its
+ * index_pending_updates row commits with the completion, and its queue entry exists before the
+ * commit. A worker that dies at any point leaves either a completed job with its index job or a
+ * running one that is delivered again; the queue entry's job id is the manifest's
+ * (indexJobIdOf), so a retry queues nothing twice. An index worker that takes the job before the
+ * commit waits for it (parseOfManifestRunning).
  */
-export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion): Promise<FinishOutcome> {
-  return endingTransaction(db, async (tx, ended) => {
+export async function completeParseJob(
+  deps: { db: Db; queues: QueueClient },
+  jobId: string,
+  c: ParseCompletion,
+): Promise<FinishOutcome> {
+  return endingTransaction(deps.db, async (tx, ended) => {
     const job = await lockActive(tx, jobId);
     if (!job) return 'skipped';
     if (job.cancel_requested_at) {
@@ -154,6 +170,13 @@ export async function completeParseJob(db: Db, jobId: string, c: ParseCompletion
         reservation_status: res?.status ?? null,
         ...(c.timings ? { timings_ms: c.timings } : {}),
       },
+    );
+    const m = c.manifest;
+    await enqueueIndexJob(
+      { db: tx, queues: deps.queues },
+      indexJobIdOf(m.id),
+      { id: m.id, org_id: m.org_id, file_id: m.file_id, file_version_id: m.file_version_id },
+      job.knowledge_base_id,
     );
     ended(endedRow(job, 'completed', { stage: c.stage }));
     return 'completed' as const;

@@ -6,7 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { creditTransaction, reserveCredits } from '@docfleet/billing';
 import type { Db, Job } from '@docfleet/db';
 import { isApiError } from '@docfleet/errors';
-import { createTestDb, seedFile, type SeededFile, type TestDb } from '../../testing/src';
+import { QueueClient, type JobName, type JobPayload } from '@docfleet/queue';
+import {
+  createTestDb,
+  privateQueues,
+  seedFile,
+  type PrivateQueues,
+  type SeededFile,
+  type TestDb,
+} from '../../testing/src';
 import {
   JOB_STATUSES,
   TERMINAL_JOB_STATUSES,
@@ -26,7 +34,9 @@ import {
   failParseJob,
   failUnqueuedJob,
   handBackParseJob,
+  indexJobIdOf,
   parseManifestIdFor,
+  parseOfManifestRunning,
   publicJobStatus,
   requestJobCancel,
   resolveJobKey,
@@ -37,11 +47,17 @@ import {
 
 let t: TestDb;
 let db: Db;
+let q: PrivateQueues;
+/** What completeParseJob needs: the database and the queues its index job goes to. */
+let deps: { db: Db; queues: QueueClient };
 beforeAll(async () => {
   t = await createTestDb();
   db = t.db;
+  q = privateQueues('jobs');
+  deps = { db, queues: q.queues };
 });
 afterAll(async () => {
+  await q.close();
   await t.drop();
 });
 
@@ -153,7 +169,7 @@ describe('parse job', () => {
     await setParseProgress(db, job.id, { percent: 10 });
     expect(await row(job.id)).toMatchObject({ status: 'in_progress', percent: 40, total_pages: 2 });
     await beatParseJob(db, job.id, 'w1');
-    expect(await completeParseJob(db, job.id, completion(job.id, f))).toBe('completed');
+    expect(await completeParseJob(deps, job.id, completion(job.id, f))).toBe('completed');
     expect(await row(job.id)).toMatchObject({ status: 'completed', percent: 100, lease_owner: null });
     expect((await reservation(job.id)).status).toBe('released'); // nothing was debited
     expect(await db.pageVersion.count({ where: { file_version_id: f.versionId } })).toBe(2);
@@ -164,15 +180,71 @@ describe('parse job', () => {
     expect(await events(job.id)).toEqual(['job.queued', 'job.completed']);
   });
 
+  it('queues the index job inside the completion: there before the commit, and gone with a rollback', async () => {
+    const f = await fixture();
+    const job = await queuedJob(f, 'parse', 'p-index', 2);
+    await claimParseJob(db, job.id, 'w1');
+    const manifestId = parseManifestIdFor(job.id);
+    const indexJobId = indexJobIdOf(manifestId);
+    const seen: string[] = [];
+    let fail = true;
+    // The queue client the completion uses: it notes what another reader sees when the index job is
+    // queued, and the first time fails as a worker that dies there would.
+    class Watching extends QueueClient {
+      override async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, o?: object) {
+        seen.push((await row(job.id)).status);
+        expect(await parseOfManifestRunning(db, payload as JobPayload<'index.file-version'>)).toBe(true);
+        if (fail) {
+          fail = false;
+          throw new Error('injected: died at the index enqueue');
+        }
+        return super.enqueue(name, payload, o);
+      }
+    }
+    const watching = { db, queues: new Watching(q.redis, q.prefix) };
+    await expect(completeParseJob(watching, job.id, completion(job.id, f))).rejects.toThrow('injected');
+    // Rolled back whole: still running, no manifest, no pending index row; a retry will complete it.
+    expect((await row(job.id)).status).toBe('started');
+    expect(await db.artifactManifest.count({ where: { id: manifestId } })).toBe(0);
+    expect(await db.indexPendingUpdate.count({ where: { job_id: indexJobId } })).toBe(0);
+
+    expect(await completeParseJob(watching, job.id, completion(job.id, f))).toBe('completed');
+    expect(seen).toEqual(['started', 'started']);
+    const indexJob = await q.queues.queue('index').getJob(indexJobId);
+    expect(indexJob?.name).toBe('index.file-version');
+    expect(indexJob?.data).toMatchObject({
+      orgId: f.orgId,
+      fileId: f.fileId,
+      fileVersionId: f.versionId,
+      manifestId,
+      pendingId: indexJobId,
+    });
+    expect(await db.indexPendingUpdate.findUnique({ where: { job_id: indexJobId } })).toMatchObject({
+      knowledge_base_id: f.kbId,
+      name: 'index.file-version',
+    });
+    const payload = indexJob!.data as JobPayload<'index.file-version'>;
+    expect(await parseOfManifestRunning(db, payload)).toBe(false);
+    // A parse that ended without its manifest is not waited for either.
+    const other = await queuedJob(f, 'parse', 'p-index-2', 2);
+    await claimParseJob(db, other.id, 'w1');
+    const otherPayload = { ...payload, manifestId: parseManifestIdFor(other.id) };
+    expect(await parseOfManifestRunning(db, otherPayload)).toBe(true);
+    await failParseJob(db, other.id, 'Broke.', { traceback: '' });
+    expect(await parseOfManifestRunning(db, otherPayload)).toBe(false);
+  });
+
   it('lets a requested cancel win at completion, and fails with a code and the reservation failed', async () => {
     const f = await fixture();
     const a = await queuedJob(f, 'parse', 'p2', 3);
     await claimParseJob(db, a.id, 'w1');
     expect((await requestJobCancel(db, a.id)).removeFromQueue).toBe(false);
     expect(await cancelRequested(db, a.id)).toBe(true);
-    expect(await completeParseJob(db, a.id, completion(a.id, f))).toBe('cancelled');
+    expect(await completeParseJob(deps, a.id, completion(a.id, f))).toBe('cancelled');
     expect((await reservation(a.id)).status).toBe('cancelled');
     expect(await events(a.id)).toEqual(['job.queued', 'job.cancel_requested', 'job.cancelled']);
+    // A cancelled parse has no manifest, so no index job either.
+    expect(await q.queues.queue('index').getJob(indexJobIdOf(parseManifestIdFor(a.id)))).toBeUndefined();
 
     const b = await queuedJob(f, 'parse', 'p3', 3);
     await claimParseJob(db, b.id, 'w1');

@@ -30,7 +30,7 @@ export function createIndexHandlers(deps: IndexDeps & { logger: Logger; registry
   return {
     'index.file-version': async (payload, job) => {
       const stop = seconds.startTimer({ job: job.name });
-      const out = await indexFileVersionJob(deps, payload, job.id);
+      const out = await indexFileVersionJob(deps, payload, job);
       stop();
       if (out.status === 'indexed') segments.inc(out.segments);
       jobs.inc({ job: job.name, outcome: out.status === 'skipped' ? `skipped:${out.reason}` : out.status });

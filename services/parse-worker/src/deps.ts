@@ -24,7 +24,7 @@ export interface WorkerDeps {
     >;
   db: Db;
   storage: StorageDriver;
-  /** Enqueues the index job after a parse completes. */
+  /** Queues a parse's index job with its completion (completeParseJob). */
   queues: QueueClient;
   logger: Logger;
   /** Identifies this process in jobs.lease_owner. */

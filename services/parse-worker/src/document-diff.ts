@@ -167,7 +167,7 @@ export async function completeIfUnchanged(ctx: JobContext, d: PageDiff): Promise
     { previous_manifest_id: prev.manifest.id },
   );
   const prevManifest = (prev.manifest.manifest ?? {}) as Record<string, unknown>;
-  return completeParseJob(deps.db, job.id, {
+  return completeParseJob(deps, job.id, {
     stage: 'reused',
     pageCount,
     pageHashes: d.inspect.pageHashes,

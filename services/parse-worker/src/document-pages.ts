@@ -261,7 +261,7 @@ export async function completeStage(
 ): Promise<FinishOutcome> {
   const { changed, unchanged, pageCount } = d;
   const { failedPages, noImagePages, warnings } = parsed;
-  return completeParseJob(ctx.deps.db, ctx.job.id, {
+  return completeParseJob(ctx.deps, ctx.job.id, {
     stage: 'completed',
     pageCount,
     pageHashes: d.inspect.pageHashes,

@@ -54,7 +54,7 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
       'The workbook is unchanged since the previous parse; its artifacts are kept and no credits are used.',
       { previous_manifest_id: prev.manifest.id },
     );
-    return completeParseJob(db, job.id, {
+    return completeParseJob(deps, job.id, {
       stage: 'reused',
       pageCount: sheetCount,
       manifest: {
@@ -138,7 +138,7 @@ export async function parseSheets(ctx: JobContext): Promise<FinishOutcome> {
     iterateSheetSegments(result, { fileId: file.id, docName: file.filename, manifestId: ctx.manifestId }),
   );
   await setParseProgress(db, job.id, { percent: 95 });
-  return completeParseJob(db, job.id, {
+  return completeParseJob(deps, job.id, {
     stage: 'completed',
     pageCount: result.sheetCount,
     manifest: {

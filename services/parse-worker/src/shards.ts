@@ -24,7 +24,6 @@ import type { JobContext } from './job-context';
 import { pdfManifestHead } from './manifest-head';
 import type { ParseSettings } from './page-diff';
 import type { FailedPageEntry } from './parse-document';
-import { enqueueIndex } from './jobs/parse-file.handler';
 
 /** What the planning `parse.file` run decided; read by every shard and by the assembler. */
 export interface ShardPlan {
@@ -289,7 +288,7 @@ async function assemble(ctx: JobContext): Promise<string> {
       );
   }
   await ctx.checkpoint();
-  const outcome = await finishCompleted(db, job.id, {
+  const outcome = await finishCompleted(deps, job.id, {
     stage: 'completed',
     pageCount: plan.pageCount,
     pageHashes: plan.pageHashes,
@@ -326,8 +325,8 @@ async function assemble(ctx: JobContext): Promise<string> {
       bundle: Date.now() - tAssemble,
     },
   });
+  // The index job was queued inside the completion (completeParseJob).
   if (outcome === 'completed') {
-    await enqueueIndex(deps, job.id);
     await fs.rm(path.join(ctx.outDir, PLAN_DIR), { recursive: true, force: true });
     if (deps.metrics) deps.metrics.units('pdf', plan.changed.length, plan.unchanged.length);
   }

@@ -79,7 +79,7 @@ export function classifyFailure(err: unknown): Failure {
   };
 }
 
-/** The index job of a completed parse (libs/jobs owns it; shards.ts enqueues it the same way). */
+/** Makes sure a completed parse's index job exists when the job is delivered again (libs/jobs owns it). */
 export { enqueueIndex };
 
 /** The event's traceback: the error itself, redacted (publicTraceback); the full chain is logged. */
@@ -99,7 +99,8 @@ export async function handleParseFile(
     return { outcome: 'missing' };
   }
   if (TERMINAL_JOB_STATUSES.includes(job.status)) {
-    // Redelivered after the terminal write: make sure the index job exists, then stop.
+    // Redelivered after the terminal write: the completion queued the index job, but the queue may
+    // have lost it since (a Redis restart); make sure it exists (same job id), then stop.
     if (job.status === 'completed') await enqueueIndex(deps, job.id);
     return { outcome: 'skipped' };
   }
@@ -128,8 +129,8 @@ export async function handleParseFile(
   try {
     ctx = await buildContext(deps, job, log);
     const outcome = isSpreadsheetKind(ctx.kind) ? await parseSheets(ctx) : await parseDocument(ctx);
+    // The index job was queued inside the completion (completeParseJob), before any reader could see it.
     if (outcome === 'completed') {
-      await enqueueIndex(deps, job.id);
       if (deps.metrics) {
         // Metrics never fail a finished job (a throw here would mean a retry).
         const done = await deps.db.job
