@@ -157,6 +157,22 @@ function creditWritesOutsideBilling(sources: Array<{ file: string; text: string 
   return bad;
 }
 
+/** A poll helper of a test file's own (`async function until`, `const waitFor = async …`). */
+const OWN_POLL_HELPER =
+  /^\s*(?:export\s+)?(?:async\s+function\s+(?:until|waitFor|waitUntil|poll|eventually)\b|(?:const|let)\s+(?:until|waitFor|waitUntil|poll|eventually)\s*=\s*(?:async\b|<|\())/;
+
+/** Tests poll through libs/testing's waitUntil (one timeout error that names what was awaited), never their own helper. */
+function ownPollHelpers(sources: Array<{ file: string; text: string }>): string[] {
+  const bad: string[] = [];
+  for (const { file, text } of sources) {
+    if (ownerOf(path.join(ROOT, file)).part !== 'test') continue;
+    text.split('\n').forEach((line, i) => {
+      if (OWN_POLL_HELPER.test(line)) bad.push(`${file}:${i + 1}`);
+    });
+  }
+  return bad;
+}
+
 const DECLARED_JOBS = new Set(Object.keys(JOBS));
 const FAMILIES = [...new Set(Object.keys(JOBS).map((n) => n.split('.')[0]!))].join('|');
 const JOB_NAME_USES = [
@@ -267,6 +283,10 @@ describe('architecture rules', () => {
 
   it('only libs/billing writes the credit tables', () => {
     expect(creditWritesOutsideBilling(sources)).toEqual([]);
+  });
+
+  it("tests wait through libs/testing's waitUntil, never a poll helper of their own", () => {
+    expect(ownPollHelpers(sources)).toEqual([]);
   });
 
   it('every job name the code enqueues, handles or schedules is declared in the queue registry', () => {
@@ -381,6 +401,16 @@ describe('each rule catches a violation', () => {
       { file: 'libs/billing/src/x.ts', text: 'await tx.ledgerEntry.create({ data });' },
     ]);
     expect(found).toEqual(['services/gateway/src/x.ts:1', 'libs/jobs/src/x.ts:1']);
+  });
+
+  it('a test file with a poll helper of its own', () => {
+    const found = ownPollHelpers([
+      { file: 'services/gateway/test/x.test.ts', text: 'async function until(check: () => Promise<boolean>) {' },
+      { file: 'libs/telemetry/test/x.test.ts', text: '  const waitFor = async <T>(f: () => Promise<T>) => {' },
+      { file: 'test/e2e/x.test.ts', text: "await waitUntil('the job', check);" },
+      { file: 'libs/sdk/src/polling.ts', text: 'export async function poll<T>(spec: PollSpec<T>) {' },
+    ]);
+    expect(found).toEqual(['services/gateway/test/x.test.ts:1', 'libs/telemetry/test/x.test.ts:1']);
   });
 
   it('a worker service out of shape', () => {

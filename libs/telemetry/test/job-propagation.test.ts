@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { privateQueues } from '@docfleet/testing';
+import { privateQueues, waitUntil } from '@docfleet/testing';
 import { SpanKind, SpanStatusCode, withSpan } from '../src';
 import { DelayedError, UnrecoverableError, createWorker, type JobObservation } from '../../queue/src';
 
@@ -25,14 +25,10 @@ const ids = () => ({
   fileVersionId: randomUUID(),
   manifestId: randomUUID(),
 });
-async function until<T>(fn: () => T | undefined, ms = 10_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    const v = fn();
-    if (v !== undefined) return v;
-  }
-  throw new Error('timed out');
-}
 const spanNamed = (name: string) => () => exporter.getFinishedSpans().find((s) => s.name === name);
+/** Waits for the first finished span of that name. */
+const spanEnded = (name: string) =>
+  waitUntil(`the span ${name} to end`, spanNamed(name), { timeoutMs: 10_000, intervalMs: 25 });
 const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
 
 describe('trace context through jobs', () => {
@@ -59,7 +55,7 @@ describe('trace context through jobs', () => {
         async () => void (await queues.enqueue('parse.file', { jobId: randomUUID(), orgId: randomUUID() })),
         { kind: SpanKind.SERVER },
       );
-      const last = await until(spanNamed('process index.file-version'));
+      const last = await spanEnded('process index.file-version');
       const root = spanNamed('POST /v1/files')()!;
       const sendParse = spanNamed('send parse.file')()!;
       const processParse = spanNamed('process parse.file')()!;
@@ -101,7 +97,7 @@ describe('trace context through jobs', () => {
     );
     try {
       await queues.enqueue('index.remove-file', { orgId: randomUUID(), fileId: randomUUID() });
-      const processed = await until(spanNamed('process index.remove-file'));
+      const processed = await spanEnded('process index.remove-file');
       const send = spanNamed('send index.remove-file')()!;
       expect(parentOf(send)).toBeUndefined();
       expect(parentOf(processed)).toBe(send.spanContext().spanId);
@@ -133,7 +129,7 @@ describe('trace context through jobs', () => {
     );
     try {
       await queues.enqueue('index.file-version', ids(), { backoff: { type: 'fixed', delay: 50 } });
-      await until(() => (seen.length >= 3 ? true : undefined));
+      await waitUntil('three job observations', () => seen.length >= 3, { timeoutMs: 10_000, intervalMs: 25 });
       expect(seen.map((o) => [o.outcome, o.final])).toEqual([
         ['failed', false],
         ['delayed', false],

@@ -47,7 +47,8 @@ export {
   seedRankingFiles,
   seedParsedFile,
   seg,
-  waitFor,
 } from './search-index';
 export type { SearchIndexEnv, SegIn, Seeded } from './search-index';
 export { rng, syntheticVocabulary, zipfText } from './zipf-text';
+export { WaitTimeoutError, waitUntil } from './wait';
+export type { WaitOptions } from './wait';

@@ -142,16 +142,6 @@ export async function seedAndIndex(env: SearchIndexEnv, o: Parameters<typeof see
   return s;
 }
 
-/** Polls `fn` every 50 ms until it holds; throws after `ms`. */
-export const waitFor = async (fn: () => Promise<boolean>, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-};
-
 /**
  * Six files of 60 segments each from `text` (every 17th a table segment), the sixth repeating the
  * first one's texts (equal scores, which must be ordered the same way), seeded and indexed in turn.

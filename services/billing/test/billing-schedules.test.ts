@@ -10,6 +10,7 @@ import {
   type PrivateRedis,
   type TestDb,
   seedFile,
+  waitUntil,
 } from '@docfleet/testing';
 
 // Redis keeps nothing on disk in the quickstart: a restart must not leave the ledger's duties unscheduled.
@@ -76,25 +77,26 @@ it('re-creates its schedules after Redis restarts empty, and the reaper runs aga
       conn.disconnect();
     }
   };
-  const waitFor = async <T>(what: string, f: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> => {
-    const until = Date.now() + ms;
-    let v = await f();
-    while (!ok(v)) {
-      if (Date.now() > until)
-        throw new Error(`${what}: still ${JSON.stringify(v)} after ${ms} ms\n${service.output()}`);
-      await new Promise((r) => setTimeout(r, 250));
-      v = await f();
-    }
-    return v;
+  /** Waits until `ok` holds for what `f` reads; a timeout says what it last read and what the service logged. */
+  const readUntil = <T extends object>(what: string, f: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number) => {
+    let last: T | undefined;
+    return waitUntil(
+      what,
+      async () => {
+        last = await f();
+        return ok(last) && last;
+      },
+      { timeoutMs, intervalMs: 250, detail: () => `still ${JSON.stringify(last)}\n${service.output()}` },
+    );
   };
   const all = ['billing.reap', 'billing.reconcile', 'billing.rollover', 'billing.rollup'];
-  await waitFor('schedules at start', schedulers, (n) => n.length === 4, 30_000);
+  await readUntil('schedules at start', schedulers, (n) => n.length === 4, 30_000);
 
   await redis.restart(); // an empty server on the same port: every schedule is gone
   const jobId = await staleReservation();
   const t0 = Date.now();
-  expect(await waitFor('schedules after the restart', schedulers, (n) => n.length === 4, 60_000)).toEqual(all);
-  const reservation = await waitFor(
+  expect(await readUntil('schedules after the restart', schedulers, (n) => n.length === 4, 60_000)).toEqual(all);
+  const reservation = await readUntil(
     'the stale reservation',
     () => t.db.creditReservation.findUniqueOrThrow({ where: { job_id: jobId } }),
     (r) => r.status === 'failed',

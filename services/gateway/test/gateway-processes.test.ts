@@ -3,7 +3,7 @@
 // process killed outright is replaced while the other keeps serving, and SIGTERM to the primary ends
 // every process.
 import { request } from 'node:http';
-import { nodeChildren, seedAndIndex, seg, spawnGateway, waitFor, type GatewayProcess } from '@docfleet/testing';
+import { nodeChildren, seedAndIndex, seg, spawnGateway, waitUntil, type GatewayProcess } from '@docfleet/testing';
 
 let gw: GatewayProcess;
 let key: string;
@@ -61,7 +61,7 @@ afterAll(() => gw?.close());
 
 test('two processes share the port, both search, a killed one is replaced, SIGTERM ends all', async () => {
   const primary = gw.child.pid!;
-  await waitFor(async () => nodeChildren(primary).length === 2, 90_000);
+  await waitUntil('two gateway processes', () => nodeChildren(primary).length === 2, { timeoutMs: 90_000 });
   const first = nodeChildren(primary);
   expect((await fetch(`${gw.url}/healthz`)).ok).toBe(true);
   expect((await fetch(`${gw.url}/readyz`)).ok).toBe(true);
@@ -73,18 +73,26 @@ test('two processes share the port, both search, a killed one is replaced, SIGTE
   for (const a of answers) expect(a.hits).toEqual(answers[0].hits);
   expect(answers[0].hits[0]).toBeDefined();
   expect(answers.filter((a) => a.path.includes('no-copy')).length).toBe(2);
-  await waitFor(async () => (await search('liver')).path.includes('desc="memory"'), 60_000);
+  await waitUntil('search answered from memory', async () => (await search('liver')).path.includes('desc="memory"'), {
+    timeoutMs: 60_000,
+  });
 
   // One process killed outright: the other answers meanwhile, and a new one takes its place.
   process.kill(first[0], 'SIGKILL');
   // Once the primary has seen the exit it hands connections to the other process only (one that
   // arrives in between would go to the dead process: docs/operations.md, "Gateway processes").
-  await waitFor(async () => /gateway process exited: replacing it/.test(gw.output()), 30_000);
+  await waitUntil('the killed process replaced', () => /gateway process exited: replacing it/.test(gw.output()), {
+    timeoutMs: 30_000,
+  });
   for (let i = 0; i < 4; i++) expect((await search('kidney')).hits).toHaveLength(1);
-  await waitFor(async () => {
-    const now = nodeChildren(primary);
-    return now.length === 2 && !now.includes(first[0]);
-  }, 90_000);
+  await waitUntil(
+    'two gateway processes again, without the killed one',
+    () => {
+      const now = nodeChildren(primary);
+      return now.length === 2 && !now.includes(first[0]);
+    },
+    { timeoutMs: 90_000 },
+  );
   expect(nodeChildren(primary)).toContain(first[1]);
   for (let i = 0; i < 4; i++) expect((await search('liver fibrosis')).hits).toEqual(answers[0].hits);
 

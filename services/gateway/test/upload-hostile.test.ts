@@ -11,6 +11,7 @@ import {
   multipartBody,
   rawRequest,
   spawnGateway,
+  waitUntil,
   type GatewayProcess,
   type RawResponse,
 } from '@docfleet/testing';
@@ -42,19 +43,11 @@ async function staged(g: { dataDir: string }): Promise<string[]> {
   }
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The process lives, staged bytes are gone, no file row was left, and a normal upload succeeds. */
 async function stillServes(g: GatewayProcess, apiKey: string, kb: string, filesBefore: number) {
   expect(await g.alive()).toBe(true);
   expect(g.output()).not.toMatch(/unhandled error|Unhandled 'error' event/);
-  await until('the staged bytes are removed', async () => (await staged(g)).length === 0);
+  await waitUntil('the staged bytes to be removed', async () => (await staged(g)).length === 0);
   expect(await g.db.file.count()).toBe(filesBefore);
   const ok = await g.upload(apiKey, { knowledge_base_id: kb }, { name: `after-${++n}.pdf`, data: pdf });
   expect(ok.status).toBe(201);
@@ -147,7 +140,7 @@ describe('a multipart upload that fails on the stream', () => {
       'keep',
     );
     // the staged object exists while the upload streams, then the client vanishes
-    await until('the upload is being staged', async () => (await staged(gw)).length > 0);
+    await waitUntil('the upload to be staged', async () => (await staged(gw)).length > 0);
     x.socket.destroy();
     expect(await x.response).toBeUndefined();
     await stillServes(gw, key, kbId, before);

@@ -14,7 +14,7 @@ import {
 import { createLogger } from '@docfleet/logger';
 import { createRedis, createWorker } from '@docfleet/queue';
 import { artifactPrefix } from '@docfleet/storage';
-import { type GatewayProcess, indexDeps, seedAndIndex, seg, spawnGateway, waitFor } from '@docfleet/testing';
+import { type GatewayProcess, indexDeps, seedAndIndex, seg, spawnGateway, waitUntil } from '@docfleet/testing';
 import { createIndexHandlers } from '../src/worker';
 
 let gw: GatewayProcess;
@@ -72,7 +72,7 @@ it('an index job taken before its parse commits waits for the commit, then index
   // The index job exists before the completion commits (as completeParseJob queues it).
   await enqueueIndexJob(gw.deps, indexJobIdOf(manifestId), m, kbId);
   // The worker takes it and defers it: not completed, not failed, no attempt spent.
-  await waitFor(async () => ((await indexJob(manifestId))?.attemptsStarted ?? 0) >= 2, 15_000);
+  await waitUntil('the index job taken twice', async () => ((await indexJob(manifestId))?.attemptsStarted ?? 0) >= 2);
   const waiting = (await indexJob(manifestId))!;
   expect(['delayed', 'waiting', 'active']).toContain(await waiting.getState());
   expect(waiting.attemptsMade).toBe(0);
@@ -92,7 +92,9 @@ it('an index job taken before its parse commits waits for the commit, then index
     result: {},
   });
   expect(done).toBe('completed');
-  await waitFor(async () => !!(await (await indexJob(manifestId))?.isCompleted()), 40_000);
+  await waitUntil('the index job completed', async () => (await indexJob(manifestId))?.isCompleted(), {
+    timeoutMs: 40_000,
+  });
   expect(await (await indexJob(manifestId))!.returnvalue).toMatchObject({ status: 'indexed' });
   expect(await segmentIds(first.fileId)).toEqual(['new']);
   expect(await gw.db.indexPendingUpdate.count({ where: { job_id: indexJobIdOf(manifestId) } })).toBe(0);
@@ -101,9 +103,11 @@ it('an index job taken before its parse commits waits for the commit, then index
 it('an index job whose parse ended without a manifest is skipped once the parse has ended', async () => {
   const { first, job, manifestId, m } = await fileWithRunningParse('fail.pdf');
   await enqueueIndexJob(gw.deps, indexJobIdOf(manifestId), m, kbId);
-  await waitFor(async () => ((await indexJob(manifestId))?.attemptsStarted ?? 0) >= 1, 15_000);
+  await waitUntil('the index job taken', async () => ((await indexJob(manifestId))?.attemptsStarted ?? 0) >= 1);
   expect(await failParseJob(gw.db, job.id, 'Broke.', { traceback: '' })).toBe('failed');
-  await waitFor(async () => !!(await (await indexJob(manifestId))?.isCompleted()), 40_000);
+  await waitUntil('the index job completed', async () => (await indexJob(manifestId))?.isCompleted(), {
+    timeoutMs: 40_000,
+  });
   expect((await indexJob(manifestId))!.returnvalue).toMatchObject({ status: 'skipped', reason: 'manifest_not_newest' });
   expect(await segmentIds(first.fileId)).toEqual(['old']);
   expect(await gw.db.indexPendingUpdate.count({ where: { job_id: indexJobIdOf(manifestId) } })).toBe(0);

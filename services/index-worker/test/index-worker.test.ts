@@ -13,7 +13,7 @@ import {
   seedParsedFile,
   seg,
   spawnGateway,
-  waitFor,
+  waitUntil,
 } from '@docfleet/testing';
 import { createIndexHandlers } from '../src/worker';
 import { removeFile } from '@docfleet/search-index';
@@ -280,9 +280,9 @@ describe('the worker process and the gateway wiring', () => {
       { connection, prefix: gw.deps.env.QUEUE_PREFIX, concurrency: 2 },
     );
     try {
-      await waitFor(async () => (await rowsOf(s.fileId)).length === 0);
+      await waitUntil('the file rows removed', async () => (await rowsOf(s.fileId)).length === 0);
       expect((await gw.req('POST', `/v1/files/${s.fileId}/restore`, { key })).status).toBe(200);
-      await waitFor(async () => (await rowsOf(s.fileId)).length === 2);
+      await waitUntil('the file indexed again', async () => (await rowsOf(s.fileId)).length === 2);
       const hits = (await search({ query: 'zebracorn' })).body.hits;
       expect(hits.map((h: any) => h.segmentId).sort()).toEqual(['a', 'b']);
     } finally {
@@ -311,7 +311,7 @@ describe('the worker process and the gateway wiring', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await waitFor(async () => /"health_port":\d+/.test(out), 30_000);
+    await waitUntil('the worker to log its health port', () => /"health_port":\d+/.test(out), { timeoutMs: 30_000 });
     const port = Number(/"health_port":(\d+)/.exec(out)![1]);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);

@@ -13,7 +13,7 @@ import {
   seedParsedFile,
   seg,
   spawnGateway,
-  waitFor,
+  waitUntil,
 } from '@docfleet/testing';
 import { createIndexHandlers } from '../src/worker';
 import { sweepUnindexed } from '../src/index-sweep';
@@ -106,7 +106,11 @@ it('counts exactly the index jobs queued and not yet applied, per knowledge base
     concurrency: 2,
   });
   try {
-    await waitFor(async () => (await pending()) === 0 && (await pending(otherKbId)) === 0, 30_000);
+    await waitUntil(
+      'no pending index updates in either knowledge base',
+      async () => (await pending()) === 0 && (await pending(otherKbId)) === 0,
+      { timeoutMs: 30_000 },
+    );
   } finally {
     await worker.close();
     await connection.quit();

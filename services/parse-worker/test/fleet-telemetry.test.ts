@@ -12,7 +12,7 @@ import { grantCredits } from '@docfleet/billing';
 import { sampleValue } from '@docfleet/runtime';
 import { KIND, startOtlpReceiver, type ReceivedSpan } from '../../../libs/telemetry/test/otlp-receiver';
 import { NDA3 } from './fixtures';
-import { createTestDb, freePort, spawnService, type ServiceProcess, type TestDb } from '@docfleet/testing';
+import { createTestDb, freePort, spawnService, waitUntil, type ServiceProcess, type TestDb } from '@docfleet/testing';
 
 let tdb: TestDb;
 let dataDir: string;
@@ -30,13 +30,6 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 120_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
-    const v = await fn();
-    if (v !== undefined) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 const scrape = async (url: string) => (await fetch(url)).text();
 
 describe('one upload across gateway, parse worker and index worker', () => {
@@ -89,16 +82,20 @@ describe('one upload across gateway, parse worker and index worker', () => {
     expect({ status: up.status, job: upload.parse_job?.status }).toEqual({ status: 201, job: 'queued' });
 
     const indexMetrics = `http://127.0.0.1:${indexPort}/metrics`;
-    await until('the index job', async () =>
-      sampleValue(await scrape(indexMetrics), 'docfleet_jobs_completed_total', {
-        queue: 'index',
-        job: 'index.file-version',
-      }) >= 1
-        ? true
-        : undefined,
+    await waitUntil(
+      'the index worker to count a completed index.file-version',
+      async () =>
+        sampleValue(await scrape(indexMetrics), 'docfleet_jobs_completed_total', {
+          queue: 'index',
+          job: 'index.file-version',
+        }) >= 1,
+      { timeoutMs: 120_000, intervalMs: 200 },
     );
     const span = (name: string) => rx.spans.find((s) => s.name === name);
-    const last = await until('the index job span', () => span('process index.file-version'), 20_000);
+    const last = await waitUntil('the span process index.file-version', () => span('process index.file-version'), {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
 
     // ---- traces: gateway request → send parse.file → process parse.file → send index.file-version → process index.file-version
     const request = rx.spans.find((s) => s.name === 'POST /v1/files')!;

@@ -15,6 +15,7 @@ import {
   type FleetServiceProcess,
   type TestDb,
   type WebhookReceiver,
+  waitUntil,
 } from '@docfleet/testing';
 
 let t: TestDb;
@@ -71,15 +72,21 @@ async function call(method: string, path: string, key: string, body?: unknown) {
 
 const idOf = (h: { body: string }) => JSON.parse(h.body).id as string;
 
-/** The receiver answers before the worker records the attempt: poll until `check` holds. */
-async function until<T>(get: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (check(v) || Date.now() > deadline) return v;
-    await sleep(100);
-  }
-}
+// The receiver answers before the worker records the attempt: what the API shows is waited for
+// (libs/testing waitUntil).
+const wait = { timeoutMs: 20_000, intervalMs: 100 };
+/** The newest delivery of an endpoint, once `ok` holds for it (a timeout shows the last one read). */
+const newestDelivery = (what: string, list: () => Promise<any>, ok: (d: any) => boolean) => {
+  let last: unknown;
+  return waitUntil(
+    what,
+    async () => {
+      const d = (last = (await list()).body.deliveries[0]);
+      return ok(d) && d;
+    },
+    { ...wait, detail: () => `newest delivery: ${JSON.stringify(last)}` },
+  );
+};
 
 describe('webhook endpoints', () => {
   it('delivers a signed test event that verifies; a tampered body or an old timestamp does not', async () => {
@@ -113,9 +120,13 @@ describe('webhook endpoints', () => {
     expect(verifyWebhook(h2!.body, h2!.headers as any, secret).id).toBe(again.body.event_id);
     expect(verifyWebhook(h2!.body, h2!.headers as any, rotated.body.secret).id).toBe(again.body.event_id);
 
-    const deliveries = await until(
-      () => call('GET', `/v1/webhooks/${id}/deliveries`, key),
-      (r) => r.body.deliveries[0]?.status === 'succeeded',
+    const deliveries = await waitUntil(
+      'the test delivery to succeed',
+      async () => {
+        const r = await call('GET', `/v1/webhooks/${id}/deliveries`, key);
+        return r.body.deliveries[0]?.status === 'succeeded' && r;
+      },
+      wait,
     );
     expect(deliveries.body.deliveries[0]).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200 });
   });
@@ -159,9 +170,13 @@ describe('webhook endpoints', () => {
     await down.start();
     const got = await down.waitFor(5, 20_000);
     expect(got.map(idOf)).toEqual(sent); // one resource (the endpoint's test events): in order
-    const page = await until(
-      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries,
-      (p: any[]) => p.every((d) => d.status === 'succeeded'),
+    const page = await waitUntil(
+      'every delivery to succeed',
+      async () => {
+        const p: any[] = (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries;
+        return p.every((d) => d.status === 'succeeded') && p;
+      },
+      wait,
     );
     expect(page.every((d: any) => d.status === 'succeeded')).toBe(true);
     expect(page.some((d: any) => d.attempts > 1 && /ECONNREFUSED/.test(d.attempt_log[0].error))).toBe(true);
@@ -179,9 +194,10 @@ describe('webhook endpoints', () => {
     await sleep(1500);
     flaky.respond({});
     await flaky.waitFor(1, 20_000);
-    const d = await until(
-      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
-      (x: any) => x.status === 'succeeded',
+    const d = await newestDelivery(
+      'the delivery to succeed after the failures',
+      () => call('GET', `/v1/webhooks/${id}/deliveries`, key),
+      (x) => x?.status === 'succeeded',
     );
     expect(d).toMatchObject({ event_id: ev, status: 'succeeded' });
     const log = d.attempt_log as { status_code: number | null; error: string | null; created_at: string }[];
@@ -201,21 +217,23 @@ describe('webhook endpoints', () => {
     slow.respond({ delayMs: 800 });
     const ev = (await call('POST', `/v1/webhooks/${id}/test`, key)).body.event_id;
     // Wait until the worker is inside the POST, then kill it.
-    const deadline = Date.now() + 15_000;
-    while (!slow.attempts.length && Date.now() < deadline) await sleep(20);
+    await waitUntil('the worker to be inside the POST', () => slow.attempts.length > 0, {
+      timeoutMs: 15_000,
+      intervalMs: 20,
+    });
     expect(slow.attempts.length).toBe(1);
     await worker.kill9();
     slow.respond({});
     worker = await spawnFleetService('webhook-worker', env);
     // The killed attempt reached the receiver; a new worker sends it again once the lease runs out.
-    await until(
-      async () => slow.attempts.length,
-      (n) => n >= 2,
-      30_000,
-    );
-    const d = await until(
-      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
-      (x: any) => x.status === 'succeeded',
+    await waitUntil('two attempts at the slow receiver', () => slow.attempts.length >= 2, {
+      ...wait,
+      timeoutMs: 30_000,
+    });
+    const d = await newestDelivery(
+      'the delivery to succeed after the kill',
+      () => call('GET', `/v1/webhooks/${id}/deliveries`, key),
+      (x) => x?.status === 'succeeded',
     );
     expect(d).toMatchObject({ event_id: ev, status: 'succeeded' });
     expect(slow.attempts.every((h) => h.headers['webhook-id'] === ev)).toBe(true);
@@ -287,9 +305,10 @@ describe('server-side request forgery (WEBHOOK_ALLOW_PRIVATE off)', () => {
     });
     const sent = await strictCall('POST', `/v1/webhooks/${ep.id}/test`, key);
     expect(sent.status).toBe(202);
-    const d = await until(
-      async () => (await strictCall('GET', `/v1/webhooks/${ep.id}/deliveries`, key)).body.deliveries[0],
-      (x: any) => x?.attempts >= 2,
+    const d = await newestDelivery(
+      'two attempts at the loopback endpoint',
+      () => strictCall('GET', `/v1/webhooks/${ep.id}/deliveries`, key),
+      (x) => x?.attempts >= 2,
     );
     expect(d.attempt_log[0]).toMatchObject({ status_code: null, error: expect.stringMatching(/loopback/) });
     expect(target.attempts).toHaveLength(0);
@@ -304,9 +323,10 @@ describe('redirects', () => {
     const id = (await call('POST', '/v1/webhooks', key, { url: moved.url })).body.webhook.id;
     moved.respond({ status: 302 });
     await call('POST', `/v1/webhooks/${id}/test`, key);
-    const d = await until(
-      async () => (await call('GET', `/v1/webhooks/${id}/deliveries`, key)).body.deliveries[0],
-      (x: any) => x?.attempts >= 2,
+    const d = await newestDelivery(
+      'two attempts at the redirecting endpoint',
+      () => call('GET', `/v1/webhooks/${id}/deliveries`, key),
+      (x) => x?.attempts >= 2,
     );
     expect(d.attempt_log[0]).toMatchObject({ status_code: 302, error: 'redirect not followed' });
     expect(d.status).toBe('pending');
@@ -334,9 +354,10 @@ describe('the Python receiver of docs/webhooks.md', () => {
     try {
       // Sent until the receiver listens (its first attempts may find the port closed and are retried).
       const sent = await call('POST', `/v1/webhooks/${created.body.webhook.id}/test`, key);
-      const d = await until(
-        async () => (await call('GET', `/v1/webhooks/${created.body.webhook.id}/deliveries`, key)).body.deliveries[0],
-        (x: any) => x?.status === 'succeeded',
+      const d = await newestDelivery(
+        'the delivery to the Python receiver to succeed',
+        () => call('GET', `/v1/webhooks/${created.body.webhook.id}/deliveries`, key),
+        (x) => x?.status === 'succeeded',
       );
       expect(d).toMatchObject({ status: 'succeeded', last_status_code: 204 });
       expect(out).toContain(`verified webhook.test ${sent.body.event_id}`);
@@ -353,11 +374,10 @@ describe('the Python receiver of docs/webhooks.md', () => {
         body,
       });
       expect(forged.status).toBe(400);
-      await until(
-        async () => out,
-        (o) => o.includes('refused: no matching signature'),
-        5000,
-      );
+      await waitUntil('the Python receiver to log the refusal', () => out.includes('refused: no matching signature'), {
+        ...wait,
+        timeoutMs: 5000,
+      });
       expect(out).toContain('refused: no matching signature');
     } finally {
       py.kill('SIGTERM');

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DocfleetApiError, DocfleetClient, type GroundingDocument } from '@docfleet/sdk';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, waitUntil, type TestDb } from '@docfleet/testing';
 import { alive, root, startFleet, type Fleet } from '../fleet-process';
 import { ARTIFACTS, ensureConsoleBuilt, launchBrowser, shot, watchProblems } from './browser';
 
@@ -67,15 +67,6 @@ async function hostilePdf(): Promise<Uint8Array> {
   ];
   lines.forEach((l, i) => p.drawText(l, { x: 50, y: 720 - i * (i === 0 ? 30 : 24), size: i === 0 ? 20 : 11, font }));
   return doc.save();
-}
-
-/** Waits for what the console did to show in the API. */
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`not true within ${ms} ms: ${check.toString()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 async function signInWithKey(key: string) {
@@ -470,7 +461,14 @@ describe('web console', () => {
       .locator('option', { hasText: 'Reports' })
       .waitFor({ state: 'attached' });
     await row.getByLabel('Move us-039.pdf to folder').selectOption({ label: 'Reports' });
-    await until(async () => (await api.files.get(paperId)).file.folder_id !== null);
+    await waitUntil(
+      'the moved file to show a folder in the API',
+      async () => (await api.files.get(paperId)).file.folder_id !== null,
+      {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      },
+    );
     await page.locator('select[name="folder"]').selectOption({ label: 'Reports' });
     expect(await page.locator('tr[data-file-id]').count()).toBe(1);
     await page.locator('select[name="folder"]').selectOption('all');
@@ -491,7 +489,14 @@ describe('web console', () => {
     const hostileRow = page.locator(`tr[data-file-id="${hostileId}"]`);
     const before = (await api.files.jobs(hostileId)).jobs.length;
     await hostileRow.getByRole('button', { name: 'Re-parse' }).click();
-    await until(async () => (await api.files.jobs(hostileId)).jobs.length === before + 1);
+    await waitUntil(
+      'the new parse job in the API',
+      async () => (await api.files.jobs(hostileId)).jobs.length === before + 1,
+      {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      },
+    );
     await page.locator(`tr[data-file-id="${hostileId}"][data-parse-status="completed"]`).waitFor({ timeout: 60_000 });
     await page.waitForFunction(
       (id) => document.querySelector(`tr[data-file-id="${id}"] .parse-cell`)?.textContent?.includes('reused'),
