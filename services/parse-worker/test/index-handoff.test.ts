@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { QueueClient, type JobName, type JobPayload } from '@docfleet/queue';
 import type { DocfleetClient } from '@docfleet/sdk';
+import { waitUntil } from '@docfleet/testing';
 import { creditInvariants, corpus, startStack, type Stack } from './stack';
 
 /** The worker's queue client, failing its first `index.file-version` enqueue(s) as a dying worker would. */
@@ -126,11 +127,10 @@ it('a parse.file delivered again after its completion committed re-creates an in
   await s.gw.db.indexPendingUpdate.deleteMany({ where: { job_id: `index-${manifestId}` } });
 
   const redelivered = await s.gw.deps.queues.enqueue('parse.file', { jobId, orgId }, { jobId: `again-${jobId}` });
-  const parseJob = await s.gw.deps.queues.queue('parse').getJob(redelivered!);
-  for (const deadline = Date.now() + 30_000; !(await parseJob!.isCompleted());) {
-    if (Date.now() > deadline) throw new Error(`redelivered parse.file still ${await parseJob!.getState()}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  const parseJob = (await s.gw.deps.queues.queue('parse').getJob(redelivered!))!;
+  await waitUntil('the parse.file delivered again to complete', () => parseJob.isCompleted(), {
+    timeoutMs: 30_000,
+  });
   const jobs = await indexJobsOfFile(fileId);
   expect(jobs.map((j) => j.id)).toEqual([`index-${manifestId}`]);
   expect(await s.gw.db.indexPendingUpdate.count({ where: { job_id: `index-${manifestId}` } })).toBe(1);
