@@ -4,7 +4,7 @@
 // queue entry, and queues its index job again (same job id, so a job still known to the queue is
 // never doubled) (issue 13.3).
 import { clearPendingIndexJob, type Db } from '@docfleet/db';
-import { enqueueIndexJob } from '@docfleet/jobs';
+import { enqueueIndexJob, indexJobIdOf } from '@docfleet/jobs';
 import type { Logger } from '@docfleet/logger';
 import type { JobPayload, QueueClient } from '@docfleet/queue';
 
@@ -36,7 +36,7 @@ export async function sweepUnindexed(
   const queue = deps.queues.queue('index');
   const requeued: string[] = [];
   for (const m of rows) {
-    const jobId = `index-${m.id}`;
+    const jobId = indexJobIdOf(m.id);
     if (await queue.getJob(jobId)) continue;
     const kb = await deps.db.file.findUnique({ where: { id: m.file_id }, select: { knowledge_base_id: true } });
     if (!kb) continue;
