@@ -7,7 +7,13 @@ import path from 'node:path';
 import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { libraryParse } from '../eval/library-parse';
 import { visualLine } from '../eval/visual-order';
-import { isRightToLeft, logicalRunOrder, mirrorReversedBrackets, runDirection } from '../src/layout/bidi';
+import {
+  isRightToLeft,
+  isRightToLeftLine,
+  logicalRunOrder,
+  mirrorReversedBrackets,
+  runDirection,
+} from '../src/layout/bidi';
 import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
@@ -214,6 +220,34 @@ describe('brackets and presentation forms of right-to-left text', () => {
     expect(markdown).toContain('تعتبر البرمجة (مثال) بلغة');
     expect(markdown).toContain('في عام 2024 [ملاحظة] على');
     expect(markdown).not.toMatch(/[\uFB50-\uFDFF\uFE70-\uFEFC]/u);
+  });
+});
+
+describe('numbers, comparison signs and Latin-heavy lines drawn glyph by glyph', () => {
+  it('treats Arabic-Indic digits as numbers, and takes a line whose both ends are right-to-left as right to left', () => {
+    expect(runDirection('٢٠٢٤')).toBe('number');
+    expect(runDirection('۱۲')).toBe('number');
+    expect(isRightToLeft(['٢٠٢٤', 'A'])).toBe(false);
+    // Visual order: "هنا" at the left end, "البريد" at the right end, more Latin letters between.
+    const visual = ['انه', 'https://a.b/c', 'طبارلاو', 'user@example.com', 'ديربلا'];
+    expect(isRightToLeft(visual)).toBe(false);
+    expect(isRightToLeftLine(visual)).toBe(true);
+    expect(isRightToLeftLine(['The', 'word', 'نيسحت', 'in', 'a', 'sentence'])).toBe(false);
+  });
+
+  it('reads such lines in logical order through the parse (as MuPDF draws: one glyph per operation)', async () => {
+    const lines = [
+      'في عام ٢٠٢٤ بلغت النسبة 50% من المجموع',
+      'إذا كانت القيمة > 5 فإن النتيجة ≤ 10 دائما',
+      'البريد user@example.com والرابط https://a.b/c هنا',
+    ];
+    const file = path.join(await tempDir(), 'glyphs.pdf');
+    await fs.writeFile(
+      file,
+      await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph: true }))),
+    );
+    const { markdown } = await libraryParse(file, 'pdf', 'text');
+    for (const l of lines) expect(markdown).toContain(l);
   });
 });
 
