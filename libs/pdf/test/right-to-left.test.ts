@@ -18,6 +18,7 @@ import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
 import { RtlLigatureWords } from '../src/text-layer/rtl-ligatures';
+import { RtlDroppedSigns } from '../src/text-layer/rtl-signs';
 import type { TextRun } from '../src/types';
 import { tempDir } from './helpers/fixtures';
 
@@ -245,6 +246,44 @@ describe('numbers, comparison signs and Latin-heavy lines drawn glyph by glyph',
     await fs.writeFile(
       file,
       await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph: true }))),
+    );
+    const { markdown } = await libraryParse(file, 'pdf', 'text');
+    for (const l of lines) expect(markdown).toContain(l);
+  });
+});
+
+describe('"<" and ">" that pdf.js deletes from right-to-left items', () => {
+  const glyphs = (s: string) => [...s].map((u) => ({ unicode: u, isSpace: u === ' ' }));
+
+  it('puts a sign drawn between two words back where pdf.js left a double space, mirrored in right-to-left text', () => {
+    const signs = new RtlDroppedSigns();
+    // Drawn left to right: "5 < ةميقلا" (logical "القيمة > 5") and "x < نإف" (logical "فإن > x").
+    signs.push([31, 44, 44, 32], [undefined, [glyphs('5 < ةميقلا')], [glyphs(' x < نإف')], undefined], 4);
+    expect(signs.size).toBe(2);
+    // pdf.js: "إذا كانت القيمة  5 فإن  x" (signs deleted).
+    expect(signs.restore('إذا كانت القيمة  5 فإن  x', true)).toBe('إذا كانت القيمة > 5 فإن > x');
+    // Only in items pdf.js read right to left, only with the double space, only whole words.
+    expect(signs.restore('إذا كانت القيمة  5', false)).toBe('إذا كانت القيمة  5');
+    expect(signs.restore('إذا كانت القيمة 5', true)).toBe('إذا كانت القيمة 5');
+    expect(signs.restore('القيمة  55', true)).toBe('القيمة  55');
+  });
+
+  it('records nothing for signs between two Latin words or numbers, or without a word on each side', () => {
+    const signs = new RtlDroppedSigns();
+    signs.push(
+      [31, 44, 32, 31, 44, 32],
+      [undefined, [glyphs('a < b 3 > 2')], undefined, undefined, [glyphs('<')], undefined],
+      6,
+    );
+    expect(signs.size).toBe(0);
+  });
+
+  it('keeps the signs of a right-to-left line drawn as one string (as Word draws) through the parse', async () => {
+    const lines = ['إذا كانت القيمة > 5 فإن النتيجة < 10 دائما', 'نستخدم R ثم نكتب المتغير > Python في السطر'];
+    const file = path.join(await tempDir(), 'signs.pdf');
+    await fs.writeFile(
+      file,
+      await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph: false }))),
     );
     const { markdown } = await libraryParse(file, 'pdf', 'text');
     for (const l of lines) expect(markdown).toContain(l);
