@@ -35,7 +35,9 @@ function kind(word: string): Kind {
 export class RtlDroppedSigns {
   /** Text pdf.js produces for "left <sign> right" (without the sign) → the same with the sign in logical order. */
   private readonly fixes = new Map<string, string>();
-  private tokens: string[] = [];
+  // The last two words read (glyph texts, joined only around a sign) and the one being read.
+  private before: string[] | undefined;
+  private middle: string[] | undefined;
   private word: string[] = [];
 
   /** Reads one chunk of the operator list (the chunks the graphics scanner sees). */
@@ -44,7 +46,7 @@ export class RtlDroppedSigns {
       const fn = fnArray[i];
       if (fn === OP.beginText || fn === OP.endText) {
         this.endWord();
-        this.tokens = [];
+        this.before = this.middle = undefined;
       }
       if (fn !== OP.showText) continue;
       const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
@@ -60,12 +62,15 @@ export class RtlDroppedSigns {
 
   private endWord(): void {
     if (!this.word.length) return;
-    this.tokens.push(this.word.join(''));
+    const word = this.word;
     this.word = [];
-    if (this.tokens.length > 3) this.tokens.shift();
-    if (this.tokens.length < 3) return;
-    const [left, sign, right] = this.tokens as [string, string, string];
-    if (!SIGN.test(sign)) return;
+    const [before, middle] = [this.before, this.middle];
+    this.before = middle;
+    this.middle = word;
+    if (!before || middle?.length !== 1 || !SIGN.test(middle[0]!)) return;
+    const left = before.join(''),
+      sign = middle[0]!,
+      right = word.join('');
     const kl = kind(left),
       kr = kind(right);
     // The sign resolves to right to left when a right-to-left word stands on one side (a number on
