@@ -19,7 +19,7 @@ import { readManifest, type EvalParseFn } from './corpus-eval';
 import { levenshteinRatio } from './metrics/lcs';
 import { normaliseMarkdown } from './metrics/text-similarity';
 import { pageLines } from './page-lines';
-import { isVisualOrder, visualRendering, visualText } from './visual-order';
+import { isVisualOrder, unsharedCharacters, visualRendering, visualText } from './visual-order';
 
 const run = promisify(execFile);
 
@@ -183,7 +183,12 @@ export interface TextEvalRow {
    * visual order (ours rendered line by line; `visualLines`: our lines found in our elements / page
    * lines in them), `asExtracted` the texts as extracted (ours in logical order) against it.
    */
-  visualOrder?: { asExtracted: Partial<Record<'docfleet' | Peer, number>>; visualLines?: string };
+  visualOrder?: {
+    asExtracted: Partial<Record<'docfleet' | Peer, number>>;
+    visualLines?: string;
+    /** Characters of the normalised compared text and reference that the other lacks, order and whitespace aside (unsharedCharacters). */
+    unshared: Partial<Record<'docfleet' | Peer, number>>;
+  };
 }
 
 export async function evaluateText(
@@ -205,7 +210,7 @@ export async function evaluateText(
     const reference = d.kind === 'markdown' ? stripGlyphPlaceholders(raw) : raw;
     const visual = isVisualOrder(reference);
     const row: TextEvalRow = { doc: d.rel, kind: d.kind, pages: d.pages, docfleet: { error: 'not run' }, peers: {} };
-    if (visual) row.visualOrder = { asExtracted: {} };
+    if (visual) row.visualOrder = { asExtracted: {}, unshared: {} };
     try {
       const t0 = performance.now();
       const res = await parse(d.file, 'pdf', 'text');
@@ -220,7 +225,13 @@ export async function evaluateText(
         row.visualOrder.visualLines = `${v.linesFound}/${v.lines} lines in ${v.elements} elements${v.missed ? `, ${v.missed} not found` : ''}`;
       }
       row.docfleet = { score: textScore(compared, reference), secondsPerPage: seconds / pages };
-      if (row.visualOrder) row.visualOrder.asExtracted.docfleet = textScore(ours, reference);
+      if (row.visualOrder) {
+        row.visualOrder.asExtracted.docfleet = textScore(ours, reference);
+        row.visualOrder.unshared.docfleet = unsharedCharacters(
+          normaliseMarkdown(compared),
+          normaliseMarkdown(reference),
+        );
+      }
     } catch (err) {
       row.docfleet = { error: (err as Error).message };
     }
@@ -233,7 +244,10 @@ export async function evaluateText(
         text !== undefined
           ? { score: textScore(text, reference), secondsPerPage: (r.seconds ?? 0) / (row.pages || 1) }
           : { error: r.error ?? 'failed' };
-      if (row.visualOrder && r.text !== undefined) row.visualOrder.asExtracted[p] = textScore(r.text, reference);
+      if (row.visualOrder && r.text !== undefined && text !== undefined) {
+        row.visualOrder.asExtracted[p] = textScore(r.text, reference);
+        row.visualOrder.unshared[p] = unsharedCharacters(normaliseMarkdown(text), normaliseMarkdown(reference));
+      }
     }
     rows.push(row);
     opts.log?.(`scored ${d.rel}`);
@@ -296,7 +310,11 @@ export function textReport(
             (w) =>
               `${w} ${r.visualOrder!.asExtracted[w] === undefined ? 'n/a' : r.visualOrder!.asExtracted[w]!.toFixed(1)}`,
           )
-          .join(', ')}${r.visualOrder!.visualLines ? ` (docfleet's rendering: ${r.visualOrder!.visualLines})` : ''}`,
+          .join(
+            ', ',
+          )}${r.visualOrder!.visualLines ? ` (docfleet's rendering: ${r.visualOrder!.visualLines})` : ''}; characters the compared text and the reference do not share, order and whitespace aside: ${who
+          .map((w) => `${w} ${r.visualOrder!.unshared[w] ?? 'n/a'}`)
+          .join(', ')}`,
       );
   }
   return lines.join('\n');

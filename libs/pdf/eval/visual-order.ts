@@ -219,3 +219,17 @@ export function visualRendering(text: string, g: GroundingDocument, lines: Map<n
   res.text = out + text.slice(cursor);
   return res;
 }
+
+/**
+ * Characters two texts do not share, order and whitespace aside: the size of the multiset
+ * difference both ways. Beside a visual-order score it tells order (0 here, a low score anyway) from
+ * text (letters, marks, punctuation missing or extra).
+ */
+export function unsharedCharacters(a: string, b: string): number {
+  const count = new Map<string, number>();
+  for (const c of a.replace(/\s+/g, '')) count.set(c, (count.get(c) ?? 0) + 1);
+  for (const c of b.replace(/\s+/g, '')) count.set(c, (count.get(c) ?? 0) - 1);
+  let n = 0;
+  for (const v of count.values()) n += Math.abs(v);
+  return n;
+}

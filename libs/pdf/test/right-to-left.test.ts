@@ -7,11 +7,18 @@ import path from 'node:path';
 import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { libraryParse } from '../eval/library-parse';
 import { visualLine } from '../eval/visual-order';
-import { isRightToLeft, logicalRunOrder, mirrorReversedBrackets, runDirection } from '../src/layout/bidi';
+import {
+  isRightToLeft,
+  isRightToLeftLine,
+  logicalRunOrder,
+  mirrorReversedBrackets,
+  runDirection,
+} from '../src/layout/bidi';
 import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
 import { RtlLigatureWords } from '../src/text-layer/rtl-ligatures';
+import { RtlDroppedSigns } from '../src/text-layer/rtl-signs';
 import type { TextRun } from '../src/types';
 import { tempDir } from './helpers/fixtures';
 
@@ -214,6 +221,72 @@ describe('brackets and presentation forms of right-to-left text', () => {
     expect(markdown).toContain('تعتبر البرمجة (مثال) بلغة');
     expect(markdown).toContain('في عام 2024 [ملاحظة] على');
     expect(markdown).not.toMatch(/[\uFB50-\uFDFF\uFE70-\uFEFC]/u);
+  });
+});
+
+describe('numbers, comparison signs and Latin-heavy lines drawn glyph by glyph', () => {
+  it('treats Arabic-Indic digits as numbers, and takes a line whose both ends are right-to-left as right to left', () => {
+    expect(runDirection('٢٠٢٤')).toBe('number');
+    expect(runDirection('۱۲')).toBe('number');
+    expect(isRightToLeft(['٢٠٢٤', 'A'])).toBe(false);
+    // Visual order: "هنا" at the left end, "البريد" at the right end, more Latin letters between.
+    const visual = ['انه', 'https://a.b/c', 'طبارلاو', 'user@example.com', 'ديربلا'];
+    expect(isRightToLeft(visual)).toBe(false);
+    expect(isRightToLeftLine(visual)).toBe(true);
+    expect(isRightToLeftLine(['The', 'word', 'نيسحت', 'in', 'a', 'sentence'])).toBe(false);
+  });
+
+  it('reads such lines in logical order through the parse (as MuPDF draws: one glyph per operation)', async () => {
+    const lines = [
+      'في عام ٢٠٢٤ بلغت النسبة 50% من المجموع',
+      'إذا كانت القيمة > 5 فإن النتيجة ≤ 10 دائما',
+      'البريد user@example.com والرابط https://a.b/c هنا',
+    ];
+    const file = path.join(await tempDir(), 'glyphs.pdf');
+    await fs.writeFile(
+      file,
+      await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph: true }))),
+    );
+    const { markdown } = await libraryParse(file, 'pdf', 'text');
+    for (const l of lines) expect(markdown).toContain(l);
+  });
+});
+
+describe('"<" and ">" that pdf.js deletes from right-to-left items', () => {
+  const glyphs = (s: string) => [...s].map((u) => ({ unicode: u, isSpace: u === ' ' }));
+
+  it('puts a sign drawn between two words back where pdf.js left a double space, mirrored in right-to-left text', () => {
+    const signs = new RtlDroppedSigns();
+    // Drawn left to right: "5 < ةميقلا" (logical "القيمة > 5") and "x < نإف" (logical "فإن > x").
+    signs.push([31, 44, 44, 32], [undefined, [glyphs('5 < ةميقلا')], [glyphs(' x < نإف')], undefined], 4);
+    expect(signs.size).toBe(2);
+    // pdf.js: "إذا كانت القيمة  5 فإن  x" (signs deleted).
+    expect(signs.restore('إذا كانت القيمة  5 فإن  x', true)).toBe('إذا كانت القيمة > 5 فإن > x');
+    // Only in items pdf.js read right to left, only with the double space, only whole words.
+    expect(signs.restore('إذا كانت القيمة  5', false)).toBe('إذا كانت القيمة  5');
+    expect(signs.restore('إذا كانت القيمة 5', true)).toBe('إذا كانت القيمة 5');
+    expect(signs.restore('القيمة  55', true)).toBe('القيمة  55');
+  });
+
+  it('records nothing for signs between two Latin words or numbers, or without a word on each side', () => {
+    const signs = new RtlDroppedSigns();
+    signs.push(
+      [31, 44, 32, 31, 44, 32],
+      [undefined, [glyphs('a < b 3 > 2')], undefined, undefined, [glyphs('<')], undefined],
+      6,
+    );
+    expect(signs.size).toBe(0);
+  });
+
+  it('keeps the signs of a right-to-left line drawn as one string (as Word draws) through the parse', async () => {
+    const lines = ['إذا كانت القيمة > 5 فإن النتيجة < 10 دائما', 'نستخدم R ثم نكتب المتغير > Python في السطر'];
+    const file = path.join(await tempDir(), 'signs.pdf');
+    await fs.writeFile(
+      file,
+      await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph: false }))),
+    );
+    const { markdown } = await libraryParse(file, 'pdf', 'text');
+    for (const l of lines) expect(markdown).toContain(l);
   });
 });
 

@@ -7,11 +7,13 @@ import path from 'node:path';
 import type { GroundingDocument } from '@docfleet/contracts';
 import { readManifest } from '../eval/corpus-eval';
 import { libraryParse } from '../eval/library-parse';
+import { normaliseMarkdown } from '../eval/metrics/text-similarity';
 import { pageLines } from '../eval/page-lines';
-import { stripGlyphPlaceholders, textScore } from '../eval/text-eval';
+import { evaluateText, stripGlyphPlaceholders, textReport, textScore } from '../eval/text-eval';
 import {
   isVisualOrder,
   splitAtLines,
+  unsharedCharacters,
   visualLine,
   visualOrderEvidence,
   visualParagraph,
@@ -51,6 +53,14 @@ describe('visual-order detection', () => {
     const ours = await libraryParse(RTL_PDF, 'pdf', 'text');
     expect(isVisualOrder(ours.markdown)).toBe(false);
     expect(visualOrderEvidence(ours.markdown).final).toBeGreaterThan(20);
+  });
+});
+
+describe('characters not shared, order aside', () => {
+  it('counts the multiset difference both ways and ignores order and whitespace', () => {
+    expect(unsharedCharacters('ةغلب ربتعت', 'ربتعت  ةغلب')).toBe(0);
+    expect(unsharedCharacters('abc', 'cba d')).toBe(1);
+    expect(unsharedCharacters('aab', 'abb')).toBe(2);
   });
 });
 
@@ -134,7 +144,20 @@ describe('our text rendered with its own lines', () => {
     expect(v.linesFound).toBe(v.lines);
     const reference = await fs.readFile(RTL_PDF.replace(/\.pdf$/, '.md'), 'utf8');
     expect(textScore(v.text, reference)).toBeGreaterThan(textScore(res.markdown, reference) + 30);
+    // What is left is order alone: the same letters, marks and punctuation as the reference.
+    expect(unsharedCharacters(normaliseMarkdown(v.text), normaliseMarkdown(stripGlyphPlaceholders(reference)))).toBe(0);
     // The logical text is untouched by the rendering.
     expect(res.markdown).toContain('تعتبر البرمجة بلغة R و');
+  });
+
+  it('the text eval reports, beside the visual-order score, that our text and the reference share every character', async () => {
+    const { rows, available } = await evaluateText(CORPUS, libraryParse, {
+      peers: false,
+      scriptsDir: path.join(__dirname, '../../../scripts'),
+      only: (rel) => rel.includes('right_to_left_01'),
+    });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.visualOrder?.unshared.docfleet).toBe(0);
+    expect(textReport(rows, available)).toMatch(/do not share, order and whitespace aside: docfleet 0,/);
   });
 });

@@ -11,8 +11,10 @@
 // consecutive runs of level 2 (a Latin phrase of several runs) keep their left-to-right order.
 
 /** Strong right-to-left letters: Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic, Arabic Extended and presentation forms. */
+/** Arabic-Indic and Extended Arabic-Indic digits are numbers (bidi classes AN and EN), written left to right, not letters. */
 const RTL_LETTER =
-  /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]|\uD802[\uDC00-\uDFFF]|\uD803[\uDC00-\uDE7F]|\uD83A[\uDC00-\uDFFF]|\uD83B[\uDC00-\uDEFF]/gu;
+  /[\u0590-\u065F\u066A-\u06EF\u06FA-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]|\uD802[\uDC00-\uDFFF]|\uD803[\uDC00-\uDE7F]|\uD83A[\uDC00-\uDFFF]|\uD83B[\uDC00-\uDEFF]/gu;
+const ARABIC_DIGIT = /[\u0660-\u0669\u06F0-\u06F9]/u;
 const RTL_ONE = new RegExp(`^(?:${RTL_LETTER.source})$`, 'u');
 /** Strong left-to-right: any other letter. */
 const LETTER = /\p{L}/gu;
@@ -45,6 +47,21 @@ export function isRightToLeft(texts: Iterable<string>): boolean {
     ltr += c.ltr;
   }
   return rtl > ltr;
+}
+
+/**
+ * Whether a line given as its runs in visual order (left to right) reads right to left. Rule P2 of
+ * UAX #9 takes the paragraph direction from its first strong character in logical order, which is
+ * the rightmost strong run in a right-to-left line and the leftmost in a left-to-right one: when the
+ * leftmost and the rightmost strong runs are both right-to-left, P2 gives right to left under either
+ * reading, however many Latin letters (an address, a URL, code) stand between them. Otherwise the
+ * majority of strong letters decides, as `isRightToLeft` does.
+ */
+export function isRightToLeftLine(visual: Iterable<string>): boolean {
+  const texts = [...visual];
+  if (isRightToLeft(texts)) return true;
+  const strong = texts.map(runDirection).filter((d) => d === 'rtl' || d === 'ltr');
+  return strong.length > 1 && strong[0] === 'rtl' && strong[strong.length - 1] === 'rtl';
 }
 
 /**
@@ -85,9 +102,14 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
   return out;
 }
 
+/** Bidi_Mirroring_Glyph pairs (UnicodeData's BidiMirroring.txt) that occur in running text. */
 const MIRRORED: Record<string, string> = {
   '(': ')',
   ')': '(',
+  '<': '>',
+  '>': '<',
+  '≤': '≥',
+  '≥': '≤',
   '[': ']',
   ']': '[',
   '{': '}',
@@ -97,7 +119,8 @@ const MIRRORED: Record<string, string> = {
   '‹': '›',
   '›': '‹',
 };
-const BRACKET = /[()[\]{}«»‹›]/u;
+// Brackets pdf.js may have reversed (it deletes "<" and ">" from the items it reorders, so those are not among them).
+const BRACKET = /[()[\]{}«»‹›≤≥]/u;
 const mirror = (c: string) => MIRRORED[c] ?? c;
 const reverseMirrored = (text: string) => [...text].reverse().map(mirror).join('');
 
@@ -116,6 +139,7 @@ export function mirrorReversedBrackets(text: string, rtlItem: boolean): string {
   const sor = rtlItem ? 'R' : 'L';
   let last: 'L' | 'R' = sor;
   const types = chars.map((c): 'L' | 'R' | 'N' => {
+    if (ARABIC_DIGIT.test(c)) return 'R';
     if (RTL_ONE.test(c)) return (last = 'R');
     if (/\p{L}/u.test(c)) return (last = 'L');
     if (DIGIT.test(c)) return last === 'L' ? 'L' : 'R';

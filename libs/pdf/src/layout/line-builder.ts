@@ -3,7 +3,7 @@
 // "line fragments" that never straddle two columns.
 import type { Line, TextRun } from '../types';
 import { CAPTION, contentsLines } from '../tables/stream-tables';
-import { isRightToLeft, logicalRunOrder } from './bidi';
+import { isRightToLeftLine, logicalRunOrder } from './bidi';
 
 const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
 // Private-use glyphs (Wingdings/Symbol bullets extracted without a Unicode mapping).
@@ -470,7 +470,7 @@ function collides(rowRuns: TextRun[], r: TextRun): boolean {
  * and numbers in their own order; a space goes between two runs whose boxes are a word space apart.
  */
 export function makeLine(visualRuns: TextRun[]): Line {
-  const rtl = visualRuns.length > 0 && isRightToLeft(visualRuns.map((r) => r.text));
+  const rtl = visualRuns.length > 0 && isRightToLeftLine(visualRuns.map((r) => r.text));
   const runs = rtl && visualRuns.length > 1 ? logicalRunOrder(visualRuns) : visualRuns;
   let text = '';
   let x0 = Infinity,
@@ -481,14 +481,26 @@ export function makeLine(visualRuns: TextRun[]): Line {
     chars = 0;
   const sizes: Array<[number, number]> = [];
   let prev: TextRun | undefined;
+  // Right to left: the extent of the runs read since the last space. A run read after a stretch of
+  // left-to-right runs ("50" then "%", drawn at the stretch's left end) is measured from that
+  // extent, not from the stretch's last run.
+  let wordX0 = Infinity,
+    wordX1 = -Infinity;
   for (const r of runs) {
     if (prev) {
-      const gap = rtl ? Math.max(r.x0 - prev.x1, prev.x0 - r.x1) : r.x0 - prev.x1;
+      const gap = rtl ? Math.max(r.x0 - wordX1, wordX0 - r.x1) : r.x0 - prev.x1;
       // Monospaced code is often placed glyph by glyph: only a gap near a full cell is a space.
       const charW = prev.mono && r.mono ? (prev.x1 - prev.x0) / Math.max(1, prev.text.length) : 0;
       const threshold = charW > 0 ? 0.5 * charW : 0.12 * Math.min(prev.size, r.size);
       const needSpace = gap > threshold && !text.endsWith(' ') && !r.text.startsWith(' ');
       if (needSpace) text += ' ';
+    }
+    if (!prev || text.endsWith(' ') || r.text.startsWith(' ')) {
+      wordX0 = r.x0;
+      wordX1 = r.x1;
+    } else {
+      wordX0 = Math.min(wordX0, r.x0);
+      wordX1 = Math.max(wordX1, r.x1);
     }
     text += r.text;
     x0 = Math.min(x0, r.x0);

@@ -9,6 +9,7 @@ import type { PageLayoutInput } from '../types';
 import { overBudget, readTextContent, walkOperators } from './operator-stream';
 import { dominantTurn, graphicsIntoFrame, intoFrame, readingFrame, type ReadingFrame } from './reading-frame';
 import { RtlLigatureWords } from './rtl-ligatures';
+import { RtlDroppedSigns } from './rtl-signs';
 import { pageFontLookup, textRunsFromContent } from './text-runs';
 import type { Matrix } from '../geometry';
 import { multiply } from '../geometry';
@@ -36,11 +37,13 @@ export async function loadTextPage(
     // The operator list first: it makes pdf.js load the fonts whose names give bold/mono flags.
     const scanner = new GraphicsScanner(vp.transform, vp.width, vp.height, maxGraphicsItems(budget));
     const ligatures = new RtlLigatureWords();
+    const signs = new RtlDroppedSigns();
     await walkOperators(
       page,
       (chunk) => {
         scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
         ligatures.push(chunk.fnArray, chunk.argsArray, chunk.length);
+        signs.push(chunk.fnArray, chunk.argsArray, chunk.length);
         if (scanner.overflowed)
           throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
       },
@@ -56,7 +59,12 @@ export async function loadTextPage(
       }),
     );
     const frame = readingFrame(turn, vp.width, vp.height);
-    let runs = textRunsFromContent(content, intoFrame(vt, frame), pageFontLookup(page));
+    let runs = textRunsFromContent(
+      content,
+      intoFrame(vt, frame),
+      pageFontLookup(page),
+      signs.size ? (t, rtl) => signs.restore(t, rtl) : undefined,
+    );
     if (ligatures.size) runs = runs.map((r) => ({ ...r, text: ligatures.fix(r.text) }));
     let textChars = 0;
     for (const r of runs) textChars += r.text.replace(/\s/g, '').length;

@@ -44,6 +44,8 @@ export function textRunsFromContent(
   content: TextContentLike,
   viewportTransform: number[],
   fontOf: (fontName: string) => FontLike | undefined,
+  /** Mends an item's text as pdf.js gives it (before whitespace is collapsed; `rtl`: pdf.js read it right to left). */
+  mendItem?: (text: string, rtl: boolean) => string,
 ): TextRun[] {
   const vt = viewportTransform.slice(0, 6) as Matrix;
   const runs: TextRun[] = [];
@@ -51,7 +53,8 @@ export function textRunsFromContent(
   for (const raw of content.items) {
     const item = raw as TextItemLike;
     if (typeof item.str !== 'string' || !item.transform) continue;
-    const text = mirrorReversedBrackets(expandLigatures(item.str), item.dir === 'rtl').replace(/\s+/g, ' ');
+    const str = mendItem ? mendItem(item.str, item.dir === 'rtl') : item.str;
+    const text = mirrorReversedBrackets(expandLigatures(str), item.dir === 'rtl').replace(/\s+/g, ' ');
     if (!text.trim()) continue;
     const m = multiply(item.transform as Matrix, vt);
     const size = Math.hypot(m[2], m[3]);
