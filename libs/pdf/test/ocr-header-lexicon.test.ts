@@ -141,6 +141,15 @@ describe('shapes a header row tells, and a word repeated in the header', () => {
     ]);
   });
 
+  it('reads an 8 between two unit numbers of one shape, the second higher, as an ampersand', () => {
+    expect(rowsOf(['NO. 31G833G, JALAN SETIA', 'NO. 33G831G, JALAN', 'LOT 12A814B', 'NO. 183, JALAN'])).toEqual([
+      'NO. 31G&33G, JALAN SETIA',
+      'NO. 33G831G, JALAN',
+      'LOT 12A814B',
+      'NO. 183, JALAN',
+    ]);
+  });
+
   it('drops a cent sign after no figure, keeps one after a figure', () => {
     expect(rowsOf(['NO.4 ¢& 6, JALAN SS15/4B', 'COFFEE 50¢'])).toEqual(['NO.4 & 6, JALAN SS15/4B', 'COFFEE 50¢']);
   });
@@ -233,6 +242,7 @@ describe('header shapes on scanned receipts through recogniseImage', () => {
     ['276', '5/8', '99 SPEED MART S/B'],
     ['307', 'MALURT', '3RD FLR, AEON TAMAN MALURI SC'],
     ['341', '¢&', 'NO.4 & 6,'],
+    ['496', '31G833G,', 'NO. 31G&33G, JALAN SETIA INDAH'],
     ['056', 'Tampai,81200', 'Tampoi,81200 Johor'],
   ])(
     '%s: %s',

@@ -255,7 +255,8 @@ function secondFormOf(core: string, form: string): boolean {
  * two-word legal form misread after its first ("SDN BELD", "SDN. BH." → BHD), "S/B" read with
  * digits ("5/8"), a company's dotted initials read with digits or signs ("D.1.¥." → "D.I.Y.") on a
  * row that names a company, a floor's ordinal read with letters ("BRD FLR" → "3RD FLR": only one
- * digit makes an "RD" ordinal), and a cent sign after no figure ("NO.4 ¢& 6": a stray mark).
+ * digit makes an "RD" ordinal), an ampersand between two unit numbers read as 8 ("31G833G"), and a
+ * cent sign after no figure ("NO.4 ¢& 6": a stray mark).
  */
 function mendRowShapes(ws: OcrWord[], now: (w: OcrWord) => string, fix: (w: OcrWord, text: string) => void): void {
   const texts = () => ws.map(now);
@@ -307,6 +308,10 @@ function mendRowShapes(ws: OcrWord[], now: (w: OcrWord) => string, fix: (w: OcrW
       const fits = options.filter((d) => ordinalSuffix(Number(d)) === o[3]!.toUpperCase() && !/^0/.test(d));
       if (fits.length === 1) fix(w, `${o[1]}${fits[0]}${o[3]}${o[4]}`);
     }
+    // Two unit numbers of one shape joined by an ampersand read as 8 ("31G833G": 31G & 33G, the
+    // second the higher): no unit number has a letter between two runs of figures and ends in it again.
+    const r = /^([^\p{L}\p{N}]*)(\d{1,4})(\p{Lu})8(\d{1,4})(\p{Lu})([^\p{L}\p{N}]*)$/u.exec(t);
+    if (r && r[3] === r[5] && Number(r[4]) > Number(r[2])) fix(w, `${r[1]}${r[2]}${r[3]}&${r[4]}${r[5]}${r[6]}`);
     // A cent sign after no figure is a stray mark: "¢&" → "&".
     if (/¢/.test(t) && t.replace(/(?<!\d)¢/g, '') !== t && t.replace(/(?<!\d)¢/g, ''))
       fix(w, t.replace(/(?<!\d)¢/g, ''));
