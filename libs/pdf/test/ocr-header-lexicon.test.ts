@@ -132,6 +132,15 @@ describe('shapes a header row tells, and a word repeated in the header', () => {
     expect(rowsOf(['MR. D.1.¥. (M) SDN BHD', 'VERSION V.1.2.'])).toEqual(['MR. D.I.Y. (M) SDN BHD', 'VERSION V.1.2.']);
   });
 
+  it('reads a title before initials as the one title a confusable letter away', () => {
+    expect(rowsOf(['WR. D.I.Y. (M) SDN BHD', 'WR. SMITH', 'KR. A.B.', 'Dr. A.B. Co'])).toEqual([
+      'MR. D.I.Y. (M) SDN BHD',
+      'WR. SMITH',
+      'KR. A.B.',
+      'Dr. A.B. Co',
+    ]);
+  });
+
   it("reads a floor's ordinal with the one digit that fits its suffix, only before a floor word", () => {
     expect(rowsOf(['BRD FLR, AEON MALL', 'ZND FLOOR', 'BRD AVENUE', 'IST LEVEL'])).toEqual([
       '3RD FLR, AEON MALL',
@@ -237,6 +246,7 @@ describe('header shapes on scanned receipts through recogniseImage', () => {
   // Each receipt's header as Tesseract reads it (left) and as the row itself tells it (right).
   it.each([
     ['201', 'D.1.¥.', 'MR. D.I.Y. (M) SDN BHD'],
+    ['200', 'WR. D.I.¥.', 'MR. D.I.Y. (M) SDN BHD'],
     ['373', 'BELD', 'GARDENIA BAKERIES (KL) SDN BHD'],
     ['273', 'BH.', 'BEMED (SP) SDN. BHD.'],
     ['276', '5/8', '99 SPEED MART S/B'],

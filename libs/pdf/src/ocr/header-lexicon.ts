@@ -224,6 +224,8 @@ const DIGITS_FOR: Record<string, string[]> = {
   O: ['0'],
   Q: ['0'],
 };
+/** Titles printed before a person's initials in a name ("MR. D.I.Y."). */
+const TITLES = ['MR', 'MRS', 'MS', 'DR', 'PROF'];
 /** Words for a floor of a building, after its ordinal: "3RD FLR". */
 const FLOOR_WORD = /^(FLR|FLOOR|FL|LEVEL|LVL|LANTAI|TINGKAT)$/;
 
@@ -255,7 +257,7 @@ function secondFormOf(core: string, form: string): boolean {
  * two-word legal form misread after its first ("SDN BELD", "SDN. BH." → BHD), "S/B" read with
  * digits ("5/8"), a company's dotted initials read with digits or signs ("D.1.¥." → "D.I.Y.") on a
  * row that names a company, a floor's ordinal read with letters ("BRD FLR" → "3RD FLR": only one
- * digit makes an "RD" ordinal), an ampersand between two unit numbers read as 8 ("31G833G"), and a
+ * digit makes an "RD" ordinal), a title before initials ("WR. D.I.Y." → "MR."), an ampersand between two unit numbers read as 8 ("31G833G"), and a
  * cent sign after no figure ("NO.4 ¢& 6": a stray mark).
  */
 function mendRowShapes(ws: OcrWord[], now: (w: OcrWord) => string, fix: (w: OcrWord, text: string) => void): void {
@@ -294,6 +296,21 @@ function mendRowShapes(ws: OcrWord[], now: (w: OcrWord) => string, fix: (w: OcrW
         t.replace(/[\d|$¥](?=\.)/gu, (c) => LETTER_FOR[c] ?? c),
       );
     });
+  // A title before initials, a letter misread ("WR. D.I.Y." → "MR."): the one title a letter OCR
+  // confuses away.
+  ws.forEach((w, i) => {
+    const m = /^(\p{L}{2,3})\.$/u.exec(now(w));
+    const next = ws[i + 1] ? now(ws[i + 1]!) : '';
+    if (!m || !/^(?:\p{L}\.){2,}$/u.test(next) || TITLES.includes(m[1]!.toUpperCase())) return;
+    const core = m[1]!.toUpperCase();
+    const near = TITLES.filter(
+      (k) =>
+        k.length === core.length &&
+        [...k].filter((c, j) => c !== core[j]).length === 1 &&
+        [...k].every((c, j) => c === core[j] || CONFUSABLE.has(core[j]! + c)),
+    );
+    if (near.length === 1) fix(w, `${inCaseOf(m[1]!, near[0]!)}.`);
+  });
   ws.forEach((w, i) => {
     const t = now(w);
     // A floor's ordinal: the digits the letters may be that make the suffix right, when only one does.
