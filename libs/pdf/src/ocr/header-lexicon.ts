@@ -6,7 +6,9 @@
 // dropped: "ENTERPRISES" stays plural), mends a word only when exactly one known word is within
 // reach, a short word (≤ 5 letters) only by letters OCR confuses (O/D, I/L, H/M …), a legal form
 // only where one stands (after a name, last on its row or before another form or a registration
-// number), and never into a word already on the row.
+// number), and never into a word already on the row. Then shapes a row itself tells (mendRowShapes:
+// "SDN BELD" → "SDN BHD", "5/8" → "S/B", "D.1.¥." → "D.I.Y.", "BRD FLR" → "3RD FLR") and a name printed
+// twice in the header, read two ways, by its sure reading (mendRepeatedWords: "Tampai" → "Tampoi").
 import { ocrRows } from './ocr-layout';
 import type { OcrWord } from './recognise';
 
@@ -194,8 +196,9 @@ export function mendHeaderWords(words: OcrWord[], pageNumber: number): { words: 
   const now = (w: OcrWord) => (mended.get(w) ?? w).text;
   const fix = (w: OcrWord, text: string) => {
     if (text === now(w)) return;
-    const first = fixes.findIndex((f) => f.from === w.text && f.page === pageNumber && mended.has(w));
-    if (first >= 0) fixes.splice(first, 1);
+    // A word mended twice is reported once, from its first reading to its last.
+    const earlier = mended.has(w) ? fixes.findIndex((f) => f.from === w.text && f.to === now(w)) : -1;
+    if (earlier >= 0) fixes.splice(earlier, 1);
     mended.set(w, { ...w, text });
     fixes.push({ from: w.text, to: text, page: pageNumber });
   };
@@ -257,8 +260,9 @@ function secondFormOf(core: string, form: string): boolean {
  * two-word legal form misread after its first ("SDN BELD", "SDN. BH." → BHD), "S/B" read with
  * digits ("5/8"), a company's dotted initials read with digits or signs ("D.1.¥." → "D.I.Y.") on a
  * row that names a company, a floor's ordinal read with letters ("BRD FLR" → "3RD FLR": only one
- * digit makes an "RD" ordinal), a title before initials ("WR. D.I.Y." → "MR."), an ampersand between two unit numbers read as 8 ("31G833G"), and a
- * cent sign after no figure ("NO.4 ¢& 6": a stray mark).
+ * digit makes an "RD" ordinal), a title before initials ("WR. D.I.Y." → "MR."), an ampersand
+ * between two unit numbers read as 8 ("31G833G"), and a cent sign after no figure ("NO.4 ¢& 6": a
+ * stray mark).
  */
 function mendRowShapes(ws: OcrWord[], now: (w: OcrWord) => string, fix: (w: OcrWord, text: string) => void): void {
   const texts = () => ws.map(now);
@@ -352,7 +356,8 @@ const sameSize = (a: OcrWord, b: OcrWord) => {
  * A place or street name printed twice in the header ("Jalan Tampoi 7/4, Kawasan Perindustrian
  * Tampai"): where two readings of five letters or more differ by one letter, neither a known word,
  * the one read with doubt takes the other's letters when the other was read surely (confidence ≥ 85)
- * and more surely than it, at about the same size. Words glued to figures or marks ("Tampai,81200") count by their letters.
+ * and more surely than it, at about the same size. Words glued to figures or marks
+ * ("Tampai,81200") count by their letters.
  */
 function mendRepeatedWords(ws: OcrWord[], now: (w: OcrWord) => string, fix: (w: OcrWord, text: string) => void): void {
   const runs = ws.flatMap((w) =>
