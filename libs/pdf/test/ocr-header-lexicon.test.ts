@@ -90,6 +90,98 @@ describe('mending header words to known legal forms and address words', () => {
   });
 });
 
+describe('shapes a header row tells, and a word repeated in the header', () => {
+  /** Rows of words, each "text@conf" (conf 80 when left out); `height` the rows' print height. */
+  const pageOf = (rows: string[], height: number[] = []): OcrWord[] =>
+    rows.flatMap((row, r) =>
+      row.split(' ').map((t, i) => {
+        const [text, conf] = /@\d+$/.test(t) ? [t.replace(/@\d+$/, ''), Number(/\d+$/.exec(t)![0])] : [t, 80];
+        const h = height[r] ?? 30;
+        return { text, conf, x0: 100 * i, x1: 100 * i + 90, y0: 60 * r, y1: 60 * r + h, block: 1, par: 1, line: r + 1 };
+      }),
+    );
+  const rowsOf = (rows: string[], height?: number[]) => {
+    const r = mendHeaderWords(pageOf(rows, height), 1);
+    return ocrRows(r.words)
+      .sort((a, b) => a.y0 - b.y0)
+      .map((x) => x.text);
+  };
+
+  it('mends the second word of a two-word legal form after its first, only where a form stands', () => {
+    expect(rowsOf(['GARDENIA BAKERIES SDN BELD (139386 X)', 'BEMED (SP) SDN. BH.', 'HARBOUR FOODS PTE LT.'])).toEqual([
+      'GARDENIA BAKERIES SDN BHD (139386 X)',
+      'BEMED (SP) SDN. BHD.',
+      'HARBOUR FOODS PTE LTD.',
+    ]);
+    // A first letter other than the form's, a word following it, no name before it: as read.
+    expect(rowsOf(['KEDAI MAJU SDN MHD', 'KEDAI MAJU SDN BHO JALAN', 'SDN BH.'])).toEqual([
+      'KEDAI MAJU SDN MHD',
+      'KEDAI MAJU SDN BHO JALAN',
+      'SDN BH.',
+    ]);
+  });
+
+  it('reads "S/B" written with digits after a name, before a registration number in any bracket', () => {
+    expect(rowsOf(['99 SPEED MART 5/8 {519537-X)', 'PIPE 5/8 INCH'])).toEqual([
+      '99 SPEED MART S/B {519537-X)',
+      'PIPE 5/8 INCH',
+    ]);
+  });
+
+  it("reads a company's dotted initials as letters, only on a row that names a company", () => {
+    expect(rowsOf(['MR. D.1.¥. (M) SDN BHD', 'VERSION V.1.2.'])).toEqual(['MR. D.I.Y. (M) SDN BHD', 'VERSION V.1.2.']);
+  });
+
+  it('reads a title before initials as the one title a confusable letter away', () => {
+    expect(rowsOf(['WR. D.I.Y. (M) SDN BHD', 'WR. SMITH', 'KR. A.B.', 'Dr. A.B. Co'])).toEqual([
+      'MR. D.I.Y. (M) SDN BHD',
+      'WR. SMITH',
+      'KR. A.B.',
+      'Dr. A.B. Co',
+    ]);
+  });
+
+  it("reads a floor's ordinal with the one digit that fits its suffix, only before a floor word", () => {
+    expect(rowsOf(['BRD FLR, AEON MALL', 'ZND FLOOR', 'BRD AVENUE', 'IST LEVEL'])).toEqual([
+      '3RD FLR, AEON MALL',
+      '2ND FLOOR',
+      'BRD AVENUE',
+      '1ST LEVEL',
+    ]);
+  });
+
+  it('reads an 8 between two unit numbers of one shape, the second higher, as an ampersand', () => {
+    expect(rowsOf(['NO. 31G833G, JALAN SETIA', 'NO. 33G831G, JALAN', 'LOT 12A814B', 'NO. 183, JALAN'])).toEqual([
+      'NO. 31G&33G, JALAN SETIA',
+      'NO. 33G831G, JALAN',
+      'LOT 12A814B',
+      'NO. 183, JALAN',
+    ]);
+  });
+
+  it('drops a cent sign after no figure, keeps one after a figure', () => {
+    expect(rowsOf(['NO.4 ¢& 6, JALAN SS15/4B', 'COFFEE 50¢'])).toEqual(['NO.4 & 6, JALAN SS15/4B', 'COFFEE 50¢']);
+  });
+
+  it('mends a name repeated in the header by its sure reading, at the same size only', () => {
+    expect(rowsOf(['12, Jalan Tampoi@92 7/4,Kawasan', 'Tampai,81200@66 Johor'])).toEqual([
+      '12, Jalan Tampoi 7/4,Kawasan',
+      'Tampoi,81200 Johor',
+    ]);
+    // Neither reading sure, the doubtful one the surer, or printed at different sizes: as read.
+    expect(rowsOf(['Jalan Tampai@49 7/4', 'Tampoi,81200@42 Johor'])).toEqual([
+      'Jalan Tampai 7/4',
+      'Tampoi,81200 Johor',
+    ]);
+    expect(rowsOf(['SANYO@96 STATIONERY', 'SANYU@80 SUPPLY SDN BHD'], [60, 30])).toEqual([
+      'SANYO STATIONERY',
+      'SANYU SUPPLY SDN BHD',
+    ]);
+    // A known word is not changed into a name one letter off it ("UTAMA" stays beside "UTARA").
+    expect(rowsOf(['TAMAN UTARA@95', 'JALAN UTAMA@60'])).toEqual(['TAMAN UTARA', 'JALAN UTAMA']);
+  });
+});
+
 describe('on a scanned receipt through recogniseImage', () => {
   // A receipt whose issuer reads "MR. (M) SON BHD" and whose address "KAHASAN PERINDUSTRIAN" at
   // every size Tesseract is given.
@@ -143,4 +235,40 @@ describe('on a scanned receipt through recogniseImage', () => {
     expect(off.ocr?.lexicon).toBeUndefined();
     expect(off.markdown).toMatch(/KAHASAN PERINDUSTRIAN/);
   }, 180_000);
+});
+
+describe('header shapes on scanned receipts through recogniseImage', () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await tempDir('ocr-lexicon-shapes-');
+  });
+  afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+  // Each receipt's header as Tesseract reads it (left) and as the row itself tells it (right).
+  it.each([
+    ['201', 'D.1.¥.', 'MR. D.I.Y. (M) SDN BHD'],
+    ['200', 'WR. D.I.¥.', 'MR. D.I.Y. (M) SDN BHD'],
+    ['373', 'BELD', 'GARDENIA BAKERIES (KL) SDN BHD'],
+    ['273', 'BH.', 'BEMED (SP) SDN. BHD.'],
+    ['276', '5/8', '99 SPEED MART S/B'],
+    ['307', 'MALURT', '3RD FLR, AEON TAMAN MALURI SC'],
+    ['341', '¢&', 'NO.4 & 6,'],
+    ['496', '31G833G,', 'NO. 31G&33G, JALAN SETIA INDAH'],
+    ['056', 'Tampai,81200', 'Tampoi,81200 Johor'],
+  ])(
+    '%s: %s',
+    async (n, misread, mended) => {
+      const img = await loadImagePage(corpus(`c_scanned_images/sroie/${n}.jpg`), 0);
+      const text = async (headerLexicon: boolean) =>
+        ocrRows(
+          (await recogniseImage(img, { lang: 'eng', timeoutSeconds: 60, pageNumber: 1, tmpDir: tmp, headerLexicon }))
+            .words,
+        )
+          .map((r) => r.text)
+          .join('\n');
+      const [on, off] = [await text(true), await text(false)];
+      expect(off).toContain(misread);
+      expect(on).toContain(mended);
+    },
+    180_000,
+  );
 });
