@@ -602,7 +602,7 @@ export async function ocrImagePage(
       pageNumber,
     });
   try {
-    const { words, report, gray, readAsBlock, grayThreshold, language } = await recogniseImage(img, {
+    const { words, report, gray, readAsBlock, grayThreshold, scaledGray, language } = await recogniseImage(img, {
       lang: s.lang,
       autoLang: s.autoLang,
       timeoutSeconds: s.timeoutSeconds,
@@ -624,8 +624,9 @@ export async function ocrImagePage(
       widthPt: img.width * k,
       heightPt: img.height * k,
       // The grey page the reading was prepared from (not the colour image converted again), resized
-      // once however many passes ask for it (the missed-text pass and the ruling scan both do).
-      raster: memo(async () => (scale === 1 ? gray : resizeGray(gray, scale))),
+      // once however many passes ask for it (the missed-text pass and the ruling scan both do); a
+      // downscaled page's first reading already is that page when nothing was cropped or whitened.
+      raster: memo(async () => (scale === 1 ? gray : (scaledGray ?? resizeGray(gray, scale)))),
       rasterDpi: img.density * scale,
       tmpDir,
       pageNumber,
