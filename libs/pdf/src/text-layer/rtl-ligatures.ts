@@ -9,42 +9,15 @@
 // recorded, and text-layer runs get the logical word. Words without multi-letter glyphs are never
 // touched, so "مثال" or "إلى" (alef and lam as separate glyphs) stay as they are.
 
-import { OP } from '../pdfjs-ops';
+import { OperatorListWords } from './operator-words';
 
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
 
-interface GlyphLike {
-  unicode?: unknown;
-  isSpace?: boolean;
-}
-
-export class RtlLigatureWords {
+export class RtlLigatureWords extends OperatorListWords {
   private readonly fixes = new Map<string, string>();
 
-  // Glyphs of the word being read across showText operations: justified lines are often drawn
-  // glyph by glyph, one operation each, so a word spans operations until a space or a text object ends.
-  private word: string[] = [];
-
-  /** Reads one chunk of the operator list (the same chunks the graphics scanner sees). */
-  push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
-    for (let i = 0; i < length; i++) {
-      const fn = fnArray[i];
-      if (fn === OP.beginText || fn === OP.endText) this.flush();
-      if (fn !== OP.showText) continue;
-      const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
-      if (!Array.isArray(glyphs)) continue;
-      for (const g of glyphs as Array<GlyphLike | number | null>) {
-        if (typeof g === 'number' || !g) continue; // kerning
-        const u = typeof g.unicode === 'string' ? g.unicode : '';
-        if (g.isSpace || /^\s*$/.test(u)) this.flush();
-        else this.word.push(u);
-      }
-    }
-  }
-
-  private flush(): void {
-    let word = this.word;
-    this.word = [];
+  protected onWord(glyphs: string[]): void {
+    let word = glyphs;
     // Punctuation drawn against the word ("." or "،" before it on the page) is not part of it.
     const letter = (u: string) => /[\p{L}\p{M}]/u.test(u);
     while (word.length && !letter(word[0]!)) word = word.slice(1);
@@ -59,7 +32,7 @@ export class RtlLigatureWords {
   }
 
   get size(): number {
-    this.flush();
+    this.endWord();
     return this.fixes.size;
   }
 

@@ -10,7 +10,7 @@
 // the glyphs and the double space, and items without right-to-left letters (which pdf.js leaves
 // alone) are never touched.
 
-import { OP } from '../pdfjs-ops';
+import { OperatorListWords } from './operator-words';
 
 const RTL = /[\u0590-\u065F\u066A-\u06EF\u06FA-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
 const RTL_WORD = /^[\u0590-\u065F\u066A-\u06EF\u06FA-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\p{M}]+$/u;
@@ -18,11 +18,6 @@ const RTL_WORD = /^[\u0590-\u065F\u066A-\u06EF\u06FA-\u08FF\uFB1D-\uFDFF\uFE70-\
 const LTR_WORD = /^[\p{L}\p{M}\p{Nd}.,%]+$/u;
 const SIGN = /^[<>]$/u;
 const MIRROR: Record<string, string> = { '<': '>', '>': '<' };
-
-interface GlyphLike {
-  unicode?: unknown;
-  isSpace?: boolean;
-}
 
 /** A word's bidi class: R (right-to-left letters), L (Latin letters), D (a number) or N (anything else: not handled). */
 type Kind = 'R' | 'L' | 'D' | 'N';
@@ -32,38 +27,18 @@ function kind(word: string): Kind {
   return 'N';
 }
 
-export class RtlDroppedSigns {
+export class RtlDroppedSigns extends OperatorListWords {
   /** Text pdf.js produces for "left <sign> right" (without the sign) → the same with the sign in logical order. */
   private readonly fixes = new Map<string, string>();
-  // The last two words read (glyph texts, joined only around a sign) and the one being read.
+  // The last two words read (glyph texts, joined only around a sign).
   private before: string[] | undefined;
   private middle: string[] | undefined;
-  private word: string[] = [];
 
-  /** Reads one chunk of the operator list (the chunks the graphics scanner sees). */
-  push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
-    for (let i = 0; i < length; i++) {
-      const fn = fnArray[i];
-      if (fn === OP.beginText || fn === OP.endText) {
-        this.endWord();
-        this.before = this.middle = undefined;
-      }
-      if (fn !== OP.showText) continue;
-      const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
-      if (!Array.isArray(glyphs)) continue;
-      for (const g of glyphs as Array<GlyphLike | number | null>) {
-        if (typeof g === 'number' || !g) continue; // kerning
-        const u = typeof g.unicode === 'string' ? g.unicode : '';
-        if (g.isSpace || /^\s*$/.test(u)) this.endWord();
-        else this.word.push(u);
-      }
-    }
+  protected override onTextObjectBoundary(): void {
+    this.before = this.middle = undefined;
   }
 
-  private endWord(): void {
-    if (!this.word.length) return;
-    const word = this.word;
-    this.word = [];
+  protected onWord(word: string[]): void {
     const [before, middle] = [this.before, this.middle];
     this.before = middle;
     this.middle = word;
