@@ -1,0 +1,65 @@
+// A letterhead's name read one letter off the spelling the page's other mentions agree on
+// (page-name-vote.ts; issue 23: "SANYO STATIONERY SHOP" above "SANYU SUPPLY SDN BHD" and
+// "Sanyu.Stationery"): mended only when two other sure readings agree and outnumber its own.
+import { ocrRows } from '../src/ocr/ocr-layout';
+import type { OcrWord } from '../src/ocr/recognise';
+import { mendNamesByVote } from '../src/parse/page-name-vote';
+
+/** OCR words of printed rows (one Tesseract line per row), "word@conf" for a confidence other than 95. */
+function page(rows: string[]): OcrWord[] {
+  return rows.flatMap((row, r) =>
+    row.split(' ').map((t, i) => {
+      const [text, conf] = t.split('@');
+      return {
+        text: text!,
+        conf: conf ? Number(conf) : 95,
+        x0: 100 * i,
+        x1: 100 * i + 90,
+        y0: 50 * r,
+        y1: 50 * r + 30,
+        block: 1,
+        par: 1,
+        line: r + 1,
+      };
+    }),
+  );
+}
+const vote = (rows: string[]) => {
+  const r = mendNamesByVote(page(rows), 1);
+  return { rows: ocrRows(r.words).map((x) => x.text), fixes: r.fixes };
+};
+const FOOTER = ['Thank you', 'Total 4.50', 'Cash 5.00', 'Change 0.50', 'Date 06/07/2017', 'Items 1', 'Counter 2'];
+
+describe('a letterhead name mended by the spelling the page repeats', () => {
+  it('takes the spelling two sure mentions agree on, in its own case, and reports it', () => {
+    const r = vote([
+      'SANYO STATIONERY SHOP',
+      'Owned By',
+      'SANYU SUPPLY SDN BHD',
+      ...FOOTER,
+      'Facebook : Sanyu.Stationery',
+    ]);
+    expect(r.rows[0]).toBe('SANYU STATIONERY SHOP');
+    expect(r.rows[2]).toBe('SANYU SUPPLY SDN BHD');
+    expect(r.fixes).toEqual([{ from: 'SANYO', to: 'SANYU', page: 1 }]);
+  });
+
+  it('keeps the reading when one mention disagrees, the mentions are unsure, or tie with it', () => {
+    const one = ['SANYO STATIONERY SHOP', 'SANYU SUPPLY SDN BHD', ...FOOTER];
+    expect(vote(one).rows[0]).toBe('SANYO STATIONERY SHOP');
+    const unsure = ['SANYO STATIONERY SHOP', 'SANYU@80 SUPPLY SDN BHD', ...FOOTER, 'Facebook : Sanyu.Stationery@84'];
+    expect(vote(unsure).rows[0]).toBe('SANYO STATIONERY SHOP');
+    // Printed twice each way: no majority.
+    const tie = ['SANYO STATIONERY SHOP', 'SANYU SUPPLY SDN BHD', ...FOOTER, 'sanyo.com Sanyu.Stationery'];
+    expect(vote(tie).rows[0]).toBe('SANYO STATIONERY SHOP');
+  });
+
+  it('never mends a known word, a short name, or a word below the letterhead', () => {
+    // "UTAMA" (an address word) stays beside two "UTARA"; four-letter names are too many things.
+    expect(vote(['JALAN UTAMA', 'UTARA TRADING', ...FOOTER, 'UTARA']).rows[0]).toBe('JALAN UTAMA');
+    expect(vote(['MAYO CAFE', 'MAYA FOODS', ...FOOTER, 'MAYA']).rows[0]).toBe('MAYO CAFE');
+    const below = vote(['KEDAI MAJU', ...FOOTER, 'Cashier: MARIO', 'MARIA', 'MARIA']);
+    expect(below.rows.at(-3)).toBe('Cashier: MARIO');
+    expect(below.fixes).toEqual([]);
+  });
+});
