@@ -211,3 +211,22 @@ describe('a total whose currency OCR misread ("Total fM1.00" for "Total RM1.00")
     expect(cited.has('/total')).toBe(true);
   });
 });
+
+describe('a printed month name read one letter off ("14/dun/2017" for "14/JUN/2017")', () => {
+  it('is read as that month where exactly one month is a letter away, and cited verifiably', async () => {
+    const { result, cited } = await extract([
+      'KEDAI BUKU CERIA SDN BHD (5678-K)',
+      'NO. 9, JALAN ILMU 2,',
+      '40150 SHAH ALAM, SELANGOR.',
+      'CB# : 55120931 14/dun/2017 08:34:22',
+      'Exercise book 2 3.00',
+      'Total 3.00',
+      'CASH 5.00',
+    ]);
+    expect(result.date).toBe('2017-06-14');
+    expect(cited.has('/date')).toBe(true);
+    // "jum" is a letter off both "jun" and "jul": no telling which month.
+    const twoMonths = await extract(['KEDAI BUKU CERIA SDN BHD (5678-K)', 'CB# : 55120931 14/jum/2017', 'Total 3.00']);
+    expect(twoMonths.result.date ?? null).toBeNull();
+  });
+});
