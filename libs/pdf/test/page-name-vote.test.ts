@@ -62,4 +62,16 @@ describe('a letterhead name mended by the spelling the page repeats', () => {
     expect(below.rows.at(-3)).toBe('Cashier: MARIO');
     expect(below.fixes).toEqual([]);
   });
+
+  it('mends a doubtful letterhead word by the same phrase read surely lower down, both neighbours alike', () => {
+    const rows = ['ENW Hardwawre@6 Centre (M) Sdn. Bhd.', 'No: G3, Blk G,', ...FOOTER, 'Thank you for shopping at'];
+    const r = vote([...rows, 'ENW Hardware Centre (M) Sdn shd']);
+    expect(r.rows[0]).toBe('ENW Hardware Centre (M) Sdn. Bhd.');
+    expect(r.fixes).toEqual([{ from: 'Hardwawre', to: 'Hardware', page: 1 }]);
+    // One neighbour differs (another name sharing a word), or the echo is the less sure: as read.
+    expect(vote([...rows, 'ENW Hardware Supply (M) Sdn Bhd']).rows[0]).toBe('ENW Hardwawre Centre (M) Sdn. Bhd.');
+    expect(vote([...rows.map((x) => x.replace('@6', '')), 'ENW Hardware@90 Centre']).rows[0]).toBe(
+      'ENW Hardwawre Centre (M) Sdn. Bhd.',
+    );
+  });
 });

@@ -7,10 +7,13 @@
 // Confidences of readings at different print sizes do not compare (header-lexicon.ts's same-size
 // guard), so here the mentions are counted instead: a letterhead word mends only when two other
 // readings on the page, each read surely, agree on a spelling one letter off it, and that spelling
-// outnumbers the word's own. The mended text is the page's text, so a value the extractor takes from
-// the header is cited from the header as mended (the page report lists every mend in `lexicon`).
+// outnumbers the word's own. And a letterhead phrase printed again lower down ("ENW Hardwawre
+// Centre" over "Thank you for shopping at ENW Hardware Centre"): a doubtful word takes the surer
+// reading between the same two neighbours (mendEchoedWords). The mended text is the page's text,
+// so a value the extractor takes from the header is cited from the header as mended (the page
+// report lists every mend in `lexicon`).
 import { KNOWN_WORDS, LEXICON_ROWS, type LexiconFix } from '../ocr/header-lexicon';
-import { ocrRows } from '../ocr/ocr-layout';
+import { ocrRows, type OcrRow } from '../ocr/ocr-layout';
 import type { OcrWord } from '../ocr/recognise';
 
 /** Confidence each agreeing mention needs. */
@@ -30,6 +33,16 @@ interface Run {
 
 const oneLetterOff = (a: string, b: string) =>
   a.length === b.length && [...a].filter((c, i) => c !== b[i]).length === 1;
+/** One letter replaced, added or dropped. */
+function oneEditOff(a: string, b: string): boolean {
+  if (a.length === b.length) return oneLetterOff(a, b);
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length !== short.length + 1) return false;
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  return short.slice(i) === long.slice(i + 1);
+}
+const bare = (t: string) => t.toUpperCase().replace(/[^\p{L}\p{N}]/gu, '');
 
 function caseLike(from: string, to: string): string {
   if (from === from.toUpperCase()) return to;
@@ -43,12 +56,8 @@ function caseLike(from: string, to: string): string {
  * mended nor mend.
  */
 export function mendNamesByVote(words: OcrWord[], pageNumber: number): { words: OcrWord[]; fixes: LexiconFix[] } {
-  const header = new Set(
-    ocrRows(words)
-      .sort((a, b) => a.y0 - b.y0)
-      .slice(0, LEXICON_ROWS)
-      .flatMap((r) => r.words),
-  );
+  const rows = ocrRows(words).sort((a, b) => a.y0 - b.y0);
+  const header = new Set(rows.slice(0, LEXICON_ROWS).flatMap((r) => r.words));
   const runs: Run[] = words.flatMap((w) =>
     [...w.text.matchAll(new RegExp(`\\p{L}{${MIN_LETTERS},}`, 'gu'))].map((m) => ({
       w,
@@ -72,6 +81,43 @@ export function mendNamesByVote(words: OcrWord[], pageNumber: number): { words: 
     const text = t.slice(0, r.at) + caseLike(r.text, winners[0]![0]) + t.slice(r.at + r.text.length);
     mended.set(r.w, text);
   }
+  mendEchoedWords(rows, header, mended);
   for (const [w, text] of mended) fixes.push({ from: w.text, to: text, page: pageNumber });
   return { words: words.map((w) => (mended.has(w) ? { ...w, text: mended.get(w)! } : w)), fixes };
+}
+
+/**
+ * A letterhead phrase printed again lower down ("ENW Hardwawre Centre (M) Sdn. Bhd." over "Thank
+ * you for shopping at / ENW Hardware Centre (M) Sdn shd"): a letterhead word between two words that
+ * stand around a word one letter off it (replaced, added or dropped) elsewhere on the page, that
+ * word read surely (≥ 85) and more surely than it, takes that reading. Both neighbours must read
+ * alike: one phrase read twice, not two names that share a word.
+ */
+function mendEchoedWords(rows: OcrRow[], header: Set<OcrWord>, mended: Map<OcrWord, string>): void {
+  const around = rows.flatMap((r) =>
+    r.words.flatMap((w, i) =>
+      i > 0 && i < r.words.length - 1
+        ? [{ w, before: bare(r.words[i - 1]!.text), after: bare(r.words[i + 1]!.text) }]
+        : [],
+    ),
+  );
+  for (const a of around) {
+    if (!header.has(a.w) || mended.has(a.w) || !a.before || !a.after) continue;
+    const m = /^([^\p{L}]*)(\p{L}{5,})([^\p{L}]*)$/u.exec(a.w.text);
+    if (!m || KNOWN_WORDS.has(m[2]!.toUpperCase())) continue;
+    const echoes = around.filter(
+      (o) =>
+        o.w !== a.w &&
+        !header.has(o.w) &&
+        o.before === a.before &&
+        o.after === a.after &&
+        o.w.conf >= SURE &&
+        o.w.conf > a.w.conf &&
+        /^\p{L}+$/u.test(o.w.text) &&
+        oneEditOff(o.w.text.toUpperCase(), m[2]!.toUpperCase()),
+    );
+    const readings = new Set(echoes.map((o) => o.w.text.toUpperCase()));
+    if (readings.size !== 1) continue;
+    mended.set(a.w, m[1]! + caseLike(m[2]!, echoes[0]!.w.text.toUpperCase()) + m[3]!);
+  }
 }
