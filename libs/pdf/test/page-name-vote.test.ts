@@ -2,30 +2,11 @@
 // (page-name-vote.ts; issue 23: "SANYO STATIONERY SHOP" above "SANYU SUPPLY SDN BHD" and
 // "Sanyu.Stationery"): mended only when two other sure readings agree and outnumber its own.
 import { ocrRows } from '../src/ocr/ocr-layout';
-import type { OcrWord } from '../src/ocr/recognise';
 import { mendNamesByVote } from '../src/parse/page-name-vote';
+import { ocrPage } from './helpers/ocr-words';
 
-/** OCR words of printed rows (one Tesseract line per row), "word@conf" for a confidence other than 95. */
-function page(rows: string[]): OcrWord[] {
-  return rows.flatMap((row, r) =>
-    row.split(' ').map((t, i) => {
-      const [text, conf] = t.split('@');
-      return {
-        text: text!,
-        conf: conf ? Number(conf) : 95,
-        x0: 100 * i,
-        x1: 100 * i + 90,
-        y0: 50 * r,
-        y1: 50 * r + 30,
-        block: 1,
-        par: 1,
-        line: r + 1,
-      };
-    }),
-  );
-}
 const vote = (rows: string[]) => {
-  const r = mendNamesByVote(page(rows), 1);
+  const r = mendNamesByVote(ocrPage(rows, { conf: 95 }), 1);
   return { rows: ocrRows(r.words).map((x) => x.text), fixes: r.fixes };
 };
 const FOOTER = ['Thank you', 'Total 4.50', 'Cash 5.00', 'Change 0.50', 'Date 06/07/2017', 'Items 1', 'Counter 2'];
