@@ -24,8 +24,7 @@ function some(node: ts.Node, test: (n: ts.Node) => boolean, intoLoops = true): b
       hit = true;
       return;
     }
-    if (ts.isFunctionLike(n) || (!intoLoops && (isLoop(n) || ts.isForOfStatement(n) || ts.isForInStatement(n))))
-      return;
+    if (ts.isFunctionLike(n) || (!intoLoops && (isLoop(n) || ts.isForOfStatement(n) || ts.isForInStatement(n)))) return;
     ts.forEachChild(n, visit);
   };
   ts.forEachChild(node, visit);
@@ -80,11 +79,15 @@ function isBudget(n: ts.Node, counters: Set<string>): boolean {
   const side = (s: ts.Expression) =>
     isClockRead(s) ||
     some(s, isClockRead) ||
-    (ts.isIdentifier(s) && counters.has(s.text) && !some(otherSide(n, s), ts.isCallExpression) && !ts.isCallExpression(stripParens(otherSide(n, s))));
+    (ts.isIdentifier(s) &&
+      counters.has(s.text) &&
+      !some(otherSide(n, s), ts.isCallExpression) &&
+      !ts.isCallExpression(stripParens(otherSide(n, s))));
   return side(n.left) || side(n.right);
 }
 
-const stripParens = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) ? stripParens(e.expression) : e);
+const stripParens = (e: ts.Expression): ts.Expression =>
+  ts.isParenthesizedExpression(e) ? stripParens(e.expression) : e;
 const otherSide = (b: ts.BinaryExpression, s: ts.Expression) => (s === b.left ? b.right : b.left);
 
 /** The operands of an `&&`/`||` chain. */
@@ -92,7 +95,8 @@ function operands(e: ts.Expression): ts.Expression[] {
   e = stripParens(e);
   if (
     ts.isBinaryExpression(e) &&
-    (e.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken || e.operatorToken.kind === ts.SyntaxKind.BarBarToken)
+    (e.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken ||
+      e.operatorToken.kind === ts.SyntaxKind.BarBarToken)
   )
     return [...operands(e.left), ...operands(e.right)];
   return [e];
@@ -127,6 +131,7 @@ function isInnerBreak(b: ts.BreakStatement, loop: ts.Node): boolean {
 
 /** `line` (1-based) of every inline poll loop in `text`. */
 export function pollLoopLines(file: string, text: string): number[] {
+  if (!/\b(?:setTimeout|sleep|delay|pause|wait)\b/.test(text)) return []; // nothing to sleep with: skip the parse
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const sleepers = sleepersOf(sf);
   const lines: number[] = [];
