@@ -141,39 +141,30 @@ function termTableBytes(terms: number): number {
   return slots * 4;
 }
 
-/**
- * Estimated bytes of a copy as loaded and searched: postings, segments, terms (their arrays, hash
- * table and UTF-8 bytes, `termBytes` in all), without the hit fragments searches keep later.
- */
-export function estimateLoadedBytes(
-  segments: number,
-  postings: number,
-  terms: number,
-  termBytes: number,
-  files: number,
-): number {
+/** What the loader reads before loading a copy: its segments, postings, terms, the terms' UTF-8 bytes, its files. */
+export interface CopySize {
+  segments: number;
+  postings: number;
+  terms: number;
+  termBytes: number;
+  files: number;
+}
+
+/** Estimated bytes of a copy as loaded and searched, without the hit fragments searches keep later. */
+export function estimateLoadedBytes(c: CopySize): number {
   return (
-    postings * BYTES_PER_POSTING +
-    Math.min(postings, terms * files) * BYTES_PER_TERM_FILE +
-    segments * BYTES_PER_SEGMENT +
-    terms * BYTES_PER_TERM +
-    termTableBytes(terms) +
-    termBytes
+    c.postings * BYTES_PER_POSTING +
+    Math.min(c.postings, c.terms * c.files) * BYTES_PER_TERM_FILE +
+    c.segments * BYTES_PER_SEGMENT +
+    c.terms * BYTES_PER_TERM +
+    termTableBytes(c.terms) +
+    c.termBytes
   );
 }
 
 /** Estimated bytes of a copy (what the memory cap counts): as loaded, and the hit fragments it may keep. */
-export function estimateBytes(
-  segments: number,
-  postings: number,
-  terms: number,
-  termBytes: number,
-  files: number,
-): number {
-  return (
-    estimateLoadedBytes(segments, postings, terms, termBytes, files) +
-    Math.min(FRAGMENTS, segments) * BYTES_PER_FRAGMENT
-  );
+export function estimateBytes(c: CopySize): number {
+  return estimateLoadedBytes(c) + Math.min(FRAGMENTS, c.segments) * BYTES_PER_FRAGMENT;
 }
 
 export class MemorySearch {
@@ -460,7 +451,15 @@ export class MemorySearch {
             FROM search_terms WHERE knowledge_base_id = st.knowledge_base_id) t
         WHERE st.knowledge_base_id = ${kbId}::uuid AND st.org_id = ${orgId}::uuid`,
       );
-      const est = st ? estimateBytes(st.segment_count, st.postings, st.terms, st.term_bytes, st.file_count) : 0;
+      const est = st
+        ? estimateBytes({
+            segments: st.segment_count,
+            postings: st.postings,
+            terms: st.terms,
+            termBytes: st.term_bytes,
+            files: st.file_count,
+          })
+        : 0;
       // Not indexed yet, not this organisation's, too small or too big: SQL answers for a while.
       if (!st || st.segment_count < this.opts.minSegments || est > this.opts.maxBytes) {
         this.retryAt.set(`${kbId}/${orgId}`, Date.now() + (this.opts.retryMs ?? 60_000));

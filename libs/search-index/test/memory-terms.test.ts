@@ -2,8 +2,7 @@
 // before it is full (a previous version did not and looped past 32 terms), keep every term findable
 // through growth, compare terms as UTF-8 bytes (unicode), keep term frequencies exact, and say "no"
 // for terms it does not hold.
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { retainedBytes } from '@docfleet/testing';
 import { estimateLoadedBytes } from '../src/memory-search';
 import { PackedStrings, TermStore } from '../src/memory-terms';
 
@@ -77,24 +76,16 @@ describe('TermStore', () => {
   });
 
   it('retains what the memory estimate counts per term and posting once finished (its arrays trimmed)', () => {
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
-    const retained = () => {
-      gc();
-      gc();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
     // Just past a power of two (65,536): the per-term arrays were grown to twice the terms.
     const n = 66_000;
     const names = Array.from({ length: n }, (_, i) => `w${i.toString(36)}`);
     const termBytes = names.reduce((a, w) => a + Buffer.byteLength(w), 0);
-    const before = retained();
+    const before = retainedBytes();
     const s = new TermStore();
     names.forEach((w, i) => s.setPostings(s.add(w, 1), [i], [1], [i % 50]));
     s.finish();
-    const measured = retained() - before;
-    const estimate = estimateLoadedBytes(0, n, n, termBytes, 50);
+    const measured = retainedBytes() - before;
+    const estimate = estimateLoadedBytes({ segments: 0, postings: n, terms: n, termBytes, files: 50 });
     expect(s.size).toBe(n);
     // Untrimmed, the per-term arrays alone would add ~30 bytes a term: ~1.45 × the estimate.
     expect({ measured, estimate, close: Math.abs(estimate / measured - 1) < 0.1 }).toMatchObject({ close: true });

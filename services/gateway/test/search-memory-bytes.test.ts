@@ -3,11 +3,9 @@
 // one that is several times too big keeps knowledge bases that would fit on the SQL path, one that is
 // too small lets the copies outgrow the cap. Measured here on copies of two shapes loaded by the real
 // loader from PostgreSQL: many terms with few postings each, and few terms with many postings.
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { Prisma, queryRows } from '@docfleet/db';
 import { MemorySearch, estimateLoadedBytes, normaliseSearchBody } from '@docfleet/search-index';
-import { seedAndIndex, seg, syntheticVocabulary, zipfText } from '@docfleet/testing';
+import { retainedBytes, seedAndIndex, seg, syntheticVocabulary, zipfText } from '@docfleet/testing';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
@@ -26,16 +24,6 @@ const code = (n: number) => {
   let w = '';
   for (let k = 0; k < 4; k++, n = Math.floor(n / 26)) w += String.fromCharCode(97 + (n % 26));
   return `zq${w}`;
-};
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-/** What the process retains: JS heap and array buffers (typed arrays' contents), after full GCs. */
-const retained = () => {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
 };
 
 async function kbOf(name: string, files: number, segment: (f: number, i: number) => string) {
@@ -59,15 +47,21 @@ async function measure(kbId: string) {
       FROM search_terms WHERE knowledge_base_id = ${kbId}::uuid`,
   );
   const mem = new MemorySearch(gw.db, { maxBytes: 1 << 30, minSegments: 0 });
-  const before = retained();
+  const before = retainedBytes();
   await mem.refresh(kbId, orgId);
   // A filtered search: the scoring arrays made at the first search, the filters' two as well.
   const got = await mem.search({ kbId, orgId }, normaliseSearchBody({ query: VOCAB[3], table_only: true }));
-  const measured = retained() - before;
+  const measured = retainedBytes() - before;
   const copy = mem.copyOf(kbId)!;
   expect(got.outcome).toBe('memory');
   const segments = copy.segIds.length;
-  const estimate = estimateLoadedBytes(segments, st!.postings, st!.terms, st!.term_bytes, st!.files);
+  const estimate = estimateLoadedBytes({
+    segments,
+    postings: st!.postings,
+    terms: st!.terms,
+    termBytes: st!.term_bytes,
+    files: st!.files,
+  });
   const row = { segments, terms: st!.terms, postings: st!.postings, measured, estimate };
   if (process.env.SEARCH_BYTES_LOG) console.log(JSON.stringify({ ...row, ratio: estimate / measured }));
   return row;

@@ -4,8 +4,6 @@
 // own knowledge base only, and after files are trashed, deleted or re-indexed (a copy that is behind
 // the index version never answers; it is reloaded).
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { queryRows } from '@docfleet/db';
 import {
   MemorySearch,
@@ -23,6 +21,7 @@ import {
   seedAndIndex,
   seedRankingFiles,
   seg,
+  memoryAfterGc,
   syntheticVocabulary,
   waitUntil,
   zipfText,
@@ -224,13 +223,7 @@ describe('in-memory search', () => {
           return seg(`h${f}-${i}`, `${text(12)} ${code(n)} ${code(n + 1)} ${code(n + 2)} ${code(n + 3)}`);
         }),
       });
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
-    const used = () => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
+    const used = () => memoryAfterGc().heapUsed;
     const mem = new MemorySearch(gw.db, { maxBytes: 256 << 20, minSegments: 0 });
     const before = used();
     const abBefore = process.memoryUsage().arrayBuffers;
@@ -450,7 +443,10 @@ describe('in-memory search', () => {
         expect((await gw.req('DELETE', `/v1/files/${target}`, { key })).status).toBe(200);
         // Started after the trash completed: it must not take the held answers.
         const after = search();
-        await gate.reached('the search after the trash to ask for state', () => stateSearches() - base >= 3 || gate.sent >= 3);
+        await gate.reached(
+          'the search after the trash to ask for state',
+          () => stateSearches() - base >= 3 || gate.sent >= 3,
+        );
         gate.release();
         for (const r of await Promise.all(before)) expect(fileIds(r).has(target)).toBe(true);
         expect(fileIds(await after).has(target)).toBe(false);

@@ -302,9 +302,12 @@ describe('GET /v1/events/stream', () => {
     const me = await org();
     const metric = async () => {
       const text = await (await fetch(`${gwA.url}/metrics`)).text();
-      return Number(/^docfleet_event_streams_open (\d+)/m.exec(text)?.[1] ?? NaN);
+      // The registry labels every sample with its service: docfleet_event_streams_open{service="gateway"} 1
+      return Number(/^docfleet_event_streams_open(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1] ?? NaN);
     };
     const before = await metric();
+    // A gauge the regular expression missed would read NaN, which toBe (Object.is) takes as equal to NaN.
+    expect(Number.isInteger(before)).toBe(true);
     const ctl = new AbortController();
     const res = await fetch(`${gwA.url}/v1/events/stream`, { headers: { 'x-api-key': me.key }, signal: ctl.signal });
     expect(res.status).toBe(200);
