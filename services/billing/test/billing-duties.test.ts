@@ -318,7 +318,14 @@ describe('the billing service process', () => {
         timeoutMs: 60_000,
         intervalMs: 200,
         detail: () =>
-          `last /metrics: ${metrics ? metrics.split('\n').filter((l) => /billing_duty|credits_refunded/.test(l)).join('\n') : lastError}\nstderr: ${err}`,
+          `last /metrics: ${
+            metrics
+              ? metrics
+                  .split('\n')
+                  .filter((l) => /billing_duty|credits_refunded/.test(l))
+                  .join('\n')
+              : lastError
+          }\nstderr: ${err}`,
       },
     );
     expect(err).toBe('');

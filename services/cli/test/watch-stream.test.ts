@@ -20,7 +20,6 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => fleet?.close());
 
-
 function recordingIo(): Io & { lines: string[] } {
   const lines: string[] = [];
   return {
