@@ -10,7 +10,10 @@ import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
 import { parsePages } from '../src/parse/parse-pages';
 import { loadImagePage } from '../src/render/image-input';
 import { setToolRunner, spawnRunner } from '../src/render/run-tool';
-import { corpus, tempDir } from './helpers/fixtures';
+import { startStackRun } from '../src/ocr/band-reread';
+import { crop, toGray } from '../src/ocr/preprocess';
+import { parseTsv, recognizeImage, recognizeImages } from '../src/ocr/tesseract-tsv';
+import { corpus, tempDir, TESTOCR_PNG } from './helpers/fixtures';
 
 const word = (text: string, conf: number, x0: number, y0: number, x1: number, y1: number, line = 1): OcrWord => ({
   text,
@@ -149,6 +152,34 @@ describe('reading the body rows again on receipts', () => {
 });
 
 describe('the header rows and the body rows read together (both re-reads on)', () => {
+  it('reads several stacks in one Tesseract process, each as it reads alone', async () => {
+    const tmp = await tempDir('ocr-stacks-');
+    try {
+      const gray = toGray(await loadImagePage(TESTOCR_PNG, 0));
+      const half = Math.floor(gray.height / 2);
+      const top = crop(gray, { x: 0, y: 0, width: gray.width, height: half });
+      const bottom = crop(gray, { x: 0, y: half, width: gray.width, height: gray.height - half });
+      const run = { lang: 'eng', timeoutSeconds: 60, pageNumber: 1 };
+      const texts = (tsv: string) => parseTsv(tsv).words.map((w) => `${w.text}@${w.left},${w.top}`);
+      const both = await recognizeImages(startStackRun(run), [
+        { file: path.join(tmp, 'a.pgm'), image: top },
+        { file: path.join(tmp, 'b.pgm'), image: bottom },
+      ]);
+      expect(both).toHaveLength(2);
+      const alone = [
+        await recognizeImage(startStackRun(run), path.join(tmp, 'c.pgm'), top),
+        await recognizeImage(startStackRun(run), path.join(tmp, 'd.pgm'), bottom),
+      ];
+      expect(texts(both[0]!).length).toBeGreaterThan(3);
+      expect(texts(both[1]!).length).toBeGreaterThan(3);
+      expect(both.map(texts)).toEqual(alone.map(texts));
+      // The files are gone once read.
+      expect(await fs.readdir(tmp)).toEqual([]);
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   /** parsePages on 081.jpg with both re-reads; every Tesseract process and the files its stdin was given. */
   const parse = async (ocrRowsTogether?: boolean) => {
     const outDir = await tempDir('ocr-rows-together-');
