@@ -83,6 +83,7 @@ export async function rereadRows(
     return { words };
   }
   const runs = opts.runs ?? (await startRowRuns(opts));
+  const first = new Set(words);
   try {
     const cut = headerRows.length ? await stackHeaderRows(headerRows, clean, readings) : undefined;
     const stack = lost.length ? stackBodyRows(lost, clean) : undefined;
@@ -116,7 +117,26 @@ export async function rereadRows(
           paper,
         )
       : undefined;
-    const body = stack ? mergeBodyReading(header?.words ?? words, stack, tsv.get('body')!, paper) : undefined;
+    // A row the header mended is the header's: read apart, the body's rows are chosen on the header's
+    // mended reading (where such a row is read surely); read together, both are chosen on the first
+    // reading, and the body's reading of a mended header row at its own size would undo the mend.
+    const fresh = header ? header.words.filter((w) => !first.has(w)) : [];
+    const mended = headerRows.filter((h) =>
+      fresh.some((w) => {
+        const m = (w.y0 + w.y1) / 2 - paper.y;
+        return m >= h.core.y0 && m <= h.core.y1;
+      }),
+    );
+    const own = (c: { y0: number; y1: number }) =>
+      !mended.some((h) => Math.min(h.core.y1, c.y1) - Math.max(h.core.y0, c.y0) > 0.5 * (c.y1 - c.y0));
+    const body = stack
+      ? mergeBodyReading(
+          header?.words ?? words,
+          { ...stack, bands: stack.bands.map((b) => ({ ...b, cores: b.cores.filter(own) })) },
+          tsv.get('body')!,
+          paper,
+        )
+      : undefined;
     const ms = Date.now() - t0;
     return {
       words: body?.words ?? header?.words ?? words,
