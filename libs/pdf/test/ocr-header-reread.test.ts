@@ -207,6 +207,9 @@ describe("the header rows read again with Tesseract's best model at the smaller 
       for (const [file, printed] of [
         ['500.jpg', /SANYU STATIONERY SHOP/],
         ['204.jpg', /MR\. D\.I\.Y\. \(M\) SDN BHD/],
+        // A header row the header re-read mended ("No: G3"), which also has figures in doubt: the
+        // body's reading of it at its own size ("No G3") does not undo the mend.
+        ['454.jpg', /No: G3/],
       ] as const) {
         const r = await recogniseImage(await loadImagePage(corpus(`c_scanned_images/sroie/${file}`), 0), {
           ...opts(tmp),
@@ -221,7 +224,7 @@ describe("the header rows read again with Tesseract's best model at the smaller 
         expect(r.report.header!.replaced).toBeGreaterThanOrEqual(1);
       }
       // The header's stacks were read by the processes of the rows read together, not by their own.
-      expect(files.filter((f) => /^rows-1-header-[01]\.pgm$/.test(f)).length).toBe(4);
+      expect(files.filter((f) => /^rows-1-header-[01]\.pgm$/.test(f)).length).toBe(6);
       expect(files.filter((f) => /^header-/.test(f))).toEqual([]);
     } finally {
       restore();
