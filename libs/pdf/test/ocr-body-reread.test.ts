@@ -64,7 +64,7 @@ describe('body rows that lost text', () => {
       { y0: 140, y1: 160 },
       { y0: 260, y1: 280 },
     ]);
-    // With the figures' evidence only (both re-reads read together): the row of doubtful figures alone.
+    // With the figures' evidence only (rows-reread.ts's `evidence: 'figures'`): the row of doubtful figures alone.
     expect(lostTextRows(words, img, paper, 128, 'figures')).toEqual([{ y0: 140, y1: 160 }]);
   });
 

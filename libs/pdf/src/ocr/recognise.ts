@@ -131,8 +131,8 @@ export interface RecogniseOptions {
    */
   bodyReread?: boolean;
   /**
-   * With both re-reads: their stacks read together, one Tesseract process per model, and the body's
-   * rows only those with figures in doubt (rows-reread.ts). On unless false (false: each as alone).
+   * With both re-reads: their stacks read together, one Tesseract process per model (rows-reread.ts):
+   * one process fewer for the same text. On unless false (false: each as it reads alone).
    */
   rowsTogether?: boolean;
 }
@@ -483,7 +483,7 @@ async function recogniseWith(
   // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
   // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
   const reread = !win.variant.rotation && win.variant.name !== 'inverted';
-  // Both re-reads asked for: read together (rows-reread.ts), the body's rows those with figures in doubt.
+  // Both re-reads asked for: read together (rows-reread.ts), one Tesseract process per model.
   const rows =
     rowRuns && reread
       ? await rereadRows(win.words, clean, paper, {

@@ -5,8 +5,11 @@
 // fast model twice. Here the stacks go to one process per model instead, each reading its stacks as
 // the pages of one run (a file list: no stack mixes sizes, which makes Tesseract drop the smaller
 // rows): the header's 48 px stack and the body's stack with the system's model, the header's 32 px
-// stack with the best model. And the body rows are only those with figures read with doubt (dates,
-// amounts), not the rows with unread ink or no reading, so fewer pages run the body's part at all.
+// stack with the best model. The body's rows may be narrowed to those with figures read with doubt
+// (dates, amounts: `evidence: 'figures'`), not the rows with unread ink or no reading; measured on
+// the receipts that saves no time the runs could tell (the body's part still ran on 56 of 60 pages)
+// and loses totals and a date (micro F1 0.769 -> 0.761), so all the body's evidence is the default
+// (docs/benchmarks.md, issue 23, 2026-11-29 "Both re-reads together").
 import path from 'node:path';
 import type { GrayImage, Rect } from './preprocess';
 import { recognizeImages, type TesseractRun } from './tesseract-tsv';
@@ -32,7 +35,7 @@ export interface RowsRereadOptions {
   threshold?: number;
   /** The header's re-readings (READINGS unless given). */
   readings?: HeaderReading[];
-  /** What puts a body row in doubt (lostTextRows): figures read with doubt unless given. */
+  /** What puts a body row in doubt (lostTextRows): all of body-reread.ts's evidence unless given. */
   evidence?: BodyEvidence;
   /** The processes started beforehand (startRowRuns with these options); started here when not given. */
   runs?: RowRuns;
@@ -64,7 +67,7 @@ export async function startRowRuns(
 
 /**
  * `words` (a page's reading, boxes in the original image's pixels) with its doubtful header rows
- * and its body rows with figures in doubt read again, one Tesseract process per model; `header` and
+ * and its body rows that lost text read again, one Tesseract process per model; `header` and
  * `body` as rereadHeaderRows and rereadBodyRows report them (undefined when that part had no row;
  * both carry the time of the whole step). The runs not given anything are cancelled.
  */
@@ -77,7 +80,7 @@ export async function rereadRows(
   const t0 = Date.now();
   const readings = opts.readings ?? READINGS;
   const headerRows = doubtfulHeaderRows(words, clean, paper);
-  const lost = lostTextRows(words, clean, paper, opts.threshold, opts.evidence ?? 'figures');
+  const lost = lostTextRows(words, clean, paper, opts.threshold, opts.evidence ?? 'all');
   if (!headerRows.length && !lost.length) {
     for (const run of opts.runs?.values() ?? []) run.cancel();
     return { words };

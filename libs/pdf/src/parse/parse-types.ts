@@ -63,8 +63,8 @@ export interface ParsePagesOptions {
    */
   ocrBodyReread?: boolean;
   /**
-   * Image pages with both re-reads on: their stacks read together, one Tesseract process per model,
-   * the body's rows only those with figures in doubt (RecogniseOptions.rowsTogether). Default true;
+   * Image pages with both re-reads on: their stacks read together, one Tesseract process per model
+   * (RecogniseOptions.rowsTogether). Default true;
    * false reads each as it reads alone (a before/after in one session).
    */
   ocrRowsTogether?: boolean;
