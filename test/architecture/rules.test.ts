@@ -5,6 +5,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { JOBS } from '../../libs/queue/src/registry';
+import { pollLoopLines } from './poll-loops';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'generated', '.data', '.tmp', 'artifacts', 'coverage']);
@@ -173,6 +174,13 @@ function ownPollHelpers(sources: Array<{ file: string; text: string }>): string[
   return bad;
 }
 
+/** Tests poll through waitUntil, never a loop of their own that sleeps until a state or a deadline (poll-loops.ts). */
+function inlinePollLoops(sources: Array<{ file: string; text: string }>): string[] {
+  return sources
+    .filter(({ file }) => ownerOf(path.join(ROOT, file)).part === 'test')
+    .flatMap(({ file, text }) => pollLoopLines(file, text).map((line) => `${file}:${line}`));
+}
+
 const DECLARED_JOBS = new Set(Object.keys(JOBS));
 const FAMILIES = [...new Set(Object.keys(JOBS).map((n) => n.split('.')[0]!))].join('|');
 const JOB_NAME_USES = [
@@ -287,6 +295,10 @@ describe('architecture rules', () => {
 
   it("tests wait through libs/testing's waitUntil, never a poll helper of their own", () => {
     expect(ownPollHelpers(sources)).toEqual([]);
+  });
+
+  it("tests wait through libs/testing's waitUntil, never an inline poll loop with a deadline or a count of tries", () => {
+    expect(inlinePollLoops(sources)).toEqual([]);
   });
 
   it('every job name the code enqueues, handles or schedules is declared in the queue registry', () => {
@@ -411,6 +423,66 @@ describe('each rule catches a violation', () => {
       { file: 'libs/sdk/src/polling.ts', text: 'export async function poll<T>(spec: PollSpec<T>) {' },
     ]);
     expect(found).toEqual(['services/gateway/test/x.test.ts:1', 'libs/telemetry/test/x.test.ts:1']);
+  });
+
+  it('a test file with an inline poll loop', () => {
+    // The shapes the tests had before they waited through waitUntil, one line each so a hit names it.
+    const polls = [
+      // a deadline in the loop header, the state in the body (billing-duties)
+      `for (const until = Date.now() + 60_000; Date.now() < until;) {
+        if ((await metrics()).includes('ok')) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }`,
+      // a deadline checked in the body of an endless loop, a file's own sleep (parse-kill)
+      `const nap = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      async function terminal(id: string) {
+        const until = Date.now() + 90_000;
+        for (;;) {
+          const job = await read(id);
+          if (job.done) return job;
+          if (Date.now() > until) throw new Error('still running');
+          await nap(200);
+        }
+      }`,
+      // state and deadline in one condition, the body only sleeps (event-hub-chain, start)
+      `while (seen.length < 6 && Date.now() < deadline) await sleep(10);`,
+      // elapsed time rather than a deadline (search-memory)
+      `const t0 = Date.now();
+      while (!cond() && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 10));`,
+      // a count of tries with the state in the condition (queue, parse-failures)
+      `for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 50));`,
+      // a count of tries in the body (watch-stream, parse-shards-kill)
+      `for (let i = 0; ; i++) {
+        if (await relayed()) break;
+        if (i > 600) throw new Error('not relayed');
+        await sleep(100);
+      }`,
+      // timers/promises' setTimeout
+      `do { v = await read(); if (v) break; await setTimeout(50); } while (Date.now() < end);`,
+    ];
+    const found = inlinePollLoops(polls.map((text, i) => ({ file: `services/x/test/p${i}.test.ts`, text })));
+    expect(found).toEqual([
+      'services/x/test/p0.test.ts:1',
+      'services/x/test/p1.test.ts:4',
+      'services/x/test/p2.test.ts:1',
+      'services/x/test/p3.test.ts:2',
+      'services/x/test/p4.test.ts:1',
+      'services/x/test/p5.test.ts:1',
+      'services/x/test/p6.test.ts:1',
+    ]);
+    // Not polls: pacing a fixed number of requests, running for a while, a sampler without a budget,
+    // a loop that awaits something other than a sleep, waitUntil itself, and production code.
+    const fine = [
+      'for (let i = 0; i < 5; i++) { await send(); await sleep(100); }',
+      'while (Date.now() < end) { await send(); await sleep(10); }',
+      'while (!done) { peaks.push(process.memoryUsage().rss); await sleep(10); }',
+      "while (!text.includes(': ping') && Date.now() < deadline) text += decode((await reader.read()).value);",
+      "await waitUntil('the job', async () => (await read()).done, { timeoutMs: 5000 });",
+      // a loop inside the check: its sleep belongs to no poll of the test's own
+      'for (const f of files) { for (let i = 0; i < 3; i++) await upload(f); }',
+    ];
+    expect(inlinePollLoops(fine.map((text, i) => ({ file: `test/e2e/f${i}.test.ts`, text })))).toEqual([]);
+    expect(inlinePollLoops([{ file: 'libs/testing/src/wait.ts', text: polls[0]! }])).toEqual([]);
   });
 
   it('a worker service out of shape', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { DocfleetClient } from '@docfleet/sdk';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, waitUntil, type TestDb } from '@docfleet/testing';
 import { alive, sleep, startFleet, type Fleet } from './fleet-process';
 
 let t: TestDb;
@@ -79,16 +79,17 @@ describe('a workflow worker killed mid-run', () => {
         body: JSON.stringify(body),
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const first = call();
-    for (let i = 0; fake.requests.length < 1; i++) {
-      if (i > 600) throw new Error(`the run never reached the model\n${f.out()}`);
-      await sleep(100);
-    }
+    await waitUntil('the classify run to reach the model', () => fake.requests.length >= 1, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      detail: () => f.out(),
+    });
     const op = await t.db.operation.findFirstOrThrow({ where: { org_id: orgId, idempotency_key: 'killed-run' } });
     expect(op).toMatchObject({ status: 'in_progress', attempt: 1, heartbeat_at: expect.any(Date) });
     const pid = f.pidsOf('workflow-worker').at(-1)!;
     process.kill(pid, 'SIGKILL');
     const killedAt = Date.now();
-    while (alive(pid)) await sleep(50);
+    await waitUntil(`the killed workflow worker (pid ${pid}) gone`, () => !alive(pid), { timeoutMs: 10_000 });
 
     // The retry with the same key: answered within a minute, not charged again.
     const retry = await call();

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, waitUntil, type TestDb } from '@docfleet/testing';
 import { root, startFleet, type Fleet } from './fleet-process';
 
 const ERRORS_DOC = path.join(root, 'docs/errors.md');
@@ -121,12 +121,16 @@ describe('the error table of docs/errors.md', () => {
     const parsed = await upload(key, kb, 'parsed.pdf');
     const unparsed = await upload(key, kb, 'unparsed.pdf');
     const job = (await call('POST', `/v1/files/${parsed}/parse`, { key, body: {} })).body.job.job_id as string;
-    for (let i = 0; ; i++) {
-      const s = (await call('GET', `/v1/files/${parsed}/jobs/${job}`, { key })).body.job.status;
-      if (s === 'completed') break;
-      if (s === 'failed' || i > 600) throw new Error(`the fixture parse did not complete (${s})\n${f.out()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    let status = '';
+    await waitUntil(
+      `the fixture parse (job ${job}) to complete`,
+      async () => {
+        status = (await call('GET', `/v1/files/${parsed}/jobs/${job}`, { key })).body.job.status;
+        if (status === 'failed') throw new Error(`the fixture parse failed\n${f.out()}`);
+        return status === 'completed';
+      },
+      { timeoutMs: 120_000, intervalMs: 200, detail: () => `job ${status}\n${f.out()}` },
+    );
     const manifest = (await call('GET', `/v1/files/${parsed}/artefacts`, { key })).body;
     const manifestId: string = manifest.artifacts[0].id;
     const broke = cli(['create-org', '--name', 'broke']);

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@docfleet/testing';
+import { freePort, waitUntil } from '@docfleet/testing';
 
 export const root = path.resolve(__dirname, '../..');
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -109,19 +109,25 @@ export async function startFleet(env: Record<string, string>): Promise<Fleet> {
       if (alive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
     },
   };
-  const deadline = Date.now() + 90_000;
-  let ready = false;
-  while (Date.now() < deadline && !ready) {
-    try {
-      ready = (await fetch(`${fleet.baseUrl}/readyz`)).status === 200;
-    } catch {
-      /* not up yet */
-    }
-    if (!ready) await sleep(300);
-  }
-  if (!ready) {
+  let last = 'no answer yet';
+  try {
+    await waitUntil(
+      `pnpm start to answer ${fleet.baseUrl}/readyz with 200`,
+      async () => {
+        try {
+          const status = (await fetch(`${fleet.baseUrl}/readyz`)).status;
+          last = `readyz ${status}`;
+          return status === 200;
+        } catch (e) {
+          last = `readyz: ${e instanceof Error ? e.message : String(e)}`; // not up yet
+          return false;
+        }
+      },
+      { timeoutMs: 90_000, intervalMs: 300, detail: () => `${last}\n${out}` },
+    );
+  } catch (e) {
     fleet.kill();
-    throw new Error(`pnpm start did not become ready within 90 s:\n${out}`);
+    throw e;
   }
   return fleet;
 }

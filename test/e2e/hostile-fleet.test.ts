@@ -16,6 +16,7 @@ import {
   startPrivateRedis,
   type PrivateRedis,
   type TestDb,
+  waitUntil,
 } from '@docfleet/testing';
 import { alive, peakRssMiB, sleep, startFleet, type Fleet } from './fleet-process';
 
@@ -241,20 +242,24 @@ describe('hostile requests against pnpm start', () => {
     };
     expect(await schedulers()).toBe(4);
     await redis.restart();
-    const until = Date.now() + 60_000;
-    while ((await schedulers()) < 4 && Date.now() < until) await sleep(500);
+    let found = 0;
+    await waitUntil('the 4 job schedulers back in the restarted Redis', async () => (found = await schedulers()) >= 4, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      detail: () => `schedulers found: ${found}`,
+    });
     expect(await schedulers()).toBe(4);
     // readiness comes back by itself
-    const readyUntil = Date.now() + 60_000;
-    let ready = false;
-    while (!ready && Date.now() < readyUntil) {
-      ready = await fetch(`${fleet.baseUrl}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (!ready) await sleep(500);
-    }
-    expect(ready).toBe(true);
+    let readiness = '';
+    await waitUntil(
+      'readiness back (readyz 200) after the Redis restart',
+      async () =>
+        (readiness = await fetch(`${fleet.baseUrl}/readyz`).then(
+          (r) => String(r.status),
+          (e: unknown) => `no answer: ${e instanceof Error ? e.message : String(e)}`,
+        )) === '200',
+      { timeoutMs: 60_000, intervalMs: 500, detail: () => `last readyz: ${readiness}` },
+    );
     await normalUploadAndParse();
   }, 180_000);
 

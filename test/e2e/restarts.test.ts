@@ -12,7 +12,7 @@ import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/t
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { Client } from 'pg';
 import { DocfleetClient } from '@docfleet/sdk';
-import { createTestDb, startPrivatePostgres, startPrivateRedis } from '@docfleet/testing';
+import { createTestDb, startPrivatePostgres, startPrivateRedis, waitUntil } from '@docfleet/testing';
 import { root, sleep, startFleet, type Fleet } from './fleet-process';
 
 const CORPUS = process.env.DOCFLEET_CORPUS ?? path.resolve(root, '../shared/corpus');
@@ -111,10 +111,12 @@ async function startLoad(f: Fleet): Promise<Load> {
     opIds.push(r.body.operation_id);
   }
   // Restart while the big parse is under way.
-  for (let i = 0; (await c.files.job(bigFile, big.jobId)).job.status !== 'running'; i++) {
-    if (i > 600) throw new Error(`the big parse never started\n${f.out()}`);
-    await sleep(100);
-  }
+  let bigStatus = '';
+  await waitUntil(
+    `the big parse (job ${big.jobId}) running`,
+    async () => (bigStatus = (await c.files.job(bigFile, big.jobId)).job.status) === 'running',
+    { timeoutMs: 60_000, intervalMs: 100, detail: () => `job ${bigStatus}\n${f.out()}` },
+  );
   return { c, orgId, fileIds, parseJobs, opIds, big };
 }
 
@@ -124,25 +126,30 @@ async function settle(f: Fleet, dbUrl: string, load: Load) {
   await db.connect();
   try {
     const q = async <T>(sql: string, params: unknown[] = []) => (await db.query(sql, params)).rows as T[];
-    const until = Date.now() + 360_000;
-    for (;;) {
-      const [open] = await q<{ jobs: string; ops: string }>(
-        `SELECT
-        (SELECT count(*) FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS jobs,
-        (SELECT count(*) FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS ops`,
-        [load.orgId],
-      );
-      if (Number(open.jobs) + Number(open.ops) === 0) break;
-      if (Date.now() > until) {
-        const rows = await q(
-          `SELECT id, kind, status, stage, completed_pages, total_pages, heartbeat_at, updated_at FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
-          UNION ALL SELECT id, operation_type, status, NULL, attempt, NULL, heartbeat_at, updated_at FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`,
+    await waitUntil(
+      'every job and operation of the organisation to end',
+      async () => {
+        const [open] = await q<{ jobs: string; ops: string }>(
+          `SELECT
+          (SELECT count(*) FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS jobs,
+          (SELECT count(*) FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')) AS ops`,
           [load.orgId],
         );
-        throw new Error(`still open after 360 s: ${JSON.stringify(rows)}\n${f.out().slice(-3000)}`);
-      }
-      await sleep(500);
-    }
+        return Number(open.jobs) + Number(open.ops) === 0;
+      },
+      {
+        timeoutMs: 360_000,
+        intervalMs: 500,
+        detail: async () => {
+          const rows = await q(
+            `SELECT id, kind, status, stage, completed_pages, total_pages, heartbeat_at, updated_at FROM jobs WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
+            UNION ALL SELECT id, operation_type, status, NULL, attempt, NULL, heartbeat_at, updated_at FROM operations WHERE org_id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')`,
+            [load.orgId],
+          );
+          return `still open: ${JSON.stringify(rows)}\n${f.out().slice(-3000)}`;
+        },
+      },
+    );
     const jobs = await q<{
       id: string;
       status: string;
@@ -175,21 +182,22 @@ async function settle(f: Fleet, dbUrl: string, load: Load) {
       expect({ id: o.id, net: Number(o.net ?? 0) }).toEqual({ id: o.id, net: o.status === 'completed' ? -1 : 0 });
     }
     // Every completed parse reached the search index (its index job ran, or was run again).
-    const indexUntil = Date.now() + 90_000;
-    for (;;) {
-      const missing = await q<{ id: string }>(
-        `SELECT j.id FROM jobs j JOIN artifact_manifests m ON m.job_id = j.id AND m.artifact_type = 'parse'
-        WHERE j.org_id = $1 AND j.status = 'completed'
-          AND NOT EXISTS (SELECT 1 FROM evidence_index_segments s WHERE s.artifact_manifest_id = m.id)`,
-        [load.orgId],
-      );
-      if (!missing.length) break;
-      if (Date.now() > indexUntil)
-        throw new Error(
-          `completed parses never indexed: ${missing.map((m) => m.id).join(', ')}\n${f.out().slice(-4000)}`,
-        );
-      await sleep(1000);
-    }
+    let missing: Array<{ id: string }> = [];
+    await waitUntil(
+      'every completed parse of the organisation in the search index',
+      async () =>
+        (missing = await q<{ id: string }>(
+          `SELECT j.id FROM jobs j JOIN artifact_manifests m ON m.job_id = j.id AND m.artifact_type = 'parse'
+          WHERE j.org_id = $1 AND j.status = 'completed'
+            AND NOT EXISTS (SELECT 1 FROM evidence_index_segments s WHERE s.artifact_manifest_id = m.id)`,
+          [load.orgId],
+        )).length === 0,
+      {
+        timeoutMs: 90_000,
+        intervalMs: 1000,
+        detail: () => `not indexed: ${missing.map((m) => m.id).join(', ')}\n${f.out().slice(-4000)}`,
+      },
+    );
     expect(await q(`SELECT id FROM credit_reservations WHERE status = 'reserved'`)).toEqual([]);
     expect(
       await q(`SELECT a.org_id, a.balance_credits, (SELECT SUM(amount_credits) FROM ledger_entries l WHERE l.org_id = a.org_id) AS ledger
@@ -212,13 +220,17 @@ async function stillServes(load: Load) {
     idempotency_key: 'after-restart',
   });
   if (r.status !== 202) throw new Error('the run after the restart was not queued');
-  for (let i = 0; ; i++) {
-    const op = await c.operations.get(r.body.operation_id);
-    if (op.status === 'completed') break;
-    if (op.status === 'failed' || i > 600)
-      throw new Error(`the run after the restart did not complete: ${JSON.stringify(op)}`);
-    await sleep(200);
-  }
+  let op: unknown;
+  await waitUntil(
+    `the extract run after the restart (${r.body.operation_id}) to complete`,
+    async () => {
+      const o = await c.operations.get(r.body.operation_id);
+      op = o;
+      if (o.status === 'failed') throw new Error(`the run after the restart failed: ${JSON.stringify(o)}`);
+      return o.status === 'completed';
+    },
+    { timeoutMs: 120_000, intervalMs: 200, detail: () => `last read: ${JSON.stringify(op)}` },
+  );
 }
 
 function report(name: string, seen: string[], jobs: Array<{ status: string }>, ops: Array<{ status: string }>) {
@@ -246,10 +258,11 @@ async function restartUnderLoad(name: string, f: Fleet, dbUrl: string, restart: 
   expect((await fetch(`${f.baseUrl}/readyz`)).status).toBe(200);
   const ready = watchReadiness(f.baseUrl);
   await restart();
-  for (let i = 0; ready.seen.at(-1) !== '200' || !ready.seen.includes('503'); i++) {
-    if (i > 600) break;
-    await sleep(100);
-  }
+  await waitUntil(
+    'readiness to go 503 during the restart and back to 200',
+    () => ready.seen.at(-1) === '200' && ready.seen.includes('503'),
+    { timeoutMs: 60_000, intervalMs: 100, detail: () => `readiness answers seen: ${ready.seen.join(' ')}` },
+  );
   const { jobs, ops } = await settle(f, dbUrl, load);
   await stillServes(load);
   await ready.stop();

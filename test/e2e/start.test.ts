@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DocfleetClient } from '@docfleet/sdk';
-import { createTestDb, type TestDb } from '@docfleet/testing';
+import { createTestDb, waitUntil, type TestDb } from '@docfleet/testing';
 import { alive, root, sleep, startFleet as start, type Fleet } from './fleet-process';
 
 // DOCFLEET_CORPUS first: from a worktree (/work/wt/NAME) ../shared does not resolve.
@@ -22,6 +22,22 @@ afterAll(async () => {
   await t.drop();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+const commandOf = (pid: number) => {
+  try {
+    return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`;
+  } catch {
+    return `${pid} (gone)`;
+  }
+};
+
+/** Waits (40 s at most) until none of `pids` runs; on timeout names those still running. */
+const allStopped = (what: string, pids: number[]) =>
+  waitUntil(what, () => !pids.some(alive), {
+    timeoutMs: 40_000,
+    intervalMs: 250,
+    detail: () => `still running:\n${pids.filter(alive).map(commandOf).join('\n')}`,
+  });
 
 async function startFleet(env: Record<string, string> = {}) {
   const f = await start({ DATABASE_URL: t.url, DATA_DIR: dataDir, ...env });
@@ -49,9 +65,7 @@ describe('pnpm start', () => {
     expect(pids.length).toBe(6);
     f.child.kill('SIGTERM'); // pnpm alone, not its group
     await f.exited;
-    const until = Date.now() + 40_000;
-    while (pids.some(alive) && Date.now() < until) await sleep(250);
-    expect(pids.filter(alive)).toEqual([]);
+    await allStopped('every service to stop after SIGTERM to pnpm alone', pids);
     expect(f.out()).toContain('stopping every service: SIGTERM');
   }, 120_000);
 
@@ -63,14 +77,8 @@ describe('pnpm start', () => {
     const supervisor = Number(readFileSync(`/proc/${pids[0]}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
     expect(supervisor).not.toBe(f.child.pid);
     process.kill(supervisor, 'SIGKILL');
-    let until = Date.now() + 40_000;
-    while (pids.some(alive) && Date.now() < until) await sleep(250);
-    expect(
-      f
-        .pidsOf()
-        .filter(alive)
-        .map((pid) => `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`),
-    ).toEqual([]);
+    await allStopped(`every service to stop after the supervisor (${supervisor}) was killed`, pids);
+    expect(f.pidsOf().filter(alive).map(commandOf)).toEqual([]);
 
     // START_WATCH_PID: the fleet stops when the named process ends (a killed test runner, a wrapper).
     const watched = spawn('sleep', ['600']);
@@ -78,9 +86,7 @@ describe('pnpm start', () => {
     const gpids = g.pidsOf();
     watched.kill('SIGKILL');
     await g.exited;
-    until = Date.now() + 40_000;
-    while (gpids.some(alive) && Date.now() < until) await sleep(250);
-    expect(gpids.filter(alive)).toEqual([]);
+    await allStopped(`every service to stop after the watched process ${watched.pid} ended`, gpids);
     expect(g.out()).toContain(`the watched process ${watched.pid} is gone`);
   }, 240_000);
 
@@ -97,11 +103,12 @@ describe('pnpm start', () => {
 
     for (let kill = 1; kill <= 3; kill++) {
       // wait until a (re)started parse worker has taken the job, then kill it mid-parse
-      const until = Date.now() + 60_000;
-      while ((await starts()) < kill) {
-        if (Date.now() > until) throw new Error(`the job was not taken again after kill ${kill - 1}\n${f.out()}`);
-        await sleep(200);
-      }
+      let started = 0;
+      await waitUntil(
+        `a parse worker to take job ${jobId} again after kill ${kill - 1}`,
+        async () => (started = await starts()) >= kill,
+        { timeoutMs: 60_000, intervalMs: 200, detail: () => `job.started events: ${started}\n${f.out()}` },
+      );
       const pid = f.pidsOf('parse-worker').at(-1)!;
       process.kill(pid, 'SIGKILL');
       // the gateway keeps answering while the worker is down
@@ -129,8 +136,11 @@ describe('pnpm start', () => {
   it('stops everything with a clear message when a service crashes in a loop', async () => {
     const f = await startFleet({ START_CRASH_LOOP_LIMIT: '2', START_CRASH_LOOP_WINDOW_SECONDS: '60' });
     process.kill(f.pidsOf('index-worker')[0], 'SIGKILL');
-    const until = Date.now() + 30_000;
-    while (f.pidsOf('index-worker').length < 2 && Date.now() < until) await sleep(200);
+    await waitUntil('the index worker restarted once', () => f.pidsOf('index-worker').length >= 2, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      detail: () => f.out(),
+    });
     process.kill(f.pidsOf('index-worker')[1], 'SIGKILL');
     const how = await f.exited;
     expect(how.code).toBe(1);

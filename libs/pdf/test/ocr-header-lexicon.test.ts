@@ -4,27 +4,13 @@
 import fs from 'node:fs/promises';
 import { mendHeaderWords } from '../src/ocr/header-lexicon';
 import { ocrRows } from '../src/ocr/ocr-layout';
-import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
+import { recogniseImage } from '../src/ocr/recognise';
 import { parsePages } from '../src/parse/parse-pages';
 import { loadImagePage } from '../src/render/image-input';
 import { corpus, tempDir } from './helpers/fixtures';
+import { ocrPage } from './helpers/ocr-words';
 
-/** OCR words of printed rows (one Tesseract line per row), left to right. */
-function page(rows: string[]): OcrWord[] {
-  return rows.flatMap((row, r) =>
-    row.split(' ').map((text, i) => ({
-      text,
-      conf: 80,
-      x0: 100 * i,
-      x1: 100 * i + 90,
-      y0: 50 * r,
-      y1: 50 * r + 30,
-      block: 1,
-      par: 1,
-      line: r + 1,
-    })),
-  );
-}
+const page = (rows: string[]) => ocrPage(rows, { pitch: 50 });
 const mend = (rows: string[]) => {
   const r = mendHeaderWords(page(rows), 1);
   return {
@@ -92,14 +78,7 @@ describe('mending header words to known legal forms and address words', () => {
 
 describe('shapes a header row tells, and a word repeated in the header', () => {
   /** Rows of words, each "text@conf" (conf 80 when left out); `height` the rows' print height. */
-  const pageOf = (rows: string[], height: number[] = []): OcrWord[] =>
-    rows.flatMap((row, r) =>
-      row.split(' ').map((t, i) => {
-        const [text, conf] = /@\d+$/.test(t) ? [t.replace(/@\d+$/, ''), Number(/\d+$/.exec(t)![0])] : [t, 80];
-        const h = height[r] ?? 30;
-        return { text, conf, x0: 100 * i, x1: 100 * i + 90, y0: 60 * r, y1: 60 * r + h, block: 1, par: 1, line: r + 1 };
-      }),
-    );
+  const pageOf = (rows: string[], height: number[] = []) => ocrPage(rows, { height });
   const rowsOf = (rows: string[], height?: number[]) => {
     const r = mendHeaderWords(pageOf(rows, height), 1);
     return ocrRows(r.words)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { privateQueues } from '@docfleet/testing';
+import { privateQueues, waitUntil } from '@docfleet/testing';
 import { createWorker, JOBS, QUEUES, jobsOfQueue, scheduleEnv, schedulesOf } from '../src';
 
 const ns = privateQueues('qtest');
@@ -67,7 +67,10 @@ describe('enqueue and createWorker', () => {
     await queues.enqueue('index.file-version', ids);
     const depth = await queues.depth('index');
     expect(depth.wait + depth.active + (depth.prioritized ?? 0)).toBeGreaterThanOrEqual(1);
-    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil('the worker to take the index job', () => seen.length > 0, {
+      timeoutMs: 5_000,
+      detail: () => `payloads seen: ${JSON.stringify(seen)}`,
+    });
     expect(seen[0]).toMatchObject(ids);
     expect((seen[0] as { trace: unknown }).trace).toEqual(expect.any(Object));
     const closing = worker.close();

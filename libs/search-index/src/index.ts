@@ -30,7 +30,8 @@ export { FILLER_TEXT, MAX_TERMS, queryTerms, queryText, tokenize } from './query
 export type { QueryText, TermGroup } from './query-terms';
 export { RANKING, candidateSearchSql, filterOnlySql, noHitsSql, queryLexemesSql, textSearchSql } from './search-sql';
 export type { Ranking, SearchFilters, SearchRow, SearchScope } from './search-sql';
-export { MemorySearch, estimateBytes, scoreCandidates } from './memory-search';
+export { MemorySearch, estimateBytes, estimateLoadedBytes, scoreCandidates } from './memory-search';
+export type { CopySize } from './memory-search';
 export { PackedStrings, TermStore } from './memory-terms';
 export type { Term } from './memory-terms';
 export type { Candidates, KbCopy, MemoryAnswer, MemoryOutcome, MemorySearchOptions } from './memory-search';

@@ -120,22 +120,51 @@ export interface MemoryAnswer {
   dbMs?: number;
 }
 
-// Measured: 200,000 segments, 125,490 terms and 10.0 million postings raised a gateway's resident
-// memory by 254 MiB right after loading (this estimate: 186 MiB; the rest is the load's garbage).
-const BYTES_PER_SEGMENT = 136; // uuid string, file and version numbers, position, length, length part, table flag, scratch arrays
+// What a loaded copy retains (JS heap + array buffers after a full GC), measured on copies of known size
+// (docs/benchmarks.md, "What an in-memory copy takes"): the typed arrays below and little else.
+/** Packed uuid (36) and its offset (4), file and version numbers and position (12), length (8), table flag (1); scoring's segFk (8), and with filters touched + scoreBuf (12). */
+const BYTES_PER_SEGMENT = 81;
+/** Segment number (4) and tf (4 as Float32; 4 more for every posting if one tf is not exact there). */
+const BYTES_PER_POSTING = 8;
+/** Each term's distinct files: a file number each, at most one per posting and one per term and file. */
+const BYTES_PER_TERM_FILE = 4;
+/** start, hash, df (8), postings' and files' start and length: the store's per-term arrays, trimmed by finish(). */
+const BYTES_PER_TERM = 32;
 /** Hit fragments kept per copy, and the bytes counted for each (~2 × a ~500-character markdown, the ids, JSON). */
 const FRAGMENTS = 10_000;
 const BYTES_PER_FRAGMENT = 2048;
-const BYTES_PER_TERM = 400; // the Map entry, the term string, its object and three typed arrays
 
-/** Estimated bytes of a copy: postings (segment number + tf, and a file number at most), segments, terms. */
-export function estimateBytes(segments: number, postings: number, terms: number): number {
+/** The term store's hash table: a power of two at least twice the terms (TermStore.add), 4 bytes a slot. */
+function termTableBytes(terms: number): number {
+  let slots = 64;
+  while (2 * terms > slots) slots *= 2;
+  return slots * 4;
+}
+
+/** What the loader reads before loading a copy: its segments, postings, terms, the terms' UTF-8 bytes, its files. */
+export interface CopySize {
+  segments: number;
+  postings: number;
+  terms: number;
+  termBytes: number;
+  files: number;
+}
+
+/** Estimated bytes of a copy as loaded and searched, without the hit fragments searches keep later. */
+export function estimateLoadedBytes(c: CopySize): number {
   return (
-    postings * 12 +
-    segments * BYTES_PER_SEGMENT +
-    terms * BYTES_PER_TERM +
-    Math.min(FRAGMENTS, segments) * BYTES_PER_FRAGMENT
+    c.postings * BYTES_PER_POSTING +
+    Math.min(c.postings, c.terms * c.files) * BYTES_PER_TERM_FILE +
+    c.segments * BYTES_PER_SEGMENT +
+    c.terms * BYTES_PER_TERM +
+    termTableBytes(c.terms) +
+    c.termBytes
   );
+}
+
+/** Estimated bytes of a copy (what the memory cap counts): as loaded, and the hit fragments it may keep. */
+export function estimateBytes(c: CopySize): number {
+  return estimateLoadedBytes(c) + Math.min(FRAGMENTS, c.segments) * BYTES_PER_FRAGMENT;
 }
 
 export class MemorySearch {
@@ -409,16 +438,28 @@ export class MemorySearch {
       const [st] = await q<{
         version: string;
         segment_count: number;
+        file_count: number;
         total_length: number;
         terms: number;
         postings: number;
+        term_bytes: number;
       }>(
-        Prisma.sql`SELECT st.version::text AS version, st.segment_count, st.total_length,
-          (SELECT count(*) FROM search_terms t WHERE t.knowledge_base_id = st.knowledge_base_id)::int AS terms,
-          (SELECT coalesce(sum(df), 0) FROM search_terms t WHERE t.knowledge_base_id = st.knowledge_base_id)::float8 AS postings
-        FROM evidence_index_state st WHERE st.knowledge_base_id = ${kbId}::uuid AND st.org_id = ${orgId}::uuid`,
+        Prisma.sql`SELECT st.version::text AS version, st.segment_count, st.file_count, st.total_length, t.terms, t.postings, t.term_bytes
+        FROM evidence_index_state st,
+          LATERAL (SELECT count(*)::int AS terms, coalesce(sum(df), 0)::float8 AS postings,
+            coalesce(sum(octet_length(term)), 0)::float8 AS term_bytes
+            FROM search_terms WHERE knowledge_base_id = st.knowledge_base_id) t
+        WHERE st.knowledge_base_id = ${kbId}::uuid AND st.org_id = ${orgId}::uuid`,
       );
-      const est = st ? estimateBytes(st.segment_count, st.postings, st.terms) : 0;
+      const est = st
+        ? estimateBytes({
+            segments: st.segment_count,
+            postings: st.postings,
+            terms: st.terms,
+            termBytes: st.term_bytes,
+            files: st.file_count,
+          })
+        : 0;
       // Not indexed yet, not this organisation's, too small or too big: SQL answers for a while.
       if (!st || st.segment_count < this.opts.minSegments || est > this.opts.maxBytes) {
         this.retryAt.set(`${kbId}/${orgId}`, Date.now() + (this.opts.retryMs ?? 60_000));

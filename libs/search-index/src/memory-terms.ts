@@ -198,10 +198,21 @@ export class TermStore {
     this.nFiles += files.length;
   }
 
-  /** Ends loading: trims the arrays; term frequencies go to Float32 when all are exact there. */
+  /**
+   * Ends loading: trims the arrays (the per-term ones too: grown by doubling, they would otherwise
+   * hold up to twice the 32 bytes a term needs); term frequencies go to Float32 when all are exact there.
+   */
   finish(): this {
     const tf64 = this.tf64;
     if (!tf64) return this;
+    const n = this.count;
+    this.start = this.start.slice(0, n + 1);
+    this.hashes = this.hashes.slice(0, n);
+    this.dfs = this.dfs.slice(0, n);
+    this.postStart = this.postStart.slice(0, n);
+    this.postLen = this.postLen.slice(0, n);
+    this.fileStart = this.fileStart.slice(0, n);
+    this.fileLen = this.fileLen.slice(0, n);
     this.segsAll = this.segsAll.slice(0, this.nPost);
     this.filesAll = this.filesAll.slice(0, this.nFiles);
     this.tfs = this.exact32 ? Float32Array.from(tf64.subarray(0, this.nPost)) : tf64.slice(0, this.nPost);

@@ -2,6 +2,8 @@
 // before it is full (a previous version did not and looped past 32 terms), keep every term findable
 // through growth, compare terms as UTF-8 bytes (unicode), keep term frequencies exact, and say "no"
 // for terms it does not hold.
+import { retainedBytes } from '@docfleet/testing';
+import { estimateLoadedBytes } from '../src/memory-search';
 import { PackedStrings, TermStore } from '../src/memory-terms';
 
 function fill(n: number, name: (i: number) => string): TermStore {
@@ -71,6 +73,22 @@ describe('TermStore', () => {
     const t = s.get('y')!;
     expect(t.segs.length).toBe(1);
     expect(t.files.length).toBe(1);
+  });
+
+  it('retains what the memory estimate counts per term and posting once finished (its arrays trimmed)', () => {
+    // Just past a power of two (65,536): the per-term arrays were grown to twice the terms.
+    const n = 66_000;
+    const names = Array.from({ length: n }, (_, i) => `w${i.toString(36)}`);
+    const termBytes = names.reduce((a, w) => a + Buffer.byteLength(w), 0);
+    const before = retainedBytes();
+    const s = new TermStore();
+    names.forEach((w, i) => s.setPostings(s.add(w, 1), [i], [1], [i % 50]));
+    s.finish();
+    const measured = retainedBytes() - before;
+    const estimate = estimateLoadedBytes({ segments: 0, postings: n, terms: n, termBytes, files: 50 });
+    expect(s.size).toBe(n);
+    // Untrimmed, the per-term arrays alone would add ~30 bytes a term: ~1.45 × the estimate.
+    expect({ measured, estimate, close: Math.abs(estimate / measured - 1) < 0.1 }).toMatchObject({ close: true });
   });
 
   it('a term without postings has empty arrays', () => {

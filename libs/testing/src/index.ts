@@ -50,5 +50,6 @@ export {
 } from './search-index';
 export type { SearchIndexEnv, SegIn, Seeded } from './search-index';
 export { rng, syntheticVocabulary, zipfText } from './zipf-text';
+export { memoryAfterGc, retainedBytes } from './memory';
 export { WaitTimeoutError, waitUntil } from './wait';
 export type { WaitOptions } from './wait';

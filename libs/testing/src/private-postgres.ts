@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { migrate } from '@docfleet/db/src/migrate';
 import { freePort } from './private-redis';
+import { WaitTimeoutError, waitUntil } from './wait';
 
 export interface PrivatePostgres {
   port: number;
@@ -91,11 +92,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       ],
       { stdio: 'ignore', cwd: dir, env, ...user },
     );
-    for (let i = 0; i < 200; i++) {
-      if (await accepts(port)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`private PostgreSQL on port ${port} did not start`);
+    await waitUntil(`private PostgreSQL on port ${port} to accept connections`, () => accepts(port), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
   };
   const stop = async () => {
     const c = child;
@@ -110,8 +110,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       });
       c.kill('SIGINT');
     });
-    for (let i = 0; i < 100 && existsSync(path.join(data, 'postmaster.pid')); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    // Left in place after the 10 s, as before: the next start fails on it with PostgreSQL's own words.
+    await waitUntil(
+      `private PostgreSQL on port ${port} to remove postmaster.pid`,
+      () => !existsSync(path.join(data, 'postmaster.pid')),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      },
+    ).catch((e: unknown) => {
+      if (!(e instanceof WaitTimeoutError)) throw e;
+    });
   };
   await start();
   const url = `postgresql://postgres@127.0.0.1:${port}/docfleet`;

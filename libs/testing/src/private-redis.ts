@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { waitUntil } from './wait';
 
 const bindable = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -65,11 +66,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    for (let i = 0; i < 100; i++) {
-      if (await answersPing(port)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`private redis-server on port ${port} did not start`);
+    await waitUntil(`private redis-server on port ${port} to answer PING`, () => answersPing(port), {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+    });
   };
   const stop = async () => {
     const c = child;

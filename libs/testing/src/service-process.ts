@@ -5,6 +5,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './private-redis';
+import { WaitTimeoutError, waitUntil } from './wait';
 
 export const ROOT = path.resolve(__dirname, '../../..');
 
@@ -57,21 +58,27 @@ export async function startServiceProcess(name: string, o: StartProcessOptions):
   const exited = new Promise<Exit>((r) => child.on('exit', (code, signal) => r({ code, signal })));
   void exited.then(() => (gone = true));
   const timeoutMs = o.readyTimeoutMs ?? 60_000;
-  const deadline = Date.now() + timeoutMs;
   const ready = o.ready ?? ((s: number) => s >= 200 && s < 300);
-  for (;;) {
-    if (gone || child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`${name} exited before it was ready:\n${out}`);
-    try {
-      if (ready((await fetch(o.readyUrl)).status)) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} not ready within ${timeoutMs} ms:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, o.pollMs ?? 100));
+  let last = 'not listening yet';
+  try {
+    await waitUntil(
+      `${name} ready at ${o.readyUrl}`,
+      async () => {
+        if (gone || child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${name} exited before it was ready:\n${out}`);
+        try {
+          const status = (await fetch(o.readyUrl)).status;
+          last = `answered ${status}`;
+          return ready(status);
+        } catch {
+          return false; // not listening yet
+        }
+      },
+      { timeoutMs, intervalMs: o.pollMs ?? 100, detail: () => `${last}\n${out}` },
+    );
+  } catch (e) {
+    if (e instanceof WaitTimeoutError) child.kill('SIGKILL');
+    throw e;
   }
   return { child, output: () => out, exited, gone: () => gone };
 }

@@ -7,8 +7,11 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Pause between checks (default 50 ms). */
   intervalMs?: number;
-  /** More for the timeout error: the last state seen, a process's log. */
-  detail?: () => string;
+  /**
+   * More for the timeout error: the last state seen, a process's log. It may read more state (the
+   * rows around the one awaited): a detail that fails is named in the error instead of hiding it.
+   */
+  detail?: () => string | Promise<string>;
 }
 
 /** What waitUntil throws: `timed out after 15000 ms (212 checks) waiting for <what>`, then any detail. */
@@ -40,7 +43,15 @@ export async function waitUntil<T>(
   for (let checks = 1; ; checks++) {
     const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() >= end) throw new WaitTimeoutError(what, timeoutMs, checks, o.detail?.());
+    if (Date.now() >= end) throw new WaitTimeoutError(what, timeoutMs, checks, await detailOf(o));
     await new Promise((r) => setTimeout(r, Math.min(intervalMs, Math.max(0, end - Date.now()))));
+  }
+}
+
+async function detailOf(o: WaitOptions): Promise<string | undefined> {
+  try {
+    return await o.detail?.();
+  } catch (e) {
+    return `(the detail could not be read: ${e instanceof Error ? e.message : String(e)})`;
   }
 }

@@ -30,6 +30,28 @@ it('times out with an error naming what was awaited, how long and how often, and
   expect(checks).toBeGreaterThan(2);
 });
 
+it('reads an asynchronous detail on timeout, and names a detail that fails rather than losing the timeout', async () => {
+  const read = waitUntil('a row', () => false, {
+    timeoutMs: 30,
+    intervalMs: 10,
+    detail: async () => `rows: ${await Promise.resolve(3)}`,
+  });
+  await expect(read).rejects.toThrow(/waiting for a row\nrows: 3$/);
+  const broken = waitUntil('a row', () => false, {
+    timeoutMs: 30,
+    intervalMs: 10,
+    detail: async () => {
+      throw new Error('database gone');
+    },
+  });
+  await expect(broken).rejects.toThrow(
+    expect.objectContaining({
+      name: 'WaitTimeoutError',
+      message: expect.stringMatching(/waiting for a row\n\(the detail could not be read: database gone\)$/),
+    }),
+  );
+});
+
 it('ends at once when the check throws', async () => {
   let checks = 0;
   await expect(

@@ -1,8 +1,13 @@
 // docfleet-local on scanned receipts through runExtractFile, the path the workflow worker runs
 // (issue 23.4): each rule on a constructed receipt (not a corpus one), its value cited by a quote
-// that is verbatim segment text and contains the value.
+// that is verbatim segment text and contains the value; and a corpus receipt parsed by libs/pdf as
+// the parse worker parses it, where what the extractor names depends on the OCR text.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Segment } from '@docfleet/contracts';
 import { citationVerifiable, readModelConfig, resolveModel, valueAt } from '@docfleet/models';
+import { assembleDocument, inspectDocument, parsePages, segmentsFromGrounding } from '../../pdf/src';
 import { runExtractFile } from '../src';
 
 const SCHEMA = {
@@ -19,10 +24,13 @@ const SCHEMA = {
 const model = resolveModel(readModelConfig({}), 'docfleet-local');
 
 /** One OCR'd page as the parse gives it: one segment, one paragraph per printed line. */
-async function extract(lines: string[]) {
-  const segments = [
+const extract = (lines: string[]) =>
+  extractSegments([
     { id: 'p1-0001', markdown: lines.join('\n\n'), coordinates: { pageNumber: 1 } } as unknown as Segment,
-  ];
+  ]);
+
+/** The key fields of a one-page receipt's segments, every citation checked verifiable. */
+async function extractSegments(segments: Segment[]) {
   const doc = await runExtractFile({
     jsonSchema: SCHEMA,
     schemaName: 'receipt',
@@ -210,4 +218,70 @@ describe('a total whose currency OCR misread ("Total fM1.00" for "Total RM1.00")
     expect(result.total).toBe(1);
     expect(cited.has('/total')).toBe(true);
   });
+});
+
+describe('a printed month name read one letter off ("14/dun/2017" for "14/JUN/2017")', () => {
+  it('is read as that month where exactly one month is a letter away, and cited verifiably', async () => {
+    const { result, cited } = await extract([
+      'KEDAI BUKU CERIA SDN BHD (5678-K)',
+      'NO. 9, JALAN ILMU 2,',
+      '40150 SHAH ALAM, SELANGOR.',
+      'CB# : 55120931 14/dun/2017 08:34:22',
+      'Exercise book 2 3.00',
+      'Total 3.00',
+      'CASH 5.00',
+    ]);
+    expect(result.date).toBe('2017-06-14');
+    expect(cited.has('/date')).toBe(true);
+    // "jum" is a letter off both "jun" and "jul": no telling which month.
+    const twoMonths = await extract(['KEDAI BUKU CERIA SDN BHD (5678-K)', 'CB# : 55120931 14/jum/2017', 'Total 3.00']);
+    expect(twoMonths.result.date ?? null).toBeNull();
+  });
+});
+
+describe('a scanned receipt parsed by libs/pdf, then extracted', () => {
+  const CORPUS = process.env.DOCFLEET_CORPUS ?? path.resolve(__dirname, '../../../../shared/corpus');
+  // "SANYO STATIONERY SHOP" in the letterhead, "SANYU SUPPLY SDN BHD" and "Sanyu.Stationery" below it.
+  const RECEIPT = path.join(CORPUS, 'c_scanned_images/sroie/473.jpg');
+  async function parsed(ocrHeaderLexicon: boolean): Promise<Segment[]> {
+    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'receipt-ocr-'));
+    try {
+      const backend = (await inspectDocument(RECEIPT, 'image')).backend.backend;
+      const r = await parsePages({
+        path: RECEIPT,
+        kind: 'image',
+        backend,
+        outDir: tmp,
+        renderPages: false,
+        ocrHeaderLexicon,
+      });
+      const pages = r.pages;
+      const { grounding } = assembleDocument(
+        '473.jpg',
+        'image',
+        pages.map((p) => p.grounding),
+        pages.map((p) => p.markdown),
+        backend,
+        {
+          pageCount: pages.length,
+        },
+      );
+      return segmentsFromGrounding(grounding, {
+        fileId: '473.jpg',
+        docName: '473.jpg',
+        manifestId: 'test',
+        sourceType: 'image',
+      });
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  it('names the shop as the page spells it elsewhere (libs/pdf page-name-vote.ts), cited from the mended letterhead', async () => {
+    const off = await extractSegments(await parsed(false));
+    expect(off.result.company).toBe('SANYO STATIONERY SHOP');
+    const on = await extractSegments(await parsed(true));
+    expect(on.result.company).toBe('SANYU STATIONERY SHOP');
+    expect(on.cited.has('/company')).toBe(true);
+  }, 180_000);
 });

@@ -16,7 +16,7 @@ import {
 import { createCreditMetrics, sampleValue } from '@docfleet/runtime';
 import { createLogger } from '@docfleet/logger';
 import { Registry } from 'prom-client';
-import { createTestDb, seedFile, type TestDb } from '@docfleet/testing';
+import { createTestDb, seedFile, waitUntil, type TestDb } from '@docfleet/testing';
 import { attemptKey } from '@docfleet/workflows';
 import { createBillingHandlers } from '../src/worker';
 
@@ -300,24 +300,35 @@ describe('the billing service process', () => {
     };
     afterAllCleanups.push(cleanup);
     let metrics = '';
+    let lastError = '';
+    const REPORTED = 'docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"';
     // A deadline, not a count of tries: on a loaded machine tsx alone takes tens of seconds to start.
-    for (const until = Date.now() + 60_000; Date.now() < until;) {
-      try {
-        metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        if (
-          metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"') &&
-          sampleValue(metrics, 'docfleet_credits_refunded_total') >= 2
-        )
-          break;
-      } catch {
-        /* starting */
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect({
-      metrics: metrics.includes('docfleet_billing_duty_runs_total{duty="reconcile",outcome="ok"'),
-      err,
-    }).toEqual({ metrics: true, err: '' });
+    await waitUntil(
+      'the billing service to report a reconcile run and two refunds on /metrics',
+      async () => {
+        try {
+          metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        } catch (e) {
+          lastError = String(e); // starting
+          return false;
+        }
+        return metrics.includes(REPORTED) && sampleValue(metrics, 'docfleet_credits_refunded_total') >= 2;
+      },
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        detail: () =>
+          `last /metrics: ${
+            metrics
+              ? metrics
+                  .split('\n')
+                  .filter((l) => /billing_duty|credits_refunded/.test(l))
+                  .join('\n')
+              : lastError
+          }\nstderr: ${err}`,
+      },
+    );
+    expect(err).toBe('');
     expect(metrics).toContain('docfleet_billing_reconciliation_mismatches');
     // createWorker's job metrics and the credit counters (the reaper's reversals) are exposed too
     expect(

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { INVOICE_PDF, ROOT, offlineEnv, startFleet, type Fleet } from '@docfleet/testing';
+import { INVOICE_PDF, ROOT, offlineEnv, startFleet, waitUntil, type Fleet } from '@docfleet/testing';
 
 const run = promisify(execFile);
 let fleet: Fleet;
@@ -202,10 +202,11 @@ describe('pnpm docfleet (user commands)', () => {
 
   it('searches with a readable table and with --json', async () => {
     let found: any;
-    for (let i = 0; i < 60 && !found?.hits.length; i++) {
-      found = await json(['search', kbId, 'olive oil']);
-      if (!found.hits.length) await new Promise((r) => setTimeout(r, 500));
-    }
+    await waitUntil(
+      `a hit for "olive oil" in knowledge base ${kbId}`,
+      async () => (found = await json(['search', kbId, 'olive oil'])).hits.length > 0,
+      { timeoutMs: 30_000, intervalMs: 500, detail: () => `last answer: ${JSON.stringify(found)}` },
+    );
     expect(found.hits[0]).toMatchObject({ fileId: expect.any(String), docName: expect.stringMatching(/\.pdf$/) });
     const text = await docfleet(['search', kbId, 'olive', 'oil', '--limit', '3']);
     expect(text.stdout.split('\n')[0]).toMatch(/^#\s+SCORE\s+FILE\s+PAGE\s+SEGMENT\s+TEXT$/);

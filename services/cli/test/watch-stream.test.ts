@@ -4,7 +4,7 @@
 // start (so the stream never carries it), is seen at once by the re-read made after the stream is
 // open, not by the slow safety re-read (15 s) and never by polling; a live job ends on its event.
 import { DocfleetClient } from '@docfleet/sdk';
-import { startFleet, type Fleet } from '@docfleet/testing';
+import { startFleet, waitUntil, type Fleet } from '@docfleet/testing';
 import type { Io } from '../src/user/context';
 import { watchParses, type ParseState } from '../src/user/parse.command';
 
@@ -19,8 +19,6 @@ beforeAll(async () => {
   kbId = (await client.knowledgeBases.create({ name: 'Watched' })).knowledge_base.id;
 }, 180_000);
 afterAll(() => fleet?.close());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function recordingIo(): Io & { lines: string[] } {
   const lines: string[] = [];
@@ -49,14 +47,14 @@ it('sees a job that completed (and was relayed) before the stream opened, at onc
   const s = await uploadCsv('before.csv');
   expect(s.status).not.toBe('completed');
   // The job ends and its stored event gets its stream position before any stream is opened.
-  for (let i = 0; ; i++) {
-    const ev = await fleet.gw.db.webhookEvent.findFirst({
-      where: { event_type: 'parse.job.completed', resource_key: `job:${s.job_id}`, stream_seq: { not: null } },
-    });
-    if (ev) break;
-    if (i > 600) throw new Error(`job ${s.job_id} not completed and relayed:\n${fleet.logs().slice(-3000)}`);
-    await sleep(100);
-  }
+  await waitUntil(
+    `job ${s.job_id} completed and its event relayed to the stream`,
+    () =>
+      fleet.gw.db.webhookEvent.findFirst({
+        where: { event_type: 'parse.job.completed', resource_key: `job:${s.job_id}`, stream_seq: { not: null } },
+      }),
+    { timeoutMs: 60_000, intervalMs: 100, detail: () => fleet.logs().slice(-3000) },
+  );
   const io = recordingIo();
   const t0 = Date.now();
   await watchParses(client, io, [s]);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { createPrismaClient } from '@docfleet/db';
 import { createLogger } from '@docfleet/logger';
 import { QueueClient, createRedis } from '@docfleet/queue';
-import { ROOT } from '@docfleet/testing';
+import { ROOT, waitUntil } from '@docfleet/testing';
 import { buildApp } from '../src/app';
 import type { Deps } from '../src/deps';
 import { startGateway, type Gateway } from './harness';
@@ -93,11 +93,11 @@ describe('API key cache (default TTL, 5 s)', () => {
     const { key, keyId } = await gw.createOrg();
     expect((await gw.db.apiKey.findUniqueOrThrow({ where: { id: keyId } })).last_used_at).toBeNull();
     expect((await gw.req('GET', '/v1/knowledge-bases', { key })).status).toBe(200);
-    let first: Date | null = null;
-    for (let i = 0; i < 50 && !first; i++) {
-      first = (await gw.db.apiKey.findUniqueOrThrow({ where: { id: keyId } })).last_used_at;
-      if (!first) await sleep(20);
-    }
+    const first = await waitUntil(
+      `last_used_at written for key ${keyId}`,
+      async () => (await gw.db.apiKey.findUniqueOrThrow({ where: { id: keyId } })).last_used_at,
+      { timeoutMs: 1000, intervalMs: 20 },
+    );
     expect(first).toBeInstanceOf(Date);
     for (let i = 0; i < 5; i++) expect((await gw.req('GET', '/v1/knowledge-bases', { key })).status).toBe(200);
     await sleep(100);
@@ -134,15 +134,18 @@ describe('API key cache (TTL 1 s) and the admin CLI', () => {
       await Promise.race([sleep(50), done]);
     }
     await done;
-    while (!rejectedAt && Date.now() - revokedAt < 5000) {
-      const r = await gw.req('GET', '/v1/knowledge-bases', { key });
-      if (r.status === 401) rejectedAt = Date.now();
-      else {
-        expect(r.status).toBe(200);
-        await sleep(50);
-      }
-    }
-    expect(rejectedAt).toBeGreaterThan(0);
+    let lastStatus = 0;
+    await waitUntil(
+      `the gateway to refuse key ${keyId} after the admin CLI revoked it`,
+      async () => {
+        if (rejectedAt) return true;
+        lastStatus = (await gw.req('GET', '/v1/knowledge-bases', { key })).status;
+        if (lastStatus === 401) return (rejectedAt = Date.now());
+        expect(lastStatus).toBe(200);
+        return false;
+      },
+      { timeoutMs: Math.max(0, 5000 - (Date.now() - revokedAt)), detail: () => `last status: ${lastStatus}` },
+    );
     // the row cached at the latest just before the revocation is stale one TTL later; 300 ms for a
     // request on a loaded machine
     expect(rejectedAt - revokedAt).toBeLessThanOrEqual(1000 + 300);

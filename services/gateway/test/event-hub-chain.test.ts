@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@docfleet/logger';
 import { createRedis } from '@docfleet/queue';
+import { waitUntil } from '@docfleet/testing';
 import { eventsChannel, type LiveMessage } from '@docfleet/webhooks';
 import { EventHub } from '../src/domain/events/event-hub';
 
@@ -44,8 +45,11 @@ it('marks a message contiguous only when it follows the last position heard, acr
     await send(event(mine, 14, 12)); // the late one: break
     await send(event(mine, 16, 15)); // follows the highest heard: contiguous again
     await send(event(mine, 17)); // no prev_seq (an older relay): break
-    const deadline = Date.now() + 5000;
-    while (seen.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil('six events heard from the hub', () => seen.length >= 6, {
+      timeoutMs: 5000,
+      intervalMs: 10,
+      detail: () => `heard: ${JSON.stringify(seen.map((s) => [s.seq, s.contiguous]))}`,
+    });
     expect(seen.map((s) => [s.seq, s.contiguous])).toEqual([
       ['10', false],
       ['12', true],

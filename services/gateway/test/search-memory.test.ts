@@ -4,8 +4,6 @@
 // own knowledge base only, and after files are trashed, deleted or re-indexed (a copy that is behind
 // the index version never answers; it is reloaded).
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { queryRows } from '@docfleet/db';
 import {
   MemorySearch,
@@ -23,7 +21,9 @@ import {
   seedAndIndex,
   seedRankingFiles,
   seg,
+  memoryAfterGc,
   syntheticVocabulary,
+  waitUntil,
   zipfText,
 } from '@docfleet/testing';
 import { memorySearchOf } from '../src/domain/search/search';
@@ -129,10 +129,13 @@ function holdStateStatements(max: number) {
       open();
       pgPool.prototype.query = original;
     },
-    async until(cond: () => boolean) {
-      const t0 = Date.now();
-      while (!cond() && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 10));
-    },
+    /** Waits, through waitUntil, for the searches to have reached the held statements as `what` says. */
+    reached: (what: string, cond: () => boolean) =>
+      waitUntil(what, cond, {
+        timeoutMs: 20_000,
+        intervalMs: 10,
+        detail: () => `statements sent ${gate.sent}, answered ${gate.answered}`,
+      }),
   };
   pgPool.prototype.query = function (this: unknown, ...args: unknown[]) {
     const answer = original.apply(this, args);
@@ -220,13 +223,7 @@ describe('in-memory search', () => {
           return seg(`h${f}-${i}`, `${text(12)} ${code(n)} ${code(n + 1)} ${code(n + 2)} ${code(n + 3)}`);
         }),
       });
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
-    const used = () => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
+    const used = () => memoryAfterGc().heapUsed;
     const mem = new MemorySearch(gw.db, { maxBytes: 256 << 20, minSegments: 0 });
     const before = used();
     const abBefore = process.memoryUsage().arrayBuffers;
@@ -404,7 +401,7 @@ describe('in-memory search', () => {
     try {
       const base = stateSearches();
       const all = queries.map((q) => search(q));
-      await gate.until(() => gate.sent >= 32 || stateSearches() - base >= 32);
+      await gate.reached('all 32 searches to ask for state', () => gate.sent >= 32 || stateSearches() - base >= 32);
       gate.release();
       const together = (await Promise.all(all)).map((r) => r.body);
       expect(together).toEqual(alone);
@@ -442,11 +439,14 @@ describe('in-memory search', () => {
       try {
         const base = stateSearches();
         const before = [search(), search()];
-        await gate.until(() => gate.answered >= 2);
+        await gate.reached('two state statements answered and held', () => gate.answered >= 2);
         expect((await gw.req('DELETE', `/v1/files/${target}`, { key })).status).toBe(200);
         // Started after the trash completed: it must not take the held answers.
         const after = search();
-        await gate.until(() => stateSearches() - base >= 3 || gate.sent >= 3);
+        await gate.reached(
+          'the search after the trash to ask for state',
+          () => stateSearches() - base >= 3 || gate.sent >= 3,
+        );
         gate.release();
         for (const r of await Promise.all(before)) expect(fileIds(r).has(target)).toBe(true);
         expect(fileIds(await after).has(target)).toBe(false);

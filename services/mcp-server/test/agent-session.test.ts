@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { INVOICE_PDF, startFleet, type Fleet } from '@docfleet/testing';
+import { INVOICE_PDF, startFleet, waitUntil, type Fleet } from '@docfleet/testing';
 import { connect, part, textOf, type McpSession } from './mcp-client';
 
 let fleet: Fleet;
@@ -15,25 +15,17 @@ let key: string;
 let pdf: string;
 let kbId: string;
 let fileId: string;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Calls a read-only tool until `done` holds, like an agent polling (short interval: a test). */
-async function pollTool<T>(
-  name: string,
-  args: Record<string, unknown>,
-  done: (v: T) => boolean,
-  ms = 90_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await mcp.json<T>(name, args);
-    if (done(v)) return v;
-    if (Date.now() > until)
-      throw new Error(
-        `${name} never reached the expected state; last: ${JSON.stringify(v).slice(0, 800)}\n${fleet.logs()}`,
-      );
-    await sleep(400);
-  }
+function pollTool<T>(name: string, args: Record<string, unknown>, done: (v: T) => boolean, ms = 90_000): Promise<T> {
+  let last: T | undefined;
+  return waitUntil(
+    `${name} ${JSON.stringify(args)} to reach the expected state`,
+    async () => {
+      last = await mcp.json<T>(name, args);
+      return done(last) ? { v: last } : false;
+    },
+    { timeoutMs: ms, intervalMs: 400, detail: () => `last: ${JSON.stringify(last).slice(0, 800)}\n${fleet.logs()}` },
+  ).then(({ v }) => v);
 }
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 

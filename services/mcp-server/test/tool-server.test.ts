@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { MAIN, TSX, connect, textOf, type McpSession } from './mcp-client';
-import { ROOT, offlineEnv } from '@docfleet/testing';
+import { ROOT, offlineEnv, waitUntil } from '@docfleet/testing';
 
 const run = promisify(execFile);
 const KEY = 'dfk_test_Secret_0123456789abcdef';
@@ -261,8 +261,10 @@ describe('start-up contract', () => {
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'service_credits', arguments: {} } });
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && !out.includes('"id":3')) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil('the answer to the tools/call request (id 3) on stdout', () => out.includes('"id":3'), {
+      timeoutMs: 30_000,
+      detail: () => `stdout: ${out}\nstderr: ${err}`,
+    });
     const exited = new Promise((r) => child.on('exit', r));
     child.stdin.end();
     await exited;

@@ -90,18 +90,24 @@ it('a parse that fails at the index enqueue is never completed without its index
   // A client polling the job: at every read that says completed, its index job must already exist.
   let completedWithout = 0;
   let completedReads = 0;
-  for (const deadline = Date.now() + 90_000; ;) {
-    const { job } = await c.files.job(fileId, jobId);
-    if (job.status === 'completed') {
-      manifestId = (job.result as { artifact_manifest_id: string }).artifact_manifest_id;
-      completedReads += 1;
-      if (!(await indexQueue().getJob(`index-${manifestId}`))) completedWithout += 1;
-      // Keep reading past the first completed read: the retry that queues it comes seconds later.
-      if (completedReads >= 40) break;
-    } else if (['failed', 'cancelled'].includes(job.status)) throw new Error(`parse ended ${job.status}: ${job.error}`);
-    if (Date.now() > deadline) throw new Error(`parse job ${jobId} still ${job.status} after 90 s`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  let status = '';
+  await waitUntil(
+    `40 reads of parse job ${jobId} that say completed`,
+    async () => {
+      const { job } = await c.files.job(fileId, jobId);
+      status = job.status;
+      if (job.status === 'completed') {
+        manifestId = (job.result as { artifact_manifest_id: string }).artifact_manifest_id;
+        completedReads += 1;
+        if (!(await indexQueue().getJob(`index-${manifestId}`))) completedWithout += 1;
+        // Keep reading past the first completed read: the retry that queues it comes seconds later.
+        return completedReads >= 40;
+      }
+      if (['failed', 'cancelled'].includes(job.status)) throw new Error(`parse ended ${job.status}: ${job.error}`);
+      return false;
+    },
+    { timeoutMs: 90_000, detail: () => `job ${status}, ${completedReads} completed reads` },
+  );
   expect({ completedReads, completedWithout }).toEqual({ completedReads: 40, completedWithout: 0 });
   // No reader saw the job completed at the moment its index job was being queued.
   expect(failing.failures).toBe(0);

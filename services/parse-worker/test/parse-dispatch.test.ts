@@ -4,6 +4,7 @@
 // services/gateway/test/parse-queue-outage.test.ts). The worker starts only for the
 // last cases, so queued states can be observed without racing it.
 import { readFile } from 'node:fs/promises';
+import { waitUntil } from '@docfleet/testing';
 import { NDA5 } from './fixtures';
 import { corpus, creditInvariants, startStack, type Stack } from './stack';
 import { reapOnce } from '../src/reaper';
@@ -268,20 +269,24 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     s.startWorker();
     const { job } = (await parse(o.key, f.id, { options: { backend: 'ocr' } })).body;
     // Wait until it is parsing pages (the jobs queued by the tests above drain first), then cancel.
-    for (let i = 0; ; i++) {
-      const j = await s.gw.db.job.findUniqueOrThrow({ where: { id: job.job_id } });
-      if (j.status === 'in_progress') break;
-      if (i > 6000) throw new Error(`job still ${j.status}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    let status = '';
+    await waitUntil(
+      `job ${job.job_id} to be parsing pages`,
+      async () =>
+        (status = (await s.gw.db.job.findUniqueOrThrow({ where: { id: job.job_id } })).status) === 'in_progress',
+      { timeoutMs: 150_000, intervalMs: 25, detail: () => `job still ${status}` },
+    );
     const c = await s.gw.req('POST', `/v1/files/${f.id}/jobs/${job.job_id}/cancel`, { key: o.key });
     expect(c.body.job.cancel_requested_at).toEqual(expect.any(String));
-    let done;
-    for (let i = 0; i < 600; i++) {
-      done = (await s.gw.req('GET', `/v1/files/${f.id}/jobs/${job.job_id}`, { key: o.key })).body.job;
-      if (['completed', 'failed', 'cancelled'].includes(done.status)) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    let done: any;
+    await waitUntil(
+      `cancelled job ${job.job_id} to end`,
+      async () => {
+        done = (await s.gw.req('GET', `/v1/files/${f.id}/jobs/${job.job_id}`, { key: o.key })).body.job;
+        return ['completed', 'failed', 'cancelled'].includes(done.status);
+      },
+      { timeoutMs: 30_000, detail: () => `last read: ${JSON.stringify(done)}` },
+    );
     expect(done.status).toBe('cancelled');
     const res = await s.gw.db.creditReservation.findUniqueOrThrow({ where: { job_id: job.job_id } });
     expect(res.status).toBe('cancelled');
@@ -292,13 +297,13 @@ describe('cancel, retry, clear failed, queue outage, reaper', () => {
     expect(events).toEqual(expect.arrayContaining(['job.cancel_requested', 'job.cancelled']));
     expect(await s.gw.deps.storage.list(`kb/${o.kbId}/files/${f.id}/artifacts`)).toEqual([]);
     // Everything queued earlier in this file drains; cancelled ones are skipped without effect.
-    for (
-      let i = 0;
-      i < 600 && (await s.gw.db.job.count({ where: { status: { in: ['queued', 'started', 'in_progress'] } } }));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 100));
-    expect(await s.gw.db.job.count({ where: { status: { in: ['queued', 'started', 'in_progress'] } } })).toBe(0);
+    let open = 0;
+    await waitUntil(
+      'every job queued earlier in this file to end',
+      async () =>
+        (open = await s.gw.db.job.count({ where: { status: { in: ['queued', 'started', 'in_progress'] } } })) === 0,
+      { timeoutMs: 60_000, intervalMs: 100, detail: () => `${open} jobs still queued, started or in progress` },
+    );
     const orgs = await s.gw.db.creditAccount.findMany({ select: { org_id: true } });
     for (const { org_id } of orgs) {
       const inv = await creditInvariants(s.gw, org_id);

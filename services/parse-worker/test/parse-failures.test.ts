@@ -7,6 +7,7 @@ import { encryptedPdf, stackedScanPng } from '../../../libs/pdf/test/helpers/fix
 import { encryptedWorkbookStreams, compoundFileBuffer } from '../../../libs/sheets/test/helpers/cfb-writer';
 import { rawXlsxEntries } from '../../../libs/sheets/test/helpers/xlsx-raw';
 import { deflatedZeros, zipBuffer } from '../../../libs/sheets/test/helpers/zip-writer';
+import { waitUntil } from '@docfleet/testing';
 import { NDA5 } from './fixtures';
 import { corpus, creditInvariants, startStack, type Stack } from './stack';
 
@@ -48,8 +49,12 @@ async function expectCleanFailure(
   // The worker removes the bundle right after the terminal write commits, so a caller polling the
   // job can see `failed` a moment before the files are gone (seen under load): allow it that moment.
   const artifacts = () => s.gw.deps.storage.list(`kb/${kbId}/files/${fileId}/artifacts`);
-  for (let i = 0; i < 100 && (await artifacts()).length; i++) await new Promise((r) => setTimeout(r, 100));
-  expect(await artifacts()).toEqual([]);
+  let left: Array<{ name: string }> = [];
+  await waitUntil(`the failed job's artifacts removed`, async () => (left = await artifacts()).length === 0, {
+    timeoutMs: 10_000,
+    intervalMs: 100,
+    detail: () => `still there: ${left.map((e) => e.name).join(', ')}`,
+  });
   const seg = await s.gw.req('GET', `/v1/files/${fileId}/segments`, { key });
   expect([seg.status, seg.body.code]).toEqual([409, 'file_must_be_parsed']);
 }

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { NDA3, NDA5 } from './fixtures';
 import { creditInvariants, startStack, type Stack } from './stack';
-import { spawnWorker, type WorkerProcess } from '@docfleet/testing';
+import { spawnWorker, waitUntil, type WorkerProcess } from '@docfleet/testing';
 
 let s: Stack;
 const procs: WorkerProcess[] = [];
@@ -17,7 +17,6 @@ afterAll(async () => {
   await s.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FAST = { PARSE_LOCK_SECONDS: '4', PARSE_STALLED_INTERVAL_SECONDS: '1' };
 
 async function dispatchOcr(key: string, kbId: string, file: string, name: string) {
@@ -35,24 +34,31 @@ async function debits(jobId: string) {
 }
 
 async function killAfterFirstDebits(w: WorkerProcess, jobId: string) {
-  for (let i = 0; i < 1200; i++) {
-    const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
-    if (['completed', 'failed'].includes(job.status)) throw new Error(`job ended before the kill:\n${w.output()}`);
-    if ((await debits(jobId)).length >= 1) break;
-    await sleep(50);
-  }
+  let status = '';
+  await waitUntil(
+    `a first page of job ${jobId} debited, to kill its worker`,
+    async () => {
+      status = (await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } })).status;
+      if (['completed', 'failed'].includes(status)) throw new Error(`job ended before the kill:\n${w.output()}`);
+      return (await debits(jobId)).length >= 1;
+    },
+    { timeoutMs: 60_000, detail: () => `job ${status}\n${w.output()}` },
+  );
   w.child.kill('SIGKILL');
   expect((await w.exited).signal).toBe('SIGKILL');
 }
 
 async function waitTerminal(jobId: string, ms = 90_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
-    if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
-    if (Date.now() > until) throw new Error(`job ${jobId} still ${job.status}`);
-    await sleep(200);
-  }
+  let status = '';
+  return waitUntil(
+    `job ${jobId} to end`,
+    async () => {
+      const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
+      status = job.status;
+      return ['completed', 'failed', 'cancelled'].includes(job.status) && job;
+    },
+    { timeoutMs: ms, intervalMs: 200, detail: () => `still ${status}` },
+  );
 }
 
 it('a worker killed with SIGKILL mid-parse: another worker finishes, each page charged exactly once', async () => {
@@ -126,7 +132,14 @@ it('SIGTERM past the grace period hands the job back; the next worker finishes i
   const e = await spawnWorker(s.gw, { ...FAST, PARSE_GRACE_SECONDS: '0' });
   procs.push(e);
   const { fileId, jobId } = await dispatchOcr(key, kbId, NDA3, 'nda3-drain.pdf');
-  for (let i = 0; i < 1200 && (await debits(jobId)).length < 1; i++) await sleep(50);
+  await waitUntil(
+    `a first page of job ${jobId} debited, to stop its worker`,
+    async () => (await debits(jobId)).length >= 1,
+    {
+      timeoutMs: 60_000,
+      detail: () => e.output(),
+    },
+  );
   e.child.kill('SIGTERM');
   expect((await e.exited).code).toBe(0);
   const handed = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });

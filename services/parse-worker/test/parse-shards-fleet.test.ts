@@ -5,7 +5,7 @@
 // releases the rest of the reservation.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { longPdf, pageMark } from '@docfleet/testing';
+import { longPdf, pageMark, waitUntil } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 import { workerFleet, type WorkerFleet } from '@docfleet/testing';
 
@@ -51,20 +51,24 @@ async function dispatch(key: string, name: string, data = pdf) {
 
 /** Polls the job until it ends, recording every percent it showed. */
 async function waitTerminal(jobId: string, seen: number[] = [], ms = 160_000) {
-  const until = Date.now() + ms;
-  for (;;) {
-    const job = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
-    seen.push(job.percent);
-    if (['completed', 'failed', 'cancelled'].includes(job.status)) return job;
-    if (Date.now() > until) {
-      const shards = await s.gw.db.parseShard.findMany({ where: { job_id: jobId }, orderBy: { shard_no: 'asc' } });
-      const tails = fleet.tails(1500);
-      throw new Error(
-        `job ${jobId} still ${job.status} at ${job.percent}% (${job.stage}); shards ${JSON.stringify(shards.map((x) => [x.shard_no, x.status, x.done_pages, x.attempts]))}\n${tails}`,
-      );
-    }
-    await sleep(150);
-  }
+  let job: { status: string; percent: number; stage: string | null } | undefined;
+  return waitUntil(
+    `parse job ${jobId} to end`,
+    async () => {
+      const j = await s.gw.db.job.findUniqueOrThrow({ where: { id: jobId } });
+      job = j;
+      seen.push(j.percent);
+      return ['completed', 'failed', 'cancelled'].includes(j.status) && j;
+    },
+    {
+      timeoutMs: ms,
+      intervalMs: 150,
+      detail: async () => {
+        const shards = await s.gw.db.parseShard.findMany({ where: { job_id: jobId }, orderBy: { shard_no: 'asc' } });
+        return `still ${job?.status} at ${job?.percent}% (${job?.stage}); shards ${JSON.stringify(shards.map((x) => [x.shard_no, x.status, x.done_pages, x.attempts]))}\n${fleet.tails(1500)}`;
+      },
+    },
+  );
 }
 
 async function debitKeys(jobId: string) {
@@ -126,10 +130,12 @@ it('300 pages on 3 worker processes: every page once in the bundle and in the le
 it('cancel mid-job stops every shard and releases the rest of the reservation', async () => {
   const { key, orgId } = await s.gw.createOrg({ credits: 400 });
   const { fileId, jobId } = await dispatch(key, 'cancel', short);
-  for (let i = 0; (await debitKeys(jobId)).length < 20; i++) {
-    if (i > 1200) throw new Error('no pages were debited');
-    await sleep(100);
-  }
+  let debited = 0;
+  await waitUntil(`20 pages of job ${jobId} debited`, async () => (debited = (await debitKeys(jobId)).length) >= 20, {
+    timeoutMs: 120_000,
+    intervalMs: 100,
+    detail: () => `pages debited: ${debited}`,
+  });
   const r = await s.gw.req('POST', `/v1/files/${fileId}/jobs/${jobId}/cancel`, { key });
   expect(r.status).toBe(200);
   const job = await waitTerminal(jobId);

@@ -6,7 +6,7 @@
 // by a live worker is never moved. A dead worker here is a real BullMQ worker (named, as parse
 // workers are) that took the shard's entry and was force-closed with it: its entry stays active
 // under its lock, as after kill -9, and it has no `docfleet:parse-worker:` connection.
-import { longPdf } from '@docfleet/testing';
+import { longPdf, waitUntil } from '@docfleet/testing';
 import { createRedis, createWorker, type Redis } from '@docfleet/queue';
 import { releaseShard, resumeLostShards, takeShard, workerConnectionName } from '../src/lost-shards';
 import { shardQueueId } from '../src/shards';
@@ -38,7 +38,6 @@ afterAll(async () => {
 const queue = () => s.gw.deps.queues.queue('parse');
 const opts = { quietMs: 0, maxLost: 3, killedMessage: 'killed' };
 const deps = () => ({ db: s.gw.db, logger: s.workerDeps.logger });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A BullMQ worker named `name` takes shard `shardNo`'s entry and holds it; `die` force-closes it. */
 async function hold(shardNo: number, name: string) {
@@ -56,10 +55,15 @@ async function hold(shardNo: number, name: string) {
     { connection, prefix: s.gw.deps.env.QUEUE_PREFIX, lockDurationMs: 60_000, name },
   );
   const entry = async () => (await queue().getJob(shardQueueId(jobId, shardNo)))!;
-  for (let i = 0; (await (await entry()).getState()) !== 'active'; i++) {
-    if (i > 200) throw new Error(`shard ${shardNo} not taken by ${name}`);
-    await sleep(50);
-  }
+  let st = '';
+  await waitUntil(
+    `shard ${shardNo} taken by ${name}`,
+    async () => (st = await (await entry()).getState()) === 'active',
+    {
+      timeoutMs: 10_000,
+      detail: () => `its BullMQ entry is ${st}`,
+    },
+  );
   expect((await entry()).processedBy).toBe(name);
   return {
     entry,

@@ -6,7 +6,7 @@
 // Redis connection gone), not left `running` until BullMQ's lock expiry and stalled check.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { longPdf, pageMark } from '@docfleet/testing';
+import { longPdf, pageMark, waitUntil } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 import { describeShardState, shardState, workerFleet, type WorkerFleet, type WorkerProcess } from '@docfleet/testing';
 
@@ -38,8 +38,6 @@ afterAll(async () => {
   fleet?.killAll();
   await s?.close();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function debitKeys(jobId: string) {
   return (await s.gw.db.ledgerEntry.findMany({ where: { job_id: jobId, kind: 'debit' } })).map(
@@ -105,25 +103,25 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
   let missed = 0;
   for (let k = 0; k < KILLS; k++) {
     // A live worker holding a running shard that has stored at least one page and has more to go.
-    let victim: { proc: WorkerProcess; shard: number; done: number } | undefined;
-    for (let i = 0; !victim; i++) {
-      const st = await state(jobId);
-      if (['completed', 'failed', 'cancelled'].includes(st.job.status))
-        throw new Error(`job ended before kill ${k + 1}: ${describe(st)}`);
-      if (i > 1200) throw new Error(`no shard to kill for kill ${k + 1}: ${describe(st)}`);
-      for (const sh of st.shards) {
-        if (killed.some((x) => x.shard === sh.shard_no)) continue; // each kill on a fresh shard
-        // done_pages is written at most once a second (and later on a loaded machine), so the row can
-        // be a few pages behind the worker: leave a margin of pages still to go.
-        if (sh.status !== 'running' || sh.done_pages < 1 || sh.done_pages >= sh.pages.length - 6) continue;
-        const proc = fleet.holding(sh.worker);
-        if (proc) {
-          victim = { proc, shard: sh.shard_no, done: sh.done_pages };
-          break;
+    let seen: Awaited<ReturnType<typeof state>> | undefined;
+    const victim = await waitUntil(
+      `a fresh running shard of job ${jobId} with pages to go, on a live worker, for kill ${k + 1}`,
+      async (): Promise<{ proc: WorkerProcess; shard: number; done: number } | undefined> => {
+        const st = (seen = await state(jobId));
+        if (['completed', 'failed', 'cancelled'].includes(st.job.status))
+          throw new Error(`job ended before kill ${k + 1}: ${describe(st)}`);
+        for (const sh of st.shards) {
+          if (killed.some((x) => x.shard === sh.shard_no)) continue; // each kill on a fresh shard
+          // done_pages is written at most once a second (and later on a loaded machine), so the row can
+          // be a few pages behind the worker: leave a margin of pages still to go.
+          if (sh.status !== 'running' || sh.done_pages < 1 || sh.done_pages >= sh.pages.length - 6) continue;
+          const proc = fleet.holding(sh.worker);
+          if (proc) return { proc, shard: sh.shard_no, done: sh.done_pages };
         }
-      }
-      if (!victim) await sleep(50);
-    }
+        return undefined;
+      },
+      { timeoutMs: 60_000, detail: () => (seen ? describe(seen) : 'no state read') },
+    );
     victim.proc.child.kill('SIGKILL');
     await victim.proc.exited;
     const at = Date.now();
@@ -147,28 +145,33 @@ it('kill -9 of a worker holding a shard, 5 times in one job: completes, every pa
     // taken by a live worker), not left running for the dead one. Which worker takes it next, and
     // when, is CPU scheduling (a replacement starting on a loaded machine can take longer than 20 s);
     // that it was taken is shown below: the job completes with every page once.
-    for (;;) {
-      const st = await state(jobId);
-      const sh = st.shards.find((x) => x.shard_no === victim.shard)!;
-      if (sh.status !== 'running' || !sh.worker?.endsWith(`:${victim.proc.child.pid}`)) {
-        resumedAfterMs.push(Date.now() - at);
-        break;
-      }
-      // BullMQ alone would wait for the dead worker's 45 s lock to expire.
-      if (Date.now() - at > 20_000)
-        throw new Error(
-          `shard ${victim.shard} not resumed 20 s after the kill: ${describe(st)}\n${handOnLog(jobId, victim.shard)}`,
-        );
-      await sleep(100);
-    }
+    // BullMQ alone would wait for the dead worker's 45 s lock to expire.
+    let held: Awaited<ReturnType<typeof state>> | undefined;
+    await waitUntil(
+      `shard ${victim.shard} handed on within 20 s of killing its worker`,
+      async () => {
+        held = await state(jobId);
+        const sh = held.shards.find((x) => x.shard_no === victim.shard)!;
+        return sh.status !== 'running' || !sh.worker?.endsWith(`:${victim.proc.child.pid}`);
+      },
+      {
+        timeoutMs: Math.max(0, 20_000 - (Date.now() - at)),
+        intervalMs: 100,
+        detail: () => `${held ? describe(held) : 'no state read'}\n${handOnLog(jobId, victim.shard)}`,
+      },
+    );
+    resumedAfterMs.push(Date.now() - at);
   }
 
-  let st = await state(jobId);
-  for (const until = Date.now() + 180_000; !['completed', 'failed', 'cancelled'].includes(st.job.status);) {
-    if (Date.now() > until) throw new Error(`job not finished: ${describe(st)}`);
-    await sleep(200);
-    st = await state(jobId);
-  }
+  let last: Awaited<ReturnType<typeof state>> | undefined;
+  const st = await waitUntil(
+    `job ${jobId} to end after the kills`,
+    async () => {
+      last = await state(jobId);
+      return ['completed', 'failed', 'cancelled'].includes(last.job.status) && last;
+    },
+    { timeoutMs: 180_000, intervalMs: 200, detail: () => (last ? describe(last) : 'no state read') },
+  );
   expect({ status: st.job.status, error: st.job.error }).toEqual({ status: 'completed', error: null });
   expect(killed).toHaveLength(KILLS);
   const resumed = await s.gw.db.jobEvent.findMany({ where: { job_id: jobId, event_type: 'parse.shard_resumed' } });

@@ -4,7 +4,7 @@
 // loss is one more than allowed: the job fails with an error naming the shard's pages, the
 // reservation is closed (none left held), the ledger sum equals the balance, and the other shards
 // stop (no page is read or charged for the job once it has failed).
-import { longPdf } from '@docfleet/testing';
+import { longPdf, waitUntil } from '@docfleet/testing';
 import { creditInvariants, startStack, type Stack } from './stack';
 import { describeShardState, isAlive, shardState, workerFleet, type WorkerFleet } from '@docfleet/testing';
 
@@ -42,21 +42,25 @@ function pagesRead(jobId: string): number {
 
 /** Waits until shard `shardNo` is running on a live worker (not one in `not`), with pages still to go. */
 async function holderOf(jobId: string, shardNo: number | undefined, not: number[]) {
-  for (const until = Date.now() + 60_000; ;) {
-    const st = await state(jobId);
-    if (TERMINAL.includes(st.job.status)) throw new Error(`job ended before the kill: ${describe(st)}`);
-    if (Date.now() > until) throw new Error(`no shard to kill: ${describe(st)}`);
-    for (const sh of st.shards) {
-      if (shardNo !== undefined && sh.shard_no !== shardNo) continue;
-      if (shardNo === undefined && sh.done_pages < 1) continue; // first kill: a shard under way
-      if (sh.status !== 'running' || sh.done_pages >= sh.pages.length - 10) continue;
-      const proc = fleet.workers.find(
-        (p) => isAlive(p) && !not.includes(p.child.pid!) && sh.worker?.endsWith(`:${p.child.pid}`),
-      );
-      if (proc) return { proc, shard: sh };
-    }
-    await sleep(50);
-  }
+  let st: Awaited<ReturnType<typeof state>> | undefined;
+  return waitUntil(
+    `a shard${shardNo === undefined ? '' : ` (no. ${shardNo})`} of job ${jobId} to kill: running on a live worker with pages to go`,
+    async () => {
+      st = await state(jobId);
+      if (TERMINAL.includes(st.job.status)) throw new Error(`job ended before the kill: ${describe(st)}`);
+      for (const sh of st.shards) {
+        if (shardNo !== undefined && sh.shard_no !== shardNo) continue;
+        if (shardNo === undefined && sh.done_pages < 1) continue; // first kill: a shard under way
+        if (sh.status !== 'running' || sh.done_pages >= sh.pages.length - 10) continue;
+        const proc = fleet.workers.find(
+          (p) => isAlive(p) && !not.includes(p.child.pid!) && sh.worker?.endsWith(`:${p.child.pid}`),
+        );
+        if (proc) return { proc, shard: sh };
+      }
+      return undefined;
+    },
+    { timeoutMs: 60_000, detail: () => (st ? describe(st) : 'no state read') },
+  );
 }
 
 it('a shard whose worker dies more often than PARSE_MAX_STALLED fails the job with its page range', async () => {
@@ -88,13 +92,16 @@ it('a shard whose worker dies more often than PARSE_MAX_STALLED fails the job wi
   await second.proc.exited;
   const killedAt = Date.now();
 
-  let st = await state(jobId);
-  while (!TERMINAL.includes(st.job.status)) {
-    // The lost-shard check runs every 2 s on rows quiet for 3 s; BullMQ's own lock is 45 s.
-    if (Date.now() - killedAt > 30_000) throw new Error(`job not failed 30 s after the 2nd kill: ${describe(st)}`);
-    await sleep(100);
-    st = await state(jobId);
-  }
+  // The lost-shard check runs every 2 s on rows quiet for 3 s; BullMQ's own lock is 45 s.
+  let last: Awaited<ReturnType<typeof state>> | undefined;
+  const st = await waitUntil(
+    `job ${jobId} to end within 30 s of the 2nd kill`,
+    async () => {
+      last = await state(jobId);
+      return TERMINAL.includes(last.job.status) && last;
+    },
+    { timeoutMs: 30_000, intervalMs: 100, detail: () => (last ? describe(last) : 'no state read') },
+  );
   const failedAfterMs = Date.now() - killedAt;
   const range = `pages ${victim.first_page}-${victim.last_page}`;
   expect(st.job.status).toBe('failed');

@@ -16,6 +16,7 @@ import {
   spawnFleetService,
   type FleetServiceProcess,
   type TestDb,
+  waitUntil,
 } from '@docfleet/testing';
 
 let t: TestDb;
@@ -87,15 +88,19 @@ async function collect(client: DocfleetClient, o: EventStreamOptions = {}): Prom
   return {
     events,
     async until(check, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!check(events)) {
-        if (failure) throw failure;
-        if (Date.now() > deadline)
-          throw new Error(
-            `stream condition not met; got ${events.length}: ${[...new Set(events.map((e) => e.event))].join(', ')}`,
-          );
-        await sleep(20);
-      }
+      await waitUntil(
+        `streamed events to satisfy ${String(check)}`,
+        () => {
+          if (check(events)) return true;
+          if (failure) throw failure;
+          return false;
+        },
+        {
+          timeoutMs,
+          intervalMs: 20,
+          detail: () => `got ${events.length}: ${[...new Set(events.map((e) => e.event))].join(', ')}`,
+        },
+      );
       return events;
     },
     stop: () => ctl.abort(),
@@ -297,9 +302,12 @@ describe('GET /v1/events/stream', () => {
     const me = await org();
     const metric = async () => {
       const text = await (await fetch(`${gwA.url}/metrics`)).text();
-      return Number(/^docfleet_event_streams_open (\d+)/m.exec(text)?.[1] ?? NaN);
+      // The registry labels every sample with its service: docfleet_event_streams_open{service="gateway"} 1
+      return Number(/^docfleet_event_streams_open(?:\{[^}]*\})? (\d+)$/m.exec(text)?.[1] ?? NaN);
     };
     const before = await metric();
+    // A gauge the regular expression missed would read NaN, which toBe (Object.is) takes as equal to NaN.
+    expect(Number.isInteger(before)).toBe(true);
     const ctl = new AbortController();
     const res = await fetch(`${gwA.url}/v1/events/stream`, { headers: { 'x-api-key': me.key }, signal: ctl.signal });
     expect(res.status).toBe(200);
@@ -314,9 +322,15 @@ describe('GET /v1/events/stream', () => {
     expect(text).toContain(': ping\n\n'); // EVENT_STREAM_HEARTBEAT_SECONDS=1
     expect(await metric()).toBe(before + 1);
     ctl.abort();
-    const gone = Date.now() + 5000;
-    while ((await metric()) !== before && Date.now() < gone) await sleep(50);
-    expect(await metric()).toBe(before);
+    let open = NaN;
+    await waitUntil(
+      'the aborted stream to leave docfleet_event_streams_open',
+      async () => (open = await metric()) === before,
+      {
+        timeoutMs: 5000,
+        detail: () => `docfleet_event_streams_open ${open}, ${before} before it opened`,
+      },
+    );
 
     const badId = await fetch(`${gwA.url}/v1/events/stream`, {
       headers: { 'x-api-key': me.key, 'last-event-id': 'abc' },

@@ -5,6 +5,7 @@
 import type { FakeOpenAiServer } from '@docfleet/models/test-servers';
 import { ModelRegistry, readModelConfig } from '@docfleet/models';
 import type { DocfleetClient } from '@docfleet/sdk';
+import { waitUntil } from '@docfleet/testing';
 import {
   corpus,
   creditInvariants,
@@ -401,8 +402,12 @@ describe('cancel', () => {
           reply: { json: { jsonResult: { total_amount: 1 }, citations: [], warnings: [] } },
         });
         const r = await c.files.extract(fileId, { schema: SCHEMA, idempotency_key: 'cancel-running' });
-        for (let i = 0; i < 100 && (await c.files.job(fileId, r.job.job_id)).job.stage !== 'extract'; i++)
-          await new Promise((res) => setTimeout(res, 50));
+        let stage: string | null | undefined;
+        await waitUntil(
+          `extract job ${r.job.job_id} to reach its extract stage`,
+          async () => (stage = (await c.files.job(fileId, r.job.job_id)).job.stage) === 'extract',
+          { timeoutMs: 5000, detail: () => `stage ${stage}` },
+        );
         const flagged = (await c.files.cancelJob(fileId, r.job.job_id)).job;
         expect(flagged).toMatchObject({ status: 'running', cancel_requested_at: expect.any(String) });
         const end = await c.waitForJob(fileId, r.job.job_id);

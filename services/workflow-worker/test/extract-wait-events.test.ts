@@ -6,6 +6,7 @@
 import { createRedis } from '@docfleet/queue';
 import { onJobProgress, publishJobProgressTo } from '@docfleet/jobs';
 import { DocfleetClient } from '@docfleet/sdk';
+import { waitUntil } from '@docfleet/testing';
 import { corpus, startWorkflowFixture, type WorkflowFixture } from './stack';
 
 const SCHEMA = {
@@ -61,8 +62,15 @@ it('sees the end of an extraction within moments of it, not at the next poll', a
   expect(seenAt - new Date(done.completed_at!).getTime()).toBeLessThan(5_000);
   // The job's progress ran with status `running`, and its last message says it completed, at 100 %.
   // (The watcher's own connection may hold the last message a moment after the wait's.)
-  for (let t = Date.now(); Date.now() - t < 5_000 && !progress.some((p) => p.status !== 'running');)
-    await new Promise((r) => setTimeout(r, 20));
+  await waitUntil(
+    "the watcher's last progress message, one not running",
+    () => progress.some((p) => p.status !== 'running'),
+    {
+      timeoutMs: 5_000,
+      intervalMs: 20,
+      detail: () => `progress: ${JSON.stringify(progress.slice(-5))}`,
+    },
+  );
   const mine = progress.filter((p) => p.job_id === job.job_id);
   expect(mine.slice(0, -1).every((p) => p.status === 'running')).toBe(true);
   expect(mine.at(-1)).toMatchObject({ status: 'completed', percent: 100 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '@docfleet/models/test-servers';
 import type { DocfleetClient, SplitSession } from '@docfleet/sdk';
 import { pdfPageSizes } from '@docfleet/workflows';
+import { waitUntil } from '@docfleet/testing';
 import { buildPlanPdf, splitPlans } from '../../../libs/models/eval/corpus-sets';
 import {
   CORPUS,
@@ -346,8 +347,12 @@ describe('split through a remote provider (OpenAI-compatible wire server)', () =
       idempotency_key: 'cancel-between',
     });
     const id = opId(r);
-    for (let i = 0; i < 100 && (await c.operations.get(id)).status !== 'in_progress'; i++)
-      await new Promise((res) => setTimeout(res, 50));
+    let status = '';
+    await waitUntil(
+      `split operation ${id} in progress`,
+      async () => (status = (await c.operations.get(id)).status) === 'in_progress',
+      { timeoutMs: 5000, detail: () => `status ${status}` },
+    );
     await new Promise((res) => setTimeout(res, 300));
     expect(await c.operations.cancel(id)).toMatchObject({ status: 'in_progress' });
     const op = await c.waitForOperation(id);

@@ -1,6 +1,7 @@
 // A synchronous run whose worker died (issue 13.2): the attempt is in_progress, its heartbeat is old
 // and no queue entry can finish it. The request waiting on it ends that attempt worker_lost (not
 // refunded) and runs a fresh one, not charged again, instead of waiting out its 15 minutes.
+import { waitUntil } from '@docfleet/testing';
 import { operationJobId } from '@docfleet/workflows';
 import { corpus, startWorkflowFixture, type WorkflowFixture } from './stack';
 
@@ -19,12 +20,11 @@ it('a waiting classify request replaces an attempt whose worker stopped beating'
   const before = (await c.billing.credits()).credits.balance_credits;
   const started = Date.now();
   const pending = c.classify.run({ file_id: fileId, classes: ['invoice', 'letter'], idempotency_key: 'lost-1' });
-  let op = null;
-  for (let i = 0; !op; i++) {
-    op = await s.gw.db.operation.findFirst({ where: { org_id: orgId, idempotency_key: 'lost-1' } });
-    if (i > 400) throw new Error('the operation was never created');
-    if (!op) await new Promise((r) => setTimeout(r, 25));
-  }
+  const op = await waitUntil(
+    'the classify request to create its operation',
+    () => s.gw.db.operation.findFirst({ where: { org_id: orgId, idempotency_key: 'lost-1' } }),
+    { timeoutMs: 10_000, intervalMs: 25 },
+  );
   // What a worker killed mid-run leaves: in_progress, a heartbeat an hour old, its queue entry gone.
   await (await s.gw.deps.queues.queue('workflow').getJob(operationJobId(op.id, 1)))?.remove();
   await s.gw.db

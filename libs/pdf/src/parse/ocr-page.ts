@@ -29,6 +29,7 @@ import { statedOcrDpi, type ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
 import { readPnm, type RawImage } from '../render/ppm';
 import { rasterisePage } from '../render/rasterise';
+import { mendNamesByVote } from './page-name-vote';
 import type { LayoutElement, PageGraphics, TableCellModel, TextRun } from '../types';
 
 export interface OcrSettings {
@@ -604,7 +605,15 @@ export async function ocrImagePage(
       pageNumber,
     });
   try {
-    const { words, report, gray, readAsBlock, grayThreshold, scaledGray, language } = await recogniseImage(img, {
+    const {
+      words: read,
+      report,
+      gray,
+      readAsBlock,
+      grayThreshold,
+      scaledGray,
+      language,
+    } = await recogniseImage(img, {
       lang: s.lang,
       autoLang: s.autoLang,
       timeoutSeconds: s.timeoutSeconds,
@@ -619,6 +628,11 @@ export async function ocrImagePage(
       // Page 1 of an image may already be prepared and being read (the worker's head start).
       ...(started?.prepared ? { prepared: { first: started.prepared.first, file: started.prepared.file } } : {}),
     });
+    // A letterhead's name read one letter off the spelling the page's other mentions agree on
+    // (page-name-vote.ts: "SANYO" above "SANYU SUPPLY" and "Sanyu.Stationery"); off with the lexicon.
+    const vote = s.headerLexicon === false ? undefined : mendNamesByVote(read, pageNumber);
+    const words = vote?.words ?? read;
+    if (vote?.fixes.length) report.lexicon = [...(report.lexicon ?? []), ...vote.fixes];
     const k = 72 / img.density;
     // Tabular pages scan for rules and re-read tables on the pixels at the scale the page was read at.
     const scale = report.rotation ? 1 : report.scale;

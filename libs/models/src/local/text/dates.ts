@@ -24,6 +24,8 @@ add(10, 'october', 'oct', 'oktober', 'octobre');
 add(11, 'november', 'nov', 'novembre');
 add(12, 'december', 'dec', 'dezember', 'decembre');
 
+/** English three-letter month abbreviations, as receipts and slips print them. */
+const SHORT_MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH_RE = Object.keys(MONTHS)
   .sort((a, b) => b.length - a.length)
   .join('|');
@@ -47,6 +49,15 @@ const PATTERNS: Array<{ re: RegExp; parts: (m: RegExpExecArray) => [number, numb
   {
     re: new RegExp(`\\b(\\d{1,2})([ ./-])(${MONTH_RE})\\.?\\2(\\d{4}|\\d{2})\\b`, 'g'),
     parts: (m) => [year(m[4]!), MONTHS[m[3]!]!, +m[1]!],
+  },
+  // 14/dun/2017: a scan's month abbreviation one letter off exactly one month (J read as d), in the
+  // full day/month/year frame only (a four-digit year, the same separator twice).
+  {
+    re: /\b(\d{1,2})([/-])([a-z]{3})\2(\d{4})\b/g,
+    parts: (m) => {
+      const near = SHORT_MONTHS.filter((k) => [...k].filter((c, i) => c !== m[3]![i]).length === 1);
+      return near.length === 1 ? [+m[4]!, MONTHS[near[0]!]!, +m[1]!] : undefined;
+    },
   },
 ];
 
