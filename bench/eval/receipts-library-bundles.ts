@@ -21,6 +21,7 @@ async function main(argv: string[]) {
   const half = valueOf('--half');
   const ocrHeaderReread = argv.includes('--header-reread');
   const ocrBodyReread = argv.includes('--body-reread');
+  const ocrRowsTogether = !argv.includes('--rows-apart');
   const ocrHeaderLexicon = !argv.includes('--no-header-lexicon');
   const match = valueOf('--match') ? new RegExp(valueOf('--match')!) : undefined;
   await fs.mkdir(out, { recursive: true });
@@ -43,6 +44,7 @@ async function main(argv: string[]) {
         renderPages: false,
         ocrHeaderReread,
         ocrBodyReread,
+        ocrRowsTogether,
         ocrHeaderLexicon,
       });
       const { grounding } = assembleDocument(

@@ -14,6 +14,7 @@ async function main(argv: string[]) {
   const half = argv.includes('--half') ? argv[argv.indexOf('--half') + 1] : undefined;
   const ocrHeaderReread = argv.includes('--header-reread');
   const ocrBodyReread = argv.includes('--body-reread');
+  const ocrRowsTogether = !argv.includes('--rows-apart');
   const ocrHeaderLexicon = !argv.includes('--no-header-lexicon');
   const ocrCellReread = !argv.includes('--no-cell-reread');
   let docs = await ocrDocuments(corpus);
@@ -33,6 +34,7 @@ async function main(argv: string[]) {
           renderPages: false,
           ocrHeaderReread,
           ocrBodyReread,
+          ocrRowsTogether,
           ocrHeaderLexicon,
           ocrCellReread,
         });

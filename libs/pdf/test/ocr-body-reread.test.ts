@@ -2,13 +2,18 @@
 // rows with no row) are read again in one Tesseract run and merged word by word where that reading
 // is surer (body-reread.ts; issue 23: receipts' dates and totals lost from the body's text).
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { lostTextRows, mergeRow } from '../src/ocr/body-reread';
 import { ocrRows } from '../src/ocr/ocr-layout';
 import type { GrayImage } from '../src/ocr/preprocess';
 import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
 import { parsePages } from '../src/parse/parse-pages';
 import { loadImagePage } from '../src/render/image-input';
-import { corpus, tempDir } from './helpers/fixtures';
+import { setToolRunner, spawnRunner } from '../src/render/run-tool';
+import { startStackRun } from '../src/ocr/band-reread';
+import { crop, toGray } from '../src/ocr/preprocess';
+import { parseTsv, recognizeImage, recognizeImages } from '../src/ocr/tesseract-tsv';
+import { corpus, tempDir, TESTOCR_PNG } from './helpers/fixtures';
 
 const word = (text: string, conf: number, x0: number, y0: number, x1: number, y1: number, line = 1): OcrWord => ({
   text,
@@ -59,6 +64,8 @@ describe('body rows that lost text', () => {
       { y0: 140, y1: 160 },
       { y0: 260, y1: 280 },
     ]);
+    // With the figures' evidence only (rows-reread.ts's `evidence: 'figures'`): the row of doubtful figures alone.
+    expect(lostTextRows(words, img, paper, 128, 'figures')).toEqual([{ y0: 140, y1: 160 }]);
   });
 
   it('merges a row word by word: a surer reading of doubtful figures, a figure read where nothing was, no stray marks', () => {
@@ -142,4 +149,88 @@ describe('reading the body rows again on receipts', () => {
     expect(on.ocr?.body?.replaced).toBeGreaterThanOrEqual(1);
     expect(on.markdown).toMatch(/24-11-17/);
   });
+});
+
+describe('the header rows and the body rows read together (both re-reads on)', () => {
+  it('reads several stacks in one Tesseract process, each as it reads alone', async () => {
+    const tmp = await tempDir('ocr-stacks-');
+    try {
+      const gray = toGray(await loadImagePage(TESTOCR_PNG, 0));
+      const half = Math.floor(gray.height / 2);
+      const top = crop(gray, { x: 0, y: 0, width: gray.width, height: half });
+      const bottom = crop(gray, { x: 0, y: half, width: gray.width, height: gray.height - half });
+      const run = { lang: 'eng', timeoutSeconds: 60, pageNumber: 1 };
+      const texts = (tsv: string) => parseTsv(tsv).words.map((w) => `${w.text}@${w.left},${w.top}`);
+      const both = await recognizeImages(startStackRun(run), [
+        { file: path.join(tmp, 'a.pgm'), image: top },
+        { file: path.join(tmp, 'b.pgm'), image: bottom },
+      ]);
+      expect(both).toHaveLength(2);
+      const alone = [
+        await recognizeImage(startStackRun(run), path.join(tmp, 'c.pgm'), top),
+        await recognizeImage(startStackRun(run), path.join(tmp, 'd.pgm'), bottom),
+      ];
+      expect(texts(both[0]!).length).toBeGreaterThan(3);
+      expect(texts(both[1]!).length).toBeGreaterThan(3);
+      expect(both.map(texts)).toEqual(alone.map(texts));
+      // The files are gone once read.
+      expect(await fs.readdir(tmp)).toEqual([]);
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  /** parsePages on 081.jpg with both re-reads; every Tesseract process and the files its stdin was given. */
+  const parse = async (ocrRowsTogether?: boolean) => {
+    const outDir = await tempDir('ocr-rows-together-');
+    const runs: Array<{ args: string[]; files: string[] }> = [];
+    const restore = setToolRunner(async (cmd, args, opts) => {
+      const run = { args, files: [] as string[] };
+      if (cmd === 'tesseract') runs.push(run);
+      const input = opts.input?.then((list) => {
+        run.files = String(list).split('\n').filter(Boolean);
+        return list;
+      });
+      return spawnRunner(cmd, args, input ? { ...opts, input } : opts);
+    });
+    try {
+      const r = await parsePages({
+        path: corpus('c_scanned_images/sroie/081.jpg'),
+        kind: 'image',
+        backend: 'ocr',
+        outDir,
+        renderPages: false,
+        ocrHeaderReread: true,
+        ocrBodyReread: true,
+        ...(ocrRowsTogether === undefined ? {} : { ocrRowsTogether }),
+      });
+      // The stacked rows' runs (psm 6), by the files they read.
+      const stacks = runs
+        .filter((r) => r.args[r.args.indexOf('--psm') + 1] === '6' && r.files.length)
+        .map((r) => ({ best: r.args.includes('--tessdata-dir'), files: r.files.map((f) => path.basename(f)) }));
+      return { page: r.pages[0]!, stacks, processes: runs.length };
+    } finally {
+      restore();
+      await fs.rm(outDir, { recursive: true, force: true });
+    }
+  };
+
+  it('reads both stacks of the fast model in one process, the best model in another: one process fewer', async () => {
+    const [together, apart] = [await parse(), await parse(false)];
+    // Apart: the header's 48 px stack, its 32 px stack (best model) and the body's stack, one process each.
+    expect(apart.stacks).toHaveLength(3);
+    expect(apart.stacks.every((s) => s.files.length === 1)).toBe(true);
+    // Together: the fast model's process reads the header's 48 px stack and the body's stack, one after
+    // the other; the best model's process the 32 px stack.
+    expect(together.stacks).toEqual([
+      { best: false, files: ['rows-1-header-0.pgm', 'rows-1-body.pgm'] },
+      { best: true, files: ['rows-1-header-1.pgm'] },
+    ]);
+    expect(together.processes).toBe(apart.processes - 1);
+    // Both parts did their work: the header rows read again, and the receipt's date (a row of figures
+    // read with doubt) read as printed.
+    expect(together.page.ocr?.header?.rows).toBeGreaterThanOrEqual(1);
+    expect(together.page.ocr?.body?.replaced).toBeGreaterThanOrEqual(1);
+    expect(together.page.markdown).toMatch(/24-11-17/);
+  }, 240_000);
 });

@@ -10,6 +10,7 @@ import { recogniseImage, type OcrWord } from '../src/ocr/recognise';
 import { parsePages } from '../src/parse/parse-pages';
 import { parseTsv, runTesseractTsv } from '../src/ocr/tesseract-tsv';
 import { loadImagePage } from '../src/render/image-input';
+import { setToolRunner, spawnRunner } from '../src/render/run-tool';
 import { corpus, tempDir } from './helpers/fixtures';
 
 // A receipt whose first row is the issuer, "GARDENIA BAKERIES (KL) SDN BHD (139386 X)"; its first
@@ -186,4 +187,48 @@ describe("the header rows read again with Tesseract's best model at the smaller 
     const text = await header('c_scanned_images/sroie/204.jpg');
     expect(text).toMatch(/MR\. D\.I\.Y\. \(M\) SDN BHD/);
   }, 180_000);
+
+  it('reads them as printed with the body rows read too, the stacks read together (one process per model)', async () => {
+    const tmp = await tempDir('ocr-header-together-');
+    const files: string[] = [];
+    const restore = setToolRunner(async (cmd, args, o) => {
+      const input = o.input?.then((list) => {
+        files.push(
+          ...String(list)
+            .split('\n')
+            .filter(Boolean)
+            .map((f) => path.basename(f)),
+        );
+        return list;
+      });
+      return spawnRunner(cmd, args, input ? { ...o, input } : o);
+    });
+    try {
+      for (const [file, printed] of [
+        ['500.jpg', /SANYU STATIONERY SHOP/],
+        ['204.jpg', /MR\. D\.I\.Y\. \(M\) SDN BHD/],
+        // A header row the header re-read mended ("No: G3"), which also has figures in doubt: the
+        // body's reading of it at its own size ("No G3") does not undo the mend.
+        ['454.jpg', /No: G3/],
+      ] as const) {
+        const r = await recogniseImage(await loadImagePage(corpus(`c_scanned_images/sroie/${file}`), 0), {
+          ...opts(tmp),
+          bodyReread: true,
+        });
+        const text = ocrRows(r.words)
+          .sort((a, b) => a.y0 - b.y0)
+          .slice(0, HEADER_ROWS)
+          .map((row) => row.text)
+          .join('\n');
+        expect(text).toMatch(printed);
+        expect(r.report.header!.replaced).toBeGreaterThanOrEqual(1);
+      }
+      // The header's stacks were read by the processes of the rows read together, not by their own.
+      expect(files.filter((f) => /^rows-1-header-[01]\.pgm$/.test(f)).length).toBe(6);
+      expect(files.filter((f) => /^header-/.test(f))).toEqual([]);
+    } finally {
+      restore();
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

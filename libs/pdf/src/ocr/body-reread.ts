@@ -23,6 +23,8 @@ export interface BodyRereadOptions {
   tmpDir: string;
   /** Otsu's threshold of `clean` when the caller has it (else computed). */
   threshold?: number;
+  /** The evidence that puts a row in doubt (lostTextRows); 'all' unless given. */
+  evidence?: BodyEvidence;
   /**
    * Tesseract started beforehand with this call's arguments (startTesseractTsv, psm 6, dpi 0, `lang`):
    * given the stack's file, or left to the caller to cancel when no row is read again.
@@ -56,6 +58,12 @@ interface Candidate {
   conf: number;
 }
 
+/**
+ * Which evidence puts a row in doubt: 'all' (figures read with doubt, ink under no word, inked rows
+ * with no row), or 'figures' only (the dates and amounts read with doubt: fewer rows on fewer pages).
+ */
+export type BodyEvidence = 'all' | 'figures';
+
 const figures = (w: Pick<OcrWord, 'text'>) => /\p{N}/u.test(w.text);
 
 /**
@@ -67,6 +75,7 @@ export function lostTextRows(
   clean: GrayImage,
   paper: Rect,
   threshold = otsuThreshold(clean),
+  evidence: BodyEvidence = 'all',
 ): Array<{ y0: number; y1: number }> {
   const rows = ocrRows(words).filter((r) => r.words.some((w) => /[\p{L}\p{N}]/u.test(w.text)));
   if (rows.length < 3) return [];
@@ -86,7 +95,7 @@ export function lostTextRows(
     });
     const doubtful = inRow.filter((w) => figures(w) && (w.conf < DOUBTFUL_FIGURES || noise(w)));
     let conf = doubtful.length ? Math.min(...doubtful.map((w) => w.conf)) : Infinity;
-    if (!doubtful.length) {
+    if (!doubtful.length && evidence === 'all') {
       // Ink under no word (a margin of a fifth of the row's height around each word).
       const pad = 0.2 * h;
       const covered = new Uint8Array(W);
@@ -118,7 +127,7 @@ export function lostTextRows(
   }
   // Inked bands of text height where the reading found no row at all.
   const taken = rows.map((r) => ({ y0: r.y0 - paper.y, y1: r.y1 - paper.y }));
-  for (const b of inkRows(clean, threshold)) {
+  for (const b of evidence === 'all' ? inkRows(clean, threshold) : []) {
     const h = b.y1 - b.y0;
     if (h < 0.6 * rowH || h > 1.6 * rowH) continue;
     if (taken.some((t) => Math.min(t.y1, b.y1) - Math.max(t.y0, b.y0) > 0.3 * h)) continue;
@@ -167,12 +176,25 @@ export async function rereadBodyRows(
   opts: BodyRereadOptions,
 ): Promise<BodyReread | undefined> {
   const t0 = Date.now();
-  const lost = lostTextRows(words, clean, paper, opts.threshold);
+  const lost = lostTextRows(words, clean, paper, opts.threshold, opts.evidence);
   if (!lost.length) return undefined;
   // Tesseract (started by the caller, or now) loads its model while the rows are cut and stacked.
   const run = opts.run ?? startBodyRun(opts);
-  // Each row with a margin of a quarter of its height (neighbouring bands merged).
-  const bands: Array<{ y0: number; y1: number; cores: Array<{ y0: number; y1: number }>; top: number }> = [];
+  const stack = stackBodyRows(lost, clean);
+  const tsv = await recognizeImage(run, path.join(opts.tmpDir, `body-${opts.pageNumber}.pgm`), stack.image);
+  return { ...mergeBodyReading(words, stack, tsv, paper), ms: Date.now() - t0 };
+}
+
+/** The rows that lost text cut out of the cleaned page, stacked with white gaps in one image. */
+export interface BodyStack {
+  /** Each band (rows with their margins, neighbours merged) in the cleaned page and its top in the stack. */
+  bands: Array<{ y0: number; y1: number; cores: Array<{ y0: number; y1: number }>; top: number }>;
+  image: Pick<GrayImage, 'width' | 'height' | 'data'>;
+}
+
+/** `lost` (lostTextRows) each with a margin of a quarter of its height, stacked at the page's width. */
+export function stackBodyRows(lost: Array<{ y0: number; y1: number }>, clean: GrayImage): BodyStack {
+  const bands: BodyStack['bands'] = [];
   for (const r of lost) {
     const pad = Math.round(0.25 * (r.y1 - r.y0));
     const y0 = Math.max(0, r.y0 - pad),
@@ -193,12 +215,12 @@ export async function rereadBodyRows(
     crop(clean, { x: 0, y: b.y0, width, height: b.y1 - b.y0 }).data.copy(data, y * width);
     y += b.y1 - b.y0 + gap;
   }
-  const tsv = await recognizeImage(run, path.join(opts.tmpDir, `body-${opts.pageNumber}.pgm`), {
-    width,
-    height,
-    data,
-  });
+  return { bands, image: { width, height, data } };
+}
 
+/** `words` with the rows of `stack` merged word by word with their new reading (`tsv`, of the stack). */
+export function mergeBodyReading(words: OcrWord[], stack: BodyStack, tsv: string, paper: Rect): Omit<BodyReread, 'ms'> {
+  const { bands } = stack;
   // The re-read words, back in the page's pixels (by the band their middle falls in).
   const parsed = parseTsv(tsv).words.filter((w) => w.text.trim());
   const lineConf = new Map<string, number[]>();
@@ -248,7 +270,7 @@ export async function rereadBodyRows(
       out = out.filter((w) => !merged.gone.has(w)).concat(merged.added);
       replaced++;
     }
-  return { words: out, rows, replaced, ms: Date.now() - t0 };
+  return { words: out, rows, replaced };
 }
 
 const alnum = (w: Pick<OcrWord, 'text'>) => (w.text.match(/[\p{L}\p{N}]/gu) ?? []).length;

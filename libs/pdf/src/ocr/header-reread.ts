@@ -81,6 +81,75 @@ function stat(words: OcrWord[]): Stat {
   return { chars, meanConf: chars ? conf / chars : 0 };
 }
 
+/** A header row read with doubt: its first reading's words and its band of the cleaned page. */
+export interface HeaderRow {
+  old: OcrWord[];
+  /** The row without margins, and the band cut for it (with margins), in the cleaned page's pixels. */
+  core: { y0: number; y1: number };
+  y0: number;
+  y1: number;
+  /** Its words' median height (original pixels ≈ the cleaned page's). */
+  h: number;
+}
+
+/** The header rows cut out and scaled for each reading: one stacked image per reading. */
+export interface HeaderStacks {
+  rows: HeaderRow[];
+  parts: Array<{ row: number; reading: number; scale: number; image: GrayImage; top: number }>;
+  /** One image per reading (READINGS' order), its parts' tops set. */
+  stacks: Array<Pick<GrayImage, 'width' | 'height' | 'data'>>;
+}
+
+/**
+ * The page's first rows (up to HEADER_ROWS with some text) read with doubt: a row mean confidence
+ * under DOUBTFUL_HEADER or a word with letters under DOUBTFUL_WORD. Empty when none is in doubt.
+ */
+export function doubtfulHeaderRows(words: OcrWord[], clean: GrayImage, paper: Rect): HeaderRow[] {
+  const header = ocrRows(words)
+    .filter((r) => stat(r.words).chars >= 3)
+    .sort((a, b) => a.y0 - b.y0)
+    .slice(0, HEADER_ROWS)
+    .filter(
+      (r) =>
+        stat(r.words).meanConf < DOUBTFUL_HEADER ||
+        r.words.some((w) => w.conf < DOUBTFUL_WORD && /[\p{L}]/u.test(w.text)),
+    );
+  // Each row as a band of the cleaned page (its pixels), with a margin of a quarter of its height.
+  return header.map((r) => {
+    const hs = r.words.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
+    const h = Math.max(4, hs[Math.floor(hs.length / 2)]!);
+    const pad = 0.25 * h;
+    return {
+      old: r.words,
+      core: { y0: r.y0 - paper.y, y1: r.y1 - paper.y },
+      y0: Math.max(0, Math.floor(r.y0 - paper.y - pad)),
+      y1: Math.min(clean.height, Math.ceil(r.y1 - paper.y + pad)),
+      h,
+    };
+  });
+}
+
+/**
+ * The rows cut out of the cleaned page and scaled to each reading's cap height, one stacked image per
+ * reading (Tesseract drops the smaller rows of a stack of mixed sizes).
+ */
+export async function stackHeaderRows(
+  rows: HeaderRow[],
+  clean: GrayImage,
+  readings: HeaderReading[] = READINGS,
+): Promise<HeaderStacks> {
+  const parts: HeaderStacks['parts'] = [];
+  for (const [i, r] of rows.entries()) {
+    const band = crop(clean, { x: 0, y: r.y0, width: clean.width, height: Math.max(1, r.y1 - r.y0) });
+    for (const [k, reading] of readings.entries()) {
+      const s = Math.min(4, Math.max(0.25, reading.capHeight / r.h));
+      const image = Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s);
+      parts.push({ row: i, reading: k, scale: s, image, top: 0 });
+    }
+  }
+  return { rows, parts, stacks: readings.map((_, k) => stacked(parts.filter((p) => p.reading === k))) };
+}
+
 /**
  * `words` (a page's reading, boxes in the original image's pixels) with its first rows read again
  * where they were read with doubt; undefined when no header row was in doubt (nothing is run).
@@ -93,60 +162,36 @@ export async function rereadHeaderRows(
   opts: HeaderRereadOptions,
 ): Promise<HeaderReread | undefined> {
   const t0 = Date.now();
-  const header = ocrRows(words)
-    .filter((r) => stat(r.words).chars >= 3)
-    .sort((a, b) => a.y0 - b.y0)
-    .slice(0, HEADER_ROWS)
-    .filter(
-      (r) =>
-        stat(r.words).meanConf < DOUBTFUL_HEADER ||
-        r.words.some((w) => w.conf < DOUBTFUL_WORD && /[\p{L}]/u.test(w.text)),
-    );
-  if (!header.length) return undefined;
+  const rows = doubtfulHeaderRows(words, clean, paper);
+  if (!rows.length) return undefined;
   // Tesseract started now (unless started beforehand) loads its models while the rows are cut,
   // scaled and stacked.
-  const sizes = opts.readings ?? READINGS;
   const runs = opts.runs ?? (await startHeaderRuns(opts));
-
-  // Each row as a band of the cleaned page (its pixels), with a margin of a quarter of its height.
-  const rows = header.map((r) => {
-    const hs = r.words.map((w) => w.y1 - w.y0).sort((a, b) => a - b);
-    const h = Math.max(4, hs[Math.floor(hs.length / 2)]!);
-    const pad = 0.25 * h;
-    return {
-      old: r.words,
-      core: { y0: r.y0 - paper.y, y1: r.y1 - paper.y },
-      y0: Math.max(0, Math.floor(r.y0 - paper.y - pad)),
-      y1: Math.min(clean.height, Math.ceil(r.y1 - paper.y + pad)),
-      h,
-    };
-  });
-  // The parts: each row at each size, in one stacked image per size (Tesseract drops the smaller rows
-  // of a stack of mixed sizes).
-  const parts: Array<{ row: number; reading: number; scale: number; image: GrayImage; top: number }> = [];
+  let cut: HeaderStacks;
   try {
-    for (const [i, r] of rows.entries()) {
-      const band = crop(clean, { x: 0, y: r.y0, width: clean.width, height: Math.max(1, r.y1 - r.y0) });
-      for (const [k, reading] of sizes.entries()) {
-        const s = Math.min(4, Math.max(0.25, reading.capHeight / r.h));
-        const image = Math.abs(s - 1) < 0.02 ? band : await resizeGray(band, s);
-        parts.push({ row: i, reading: k, scale: s, image, top: 0 });
-      }
-    }
+    cut = await stackHeaderRows(rows, clean, opts.readings ?? READINGS);
   } catch (err) {
     for (const t of runs) t.cancel();
     throw err;
   }
   const tsvs = await Promise.all(
-    runs.map((t, k) =>
-      recognizeImage(
-        t,
-        path.join(opts.tmpDir, `header-${opts.pageNumber}-${k}.pgm`),
-        stacked(parts.filter((p) => p.reading === k)),
-      ),
-    ),
+    runs.map((t, k) => recognizeImage(t, path.join(opts.tmpDir, `header-${opts.pageNumber}-${k}.pgm`), cut.stacks[k]!)),
   );
+  return { ...mergeHeaderReadings(words, cut, tsvs, paper), ms: Date.now() - t0 };
+}
 
+/**
+ * `words` with the header rows of `cut` mended from their re-readings (`tsvs`: one TSV per reading,
+ * of its stacked image): a row taken whole from the larger reading where surer, else word by word,
+ * then each word put to the vote of the readings.
+ */
+export function mergeHeaderReadings(
+  words: OcrWord[],
+  cut: HeaderStacks,
+  tsvs: string[],
+  paper: Rect,
+): Omit<HeaderReread, 'ms'> {
+  const { rows, parts } = cut;
   // Words of each part (by the middle of their box in its stack), back in the original image's pixels.
   const read: OcrWord[][] = parts.map(() => []);
   tsvs.forEach((tsv, k) => {
@@ -251,7 +296,7 @@ export async function rereadHeaderRows(
       replaced++;
     }
   });
-  return { words: out, rows: rows.length, replaced, ms: Date.now() - t0 };
+  return { words: out, rows: rows.length, replaced };
 }
 
 const HEADER_BLOCK = 100_000;

@@ -30,6 +30,7 @@ import {
 import { readBands, type Band } from './band-reread';
 import { rereadHeaderRows, startHeaderRuns } from './header-reread';
 import { rereadBodyRows, startBodyRun } from './body-reread';
+import { rereadRows, startRowRuns, type RowRuns } from './rows-reread';
 import { mendHeaderWords, type LexiconFix } from './header-lexicon';
 import { ocrRows } from './ocr-layout';
 import type { CellRereadReport } from './cell-reread';
@@ -129,6 +130,11 @@ export interface RecogniseOptions {
    * the pages that show a loss, on those rows only.
    */
   bodyReread?: boolean;
+  /**
+   * With both re-reads: their stacks read together, one Tesseract process per model (rows-reread.ts):
+   * one process fewer for the same text. On unless false (false: each as it reads alone).
+   */
+  rowsTogether?: boolean;
 }
 
 /** The cleaned page and the variant read first (prepareFirstReading). */
@@ -252,16 +258,21 @@ export async function recogniseImage(
   // The body rows' re-read (when asked) loads its model now, beside the first reading: most pages
   // of receipts need it, and its model load is then off the page's critical path. Cancelled below
   // when the page shows no lost text or is read in another language.
-  const bodyRun = opts.bodyReread ? startBodyRun(opts) : undefined;
+  // Both asked for: their stacks are read together, one process per model (rows-reread.ts).
+  const together = opts.headerReread && opts.bodyReread && opts.rowsTogether !== false;
+  const bodyRun = opts.bodyReread && !together ? startBodyRun(opts) : undefined;
   // Likewise the header rows' re-readings (when asked): most pages have a header row in doubt, and
   // one of their models is the larger best model.
-  const headerRuns = opts.headerReread ? startHeaderRuns(opts) : undefined;
+  const headerRuns = opts.headerReread && !together ? startHeaderRuns(opts) : undefined;
   headerRuns?.catch(() => undefined); // awaited where used, or below
+  const rowRuns = together ? startRowRuns(opts) : undefined;
+  rowRuns?.catch(() => undefined); // awaited where used, or below
   try {
-    return await recogniseWith(img, opts, prep, bodyRun, headerRuns);
+    return await recogniseWith(img, opts, prep, bodyRun, headerRuns, rowRuns);
   } finally {
     bodyRun?.cancel(); // no-op once it has read
     for (const run of (await headerRuns?.catch(() => undefined)) ?? []) run.cancel();
+    for (const run of (await rowRuns?.catch(() => undefined))?.values() ?? []) run.cancel();
   }
 }
 
@@ -271,6 +282,7 @@ async function recogniseWith(
   prep: FirstReading,
   bodyRun: TesseractRun | undefined,
   headerRuns: Promise<TesseractRun[]> | undefined,
+  rowRuns: Promise<RowRuns> | undefined,
 ): ReturnType<typeof recogniseImage> {
   const size = { width: img.width, height: img.height };
   const { paper, rules, textRowPx, clean, s0 } = prep;
@@ -470,26 +482,37 @@ async function recogniseWith(
   else if (language) language = { ...language, lang };
   // The first rows (a receipt's or letter's issuer and address) read again larger where in doubt.
   // Not on a page read turned or inverted (its rows are not the cleaned page's rows of dark ink).
+  const reread = !win.variant.rotation && win.variant.name !== 'inverted';
+  // Both re-reads asked for: read together (rows-reread.ts), one Tesseract process per model.
+  const rows =
+    rowRuns && reread
+      ? await rereadRows(win.words, clean, paper, {
+          ...opts,
+          lang,
+          runs: lang === opts.lang ? await rowRuns : undefined,
+        })
+      : undefined;
   const header =
-    !opts.headerReread || win.variant.rotation || win.variant.name === 'inverted'
+    rows?.header ??
+    (!opts.headerReread || rowRuns || !reread
       ? undefined
       : await rereadHeaderRows(win.words, clean, paper, {
           ...opts,
           lang,
           runs: lang === opts.lang ? await headerRuns : undefined,
-        });
-  const reread = !win.variant.rotation && win.variant.name !== 'inverted';
+        }));
   const body =
-    opts.bodyReread && reread
+    rows?.body ??
+    (opts.bodyReread && !rowRuns && reread
       ? await rereadBodyRows(header?.words ?? win.words, clean, paper, {
           ...opts,
           lang,
           run: lang === opts.lang ? bodyRun : undefined,
         })
-      : undefined;
+      : undefined);
   // Last, words of the first rows a letter or two off a legal form or address word are mended
   // (header-lexicon.ts: "SON BHD" → "SDN BHD").
-  const lastRead = body?.words ?? header?.words ?? win.words;
+  const lastRead = rows?.words ?? body?.words ?? header?.words ?? win.words;
   const lexicon = opts.headerLexicon === false ? undefined : mendHeaderWords(lastRead, opts.pageNumber);
   const words = lexicon?.words ?? lastRead;
   const warnings: OcrPageReport['warnings'] = [];

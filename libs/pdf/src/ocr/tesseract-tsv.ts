@@ -100,9 +100,11 @@ export async function runTesseractTsv(imagePath: string, opts: OcrOptions): Prom
 export interface TesseractRun {
   /**
    * Hands the raster file to the waiting process and resolves with its TSV (the page limit runs
-   * from here). Calling it again with the same file returns the same result.
+   * from here). Calling it again with the same file returns the same result. Several files are read
+   * one after the other by the one process (its model loaded once), as the pages of one TSV
+   * (`splitTsvPages`).
    */
-  recognize(imagePath: string): Promise<string>;
+  recognize(imagePath: string | string[]): Promise<string>;
   /** Kills the process unless it has finished (not needed after all, or the page failed). */
   cancel(): void;
 }
@@ -129,17 +131,20 @@ export function startTesseractTsv(opts: OcrOptions): TesseractRun {
   let given: string | undefined;
   return {
     recognize: (imagePath) => {
+      const files = typeof imagePath === 'string' ? [imagePath] : imagePath;
+      const list = files.map((f) => `${f}\n`).join('');
       if (given !== undefined) {
-        return given === imagePath ? result : Promise.reject(new Error(`Tesseract was already given ${given}`));
+        return given === list ? result : Promise.reject(new Error(`Tesseract was already given ${given}`));
       }
       try {
-        assertSafePath(imagePath);
+        if (!files.length) throw new Error('no file given to Tesseract');
+        files.forEach(assertSafePath);
       } catch (err) {
         abort.abort();
         return Promise.reject(err);
       }
-      given = imagePath;
-      give(`${imagePath}\n`);
+      given = list;
+      give(list);
       return result;
     },
     cancel: () => abort.abort(),
@@ -228,6 +233,20 @@ export function parseTsv(tsv: string): { words: TsvWord[]; lines: Map<string, Ts
 }
 
 /**
+ * The TSV of a run given several files (`TesseractRun.recognize([...])`), one TSV per file in the
+ * order given (Tesseract numbers them as pages, from 1); a page that read nothing is an empty TSV.
+ */
+export function splitTsvPages(tsv: string, count: number): string[] {
+  const pages: string[][] = Array.from({ length: count }, () => []);
+  for (const row of tsv.split('\n')) {
+    const f = row.split('\t');
+    if (f.length < 12 || f[0] === 'level') continue;
+    pages[Number(f[1]) - 1]?.push(row);
+  }
+  return pages.map((rows) => rows.join('\n'));
+}
+
+/**
  * Share of the page that the reading's automatic segmentation took for a picture: the largest
  * block (TSV level 2) in which no word has text, over the page's area (level 1). A faint or busy
  * page that psm 3 takes for one picture shows it as a block about the size of the page.
@@ -304,13 +323,26 @@ export async function recognizeImage(
   file: string,
   image: Pick<GrayImage, 'width' | 'height' | 'data'>,
 ): Promise<string> {
+  return (await recognizeImages(run, [{ file, image }]))[0]!;
+}
+
+/**
+ * Writes each image to its file, reads them all with the one started `run` (one process, its model
+ * loaded once) and removes the files; one TSV per image, in order. The run is cancelled when writing
+ * or reading fails.
+ */
+export async function recognizeImages(
+  run: TesseractRun,
+  images: Array<{ file: string; image: Pick<GrayImage, 'width' | 'height' | 'data'> }>,
+): Promise<string[]> {
   try {
-    await writePgm(file, image);
-    return await run.recognize(file);
+    await Promise.all(images.map((i) => writePgm(i.file, i.image)));
+    const tsv = await run.recognize(images.map((i) => i.file));
+    return images.length === 1 ? [tsv] : splitTsvPages(tsv, images.length);
   } catch (err) {
     run.cancel();
     throw err;
   } finally {
-    await fs.rm(file, { force: true });
+    await Promise.all(images.map((i) => fs.rm(i.file, { force: true })));
   }
 }

@@ -50,6 +50,8 @@ export interface OcrSettings {
   headerLexicon?: boolean;
   /** Image pages: read rows that lost text again (RecogniseOptions.bodyReread). */
   bodyReread?: boolean;
+  /** Image pages, both re-reads on: read together (RecogniseOptions.rowsTogether). Default true. */
+  rowsTogether?: boolean;
   /** Image pages: read the cells of tables of small print again, upscaled (cell-reread.ts). Default true. */
   cellReread?: boolean;
 }
@@ -622,6 +624,7 @@ export async function ocrImagePage(
       headerReread: s.headerReread,
       headerLexicon: s.headerLexicon,
       bodyReread: s.bodyReread,
+      rowsTogether: s.rowsTogether,
       // Page 1 of an image may already be prepared and being read (the worker's head start).
       ...(started?.prepared ? { prepared: { first: started.prepared.first, file: started.prepared.file } } : {}),
     });

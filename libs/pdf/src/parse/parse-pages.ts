@@ -52,6 +52,7 @@ function settings(opts: ParsePagesOptions): { timeoutMs: number; ocr: OcrSetting
       headerReread: opts.ocrHeaderReread ?? false,
       headerLexicon: opts.ocrHeaderLexicon ?? true,
       bodyReread: opts.ocrBodyReread ?? false,
+      rowsTogether: opts.ocrRowsTogether ?? true,
       cellReread: opts.ocrCellReread ?? true,
     },
   };

@@ -63,6 +63,12 @@ export interface ParsePagesOptions {
    */
   ocrBodyReread?: boolean;
   /**
+   * Image pages with both re-reads on: their stacks read together, one Tesseract process per model
+   * (RecogniseOptions.rowsTogether). Default true;
+   * false reads each as it reads alone (a before/after in one session).
+   */
+  ocrRowsTogether?: boolean;
+  /**
    * Image pages: once a table of small print has its grid, read each cell again upscaled with the
    * best English model (one more Tesseract run per such table), and mend values from the table
    * itself (repeated values, a column's decimals, the dash of its ranges). Default true: PubTabNet
