@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runTool } from '../src/render/run-tool';
 import { readManifest } from './corpus-eval';
-import { levenshtein } from './metrics/edit-distance';
+import { levenshtein } from '../src/edit-distance';
 import { normaliseMarkdown } from './metrics/text-similarity';
 
 export interface OcrDoc {

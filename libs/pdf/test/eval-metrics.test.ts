@@ -9,7 +9,7 @@ import {
   textSimilarity,
 } from '../eval/metrics';
 import type { GroundingDocument } from '@docfleet/contracts';
-import { levenshteinReference } from '../eval/metrics/edit-distance';
+import { levenshteinReference } from '../src/edit-distance';
 import { lcsLength, lcsReference, levenshteinRatio } from '../eval/metrics/lcs';
 import { adjacencyRelations, adjacencyScore, prf } from '../eval/metrics/adjacency';
 import { groundingPlainText, stripGlyphPlaceholders, textScore } from '../eval/text-eval';

@@ -2,7 +2,7 @@
 // (page-name-vote.ts; issue 23: "SANYO STATIONERY SHOP" above "SANYU SUPPLY SDN BHD" and
 // "Sanyu.Stationery"): mended only when two other sure readings agree and outnumber its own.
 import { ocrRows } from '../src/ocr/ocr-layout';
-import { mendNamesByVote } from '../src/parse/page-name-vote';
+import { mendNamesByVote } from '../src/ocr/page-name-vote';
 import { ocrPage } from './helpers/ocr-words';
 
 const vote = (rows: string[]) => {

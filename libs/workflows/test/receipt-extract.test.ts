@@ -277,7 +277,7 @@ describe('a scanned receipt parsed by libs/pdf, then extracted', () => {
     }
   }
 
-  it('names the shop as the page spells it elsewhere (libs/pdf page-name-vote.ts), cited from the mended letterhead', async () => {
+  it('names the shop as the page spells it elsewhere (libs/pdf/src/ocr/page-name-vote.ts), cited from the mended letterhead', async () => {
     const off = await extractSegments(await parsed(false));
     expect(off.result.company).toBe('SANYO STATIONERY SHOP');
     const on = await extractSegments(await parsed(true));

@@ -1,4 +1,4 @@
-export { levenshtein } from './edit-distance';
+export { levenshtein } from '../../src/edit-distance';
 export { lcsLength, levenshteinRatio } from './lcs';
 export { characterErrorRate, normaliseMarkdown, textSimilarity } from './text-similarity';
 export { cellAccuracy, gridToCells, normCell, type CellScore, type GtCell, type OurCell } from './table-accuracy';

@@ -1,7 +1,7 @@
 // Text similarity of markdown against a reference: 1 − Levenshtein / max length, after both sides
 // are reduced to plain text (markdown syntax, image references, HTML comments and entities
 // removed, whitespace collapsed), so the score measures text fidelity, not formatting choices.
-import { levenshtein } from './edit-distance';
+import { levenshtein } from '../../src/edit-distance';
 
 export function normaliseMarkdown(md: string): string {
   return md

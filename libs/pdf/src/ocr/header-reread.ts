@@ -16,6 +16,7 @@
 // row at two sizes in the same stacked image was tried: Tesseract drops the smaller rows of a stack
 // of mixed sizes.)
 import path from 'node:path';
+import { levenshtein } from '../edit-distance';
 import { crop, resizeGray, type GrayImage, type Rect } from './preprocess';
 import { ocrRows } from './ocr-layout';
 import { parseTsv, recognizeImage, type TesseractRun } from './tesseract-tsv';
@@ -277,7 +278,7 @@ export function mergeHeaderReadings(
               rare([o]) <= rare([w]) &&
               (KNOWN_WORDS.has(bare(o.text)) || o.conf >= w.conf + SURER_WORD) &&
               Math.min(o.x1, w.x1) - Math.max(o.x0, w.x0) >= 0.6 * Math.min(o.x1 - o.x0, w.x1 - w.x0) &&
-              editDistance(bare(o.text), bare(w.text)) <= 2,
+              levenshtein(bare(o.text), bare(w.text)) <= 2,
           )
           .sort((a, b) => b.conf - a.conf)[0];
         if (alt) fixed.set(w, { ...w, text: sameEdges(w.text, alt.text), conf: alt.conf });
@@ -403,15 +404,4 @@ function sameEdges(old: string, word: string): string {
     tail = /[^\p{L}\p{N}]*$/u.exec(old)![0];
   const core = word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
   return lead + core + tail;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++)
-      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

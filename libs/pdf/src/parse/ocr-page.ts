@@ -29,7 +29,7 @@ import { statedOcrDpi, type ImagePage } from '../render/image-input';
 import { pageSizeAt, resizeRaster, writePagePng } from '../render/page-image';
 import { readPnm, type RawImage } from '../render/ppm';
 import { rasterisePage } from '../render/rasterise';
-import { mendNamesByVote } from './page-name-vote';
+import { mendNamesByVote } from '../ocr/page-name-vote';
 import type { LayoutElement, PageGraphics, TableCellModel, TextRun } from '../types';
 
 export interface OcrSettings {

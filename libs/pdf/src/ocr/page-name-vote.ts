@@ -12,9 +12,10 @@
 // reading between the same two neighbours (mendEchoedWords). The mended text is the page's text,
 // so a value the extractor takes from the header is cited from the header as mended (the page
 // report lists every mend in `lexicon`).
-import { KNOWN_WORDS, LEXICON_ROWS, type LexiconFix } from '../ocr/header-lexicon';
-import { ocrRows, type OcrRow } from '../ocr/ocr-layout';
-import type { OcrWord } from '../ocr/recognise';
+import { levenshtein } from '../edit-distance';
+import { KNOWN_WORDS, LEXICON_ROWS, type LexiconFix } from './header-lexicon';
+import { ocrRows, type OcrRow } from './ocr-layout';
+import type { OcrWord } from './recognise';
 
 /** Confidence each agreeing mention needs. */
 const SURE = 85;
@@ -33,15 +34,6 @@ interface Run {
 
 const oneLetterOff = (a: string, b: string) =>
   a.length === b.length && [...a].filter((c, i) => c !== b[i]).length === 1;
-/** One letter replaced, added or dropped. */
-function oneEditOff(a: string, b: string): boolean {
-  if (a.length === b.length) return oneLetterOff(a, b);
-  const [short, long] = a.length < b.length ? [a, b] : [b, a];
-  if (long.length !== short.length + 1) return false;
-  let i = 0;
-  while (i < short.length && short[i] === long[i]) i++;
-  return short.slice(i) === long.slice(i + 1);
-}
 const bare = (t: string) => t.toUpperCase().replace(/[^\p{L}\p{N}]/gu, '');
 
 function caseLike(from: string, to: string): string {
@@ -114,7 +106,7 @@ function mendEchoedWords(rows: OcrRow[], header: Set<OcrWord>, mended: Map<OcrWo
         o.w.conf >= SURE &&
         o.w.conf > a.w.conf &&
         /^\p{L}+$/u.test(o.w.text) &&
-        oneEditOff(o.w.text.toUpperCase(), m[2]!.toUpperCase()),
+        levenshtein(o.w.text.toUpperCase(), m[2]!.toUpperCase()) === 1,
     );
     const readings = new Set(echoes.map((o) => o.w.text.toUpperCase()));
     if (readings.size !== 1) continue;
