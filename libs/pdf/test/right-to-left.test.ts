@@ -4,7 +4,6 @@
 // from the right.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { libraryParse } from '../eval/library-parse';
 import { visualLine } from '../eval/visual-order';
 import {
@@ -17,10 +16,14 @@ import {
 import { buildLines } from '../src/layout/line-builder';
 import { layoutPage } from '../src/layout/page-layout';
 import { emptyGraphics } from '../src/parse/ocr-page';
+import { closePdf, openPdf } from '../src/pdfjs-loader';
+import { pdfjsBidi } from '../src/text-layer/pdfjs-bidi';
+import { RtlItemRepairs } from '../src/text-layer/rtl-items';
 import { RtlLigatureWords } from '../src/text-layer/rtl-ligatures';
 import { RtlDroppedSigns } from '../src/text-layer/rtl-signs';
 import type { TextRun } from '../src/types';
 import { tempDir } from './helpers/fixtures';
+import { visualPdf } from './helpers/rtl-pdf';
 
 const SIZE = 11;
 const CHAR = 0.5 * SIZE;
@@ -290,57 +293,135 @@ describe('"<" and ">" that pdf.js deletes from right-to-left items', () => {
   });
 });
 
-/**
- * A PDF whose lines are drawn in visual order with a simple font whose ToUnicode maps one byte per
- * glyph to the given characters (what a producer that shapes text writes: presentation forms,
- * mirrored brackets), each line ending at x = 500.
- */
-async function visualPdf(lines: Array<{ visual: string; y: number; perGlyph: boolean }>): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage([612, 792]);
-  const helvetica = await doc.embedFont(StandardFonts.Helvetica);
-  const codes = new Map<string, number>([[' ', 0x20]]);
-  for (const l of lines) for (const c of l.visual) if (!codes.has(c)) codes.set(c, 0x41 + codes.size - 1);
-  const hex = (n: number, w: number) => n.toString(16).toUpperCase().padStart(w, '0');
-  const bf = [...codes].map(
-    ([c, code]) => `<${hex(code, 2)}> <${[...c].map((u) => hex(u.codePointAt(0)!, 4)).join('')}>`,
-  );
-  const cmap = [
-    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
-    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
-    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
-    '1 begincodespacerange <00> <FF> endcodespacerange',
-    `${bf.length} beginbfchar`,
-    ...bf,
-    'endbfchar endcmap CMapName currentdict /CMap defineresource pop end end',
-  ].join('\n');
-  const toUnicode = doc.context.register(doc.context.stream(cmap));
-  const font = doc.context.register(
-    doc.context.obj({
-      Type: 'Font',
-      Subtype: 'Type1',
-      BaseFont: 'Helvetica',
-      Encoding: 'WinAnsiEncoding',
-      ToUnicode: toUnicode,
-    }),
-  );
-  page.node.setFontDictionary(PDFName.of('F1'), font);
-  const size = 10;
-  const width = (code: number) => helvetica.widthOfTextAtSize(String.fromCharCode(code), size);
-  const ops: string[] = [];
-  for (const l of lines) {
-    const glyphs = [...l.visual].map((c) => codes.get(c)!);
-    const total = glyphs.reduce((s, g) => s + width(g), 0);
-    if (!l.perGlyph) {
-      ops.push(`BT /F1 ${size} Tf 1 0 0 1 ${500 - total} ${l.y} Tm <${glyphs.map((g) => hex(g, 2)).join('')}> Tj ET`);
-      continue;
+describe("pdf.js's bidi pass repaired from the drawn glyphs", () => {
+  // Logical lines with a sign attached to a word, a sign between two Latin words or two numbers, and
+  // addresses whose segments are one letter long: pdf.js deletes the signs and, by its rule N1 reading
+  // one character too far, reverses the Latin segments.
+  const lines = [
+    'إذا كانت القيمة <5 فإن النتيجة',
+    'نكتب x>y في السطر',
+    'المتغير a < b في السطر',
+    'العدد 3 > 2 في السطر',
+    'والرابط https://a.b/c هنا',
+    'البريد a@b.co هنا',
+  ];
+  const glyphs = (s: string) => [...s].map((u) => ({ unicode: u, isSpace: u === ' ' }));
+
+  it('predicts the text pdf.js gives an item, and gives it repaired', async () => {
+    // What pdf.js 5.4 gives these lines drawn as one string each (read from its text layer below).
+    expect(pdfjsBidi(visualLine(lines[0]!, 'rtl'), false).str).toBe('إذا كانت القيمة 5 فإن النتيجة');
+    expect(pdfjsBidi(visualLine(lines[1]!, 'rtl'), false).str).toBe('نكتب yx في السطر');
+    expect(pdfjsBidi(visualLine(lines[2]!, 'rtl'), false).str).toBe('المتغير b  a في السطر');
+    expect(pdfjsBidi(visualLine(lines[4]!, 'rtl'), false).str).toBe('والرابط c/b.a//:https هنا');
+    for (const l of lines) expect(pdfjsBidi(visualLine(l, 'rtl'), true)).toEqual({ str: l, dir: 'rtl' });
+    // Text without "<", ">" or one-letter segments, and text pdf.js does not reorder: the same either way.
+    for (const s of ['مثال Python بلغة', 'الإنتاجية 2024-2025 (مثال)', 'a < b and x>y, https://a.b/c'])
+      expect(pdfjsBidi(s, true)).toEqual(pdfjsBidi(s, false));
+    expect(pdfjsBidi('a < b and x>y', false).str).toBe('a < b and x>y');
+    // The port matches pdf.js itself on every line (its text layer of the generated PDF).
+    const file = path.join(await tempDir(), 'items.pdf');
+    await fs.writeFile(
+      file,
+      await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph: false }))),
+    );
+    const doc = await openPdf(file);
+    try {
+      const page = await doc.getPage(1);
+      const items = (await page.getTextContent()).items as Array<{ str: string; dir: string }>;
+      expect(items.map((it) => [it.str, it.dir])).toEqual(
+        lines.map((l) => {
+          const p = pdfjsBidi(visualLine(l, 'rtl'), false);
+          return [p.str, p.dir];
+        }),
+      );
+    } finally {
+      await closePdf(doc);
     }
-    let x = 500;
-    for (const g of [...glyphs].reverse()) {
-      x -= width(g);
-      ops.push(`BT /F1 ${size} Tf 1 0 0 1 ${x.toFixed(2)} ${l.y} Tm <${hex(g, 2)}> Tj ET`);
+  });
+
+  it('repairs an item only when it is exactly what pdf.js made of a drawn stretch', () => {
+    const repairs = new RtlItemRepairs();
+    // One showText per line in a text object of its own (Word), then a line split over two operations of one object.
+    const visual = visualLine(lines[4]!, 'rtl');
+    const cut = visual.indexOf('https');
+    repairs.push(
+      [31, 44, 32, 31, 44, 44, 32],
+      [
+        undefined,
+        [glyphs(visualLine(lines[0]!, 'rtl'))],
+        undefined,
+        undefined,
+        [glyphs(visual.slice(0, cut))],
+        [glyphs(visual.slice(cut))],
+        undefined,
+      ],
+      7,
+    );
+    expect(repairs.size).toBeGreaterThan(0);
+    expect(repairs.repair('إذا كانت القيمة 5 فإن النتيجة')).toBe(lines[0]);
+    expect(repairs.repair('والرابط c/b.a//:https هنا')).toBe(lines[4]);
+    // Part of an item, or an item no stretch gives: unchanged.
+    expect(repairs.repair('القيمة 5 فإن')).toBe('القيمة 5 فإن');
+    expect(repairs.repair('إذا كانت القيمة 5')).toBe('إذا كانت القيمة 5');
+  });
+
+  it('leaves an item alone when stretches disagree about it, and pages without right-to-left text cost nothing', () => {
+    const repairs = new RtlItemRepairs();
+    // "القيمة <5" and "القيمة 5" both give pdf.js's "القيمة 5": no evidence which one an item is.
+    repairs.push(
+      [31, 44, 32, 31, 44, 32],
+      [
+        undefined,
+        [glyphs(visualLine('القيمة <5', 'rtl'))],
+        undefined,
+        undefined,
+        [glyphs(visualLine('القيمة 5', 'rtl'))],
+      ],
+      6,
+    );
+    expect(repairs.repair('القيمة 5')).toBe('القيمة 5');
+    const latin = new RtlItemRepairs();
+    latin.push([31, 44, 32], [undefined, [glyphs('if a < b then x>y, see https://a.b/c')]], 3);
+    expect(latin.size).toBe(0);
+  });
+
+  it('reads them in logical order through the parse, drawn as one string per line (Word) and glyph by glyph (MuPDF)', async () => {
+    const more = [...lines, 'في الفترة 2024-2025 كان', 'בשנים 2024-2025 היה', 'العدد ٣ > ٢ هنا'];
+    for (const perGlyph of [false, true]) {
+      const file = path.join(await tempDir(), `repaired-${perGlyph}.pdf`);
+      await fs.writeFile(
+        file,
+        await visualPdf(more.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph }))),
+      );
+      const { markdown } = await libraryParse(file, 'pdf', 'text');
+      for (const l of more)
+        expect({ perGlyph, line: markdown.includes(l) ? l : markdown }).toEqual({ perGlyph, line: l });
     }
-  }
-  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(ops.join('\n'))));
-  return doc.save({ useObjectStreams: false });
-}
+  });
+});
+
+describe('neutrals between two numbers in a right-to-left line', () => {
+  it('reads them right to left unless one separator joins the numbers (UAX #9 W2, W4, W7, N1)', () => {
+    const runs = (texts: string[]) => {
+      let x = 100;
+      return texts.map((t) => {
+        const r = run(t, x, 100);
+        x = r.x1 + (t === ' ' ? 0 : 0);
+        return r;
+      });
+    };
+    const order = (texts: string[]) =>
+      logicalRunOrder(runs(texts).filter((r) => r.text !== ' '))
+        .map((r) => r.text)
+        .join('|');
+    // Visual "2 < 3 ددعلا" (logical "العدد 3 > 2"): the sign between the numbers is right to left.
+    expect(order(['2', '<', '3', 'ددعلا'])).toBe('ددعلا|3|>|2');
+    // Arabic context: "-" (ES) does not join Arabic numbers (W2 makes them AN); "," (CS) does.
+    expect(order(['2025', '-', '2024', 'ةرتفلا'])).toBe('ةرتفلا|2024|-|2025');
+    expect(order(['1', ',', '5', 'رعسلا'])).toBe('رعسلا|1|,|5');
+    // Hebrew context: "-" joins European numbers.
+    expect(order(['2024', '-', '2025', 'םינשב'])).toBe('םינשב|2024|-|2025');
+    // After a Latin word (W7) the numbers are left to right with what stands between them.
+    expect(order(['2', '<', '3', 'x', 'ددعلا'])).toBe('ددعلا|2|<|3|x');
+  });
+});

@@ -80,7 +80,7 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
     while (j < level.length && level[j] === 0) j++;
     const before = i > 0 ? level[i - 1]! : 1;
     const after = j < level.length ? level[j]! : 1;
-    const resolved = before === 2 && after === 2 ? 2 : 1;
+    const resolved = before === 2 && after === 2 && !betweenNumbers(visual, dirs, i, j) ? 2 : 1;
     for (let k = i; k < j; k++) level[k] = resolved;
     i = j - 1;
   }
@@ -100,6 +100,45 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
     }
   }
   return out;
+}
+
+/** Separators of numbers: bidi class ES (joins European numbers only) and CS (joins Arabic ones too). */
+const NUMBER_ES = /^[+\-\u2212]$/u;
+const NUMBER_CS = /^[,./:\u00A0\u060C]$/u;
+const HEBREW = /[\u0590-\u05FF\uFB1D-\uFB4F]/u;
+const ARABIC_INDIC = /[\u0660-\u0669]/u;
+
+/**
+ * Whether the neutral runs visual[i..j) stand between two numbers as right-to-left text (UAX #9 N1:
+ * numbers count as right to left for the neutrals between them, so "3 > 2" keeps its place in the
+ * line's right-to-left order instead of being read as one left-to-right phrase "2 < 3"). Not so for
+ * one separator touching both numbers that W4 makes part of the number: ES or CS between European
+ * numbers ("2024-2025" in Hebrew, "1,5"), CS only between Arabic ones (numbers after Arabic letters,
+ * W2, or in Arabic-Indic digits: "2024-2025" after Arabic letters is drawn "2025-2024"); nor when the
+ * last strong run before the numbers in logical order (to their right) is Latin (W7: the numbers are
+ * then left to right).
+ */
+function betweenNumbers<T extends { text: string }>(visual: T[], dirs: RunDirection[], i: number, j: number): boolean {
+  if (i === 0 || j >= visual.length || dirs[i - 1] !== 'number' || dirs[j] !== 'number') return false;
+  let arabic = ARABIC_INDIC.test(visual[i - 1]!.text) || ARABIC_INDIC.test(visual[j]!.text);
+  for (let k = j + 1; k < visual.length; k++) {
+    if (dirs[k] === 'ltr') return false;
+    if (dirs[k] === 'rtl') {
+      arabic ||= !HEBREW.test(visual[k]!.text);
+      break;
+    }
+  }
+  const sep = visual[i]!.text;
+  if (j !== i + 1 || !(NUMBER_CS.test(sep) || (!arabic && NUMBER_ES.test(sep)))) return true;
+  const [a, s, b] = [visual[i - 1], visual[i], visual[j]] as unknown as Array<Partial<Box>>;
+  if (![a, s, b].every((r) => typeof r?.x0 === 'number' && typeof r.x1 === 'number')) return false;
+  const tight = 0.12 * (s!.size ?? 10);
+  return s!.x0! - a!.x1! > tight || b!.x0! - s!.x1! > tight;
+}
+interface Box {
+  x0: number;
+  x1: number;
+  size: number;
 }
 
 /** Bidi_Mirroring_Glyph pairs (UnicodeData's BidiMirroring.txt) that occur in running text. */

@@ -486,9 +486,9 @@ export function makeLine(visualRuns: TextRun[]): Line {
   // extent, not from the stretch's last run.
   let wordX0 = Infinity,
     wordX1 = -Infinity;
-  for (const r of runs) {
+  for (const [idx, r] of runs.entries()) {
     if (prev) {
-      const gap = rtl ? Math.max(r.x0 - wordX1, wordX0 - r.x1) : r.x0 - prev.x1;
+      const gap = rtl ? Math.max(r.x0 - wordX1, wordX0 - stretchRight(runs, idx)) : r.x0 - prev.x1;
       // Monospaced code is often placed glyph by glyph: only a gap near a full cell is a space.
       const charW = prev.mono && r.mono ? (prev.x1 - prev.x0) / Math.max(1, prev.text.length) : 0;
       const threshold = charW > 0 ? 0.5 * charW : 0.12 * Math.min(prev.size, r.size);
@@ -525,6 +525,22 @@ export function makeLine(visualRuns: TextRun[]): Line {
     mono: runs.every((r) => r.mono),
     ...(rtl ? { rtl: true } : {}),
   };
+}
+
+/**
+ * The right end of the left-to-right stretch that run `i` of a right-to-left line's logical order
+ * starts: the runs read after it that continue it to the right without a word space ("2025" read
+ * glyph by glyph from its left end after "-" in "2024-2025"). A stretch's distance to the word
+ * read before it is from this end, not from its first glyph.
+ */
+function stretchRight(runs: TextRun[], i: number): number {
+  let right = runs[i]!.x1;
+  for (let k = i + 1; k < runs.length; k++) {
+    const r = runs[k]!;
+    if (r.x0 < runs[k - 1]!.x0 || r.x0 - right > 0.12 * r.size) break;
+    right = Math.max(right, r.x1);
+  }
+  return right;
 }
 
 function weightedMedian(pairs: Array<[number, number]>): number {

@@ -8,6 +8,7 @@ import { GraphicsScanner } from '../inspect/graphics-scan';
 import type { PageLayoutInput } from '../types';
 import { overBudget, readTextContent, walkOperators } from './operator-stream';
 import { dominantTurn, graphicsIntoFrame, intoFrame, readingFrame, type ReadingFrame } from './reading-frame';
+import { RtlItemRepairs } from './rtl-items';
 import { RtlLigatureWords } from './rtl-ligatures';
 import { RtlDroppedSigns } from './rtl-signs';
 import { pageFontLookup, textRunsFromContent } from './text-runs';
@@ -38,12 +39,14 @@ export async function loadTextPage(
     const scanner = new GraphicsScanner(vp.transform, vp.width, vp.height, maxGraphicsItems(budget));
     const ligatures = new RtlLigatureWords();
     const signs = new RtlDroppedSigns();
+    const items = new RtlItemRepairs();
     await walkOperators(
       page,
       (chunk) => {
         scanner.push(chunk.fnArray, chunk.argsArray, chunk.length);
         ligatures.push(chunk.fnArray, chunk.argsArray, chunk.length);
         signs.push(chunk.fnArray, chunk.argsArray, chunk.length);
+        items.push(chunk.fnArray, chunk.argsArray, chunk.length);
         if (scanner.overflowed)
           throw overBudget(pageNumber, `more than ${maxGraphicsItems(budget).toLocaleString('en-US')} drawn shapes`);
       },
@@ -59,12 +62,7 @@ export async function loadTextPage(
       }),
     );
     const frame = readingFrame(turn, vp.width, vp.height);
-    let runs = textRunsFromContent(
-      content,
-      intoFrame(vt, frame),
-      pageFontLookup(page),
-      signs.size ? (t, rtl) => signs.restore(t, rtl) : undefined,
-    );
+    let runs = textRunsFromContent(content, intoFrame(vt, frame), pageFontLookup(page), mendItems(items, signs));
     if (ligatures.size) runs = runs.map((r) => ({ ...r, text: ligatures.fix(r.text) }));
     let textChars = 0;
     for (const r of runs) textChars += r.text.replace(/\s/g, '').length;
@@ -81,4 +79,22 @@ export async function loadTextPage(
     // Frees the page's decoded images; fonts stay cached on the document.
     page.cleanup();
   }
+}
+
+/**
+ * pdf.js's right-to-left defects mended in an item's text: the whole item rebuilt from its glyphs
+ * when pdf.js's pass is known to have got it wrong (rtl-items.ts), else a sign drawn as a word of
+ * its own put back between its neighbours (rtl-signs.ts).
+ */
+function mendItems(
+  items: RtlItemRepairs,
+  signs: RtlDroppedSigns,
+): ((text: string, rtl: boolean) => string) | undefined {
+  const repairs = items.size > 0,
+    restores = signs.size > 0;
+  if (!repairs && !restores) return undefined;
+  return (text, rtl) => {
+    const repaired = repairs ? items.repair(text) : text;
+    return repaired === text && restores ? signs.restore(text, rtl) : repaired;
+  };
 }

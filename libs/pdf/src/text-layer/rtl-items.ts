@@ -1,0 +1,102 @@
+// Text items that pdf.js's bidi pass got wrong, rebuilt from the glyphs the page draws. pdf.js joins
+// the glyphs of a text item as drawn (visual order) and runs its own bidi pass over the string
+// (pdfjs-bidi.ts), which deletes every "<" and ">" and, by an off-by-one in rule N1, reverses Latin
+// segments one letter long inside right-to-left text ("https://a.b/c" → "c/b.a//:https", "x>y" →
+// "yx"). The operator list holds the glyphs in drawing order. For each stretch of glyphs that pdf.js
+// may have made into one item (a showText operation, a text object, the operations between two
+// font changes) the text pdf.js gives it is predicted with the ported pass, and where the repaired
+// pass gives something else, an item whose text is exactly that prediction gets the repaired text.
+// Evidence is the whole item: nothing changes in an item unless the drawn glyphs, through pdf.js's
+// own pass, give its text character for character, and a prediction two different stretches share
+// with different repairs is dropped.
+
+import { OP } from '../pdfjs-ops';
+import { hasBidiCharacters, pdfjsBidi, pdfjsNormalizeUnicode } from './pdfjs-bidi';
+
+const SET_FONT = 37; // pdf.js OPS.setFont
+
+interface GlyphLike {
+  unicode?: unknown;
+  isSpace?: boolean;
+}
+
+/** A stretch's text as pdf.js builds an item of it: a run of blanks is one space, none at either end. */
+const itemText = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+export class RtlItemRepairs {
+  private readonly fixes = new Map<string, string | null>();
+  // The current text object's and font run's showText texts, and whether any holds a character
+  // pdf.js's pass acts on (pages without one cost a test per glyph text).
+  private object: string[] = [];
+  private objectBidi = false;
+  private fontRun: string[] = [];
+  private fontRunBidi = false;
+
+  push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
+    for (let i = 0; i < length; i++) {
+      const fn = fnArray[i];
+      if (fn === OP.beginText || fn === OP.endText) this.endObject();
+      else if (fn === SET_FONT) this.endFontRun();
+      if (fn !== OP.showText) continue;
+      const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
+      if (!Array.isArray(glyphs)) continue;
+      let text = '';
+      let bidi = false;
+      for (const g of glyphs as Array<GlyphLike | number | null>) {
+        if (typeof g === 'number' || !g) continue; // kerning
+        const u = typeof g.unicode === 'string' ? g.unicode : '';
+        if (g.isSpace || !u.trim()) text += ' ';
+        else {
+          text += u;
+          if (!bidi && hasBidiCharacters(u)) bidi = true;
+        }
+      }
+      if (bidi) this.consider([text]);
+      this.object.push(text);
+      this.fontRun.push(text);
+      this.objectBidi ||= bidi;
+      this.fontRunBidi ||= bidi;
+    }
+  }
+
+  private endObject(): void {
+    if (this.objectBidi && this.object.length > 1) this.consider(this.object);
+    this.object = [];
+    this.objectBidi = false;
+  }
+
+  private endFontRun(): void {
+    if (this.fontRunBidi && this.fontRun.length > 1) this.consider(this.fontRun);
+    this.fontRun = [];
+    this.fontRunBidi = false;
+  }
+
+  /** Records what pdf.js makes of these showText texts as one item (joined as drawn, or a space apart) and its repair. */
+  private consider(ops: string[]): void {
+    const variants = new Set([itemText(ops.join(''))]);
+    if (ops.length > 1) variants.add(itemText(ops.join(' ')));
+    for (const raw of variants) {
+      const text = pdfjsNormalizeUnicode(raw);
+      const given = pdfjsBidi(text, false).str;
+      const repaired = pdfjsBidi(text, true).str;
+      const value = given === repaired ? null : repaired;
+      // A text that two stretches give with different repairs (or one with, one without) stays as it is.
+      if (!this.fixes.has(given)) this.fixes.set(given, value);
+      else if (this.fixes.get(given) !== value) this.fixes.set(given, null);
+    }
+  }
+
+  /** Ends the stretches still open (call once the operator list is read); the number of repairs. */
+  get size(): number {
+    this.endObject();
+    this.endFontRun();
+    let n = 0;
+    for (const v of this.fixes.values()) if (v !== null) n++;
+    return n;
+  }
+
+  /** An item's text as pdf.js gives it, repaired when it is exactly what pdf.js made of a stretch it got wrong. */
+  repair(text: string): string {
+    return this.fixes.get(text) ?? text;
+  }
+}
