@@ -3,8 +3,8 @@
 // (pdfjs-bidi.ts), which deletes every "<" and ">" and, by an off-by-one in rule N1, reverses Latin
 // segments one letter long inside right-to-left text ("https://a.b/c" → "c/b.a//:https", "x>y" →
 // "yx"). The operator list holds the glyphs in drawing order. For each stretch of glyphs that pdf.js
-// may have made into one item (a showText operation, a text object, the operations between two
-// font changes) the text pdf.js gives it is predicted with the ported pass, and where the repaired
+// may have made into one item (a showText operation, a text object, the operations of a text object
+// between two font changes) the text pdf.js gives it is predicted with the ported pass, and where the repaired
 // pass gives something else, an item whose text is exactly that prediction gets the repaired text.
 // Evidence is the whole item: nothing changes in an item unless the drawn glyphs, through pdf.js's
 // own pass, give its text character for character, and a prediction two different stretches share
@@ -23,37 +23,52 @@ interface GlyphLike {
 /** A stretch's text as pdf.js builds an item of it: a run of blanks is one space, none at either end. */
 const itemText = (text: string) => text.replace(/\s+/g, ' ').trim();
 
+type Glyphs = Array<GlyphLike | number | null>;
+
+/** A showText's glyph texts joined as drawn, a blank glyph as a space. */
+function opText(glyphs: Glyphs): string {
+  let text = '';
+  for (const g of glyphs) {
+    if (typeof g === 'number' || !g) continue; // kerning
+    const u = typeof g.unicode === 'string' ? g.unicode : '';
+    text += g.isSpace || !u.trim() ? ' ' : u;
+  }
+  return text;
+}
+
+/** Whether a glyph of a showText is a character pdf.js's pass acts on (most pages: one comparison a glyph). */
+function opHasBidi(glyphs: Glyphs): boolean {
+  for (const g of glyphs) {
+    if (typeof g === 'number' || !g || typeof g.unicode !== 'string') continue;
+    const u = g.unicode;
+    if ((u.charCodeAt(0) >= 0x0590 || u.length > 1) && hasBidiCharacters(u)) return true;
+  }
+  return false;
+}
+
 export class RtlItemRepairs {
   private readonly fixes = new Map<string, string | null>();
-  // The current text object's and font run's showText texts, and whether any holds a character
-  // pdf.js's pass acts on (pages without one cost a test per glyph text).
-  private object: string[] = [];
+  // The current text object's and font run's showText glyphs, and whether any holds a character
+  // pdf.js's pass acts on; texts are only built for stretches that do.
+  private object: Glyphs[] = [];
   private objectBidi = false;
-  private fontRun: string[] = [];
+  private fontRun: Glyphs[] = [];
   private fontRunBidi = false;
 
   push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
     for (let i = 0; i < length; i++) {
       const fn = fnArray[i];
-      if (fn === OP.beginText || fn === OP.endText) this.endObject();
-      else if (fn === SET_FONT) this.endFontRun();
+      if (fn === OP.beginText || fn === OP.endText) {
+        this.endFontRun();
+        this.endObject();
+      } else if (fn === SET_FONT) this.endFontRun();
       if (fn !== OP.showText) continue;
       const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
       if (!Array.isArray(glyphs)) continue;
-      let text = '';
-      let bidi = false;
-      for (const g of glyphs as Array<GlyphLike | number | null>) {
-        if (typeof g === 'number' || !g) continue; // kerning
-        const u = typeof g.unicode === 'string' ? g.unicode : '';
-        if (g.isSpace || !u.trim()) text += ' ';
-        else {
-          text += u;
-          if (!bidi && hasBidiCharacters(u)) bidi = true;
-        }
-      }
-      if (bidi) this.consider([text]);
-      this.object.push(text);
-      this.fontRun.push(text);
+      const bidi = opHasBidi(glyphs as Glyphs);
+      if (bidi) this.consider([glyphs as Glyphs]);
+      this.object.push(glyphs as Glyphs);
+      this.fontRun.push(glyphs as Glyphs);
       this.objectBidi ||= bidi;
       this.fontRunBidi ||= bidi;
     }
@@ -66,15 +81,18 @@ export class RtlItemRepairs {
   }
 
   private endFontRun(): void {
-    if (this.fontRunBidi && this.fontRun.length > 1) this.consider(this.fontRun);
+    // A font run that is the whole text object was considered as the object.
+    if (this.fontRunBidi && this.fontRun.length > 1 && this.fontRun.length < this.object.length)
+      this.consider(this.fontRun);
     this.fontRun = [];
     this.fontRunBidi = false;
   }
 
-  /** Records what pdf.js makes of these showText texts as one item (joined as drawn, or a space apart) and its repair. */
-  private consider(ops: string[]): void {
-    const variants = new Set([itemText(ops.join(''))]);
-    if (ops.length > 1) variants.add(itemText(ops.join(' ')));
+  /** Records what pdf.js makes of these showText operations as one item (joined as drawn, or a space apart) and its repair. */
+  private consider(ops: Glyphs[]): void {
+    const texts = ops.map(opText);
+    const variants = new Set([itemText(texts.join(''))]);
+    if (texts.length > 1) variants.add(itemText(texts.join(' ')));
     for (const raw of variants) {
       const text = pdfjsNormalizeUnicode(raw);
       const given = pdfjsBidi(text, false).str;
