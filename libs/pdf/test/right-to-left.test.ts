@@ -314,6 +314,10 @@ describe("pdf.js's bidi pass repaired from the drawn glyphs", () => {
     expect(pdfjsBidi(visualLine(lines[2]!, 'rtl'), false).str).toBe('المتغير b  a في السطر');
     expect(pdfjsBidi(visualLine(lines[4]!, 'rtl'), false).str).toBe('والرابط c/b.a//:https هنا');
     for (const l of lines) expect(pdfjsBidi(visualLine(l, 'rtl'), true)).toEqual({ str: l, dir: 'rtl' });
+    // A left-to-right item holding a right-to-left word goes through the same pass and loses its signs too.
+    const english = 'The test if a < b then the word مثال is used';
+    expect(pdfjsBidi(visualLine(english, 'ltr'), false)).toEqual({ str: english.replace('<', ''), dir: 'ltr' });
+    expect(pdfjsBidi(visualLine(english, 'ltr'), true)).toEqual({ str: english, dir: 'ltr' });
     // Text without "<", ">" or one-letter segments, and text pdf.js does not reorder: the same either way.
     for (const s of ['مثال Python بلغة', 'الإنتاجية 2024-2025 (مثال)', 'a < b and x>y, https://a.b/c'])
       expect(pdfjsBidi(s, true)).toEqual(pdfjsBidi(s, false));
