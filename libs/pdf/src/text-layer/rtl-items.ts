@@ -10,20 +10,11 @@
 // own pass, give its text character for character, and a prediction two different stretches share
 // with different repairs is dropped.
 
-import { OP } from '../pdfjs-ops';
+import { OperatorListReader, type Glyphs } from './operator-words';
 import { hasBidiCharacters, pdfjsBidi, pdfjsNormalizeUnicode } from './pdfjs-bidi';
-
-const SET_FONT = 37; // pdf.js OPS.setFont
-
-interface GlyphLike {
-  unicode?: unknown;
-  isSpace?: boolean;
-}
 
 /** A stretch's text as pdf.js builds an item of it: a run of blanks is one space, none at either end. */
 const itemText = (text: string) => text.replace(/\s+/g, ' ').trim();
-
-type Glyphs = Array<GlyphLike | number | null>;
 
 /** A showText's glyph texts joined as drawn, a blank glyph as a space. */
 function opText(glyphs: Glyphs): string {
@@ -46,7 +37,7 @@ function opHasBidi(glyphs: Glyphs): boolean {
   return false;
 }
 
-export class RtlItemRepairs {
+export class RtlItemRepairs extends OperatorListReader {
   private readonly fixes = new Map<string, string | null>();
   // The current text object's and font run's showText glyphs, and whether any holds a character
   // pdf.js's pass acts on; texts are only built for stretches that do.
@@ -55,23 +46,22 @@ export class RtlItemRepairs {
   private fontRun: Glyphs[] = [];
   private fontRunBidi = false;
 
-  push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
-    for (let i = 0; i < length; i++) {
-      const fn = fnArray[i];
-      if (fn === OP.beginText || fn === OP.endText) {
-        this.endFontRun();
-        this.endObject();
-      } else if (fn === SET_FONT) this.endFontRun();
-      if (fn !== OP.showText) continue;
-      const glyphs = (argsArray[i] as unknown[] | undefined)?.[0];
-      if (!Array.isArray(glyphs)) continue;
-      const bidi = opHasBidi(glyphs as Glyphs);
-      if (bidi) this.consider([glyphs as Glyphs]);
-      this.object.push(glyphs as Glyphs);
-      this.fontRun.push(glyphs as Glyphs);
-      this.objectBidi ||= bidi;
-      this.fontRunBidi ||= bidi;
-    }
+  protected override onShowText(glyphs: Glyphs): void {
+    const bidi = opHasBidi(glyphs);
+    if (bidi) this.consider([glyphs]);
+    this.object.push(glyphs);
+    this.fontRun.push(glyphs);
+    this.objectBidi ||= bidi;
+    this.fontRunBidi ||= bidi;
+  }
+
+  protected override onTextObjectBoundary(): void {
+    this.endFontRun();
+    this.endObject();
+  }
+
+  protected override onSetFont(): void {
+    this.endFontRun();
   }
 
   private endObject(): void {

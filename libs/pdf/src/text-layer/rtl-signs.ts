@@ -34,7 +34,7 @@ export class RtlDroppedSigns extends OperatorListWords {
   private before: string[] | undefined;
   private middle: string[] | undefined;
 
-  protected override onTextObjectBoundary(): void {
+  protected override onWordsBoundary(): void {
     this.before = this.middle = undefined;
   }
 
