@@ -10,6 +10,7 @@ import {
   isRightToLeft,
   isRightToLeftLine,
   logicalRunOrder,
+  logicalRunOrderLtr,
   mirrorReversedBrackets,
   runDirection,
 } from '../src/layout/bidi';
@@ -401,6 +402,25 @@ describe("pdf.js's bidi pass repaired from the drawn glyphs", () => {
       for (const l of more)
         expect({ perGlyph, line: markdown.includes(l) ? l : markdown }).toEqual({ perGlyph, line: l });
     }
+  });
+});
+
+describe('right-to-left words in a left-to-right line', () => {
+  it('reads them in logical order, with the signs pdf.js deletes, drawn as one string per line and glyph by glyph', async () => {
+    const lines = ['The test if a < b then the word مثال is used', 'The words كلمة أخرى and 2024 here'];
+    for (const perGlyph of [false, true]) {
+      const file = path.join(await tempDir(), `ltr-${perGlyph}.pdf`);
+      await fs.writeFile(
+        file,
+        await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'ltr'), y: 700 - 30 * i, perGlyph }))),
+      );
+      const { markdown } = await libraryParse(file, 'pdf', 'text');
+      for (const l of lines)
+        expect({ perGlyph, line: markdown.includes(l) ? l : markdown }).toEqual({ perGlyph, line: l });
+    }
+    // A line without right-to-left runs keeps its array.
+    const latin = [run('a', 100, 100), run('b', 110, 100)];
+    expect(logicalRunOrderLtr(latin)).toBe(latin);
   });
 });
 

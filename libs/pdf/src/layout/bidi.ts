@@ -102,6 +102,30 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
   return out;
 }
 
+/**
+ * Logical order of a left-to-right line's runs, given in visual order: each stretch of right-to-left
+ * runs (from a right-to-left run to the last one before the next left-to-right letters, with the
+ * neutrals and numbers between them) is read from its right (UAX #9 L2 inverted: level 1 inside a
+ * level-0 line), as an Arabic word drawn glyph by glyph in an English sentence. Returns the runs
+ * unchanged (the same array) when no run is right to left.
+ */
+export function logicalRunOrderLtr<T extends { text: string }>(visual: T[]): T[] {
+  const dirs = visual.map((r) => runDirection(r.text));
+  if (!dirs.includes('rtl')) return visual;
+  const out: T[] = [];
+  for (let i = 0; i < visual.length;) {
+    if (dirs[i] !== 'rtl') {
+      out.push(visual[i++]!);
+      continue;
+    }
+    let end = i; // last right-to-left run of the stretch
+    for (let k = i + 1; k < visual.length && dirs[k] !== 'ltr'; k++) if (dirs[k] === 'rtl') end = k;
+    out.push(...logicalRunOrder(visual.slice(i, end + 1)));
+    i = end + 1;
+  }
+  return out;
+}
+
 /** Separators of numbers: bidi class ES (joins European numbers only) and CS (joins Arabic ones too). */
 const NUMBER_ES = /^[+\-\u2212]$/u;
 const NUMBER_CS = /^[,./:\u00A0\u060C]$/u;

@@ -3,7 +3,7 @@
 // "line fragments" that never straddle two columns.
 import type { Line, TextRun } from '../types';
 import { CAPTION, contentsLines } from '../tables/stream-tables';
-import { isRightToLeftLine, logicalRunOrder } from './bidi';
+import { isRightToLeftLine, logicalRunOrder, logicalRunOrderLtr } from './bidi';
 
 const BULLET_ONLY = /^\s*([•◦▪▫●○■□►▶➢➤✓✔❖–—\-*·∙]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxIVX]{1,4}[.)])\s*$/;
 // Private-use glyphs (Wingdings/Symbol bullets extracted without a Unicode mapping).
@@ -471,7 +471,10 @@ function collides(rowRuns: TextRun[], r: TextRun): boolean {
  */
 export function makeLine(visualRuns: TextRun[]): Line {
   const rtl = visualRuns.length > 0 && isRightToLeftLine(visualRuns.map((r) => r.text));
-  const runs = rtl && visualRuns.length > 1 ? logicalRunOrder(visualRuns) : visualRuns;
+  const runs = visualRuns.length < 2 ? visualRuns : rtl ? logicalRunOrder(visualRuns) : logicalRunOrderLtr(visualRuns);
+  // Runs read out of visual order (all of a right-to-left line, a right-to-left stretch of a
+  // left-to-right one): spaces from the extent of the word read so far.
+  const reordered = rtl || runs !== visualRuns;
   let text = '';
   let x0 = Infinity,
     y0 = Infinity,
@@ -488,7 +491,7 @@ export function makeLine(visualRuns: TextRun[]): Line {
     wordX1 = -Infinity;
   for (const [idx, r] of runs.entries()) {
     if (prev) {
-      const gap = rtl ? Math.max(r.x0 - wordX1, wordX0 - stretchRight(runs, idx)) : r.x0 - prev.x1;
+      const gap = reordered ? Math.max(r.x0 - wordX1, wordX0 - stretchRight(runs, idx)) : r.x0 - prev.x1;
       // Monospaced code is often placed glyph by glyph: only a gap near a full cell is a space.
       const charW = prev.mono && r.mono ? (prev.x1 - prev.x0) / Math.max(1, prev.text.length) : 0;
       const threshold = charW > 0 ? 0.5 * charW : 0.12 * Math.min(prev.size, r.size);
