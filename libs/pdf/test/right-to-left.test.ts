@@ -294,6 +294,23 @@ describe('"<" and ">" that pdf.js deletes from right-to-left items', () => {
   });
 });
 
+/**
+ * Logical lines drawn in visual order (a line's direction as given) on one page, once one string per
+ * line (Word) and once glyph by glyph (MuPDF): each comes out of the parse as it is.
+ */
+async function expectLinesBothWays(lines: string[], direction: 'ltr' | 'rtl'): Promise<void> {
+  for (const perGlyph of [false, true]) {
+    const file = path.join(await tempDir(), `lines-${perGlyph}.pdf`);
+    await fs.writeFile(
+      file,
+      await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, direction), y: 700 - 30 * i, perGlyph }))),
+    );
+    const { markdown } = await libraryParse(file, 'pdf', 'text');
+    for (const l of lines)
+      expect({ perGlyph, line: markdown.includes(l) ? l : markdown }).toEqual({ perGlyph, line: l });
+  }
+}
+
 describe("pdf.js's bidi pass repaired from the drawn glyphs", () => {
   // Logical lines with a sign attached to a word, a sign between two Latin words or two numbers, and
   // addresses whose segments are one letter long: pdf.js deletes the signs and, by its rule N1 reading
@@ -391,33 +408,16 @@ describe("pdf.js's bidi pass repaired from the drawn glyphs", () => {
   });
 
   it('reads them in logical order through the parse, drawn as one string per line (Word) and glyph by glyph (MuPDF)', async () => {
-    const more = [...lines, 'في الفترة 2024-2025 كان', 'בשנים 2024-2025 היה', 'العدد ٣ > ٢ هنا'];
-    for (const perGlyph of [false, true]) {
-      const file = path.join(await tempDir(), `repaired-${perGlyph}.pdf`);
-      await fs.writeFile(
-        file,
-        await visualPdf(more.map((l, i) => ({ visual: visualLine(l, 'rtl'), y: 700 - 30 * i, perGlyph }))),
-      );
-      const { markdown } = await libraryParse(file, 'pdf', 'text');
-      for (const l of more)
-        expect({ perGlyph, line: markdown.includes(l) ? l : markdown }).toEqual({ perGlyph, line: l });
-    }
+    await expectLinesBothWays([...lines, 'في الفترة 2024-2025 كان', 'בשנים 2024-2025 היה', 'العدد ٣ > ٢ هنا'], 'rtl');
   });
 });
 
 describe('right-to-left words in a left-to-right line', () => {
   it('reads them in logical order, with the signs pdf.js deletes, drawn as one string per line and glyph by glyph', async () => {
-    const lines = ['The test if a < b then the word مثال is used', 'The words كلمة أخرى and 2024 here'];
-    for (const perGlyph of [false, true]) {
-      const file = path.join(await tempDir(), `ltr-${perGlyph}.pdf`);
-      await fs.writeFile(
-        file,
-        await visualPdf(lines.map((l, i) => ({ visual: visualLine(l, 'ltr'), y: 700 - 30 * i, perGlyph }))),
-      );
-      const { markdown } = await libraryParse(file, 'pdf', 'text');
-      for (const l of lines)
-        expect({ perGlyph, line: markdown.includes(l) ? l : markdown }).toEqual({ perGlyph, line: l });
-    }
+    await expectLinesBothWays(
+      ['The test if a < b then the word مثال is used', 'The words كلمة أخرى and 2024 here'],
+      'ltr',
+    );
     // A line without right-to-left runs keeps its array.
     const latin = [run('a', 100, 100), run('b', 110, 100)];
     expect(logicalRunOrderLtr(latin)).toBe(latin);
