@@ -16,6 +16,7 @@ const RTL_LETTER =
   /[\u0590-\u065F\u066A-\u06EF\u06FA-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]|\uD802[\uDC00-\uDFFF]|\uD803[\uDC00-\uDE7F]|\uD83A[\uDC00-\uDFFF]|\uD83B[\uDC00-\uDEFF]/gu;
 const ARABIC_DIGIT = /[\u0660-\u0669\u06F0-\u06F9]/u;
 const RTL_ONE = new RegExp(`^(?:${RTL_LETTER.source})$`, 'u');
+const RTL_ANY = new RegExp(RTL_LETTER.source, 'u');
 /** Strong left-to-right: any other letter. */
 const LETTER = /\p{L}/gu;
 const DIGIT = /\p{Nd}/u;
@@ -110,6 +111,7 @@ export function logicalRunOrder<T extends { text: string }>(visual: T[]): T[] {
  * unchanged (the same array) when no run is right to left.
  */
 export function logicalRunOrderLtr<T extends { text: string }>(visual: T[]): T[] {
+  if (!visual.some((r) => RTL_ANY.test(r.text))) return visual;
   const dirs = visual.map((r) => runDirection(r.text));
   if (!dirs.includes('rtl')) return visual;
   const out: T[] = [];
