@@ -26,7 +26,7 @@ import {
 } from './search-sql';
 import type { SearchRequest } from './search-request';
 import { SharedStateStatements } from './shared-state';
-import { PackedStrings, TermStore, type Term } from './memory-terms';
+import { hashSlots, PackedStrings, TermStore, type Term } from './memory-terms';
 
 export interface MemorySearchOptions {
   /** Bytes all copies together may take (estimated before loading); 0 turns the in-memory path off. */
@@ -134,13 +134,6 @@ const BYTES_PER_TERM = 32;
 const FRAGMENTS = 10_000;
 const BYTES_PER_FRAGMENT = 2048;
 
-/** The term store's hash table: a power of two at least twice the terms (TermStore.add), 4 bytes a slot. */
-function termTableBytes(terms: number): number {
-  let slots = 64;
-  while (2 * terms > slots) slots *= 2;
-  return slots * 4;
-}
-
 /** What the loader reads before loading a copy: its segments, postings, terms, the terms' UTF-8 bytes, its files. */
 export interface CopySize {
   segments: number;
@@ -157,7 +150,7 @@ export function estimateLoadedBytes(c: CopySize): number {
     Math.min(c.postings, c.terms * c.files) * BYTES_PER_TERM_FILE +
     c.segments * BYTES_PER_SEGMENT +
     c.terms * BYTES_PER_TERM +
-    termTableBytes(c.terms) +
+    hashSlots(c.terms) * 4 + // the term store's hash table, Int32 slots
     c.termBytes
   );
 }

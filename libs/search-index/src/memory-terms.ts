@@ -45,6 +45,13 @@ function hashBytes(b: Uint8Array, from: number, to: number): number {
  * Float32 unless one of them is not exactly representable there (then all stay Float64, so the
  * scoring loop sees one array type).
  */
+/** Slots of a store's hash table holding `terms` terms: a power of two from 64, kept at most half full. */
+export function hashSlots(terms: number): number {
+  let slots = 64;
+  while (2 * terms > slots) slots *= 2;
+  return slots;
+}
+
 export class TermStore {
   private bytes = new Uint8Array(1024);
   private byteLen = 0;
@@ -53,7 +60,7 @@ export class TermStore {
   private hashes = new Int32Array(64);
   private dfs = new Float64Array(64);
   /** Open addressing, linear probing: term number + 1, 0 = empty. Kept at most half full. */
-  private table = new Int32Array(64);
+  private table = new Int32Array(hashSlots(0));
   private count = 0;
   private postStart = new Int32Array(64);
   private postLen = new Int32Array(64);
@@ -134,8 +141,8 @@ export class TermStore {
       return t;
     }
     // Grow before the table is more than half full: probing a full table would never end.
-    if (2 * (this.count + 1) > this.table.length) {
-      this.rehash(this.table.length * 2);
+    if (hashSlots(this.count + 1) > this.table.length) {
+      this.rehash(hashSlots(this.count + 1));
       slot = this.slotOf(len, h);
     }
     const t = this.count++;

@@ -16,6 +16,13 @@ export interface GlyphLike {
 /** A showText's argument: glyphs, with numbers for kerning. */
 export type Glyphs = Array<GlyphLike | number | null>;
 
+/** A showText entry's text as drawn: undefined for kerning, ' ' for a space glyph or blank text. */
+export function glyphText(g: GlyphLike | number | null): string | undefined {
+  if (typeof g === 'number' || !g) return undefined;
+  const u = typeof g.unicode === 'string' ? g.unicode : '';
+  return g.isSpace || !u.trim() ? ' ' : u;
+}
+
 export abstract class OperatorListReader {
   /** Reads one chunk of the operator list (the same chunks the graphics scanner sees). */
   push(fnArray: ArrayLike<number>, argsArray: ArrayLike<unknown>, length: number): void {
@@ -44,10 +51,9 @@ export abstract class OperatorListWords extends OperatorListReader {
 
   protected override onShowText(glyphs: Glyphs): void {
     for (const g of glyphs) {
-      if (typeof g === 'number' || !g) continue; // kerning
-      const u = typeof g.unicode === 'string' ? g.unicode : '';
-      if (g.isSpace || /^\s*$/.test(u)) this.endWord();
-      else this.word.push(u);
+      const u = glyphText(g);
+      if (u === ' ') this.endWord();
+      else if (u !== undefined) this.word.push(u);
     }
   }
 

@@ -10,7 +10,7 @@
 // own pass, give its text character for character, and a prediction two different stretches share
 // with different repairs is dropped.
 
-import { OperatorListReader, type Glyphs } from './operator-words';
+import { glyphText, OperatorListReader, type Glyphs } from './operator-words';
 import { hasBidiCharacters, pdfjsBidi, pdfjsNormalizeUnicode } from './pdfjs-bidi';
 
 /** A stretch's text as pdf.js builds an item of it: a run of blanks is one space, none at either end. */
@@ -19,11 +19,7 @@ const itemText = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** A showText's glyph texts joined as drawn, a blank glyph as a space. */
 function opText(glyphs: Glyphs): string {
   let text = '';
-  for (const g of glyphs) {
-    if (typeof g === 'number' || !g) continue; // kerning
-    const u = typeof g.unicode === 'string' ? g.unicode : '';
-    text += g.isSpace || !u.trim() ? ' ' : u;
-  }
+  for (const g of glyphs) text += glyphText(g) ?? '';
   return text;
 }
 
@@ -96,8 +92,7 @@ export class RtlItemRepairs extends OperatorListReader {
 
   /** Ends the stretches still open (call once the operator list is read); the number of repairs. */
   get size(): number {
-    this.endObject();
-    this.endFontRun();
+    this.onTextObjectBoundary(); // as at an end of text object: the font run first, then the object
     let n = 0;
     for (const v of this.fixes.values()) if (v !== null) n++;
     return n;
